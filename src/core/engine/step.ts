@@ -1,0 +1,407 @@
+/**
+ * The arbiter and the golden-path sequence as one pure function: `step(state, event) → {state, effects}`.
+ *
+ *   idle ──evaluate──▶ (decide) ──judge──▶ assessing ──approve──┐
+ *     ▲                    └──compact──────────────────────────┤ inject heads-up
+ *     │                                                        ▼
+ *     │             awaiting_scratch ──scratch_written──▶ awaiting_packet ──packet/timeout──┐
+ *     │                                                                   (Variant A or B) ▼
+ *     └──── inject handoff, deliver queued input ◀──compaction_done── compacting ◀────────┘
+ *
+ * Any failure, veto or cancel returns to idle with queued input delivered; the thread is only ever
+ * swapped by the executor when it reports compaction_done, so it is untouched or fully swapped.
+ * Events that do not belong to the current phase or sequence are stale and ignored.
+ */
+import { decide } from '../arbiter/decide';
+import { buildJudgmentPrompt, fallbackJudgment, parseJudgment, type Judgment } from '../arbiter/judgment';
+import { percentRemaining } from '../arbiter/tiers';
+import { fillTemplate } from '../prompts/promptSet';
+import { assembleWatcherPacket, validateAgentPacket } from '../sequence/packet';
+import { handoffText, headsUpText, scratchPathFor } from '../sequence/texts';
+import { detectMarkers } from '../signals/markers';
+import { applyPlan } from '../signals/plan';
+import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoundary } from '../signals/types';
+import { clip, pushCapped } from './state';
+import type { Decision, Effect, EngineEvent, EngineState, SequenceState, StepResult } from './types';
+
+/** Below this many free tokens even a packet turn may not fit: rawr writes the packet (seed 000 §3). */
+const MIN_TOKENS_FOR_AGENT_PACKET = 8_000;
+
+export function step(state: EngineState, ev: EngineEvent): StepResult {
+  const fx: Effect[] = [];
+  const next = reduce(state, ev, fx);
+  return { state: next, effects: fx };
+}
+
+function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
+  const active = s.seq.phase !== 'idle';
+  switch (ev.type) {
+    case 'settings':
+      return { ...s, settings: ev.settings, prompts: ev.prompts ?? s.prompts };
+    case 'tokens':
+      return { ...s, tokens: { used: ev.used, window: ev.window } };
+    case 'user_message': {
+      if (active) {
+        fx.push({ type: 'annotate', level: 'info', text: 'Your message is held and will be delivered unchanged right after the handoff.' });
+        return { ...s, queuedInput: [...s.queuedInput, ev.text] };
+      }
+      if (s.preflight && s.settings.mode === 'auto') {
+        const d: Decision = { ...s.preflight, id: `d${s.counter + 1}`, at: ev.at, point: 'preflight', action: 'compact' };
+        const held = { ...s, counter: s.counter + 1, preflight: null, queuedInput: [...s.queuedInput, ev.text] };
+        fx.push({ type: 'annotate', level: 'info', text: 'Compacting before your message (preflight); it will be delivered unchanged after the handoff.' });
+        return startSequence(held, d, fx);
+      }
+      return beginTurn({ ...s, preflight: null }, [ev.text], ev.at);
+    }
+    case 'assistant_message': {
+      if (active) return s; // the sequence's own turns (packet, scratch confirmation) are synthetic
+      const trail = { ...s.trail, lastAgentMessage: ev.text, excerpt: pushCapped(s.trail.excerpt, { role: 'assistant' as const, text: clip(ev.text, 600) }, 12) };
+      let next: EngineState = { ...s, trail };
+      for (const b of detectMarkers(ev.text, s.settings, s.workActivityThisTurn)) next = addBoundary(next, b, 'agent_message', ev.at);
+      return next;
+    }
+    case 'tool_call': {
+      const next: EngineState = { ...s, openToolCalls: [...s.openToolCalls, ev.id] };
+      if (active) return next;
+      const input = describeInput(ev.input);
+      const file = fileOf(ev.input);
+      return {
+        ...next,
+        workActivityThisTurn: true,
+        trail: {
+          ...s.trail,
+          actions: pushCapped(s.trail.actions, { turn: s.turn, text: `${ev.name}: ${clip(input.replace(/\s+/g, ' '), 140)}` }, 60),
+          toolTail: pushCapped(s.trail.toolTail, { id: ev.id, name: ev.name, input: clip(input, 4000) }, 20),
+          files: file && !s.trail.files.includes(file) ? pushCapped(s.trail.files, file, 30) : s.trail.files,
+          excerpt: pushCapped(s.trail.excerpt, { role: 'tool' as const, text: `${ev.name} ${clip(input, 200)}` }, 12),
+        },
+      };
+    }
+    case 'tool_result': {
+      const open = s.openToolCalls.filter((id) => id !== ev.id);
+      if (open.length === s.openToolCalls.length && active) return s;
+      const tail = s.trail.toolTail;
+      const k = tail.findIndex((t) => t.id === ev.id);
+      if (k < 0) return { ...s, openToolCalls: open };
+      const toolTail = tail.slice();
+      toolTail[k] = { ...tail[k]!, output: clip(ev.output, 4000), isError: ev.isError };
+      return { ...s, openToolCalls: open, trail: { ...s.trail, toolTail } };
+    }
+    case 'boundary':
+      if (active) return s; // signals produced by synthetic turns never count
+      return addBoundary(s, ev.boundary, ev.source, ev.at);
+    case 'plan': {
+      const r = applyPlan(s.plan, ev.steps);
+      if (active) return { ...s, plan: r.plan };
+      const next = { ...s, plan: r.plan };
+      return r.boundary ? addBoundary(next, r.boundary, 'plan_tool', ev.at) : next;
+    }
+    case 'evaluate':
+      return evaluate(s, ev.at, ev.point, fx);
+    case 'compact_now': {
+      if (active) {
+        fx.push({ type: 'annotate', level: 'info', text: 'A compaction is already running.' });
+        return s;
+      }
+      if (s.openToolCalls.length > 0) {
+        fx.push({ type: 'annotate', level: 'info', text: 'Compaction requested: it runs at the next safe point (after the running tool call).' });
+        return { ...s, manualPending: { instructions: ev.instructions ?? '' } };
+      }
+      return startManual(s, ev.at, ev.instructions ?? '', fx);
+    }
+    case 'judgment_result': {
+      if (s.seq.phase !== 'assessing' || s.seq.corrId !== ev.corrId) return s; // stale or unknown: ignored
+      fx.push({ type: 'cancel_timer', timerId: `judgment:${ev.corrId}` });
+      const parsed = parseJudgment(ev.text);
+      const verdict = parsed.ok ? parsed.value : fallbackJudgment(s.seq.decision, `invalid judgment output, ${parsed.error}`);
+      return applyJudgment(s, s.seq.decision, verdict, parsed.ok ? 'judgment_approved' : 'judgment_fallback', ev.at, fx);
+    }
+    case 'timeout':
+      return onTimeout(s, ev.timerId, ev.at, fx);
+    case 'scratch_written': {
+      if (s.seq.phase !== 'awaiting_scratch' || s.seq.seqId !== ev.seqId) return s;
+      const seq = s.seq;
+      if (seq.variant === 'B') return toCompacting(s, seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', seq.scratchPath, fx);
+      fx.push({ type: 'request_packet', seqId: seq.seqId, text: s.prompts.packetRequest });
+      return { ...s, seq: { phase: 'awaiting_packet', seqId: seq.seqId, decision: seq.decision, judgment: seq.judgment, scratchPath: seq.scratchPath } };
+    }
+    case 'packet': {
+      if (s.seq.phase !== 'awaiting_packet' || s.seq.seqId !== ev.seqId) return s;
+      const ok = validateAgentPacket(ev.text, s.settings.packet_min_chars);
+      if (ok.ok) return toCompacting(s, s.seq, ev.text, 'agent', s.seq.scratchPath, fx);
+      fx.push({ type: 'annotate', level: 'warning', text: `The agent's packet was not usable (${ok.why}); rawr assembled one from the session trail instead.` });
+      return toCompacting(s, s.seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', s.seq.scratchPath, fx);
+    }
+    case 'compaction_done':
+      if (s.seq.phase !== 'compacting' || s.seq.seqId !== ev.seqId) return s;
+      return finishCompaction(s, s.seq, ev.tokensBefore, ev.tokensAfter, ev.at, fx);
+    case 'compaction_failed': {
+      if (s.seq.phase !== 'compacting' || s.seq.seqId !== ev.seqId) return s;
+      const cancelled = s.seq.cancelRequested;
+      fx.push({
+        type: 'annotate',
+        level: cancelled ? 'info' : 'warning',
+        text: cancelled ? 'Compaction cancelled; the thread is unchanged.' : `Compaction failed (${ev.error}); the thread is unchanged.`,
+      });
+      // A failed attempt starts the cooldown too, so a persistent failure cannot loop.
+      const next = { ...s, lastCompaction: { at: ev.at, turn: s.turn, percentBefore: null, percentAfter: null } };
+      return endSequence(next, s.seq.seqId, cancelled ? 'cancelled' : 'failed', ev.at, fx);
+    }
+    case 'cancel': {
+      const seq = s.seq;
+      if (seq.phase === 'idle') return s.preflight ? { ...s, preflight: null } : s;
+      if (seq.phase === 'compacting') {
+        // The LM call may already have finished: wait for its report so the thread is never half-swapped.
+        fx.push({ type: 'abort_compaction', seqId: seq.seqId });
+        return { ...s, seq: { ...seq, cancelRequested: true } };
+      }
+      if (seq.phase === 'assessing') fx.push({ type: 'cancel_timer', timerId: `judgment:${seq.corrId}` });
+      else fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
+      fx.push({ type: 'annotate', level: 'info', text: 'Compaction sequence cancelled; the thread is unchanged.' });
+      return endSequence(s, seq.seqId, 'cancelled', ev.at, fx);
+    }
+  }
+}
+
+function beginTurn(s: EngineState, texts: string[], at: number): EngineState {
+  const text = texts.join('\n\n');
+  const turn = s.turn + 1;
+  return {
+    ...s,
+    turn,
+    workActivityThisTurn: false,
+    trail: {
+      ...s.trail,
+      userRequests: pushCapped(s.trail.userRequests, { turn, at, text: clip(text, 4000) }, 100),
+      excerpt: pushCapped(s.trail.excerpt, { role: 'user' as const, text: clip(text, 600) }, 12),
+    },
+  };
+}
+
+function addBoundary(s: EngineState, b: DetectedBoundary, source: BoundarySource, at: number): EngineState {
+  // One commit reported by git (full sha) and by the terminal (short sha) is one boundary.
+  const key = b.kind === 'commit' && /^[0-9a-f]{7,40}$/i.test(b.key) ? b.key.slice(0, 7).toLowerCase() : b.key;
+  const id = `${b.kind}:${key}`;
+  if (s.seenIds.includes(id)) return s;
+  const signal: BoundarySignal = { id, kind: b.kind, strength: strengthOf(b.kind), source, at, turn: s.turn, synthetic: false, detail: b.detail };
+  const commits = b.kind === 'commit' ? pushCapped(s.trail.commits, clip(b.detail, 120), 20) : s.trail.commits;
+  return { ...s, pending: [...s.pending, signal], seenIds: pushCapped(s.seenIds, id, 200), trail: commits === s.trail.commits ? s.trail : { ...s.trail, commits } };
+}
+
+function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loop', fx: Effect[]): EngineState {
+  if (s.seq.phase !== 'idle') return s;
+  let st = s;
+  if (point === 'turn_complete') st = addBoundary(st, { kind: 'turn_complete', key: String(st.turn), detail: `turn ${st.turn}` }, 'turn', at);
+  if (st.manualPending && st.openToolCalls.length === 0) {
+    const instructions = st.manualPending.instructions;
+    return startManual({ ...st, manualPending: null, pending: [] }, at, instructions, fx);
+  }
+  const pct = st.tokens ? percentRemaining(st.tokens.used, st.tokens.window) : null;
+  const d = decide({
+    id: `d${st.counter + 1}`,
+    at,
+    point,
+    settings: st.settings,
+    percentRemaining: pct,
+    boundaries: st.pending,
+    cooldown: st.lastCompaction ? { turnsSince: st.turn - st.lastCompaction.turn, secondsSince: (at - st.lastCompaction.at) / 1000 } : null,
+    openToolCalls: st.openToolCalls.length,
+    queuedInput: st.queuedInput.length,
+    packetWorthy: st.trail.userRequests.length > 0 || st.trail.lastAgentMessage.trim().length >= 40,
+    stall: st.stall,
+    sequenceActive: false,
+  });
+  // Edge-triggered: every boundary is looked at by exactly one evaluation point, then it is consumed.
+  st = { ...st, counter: st.counter + 1, pending: [], lastDecision: d, preflight: null };
+  fx.push({ type: 'decision', decision: d });
+  switch (d.action) {
+    case 'compact':
+      return startSequence(st, d, fx);
+    case 'judge': {
+      const corrId = `j${st.counter}`;
+      const prompt = buildJudgmentPrompt(st.prompts, d, { threadId: st.threadId, turn: st.turn, tokens: st.tokens, trail: st.trail, plan: st.plan });
+      const timeoutMs = st.settings.judgment_timeout_seconds * 1000;
+      fx.push({ type: 'request_judgment', corrId, system: prompt.system, user: prompt.user, timeoutMs });
+      fx.push({ type: 'start_timer', timerId: `judgment:${corrId}`, ms: timeoutMs });
+      return { ...st, seq: { phase: 'assessing', seqId: `s${st.counter}`, corrId, decision: d } };
+    }
+    case 'preflight':
+      fx.push({ type: 'annotate', level: 'info', text: `[rawr] ${d.reason}` });
+      return { ...st, preflight: d };
+    case 'suggest':
+      fx.push({ type: 'suggest', decision: d });
+      return st;
+    case 'tag':
+      fx.push({ type: 'annotate', level: 'info', text: `[rawr] would compact now — ${d.reason}` });
+      return st;
+    default:
+      return st;
+  }
+}
+
+function startManual(s: EngineState, at: number, instructions: string, fx: Effect[]): EngineState {
+  const pct = s.tokens ? Math.round(percentRemaining(s.tokens.used, s.tokens.window) * 10) / 10 : null;
+  const d: Decision = {
+    id: `d${s.counter + 1}`,
+    at,
+    point: 'manual',
+    action: 'compact',
+    code: 'manual',
+    tier: null,
+    percentRemaining: pct,
+    boundaries: [],
+    matched: [],
+    reason: `compaction requested by the user${instructions ? ` (instructions: ${clip(instructions, 200)})` : ''}`,
+  };
+  fx.push({ type: 'decision', decision: d });
+  return startSequence({ ...s, counter: s.counter + 1, lastDecision: d, instructions, preflight: null }, d, fx);
+}
+
+function applyJudgment(s: EngineState, d: Decision, verdict: Judgment, code: 'judgment_approved' | 'judgment_fallback', at: number, fx: Effect[]): EngineState {
+  // Emergency is never vetoed (it never reaches judgment, but a stale config could route it here).
+  const approve = verdict.should_compact || d.tier === 'emergency';
+  const judged: Decision = { ...d, id: `${d.id}j`, at, action: approve ? 'compact' : 'none', code: approve ? code : 'judgment_vetoed', reason: `${d.reason} — judgment: ${verdict.reason}` };
+  fx.push({ type: 'decision', decision: judged });
+  const idle: EngineState = { ...s, seq: { phase: 'idle' }, lastDecision: judged };
+  if (!approve) {
+    fx.push({ type: 'annotate', level: 'info', text: `[rawr] not compacting: judgment said ${verdict.reason}` });
+    return flushQueued(idle, at, fx);
+  }
+  return startSequence(idle, judged, fx, verdict.reason);
+}
+
+function onTimeout(s: EngineState, timerId: string, at: number, fx: Effect[]): EngineState {
+  const seq = s.seq;
+  if (seq.phase === 'assessing' && timerId === `judgment:${seq.corrId}`) {
+    return applyJudgment(s, seq.decision, fallbackJudgment(seq.decision, 'judgment timed out'), 'judgment_fallback', at, fx);
+  }
+  if ((seq.phase === 'awaiting_packet' || seq.phase === 'awaiting_scratch') && timerId === `packet:${seq.seqId}`) {
+    fx.push({ type: 'annotate', level: 'warning', text: 'The agent did not produce its packet in time; rawr assembled one from the session trail.' });
+    return toCompacting(s, seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', seq.scratchPath, fx);
+  }
+  return s;
+}
+
+function startSequence(s: EngineState, d: Decision, fx: Effect[], judgment?: string): EngineState {
+  const seqId = `s${s.counter + 1}`;
+  const st = { ...s, counter: s.counter + 1, preflight: null };
+  const free = st.tokens ? st.tokens.window - st.tokens.used : Infinity;
+  const tight = free < MIN_TOKENS_FOR_AGENT_PACKET;
+  const variant: 'A' | 'B' = st.settings.packet_author === 'agent' && !tight ? 'A' : 'B';
+  fx.push({ type: 'inject_heads_up', seqId, text: headsUpText(st.prompts, d) });
+  if (tight) fx.push({ type: 'annotate', level: 'warning', text: `Only ${free} tokens left: no room for a packet turn, rawr writes the packet itself.` });
+  const base = { seqId, decision: d, judgment };
+  if (st.settings.scratch_write_enabled && !tight) {
+    const path = scratchPathFor(st.agentName);
+    fx.push({ type: 'request_scratch_write', seqId, path, text: fillTemplate(st.prompts.scratchWrite, { scratchPath: path }) });
+    fx.push({ type: 'start_timer', timerId: `packet:${seqId}`, ms: st.settings.packet_deadline_seconds * 1000 });
+    return { ...st, seq: { ...base, phase: 'awaiting_scratch', scratchPath: path, variant } };
+  }
+  if (variant === 'A') {
+    fx.push({ type: 'request_packet', seqId, text: st.prompts.packetRequest });
+    fx.push({ type: 'start_timer', timerId: `packet:${seqId}`, ms: st.settings.packet_deadline_seconds * 1000 });
+    return { ...st, seq: { ...base, phase: 'awaiting_packet' } };
+  }
+  return toCompacting(st, base, assembleWatcherPacket(st.trail, st.plan, st.settings.activity_tail_tool_calls), 'watcher', undefined, fx, false);
+}
+
+function toCompacting(
+  s: EngineState,
+  seq: { seqId: string; decision: Decision; judgment?: string | undefined },
+  packet: string,
+  author: 'agent' | 'watcher',
+  scratchPath: string | undefined,
+  fx: Effect[],
+  timerRunning = true,
+): EngineState {
+  if (timerRunning) fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
+  fx.push({ type: 'show_packet', seqId: seq.seqId, packet, author });
+  fx.push({ type: 'progress', text: 'Compacting thread context…' });
+  fx.push({ type: 'compact', seqId: seq.seqId, packet, summaryPrompt: fillTemplate(s.prompts.compactionSummary, { instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '' }) });
+  const next: SequenceState = {
+    phase: 'compacting',
+    seqId: seq.seqId,
+    decision: seq.decision,
+    judgment: seq.judgment,
+    packet,
+    packetAuthor: author,
+    scratchPath,
+    tokensBefore: s.tokens?.used ?? null,
+    cancelRequested: false,
+  };
+  return { ...s, seq: next };
+}
+
+const kTokens = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
+
+function finishCompaction(s: EngineState, seq: Extract<SequenceState, { phase: 'compacting' }>, before: number, after: number, at: number, fx: Effect[]): EngineState {
+  const window = s.tokens?.window ?? 0;
+  const pBefore = window ? percentRemaining(before, window) : null;
+  const pAfter = window ? percentRemaining(after, window) : null;
+  const d = seq.decision;
+  const matched = d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => `${b.kind} ${b.detail}`.trim());
+  const why = [
+    d.tier ? `tier ${d.tier}` : d.code === 'manual' ? 'manual' : null,
+    matched.length ? `boundary ${matched.join(', ')}` : d.code === 'emergency' ? 'emergency' : null,
+    seq.judgment ? `judgment: ${clip(seq.judgment, 120)}` : null,
+  ].filter(Boolean);
+  fx.push({ type: 'compacted', seqId: seq.seqId, tokensBefore: before, tokensAfter: after, text: `Context compacted — ${kTokens(before)} → ${kTokens(after)} tokens (${why.join(', ')})` });
+  fx.push({ type: 'inject_handoff', seqId: seq.seqId, text: handoffText(s.prompts, seq.packet, seq.scratchPath, s.plan, s.trail) });
+
+  // Loop prevention: a compaction that frees too little must not re-fire at once — escalate, then stop.
+  let stall = s.stall;
+  if (pBefore !== null && pAfter !== null && pAfter - pBefore < s.settings.min_gain_percent) {
+    stall = s.stall === 'none' ? 'stalled' : 'suspended';
+    fx.push({
+      type: 'annotate',
+      level: 'warning',
+      text:
+        stall === 'stalled'
+          ? `Compaction only raised the remaining context from ${pBefore.toFixed(1)}% to ${pAfter.toFixed(1)}%; rawr will not compact again unless it reaches emergency.`
+          : `Compaction again freed too little (${pBefore.toFixed(1)}% → ${pAfter.toFixed(1)}%); auto-compaction is suspended for this thread. Use Compact Now or start a new thread.`,
+    });
+  } else stall = 'none';
+  const next: EngineState = {
+    ...s,
+    tokens: window ? { used: after, window } : s.tokens,
+    lastCompaction: { at, turn: s.turn, percentBefore: pBefore, percentAfter: pAfter },
+    stall,
+    instructions: '',
+    pending: [],
+  };
+  return endSequence(next, seq.seqId, 'compacted', at, fx);
+}
+
+function endSequence(s: EngineState, seqId: string, outcome: 'compacted' | 'failed' | 'cancelled', at: number, fx: Effect[]): EngineState {
+  fx.push({ type: 'sequence_ended', seqId, outcome });
+  return flushQueued({ ...s, seq: { phase: 'idle' } }, at, fx);
+}
+
+/** Queued user input is delivered exactly once, after the handoff (or after the failure notice). */
+function flushQueued(s: EngineState, at: number, fx: Effect[]): EngineState {
+  if (s.queuedInput.length === 0) return s;
+  for (const text of s.queuedInput) fx.push({ type: 'deliver_queued_input', text });
+  return beginTurn({ ...s, queuedInput: [] }, s.queuedInput, at);
+}
+
+function describeInput(input: unknown): string {
+  if (typeof input === 'string') return input;
+  if (input && typeof input === 'object') {
+    const o = input as Record<string, unknown>;
+    if (typeof o.command === 'string') return o.command;
+    if (Array.isArray(o.command)) return o.command.map(String).join(' ');
+    if (typeof o.cmd === 'string') return o.cmd;
+  }
+  try {
+    return JSON.stringify(input) ?? String(input);
+  } catch {
+    return String(input);
+  }
+}
+
+function fileOf(input: unknown): string | undefined {
+  if (!input || typeof input !== 'object') return undefined;
+  const o = input as Record<string, unknown>;
+  for (const k of ['file_path', 'filePath', 'path', 'notebook_path']) if (typeof o[k] === 'string' && o[k]) return o[k] as string;
+  return undefined;
+}

@@ -1,0 +1,63 @@
+/**
+ * Markdown with YAML frontmatter: `---\n<yaml>\n---\n<body>`. Parsing never throws; problems come back
+ * with the 1-based line and column in the original file so an editor can underline them.
+ */
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+
+export interface Problem {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+export interface ParsedMarkdown {
+  /** Plain JS value of the frontmatter (undefined when absent or unparsable). */
+  data: Record<string, unknown> | undefined;
+  body: string;
+  /** Where each top-level key's value sits, for located messages. */
+  locate(key: string): { line: number; column: number };
+  problems: Problem[];
+}
+
+const FENCE = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+export function parseFrontmatter(text: string, file: string): ParsedMarkdown {
+  const problems: Problem[] = [];
+  const match = FENCE.exec(text);
+  if (!match) {
+    return { data: undefined, body: text, locate: () => ({ line: 1, column: 1 }), problems };
+  }
+  const yamlText = match[1] ?? '';
+  const body = text.slice(match[0].length);
+  const lineCounter = new LineCounter();
+  const doc: Document = parseDocument(yamlText, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // The YAML starts on line 2 of the file (after the opening fence).
+  const at = (offset: number) => {
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line + 1, column: pos.col };
+  };
+  for (const err of doc.errors) {
+    problems.push({ file, ...at(err.pos[0]), message: `YAML: ${err.message.split('\n')[0]}`, severity: 'error' });
+  }
+  let data: Record<string, unknown> | undefined;
+  if (doc.errors.length === 0) {
+    const value: unknown = doc.toJS();
+    if (value === null || value === undefined) data = {};
+    else if (typeof value === 'object' && !Array.isArray(value)) data = value as Record<string, unknown>;
+    else problems.push({ file, line: 2, column: 1, message: 'frontmatter must be a mapping of key: value', severity: 'error' });
+  }
+  const locate = (key: string) => {
+    if (isMap(doc.contents)) {
+      for (const pair of doc.contents.items) {
+        if (isScalar(pair.key) && pair.key.value === key) {
+          const node = (pair.value ?? pair.key) as { range?: [number, number, number] };
+          if (node.range) return at(node.range[0]);
+        }
+      }
+    }
+    return { line: 2, column: 1 };
+  };
+  return { data, body, locate, problems };
+}

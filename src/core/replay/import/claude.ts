@@ -1,0 +1,168 @@
+/**
+ * Claude Code session transcript (~/.claude/projects/<project>/<session>.jsonl) → Recording.
+ * Pure: no I/O, no vscode. One pass over the lines; all lookups are Set/Map.
+ */
+import type { Recording, RecordingItem } from '../recording';
+import {
+  ClaudeAssistant, ClaudeBashResult, ClaudeBlock, ClaudeSystem, ClaudeText, ClaudeToolResult, ClaudeToolUse,
+  ClaudeUser, Envelope, Problem, TodoWriteInput, describeIssue, normalizeStatus, readJsonLines, timeOf,
+} from './schemas';
+import type { z } from 'zod';
+
+/**
+ * Texts that Claude Code itself writes as `user` records without an isMeta flag. None is typed by
+ * the person as a prompt to the model:
+ * - `<command-name>`/`<command-message>`: a slash command (e.g. /compact; its effect is recorded elsewhere)
+ * - `<local-command-stdout|stderr|caveat>`: output of local commands
+ * - `<bash-input>`/`<bash-stdout>`/`<bash-stderr>`: the person's `!cmd` shell escapes and their output
+ * - `<task-notification>`: a background task finished (seen in spotter-258c7280 and -8463c716)
+ * - `<system-reminder>`: harness reminders
+ * - `[Request interrupted by user…]`: the interruption marker (string or text block)
+ */
+const INJECTED_PREFIXES = [
+  '<command-name>', '<command-message>', '<command-args>', '<local-command-stdout>', '<local-command-stderr>',
+  '<local-command-caveat>', '<bash-input>', '<bash-stdout>', '<bash-stderr>', '<task-notification>',
+  '<system-reminder>', '[Request interrupted by user',
+];
+
+/**
+ * A `user` record is a person's prompt when it is none of:
+ * - isMeta (skill bodies, caveats), isCompactSummary / isVisibleInTranscriptOnly (the post-compaction
+ *   summary), isSidechain (a subagent's prompt is written by the parent agent, e.g. the acompact file);
+ * - a tool_result carrier (handled as tool results);
+ * - a text starting with one of INJECTED_PREFIXES, or blank.
+ * Text may be a string or text blocks (a prompt with pasted images is an array of text + image).
+ */
+function personPrompt(rec: z.infer<typeof ClaudeUser>, blocks: ClaudeBlock[] | null): string | null {
+  if (rec.isMeta || rec.isCompactSummary || rec.isVisibleInTranscriptOnly || rec.isSidechain) return null;
+  let text: string;
+  if (blocks === null) {
+    text = rec.message.content as string;
+  } else {
+    if (blocks.some((b) => b.type === 'tool_result')) return null;
+    text = blocks.flatMap((b) => { const t = ClaudeText.safeParse(b); return t.success ? [t.data.text] : []; }).join('\n');
+  }
+  const trimmed = text.trimStart();
+  if (trimmed === '' || INJECTED_PREFIXES.some((p) => trimmed.startsWith(p))) return null;
+  return text;
+}
+
+/**
+ * Exit code of a tool result, only when the recording states or implies one:
+ * - failures: `toolUseResult` "Error: Exit code N…" (content "Exit code N…") → N;
+ * - a Bash result object (stdout/stderr) that is not an error → 0, because Claude Code reports every
+ *   non-zero exit as an error, except when it sets `returnCodeInterpretation` (e.g. grep's
+ *   "No matches found": non-zero but not an error, number not stated → undefined);
+ * - interrupted or backgrounded commands have no exit code yet → undefined; other tools → undefined.
+ */
+function exitCodeOf(toolUseResult: unknown, output: string, isError: boolean): number | undefined {
+  const failure = typeof toolUseResult === 'string' ? /^Error: Exit code (\d+)/.exec(toolUseResult)
+    : isError ? /^Exit code (\d+)/.exec(output) : null;
+  if (failure) return Number(failure[1]);
+  const bash = ClaudeBashResult.safeParse(toolUseResult);
+  if (!bash.success || isError) return undefined;
+  const r = bash.data;
+  if (r.interrupted || r.backgroundTaskId !== undefined || r.returnCodeInterpretation !== undefined) return undefined;
+  return 0;
+}
+
+function resultText(content: z.infer<typeof ClaudeToolResult>['content']): string {
+  if (content === undefined) return '';
+  if (typeof content === 'string') return content;
+  return content.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('\n');
+}
+
+export function importClaude(text: string): Recording {
+  const items: RecordingItem[] = [];
+  const problems: Problem[] = [];
+  // One API response is split over several records sharing message.id: usage once per id, its text
+  // blocks merged into one assistant_text item (the first block's line), tool_use deduped by id.
+  const usageSeen = new Set<string>();
+  const textItem = new Map<string, { text: string }>();
+  const toolUseSeen = new Set<string>();
+  let at = 0;
+
+  const bad = (line: number, kind: string, error: z.ZodError): void => {
+    problems.push({ line, message: describeIssue(kind, error) });
+  };
+
+  const onAssistant = (rec: unknown, line: number) => {
+    const r = ClaudeAssistant.safeParse(rec);
+    if (!r.success) return bad(line, 'assistant', r.error);
+    const msg = r.data.message;
+    if (!usageSeen.has(msg.id) && msg.usage) {
+      usageSeen.add(msg.id);
+      const u = msg.usage;
+      const contextTokens = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+      // 0 = synthetic records (API error notices), not a model call: no reading
+      if (contextTokens > 0) items.push({ type: 'usage', line, at, contextTokens });
+    }
+    for (const block of msg.content) {
+      if (block.type === 'text') {
+        const t = ClaudeText.safeParse(block);
+        if (!t.success) { bad(line, 'assistant text block', t.error); continue; }
+        if (t.data.text.trim() === '') continue; // "\n\n" separators before thinking blocks
+        const existing = textItem.get(msg.id);
+        if (existing) existing.text += '\n\n' + t.data.text;
+        else {
+          const item = { type: 'assistant_text' as const, line, at, text: t.data.text };
+          textItem.set(msg.id, item);
+          items.push(item);
+        }
+      } else if (block.type === 'tool_use') {
+        const t = ClaudeToolUse.safeParse(block);
+        if (!t.success) { bad(line, 'tool_use block', t.error); continue; }
+        if (toolUseSeen.has(t.data.id)) continue;
+        toolUseSeen.add(t.data.id);
+        items.push({ type: 'tool_call', line, at, id: t.data.id, name: t.data.name, input: t.data.input });
+        if (t.data.name === 'TodoWrite') {
+          const todos = TodoWriteInput.safeParse(t.data.input);
+          if (!todos.success) bad(line, 'TodoWrite input', todos.error);
+          else items.push({ type: 'plan', line, at, steps: todos.data.todos.map((s) => ({ text: s.content, status: normalizeStatus(s.status) })) });
+        }
+      }
+    }
+  };
+
+  const onUser = (rec: unknown, line: number) => {
+    const r = ClaudeUser.safeParse(rec);
+    if (!r.success) return bad(line, 'user', r.error);
+    const content = r.data.message.content;
+    const blocks = typeof content === 'string' ? null : content;
+    const results = blocks ? blocks.filter((b) => b.type === 'tool_result') : [];
+    for (const block of results) {
+      const t = ClaudeToolResult.safeParse(block);
+      if (!t.success) { bad(line, 'tool_result block', t.error); continue; }
+      const output = resultText(t.data.content);
+      const isError = t.data.is_error === true;
+      // toolUseResult belongs to the record; it describes the block only if the block is alone
+      const exitCode = exitCodeOf(results.length === 1 ? r.data.toolUseResult : undefined, output, isError);
+      items.push({ type: 'tool_result', line, at, id: t.data.tool_use_id, output, isError, ...(exitCode !== undefined ? { exitCode } : {}) });
+    }
+    const prompt = personPrompt(r.data, blocks);
+    if (prompt !== null) items.push({ type: 'user_prompt', line, at, text: prompt });
+  };
+
+  const onSystem = (rec: unknown, line: number) => {
+    const r = ClaudeSystem.safeParse(rec);
+    if (!r.success) return bad(line, 'system', r.error);
+    if (r.data.subtype !== 'compact_boundary') return; // stop_hook_summary, turn_duration: not replay events
+    const meta = r.data.compactMetadata;
+    const trigger = meta?.trigger === 'auto' || meta?.trigger === 'manual' ? meta.trigger : 'unknown';
+    items.push({ type: 'native_compaction', line, at, trigger, ...(meta?.preTokens !== undefined ? { preTokens: meta.preTokens } : {}) });
+  };
+
+  const lines = readJsonLines(text, problems, (rec, line) => {
+    const env = Envelope.safeParse(rec);
+    if (!env.success) return bad(line, 'Claude Code', env.error);
+    const type = env.data.type;
+    // progress (≈70% of lines), file-history-snapshot, queue-operation, summary, unknown: skipped
+    if (type !== 'assistant' && type !== 'user' && type !== 'system') return;
+    at = timeOf(env.data.timestamp, at);
+    if (type === 'assistant') onAssistant(rec, line);
+    else if (type === 'user') onUser(rec, line);
+    else onSystem(rec, line);
+  });
+
+  return { format: 'claude', lines, items, problems };
+}

@@ -1,0 +1,101 @@
+/**
+ * Every knob of the arbiter, with its zod schema and default. The defaults' single source of truth is the
+ * YAML frontmatter of prompts/rawr-auto-compact.md (seed 001 §C); DEFAULT_SETTINGS mirrors that file and a
+ * unit test keeps the two equal, so the core still has safe values if the file itself is unreadable.
+ */
+import { z } from 'zod';
+import { BOUNDARY_KINDS } from '../signals/types';
+
+export const MODES = ['off', 'tag', 'suggest', 'auto'] as const;
+export type Mode = (typeof MODES)[number];
+
+export const TIERS = ['early', 'ready', 'asap', 'emergency'] as const;
+export type Tier = (typeof TIERS)[number];
+/** Tiers that need a boundary; emergency needs none. */
+export type GatedTier = Exclude<Tier, 'emergency'>;
+
+export const MID_TURN_POLICIES = ['golden_path', 'emergency_only', 'off'] as const;
+export type MidTurnPolicy = (typeof MID_TURN_POLICIES)[number];
+
+const percent = z.number().min(0).max(100);
+const boundaryList = z.array(z.enum(BOUNDARY_KINDS));
+const markerList = z.array(z.string().min(1).max(200)).max(200);
+
+export const DEFAULT_SETTINGS = {
+  mode: 'auto' as Mode,
+  early_percent_remaining_lt: 45,
+  ready_percent_remaining_lt: 35,
+  asap_percent_remaining_lt: 25,
+  emergency_percent_remaining_lt: 12,
+  auto_requires_any_boundary: {
+    early: ['commit', 'plan_checkpoint', 'pr_checkpoint'],
+    ready: ['commit', 'plan_checkpoint', 'pr_checkpoint', 'agent_done', 'concluding', 'topic_shift'],
+    asap: ['commit', 'plan_checkpoint', 'pr_checkpoint', 'agent_done', 'concluding', 'topic_shift', 'turn_complete'],
+  } as Record<GatedTier, Array<(typeof BOUNDARY_KINDS)[number]>>,
+  packet_author: 'agent' as 'agent' | 'watcher',
+  scratch_write_enabled: true,
+  cooldown_turns: 2,
+  cooldown_seconds: 300,
+  agent_done_markers: ['all done', 'task complete', 'task is complete', 'work is complete', 'implementation is complete', 'everything is done', 'finished implementing', "i've completed", 'i have completed', 'all tests pass'],
+  concluding_markers: ['in summary', 'to summarize', 'summary of changes', 'next steps', 'ready for review', 'wrapping up', "here's what i did", 'here is what i did'],
+  topic_shift_markers: ['moving on to', 'switching to', 'next phase', 'now for phase', 'starting phase', 'on to the next'],
+  judgment_enabled: true,
+  judgment_timeout_seconds: 20,
+  mid_turn_policy: 'golden_path' as MidTurnPolicy,
+  packet_deadline_seconds: 180,
+  packet_min_chars: 300,
+  activity_tail_tool_calls: 6,
+  min_gain_percent: 15,
+};
+
+export const SettingsSchema = z
+  .object({
+    mode: z.enum(MODES),
+    early_percent_remaining_lt: percent,
+    ready_percent_remaining_lt: percent,
+    asap_percent_remaining_lt: percent,
+    emergency_percent_remaining_lt: percent,
+    auto_requires_any_boundary: z.object({ early: boundaryList, ready: boundaryList, asap: boundaryList }).strict(),
+    packet_author: z.enum(['agent', 'watcher']),
+    scratch_write_enabled: z.boolean(),
+    cooldown_turns: z.number().int().min(0).max(1000),
+    cooldown_seconds: z.number().min(0).max(86_400),
+    agent_done_markers: markerList,
+    concluding_markers: markerList,
+    topic_shift_markers: markerList,
+    judgment_enabled: z.boolean(),
+    judgment_timeout_seconds: z.number().min(1).max(600),
+    mid_turn_policy: z.enum(MID_TURN_POLICIES),
+    packet_deadline_seconds: z.number().min(5).max(3600),
+    packet_min_chars: z.number().int().min(0).max(100_000),
+    activity_tail_tool_calls: z.number().int().min(0).max(100),
+    min_gain_percent: percent,
+  })
+  .strict();
+
+export type Settings = z.infer<typeof SettingsSchema>;
+export type SettingKey = keyof Settings;
+
+/** One-line documentation per knob: used for the Settings UI descriptions, hovers and the README table. */
+export const SETTING_DOCS: Record<SettingKey, string> = {
+  mode: 'off: do nothing; tag: annotate decisions only; suggest: offer a "Compact now" button; auto: run the golden path.',
+  early_percent_remaining_lt: 'Early tier starts when the percent of context remaining drops below this.',
+  ready_percent_remaining_lt: 'Ready tier starts below this percent remaining.',
+  asap_percent_remaining_lt: 'ASAP tier starts below this percent remaining.',
+  emergency_percent_remaining_lt: 'Emergency tier: compact at the next safe point even without a boundary.',
+  auto_requires_any_boundary: 'Per tier, the boundary kinds of which at least one must be present to compact.',
+  packet_author: 'agent: the agent writes its continuation packet (Variant A); watcher: rawr assembles it (Variant B).',
+  scratch_write_enabled: 'Ask the agent to write its scratch notes to .scratch/agent-<name>.scratch.md before the packet.',
+  cooldown_turns: 'No new compaction until this many user turns completed since the last one (or the cooldown seconds passed), unless emergency.',
+  cooldown_seconds: 'No new compaction until this many seconds passed since the last one (or the cooldown turns completed), unless emergency.',
+  agent_done_markers: 'Phrases in the agent\'s final message that mark a finished task (counted only with work activity in the turn).',
+  concluding_markers: 'Phrases that mark the agent concluding a phase (counted only with work activity in the turn).',
+  topic_shift_markers: 'Phrases that mark a shift to a new topic or phase (counted only with work activity in the turn).',
+  judgment_enabled: 'Ask a short LM judgment (strict JSON) before compacting in the early, ready and asap tiers. Emergency is never vetoed.',
+  judgment_timeout_seconds: 'A judgment that has not answered by then is replaced by the deterministic fallback.',
+  mid_turn_policy: 'At tool-loop boundaries inside a long turn: golden_path runs the full sequence, emergency_only only in the emergency tier, off never.',
+  packet_deadline_seconds: 'If the agent has not produced its packet by then, rawr assembles one (Variant B).',
+  packet_min_chars: 'An agent packet shorter than this is not accepted (Variant B is used instead).',
+  activity_tail_tool_calls: 'How many of the last tool calls are appended verbatim to a watcher-authored packet.',
+  min_gain_percent: 'A compaction must raise the percent remaining by at least this much; otherwise rawr says so and does not re-fire.',
+};

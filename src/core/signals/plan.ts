@@ -1,0 +1,53 @@
+/**
+ * Plan checkpoints (seed 001 §A.2): a step newly `completed` in the active, non-empty plan is a strong
+ * `plan_checkpoint`; any other real change is a weak `plan_update`. Transient clears (an empty plan) and
+ * re-sent identical plans produce nothing, and a clear does not make the next re-send look "new".
+ */
+import type { DetectedBoundary } from './types';
+
+export type PlanStatus = 'pending' | 'in_progress' | 'completed';
+export interface PlanStep {
+  text: string;
+  status: PlanStatus;
+}
+export interface PlanState {
+  steps: PlanStep[];
+  /** Normalised texts of every step ever seen completed in this plan lineage. */
+  completed: string[];
+}
+
+const norm = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
+
+export function applyPlan(prev: PlanState | null, steps: PlanStep[]): { plan: PlanState | null; boundary: DetectedBoundary | null } {
+  if (steps.length === 0) {
+    // A transient clear: keep the previous plan as the active one.
+    return { plan: prev, boundary: null };
+  }
+  const same =
+    prev !== null &&
+    prev.steps.length === steps.length &&
+    prev.steps.every((p, i) => norm(p.text) === norm(steps[i]!.text) && p.status === steps[i]!.status);
+  if (same) return { plan: prev, boundary: null };
+
+  const already = new Set(prev?.completed ?? []);
+  const newly = steps.filter((s) => s.status === 'completed' && !already.has(norm(s.text)));
+  const completed = [...already];
+  for (const s of newly) completed.push(norm(s.text));
+  const plan: PlanState = { steps, completed };
+  if (newly.length > 0) {
+    const done = steps.filter((s) => s.status === 'completed').length;
+    const texts = newly.map((s) => s.text.trim());
+    return {
+      plan,
+      boundary: {
+        kind: 'plan_checkpoint',
+        key: `${done}/${steps.length}:${norm(texts[texts.length - 1]!).slice(0, 60)}`,
+        detail: `completed ${texts.map((t) => `"${t.slice(0, 80)}"`).join(', ')} (${done}/${steps.length} done)`,
+      },
+    };
+  }
+  return {
+    plan,
+    boundary: { kind: 'plan_update', key: `u${steps.length}:${steps.map((s) => s.status[0]).join('')}`, detail: `plan updated (${steps.length} steps)` },
+  };
+}
