@@ -1,0 +1,70 @@
+/** Formats a replay as JSON Lines (ARCHITECTURE §6 contract) or as a readable table with a verdict. */
+import { replay, type ReplayDecision, type ReplaySummary } from '../core/replay/driver';
+import { detectFormat, importRecording } from '../core/replay/import/detect';
+import { importRawrLog } from '../core/replay/import/rawrLog';
+import type { Recording } from '../core/replay/recording';
+import type { Prompts } from '../core/prompts/promptSet';
+import type { Settings } from '../core/settings/schema';
+
+export interface ReplayCommandOptions {
+  settings: Settings;
+  prompts: Prompts;
+  format?: 'claude' | 'codex' | 'rawr' | undefined;
+  window?: number | undefined;
+  postTokens?: number | undefined;
+  json: boolean;
+  file: string;
+}
+
+export function loadRecording(text: string, format?: 'claude' | 'codex' | 'rawr'): Recording {
+  const f = format ?? detectFormat(text);
+  if (f === 'rawr') return importRawrLog(text);
+  if (!f) throw new Error('cannot tell the format (expected a Claude Code session, a Codex rollout or a rawr log); pass --format');
+  return importRecording(text, f);
+}
+
+export function replayFile(text: string, o: ReplayCommandOptions): string {
+  const rec = loadRecording(text, o.format);
+  const { decisions, summary } = replay(rec, {
+    settings: o.settings,
+    prompts: o.prompts,
+    ...(o.window !== undefined ? { window: o.window } : {}),
+    ...(o.postTokens !== undefined ? { postTokens: o.postTokens } : {}),
+  });
+  if (o.json) {
+    const lines = decisions.map((d) => JSON.stringify(d));
+    lines.push(JSON.stringify({ ...summary, file: o.file, problemsDetail: rec.problems.slice(0, 20) }));
+    return `${lines.join('\n')}\n`;
+  }
+  return table(decisions, summary, o.file);
+}
+
+const k = (n: number | null) => (n === null ? '?' : `${(n / 1000).toFixed(1)}k`);
+
+function table(decisions: ReplayDecision[], s: ReplaySummary, file: string): string {
+  const out: string[] = [];
+  out.push(`rawr replay ${file}  (${s.format}, ${s.lines} lines, window ${k(s.window)}, post-compaction ${k(s.postTokens)})`);
+  out.push('');
+  out.push('  line  point          context  remain  tier       action   why');
+  // Only the evaluation points that did or could have done something: a full log is --json.
+  const shown = decisions.filter((d) => d.action !== 'none' || (d.tier !== null && d.code !== 'above_threshold' && d.code !== 'no_boundary'));
+  for (const d of shown) {
+    out.push(
+      `${String(d.line).padStart(6)}  ${d.point.padEnd(13)} ${k(d.contextTokens).padStart(8)}  ${(d.percentRemaining === null ? '?' : `${d.percentRemaining.toFixed(1)}%`).padStart(6)}  ${(d.tier ?? '-').padEnd(9)}  ${d.action.padEnd(7)}  ${d.reason}`,
+    );
+  }
+  if (shown.length === 0) out.push('  (no evaluation point came near a tier)');
+  out.push('');
+  for (const n of s.nativeCompactions) out.push(`recorded tool compacted by itself at line ${n.line} (${n.trigger}${n.preTokens ? `, ${k(n.preTokens)} tokens` : ''})`);
+  const lines = s.compactions.map((c) => `${c.line} (${c.boundaries.map((b) => b.split(' ')[0]).join('+') || c.code})`);
+  out.push(`rawr would compact ${s.compactions.length}× at line ${lines.join(', ') || '—'}; a plain ${(s.baseline.fraction * 100).toFixed(1)}% threshold ${s.baseline.compactions.length}×`);
+  out.push(`counterfactual overflows: ${s.counterfactualOverflows}${s.overflowLines.length ? ` at line ${s.overflowLines.join(', ')}` : ''}; peak modelled context ${k(s.peakModelledTokens)} of ${k(s.window)}`);
+  const verdict =
+    s.counterfactualOverflows > 0
+      ? 'VERDICT: rawr would have overflowed the window — thresholds too low for this session'
+      : s.compactions.length === 0
+        ? 'VERDICT: no compaction needed'
+        : `VERDICT: ${s.compactions.filter((c) => c.code !== 'emergency').length}/${s.compactions.length} compactions at phase boundaries, 0 overflows`;
+  out.push(verdict);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,50 @@
+/**
+ * Cold replay: rebuild the engine state and the model-facing thread from a log, so a reload or a crash
+ * loses nothing. Engine events are re-stepped (step is pure, so the state is identical); thread records
+ * are applied in order; compactions keep their archive so the last one can be undone.
+ */
+import { step } from '../engine/step';
+import type { EngineEvent, EngineState } from '../engine/types';
+import type { ThreadMessage } from '../thread/thread';
+import type { LogRecord } from './records';
+
+export interface Rebuilt {
+  state: EngineState;
+  thread: ThreadMessage[];
+  /** Compactions still undoable, oldest first. */
+  compactions: Array<{ seqId: string; archived: ThreadMessage[]; tokensBefore: number; tokensAfter: number; at: number }>;
+  events: number;
+}
+
+export function rebuild(records: Iterable<{ record: LogRecord }>, initial: EngineState): Rebuilt {
+  let state = initial;
+  let thread: ThreadMessage[] = [];
+  const compactions: Rebuilt['compactions'] = [];
+  let events = 0;
+  for (const { record } of records) {
+    switch (record.kind) {
+      case 'event':
+        state = step(state, record.event as unknown as EngineEvent).state;
+        events++;
+        break;
+      case 'message':
+        thread.push(record.message);
+        break;
+      case 'compaction':
+        compactions.push({ seqId: record.seqId, archived: record.archived, tokensBefore: record.tokensBefore, tokensAfter: record.tokensAfter, at: record.at });
+        thread = record.replacement.slice();
+        break;
+      case 'undo': {
+        const k = compactions.findIndex((c) => c.seqId === record.seqId);
+        if (k >= 0) {
+          thread = compactions[k]!.archived.slice();
+          compactions.splice(k);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return { state, thread, compactions, events };
+}
