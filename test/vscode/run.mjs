@@ -139,6 +139,20 @@ function makeTempRoot() {
   return dirs;
 }
 
+/**
+ * Env for code-server and Chromium: TMPDIR keeps vscode-ipc / git sockets inside the temp root; the XDG
+ * dirs keep what they would write under $HOME (code-server's default config and coder-logs, VS Code's
+ * device id, Chromium's crashpad and dconf) in the temp root too.
+ */
+function isolatedEnv(dirs) {
+  return {
+    TMPDIR: dirs.tmp,
+    XDG_CONFIG_HOME: path.join(dirs.root, 'xdg/config'),
+    XDG_DATA_HOME: path.join(dirs.root, 'xdg/data'),
+    XDG_CACHE_HOME: path.join(dirs.root, 'xdg/cache'),
+  };
+}
+
 function resetArtifacts() {
   fs.rmSync(ART, { recursive: true, force: true });
   fs.mkdirSync(ART, { recursive: true });
@@ -294,9 +308,7 @@ async function runCodeServer() {
         detached: true, stdio: ['ignore', 'pipe', 'pipe'],
         env: {
           ...process.env, ...MARKER,
-          TMPDIR: dirs.tmp, // keeps vscode-ipc / git sockets inside the temp root
-          // code-server writes a default config and coder-logs under these: keep them out of $HOME
-          XDG_CONFIG_HOME: path.join(dirs.root, 'xdg-config'), XDG_DATA_HOME: path.join(dirs.root, 'xdg-data'),
+          ...isolatedEnv(dirs),
           PATH: path.dirname(CS_NODE) + path.delimiter + process.env.PATH,
           VSCODE_TEST_RESULTS: RESULTS, VSCODE_TEST_BRIDGE: bridgeUrl, VSCODE_TEST_WORKSPACE: dirs.ws,
           VSCODE_TEST_MOCHA: MOCHA_DIR, VSCODE_TEST_ARTIFACTS: ART, VSCODE_TEST_GREP: GREP,
@@ -325,7 +337,7 @@ async function runCodeServer() {
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      env: { ...process.env, ...MARKER, TMPDIR: dirs.tmp },
+      env: { ...process.env, ...MARKER, ...isolatedEnv(dirs) },
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

@@ -2,7 +2,7 @@
  * Markdown with YAML frontmatter: `---\n<yaml>\n---\n<body>`. Parsing never throws; problems come back
  * with the 1-based line and column in the original file so an editor can underline them.
  */
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 
 export interface Problem {
   file: string;
@@ -21,10 +21,13 @@ export interface ParsedMarkdown {
   problems: Problem[];
 }
 
-const FENCE = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+// The empty alternative first, so `---\n---` is an empty frontmatter rather than the start of a longer match.
+const FENCE = /^---[ \t]*\r?\n(?:|([\s\S]*?)\r?\n)---[ \t]*(?:\r?\n|$)/;
 
 export function parseFrontmatter(text: string, file: string): ParsedMarkdown {
   const problems: Problem[] = [];
+  // A byte-order mark (editors on Windows) would hide the opening fence; it is not part of any line.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const match = FENCE.exec(text);
   if (!match) {
     return { data: undefined, body: text, locate: () => ({ line: 1, column: 1 }), problems };
@@ -38,8 +41,20 @@ export function parseFrontmatter(text: string, file: string): ParsedMarkdown {
     const pos = lineCounter.linePos(offset);
     return { line: pos.line + 1, column: pos.col };
   };
+  // yaml reports an unclosed `[`/`{` where it gave up (the start of the next key's line); the offending
+  // text is the opening bracket, so point there.
+  const unclosedFlowStart = (offset: number): number | undefined => {
+    let start: number | undefined;
+    visit(doc, {
+      Collection(_, node) {
+        if (node.flow && node.range && node.range[1] === offset && node.range[0] < offset) start = node.range[0];
+      },
+    });
+    return start;
+  };
   for (const err of doc.errors) {
-    problems.push({ file, ...at(err.pos[0]), message: `YAML: ${err.message.split('\n')[0]}`, severity: 'error' });
+    const offset = /^Flow (sequence|map)\b/.test(err.message) ? (unclosedFlowStart(err.pos[0]) ?? err.pos[0]) : err.pos[0];
+    problems.push({ file, ...at(offset), message: `YAML: ${err.message.split('\n')[0]}`, severity: 'error' });
   }
   let data: Record<string, unknown> | undefined;
   if (doc.errors.length === 0) {

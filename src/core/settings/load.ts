@@ -17,8 +17,14 @@ export function resolveSettings(
   const issues: SettingsIssue[] = [];
   const out: Record<string, unknown> = { ...base };
   const shape = SettingsSchema.shape;
-  for (const [key, value] of Object.entries(input ?? {})) {
-    if (!(key in shape)) {
+  // Untrusted: a YAML scalar or list, or a configuration object that is not a mapping, sets nothing.
+  const isMapping = typeof input === 'object' && input !== null && !Array.isArray(input);
+  if (input !== undefined && input !== null && !isMapping) {
+    issues.push({ key: '', message: `settings must be a mapping of key: value (got ${Array.isArray(input) ? 'a list' : typeof input}); using defaults` });
+  }
+  for (const [key, value] of Object.entries(isMapping ? input : {})) {
+    // Own keys only: `constructor`, `toString` or `__proto__` are unknown settings, not schema lookups.
+    if (!Object.prototype.hasOwnProperty.call(shape, key)) {
       issues.push({ key, message: `unknown setting "${key}" (ignored)` });
       continue;
     }

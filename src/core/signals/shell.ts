@@ -441,7 +441,7 @@ interface CommitLine {
 }
 
 /** git's `[main 1a2b3c4] subject`, `[main (root-commit) 1a2b3c4] subject`, `[detached HEAD 1a2b3c4] subject`. */
-const COMMIT_LINE = /^\[(.+?)(?: \(root-commit\))? ([0-9a-f]{4,40})\] ?(.*)$/gm;
+const COMMIT_LINE = /^\[(.+?)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)$/gm;
 
 function parseCommitLines(output: string): CommitLine[] {
   return [...output.matchAll(COMMIT_LINE)].map((m) => ({ sha: m[2], subject: m[3].trim() }));

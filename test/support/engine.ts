@@ -1,0 +1,43 @@
+/** Shared test fixtures for the engine: shipped prompts and settings, a state builder, an event driver. */
+import { initialState } from '../../src/core/engine/state';
+import { step } from '../../src/core/engine/step';
+import type { Effect, EngineEvent, EngineState } from '../../src/core/engine/types';
+import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
+import { loadPromptSet } from '../../src/core/prompts/promptSet';
+import type { Settings } from '../../src/core/settings/schema';
+
+export const shipped = loadPromptSet([dirReader(shippedPromptsDir())]);
+
+export function mkState(settings: Partial<Settings> = {}): EngineState {
+  return initialState({ threadId: 'thread-test-1', settings: { ...shipped.settings, ...settings }, prompts: shipped.prompts });
+}
+
+export function run(state: EngineState, events: EngineEvent[]): { state: EngineState; effects: Effect[] } {
+  let s = state;
+  const effects: Effect[] = [];
+  for (const ev of events) {
+    const r = step(s, ev);
+    s = r.state;
+    effects.push(...r.effects);
+  }
+  return { state: s, effects };
+}
+
+export const WINDOW = 200_000;
+/** Tokens used for a given percent remaining. */
+export const usedFor = (percentRemaining: number) => Math.round(WINDOW * (1 - percentRemaining / 100));
+
+export const GOOD_PACKET = `## What just completed
+Phase 2 (the importer) is done: src/importer.ts parses both formats; commit a1b2c3d "importer: codex".
+
+## Where we are now
+All 42 unit tests pass. The CLI prints a table but --json is not wired yet.
+
+## What's next
+1. Wire --json in src/cli.ts. 2. Add the 10 MB benchmark. 3. Update README.
+
+## Decisions, invariants and traps
+- Codex arguments are JSON strings: parse them, never eval. Redacted arguments stay raw strings.
+`;
+
+export const types = (effects: Effect[]) => effects.map((e) => e.type);

@@ -1,0 +1,305 @@
+import * as assert from 'node:assert/strict';
+import type { Effect, EngineEvent, EngineState } from '../../src/core/engine/types';
+import { GOOD_PACKET, mkState, run, types, usedFor, WINDOW } from '../support/engine';
+
+const T0 = 1_700_000_000_000;
+let clock = T0;
+const at = () => (clock += 1000);
+
+/** A realistic turn: the user asks, the agent runs tests and commits, tokens land in `pct` remaining. */
+function workTurn(pct: number, sha = 'a1b2c3d'): EngineEvent[] {
+  return [
+    { type: 'user_message', at: at(), text: 'Implement phase 2: the codex importer, with tests, then commit.' },
+    { type: 'tool_call', at: at(), id: `t-${sha}`, name: 'run_in_terminal', input: { command: 'git commit -am "importer"' } },
+    { type: 'tool_result', at: at(), id: `t-${sha}`, output: `[main ${sha}] importer\n 2 files changed`, isError: false, exitCode: 0 },
+    { type: 'boundary', at: at(), source: 'terminal', boundary: { kind: 'commit', key: sha, detail: `${sha} importer` } },
+    { type: 'assistant_message', at: at(), text: 'Committed the importer. Phase 2 is done; next is the CLI.' },
+    { type: 'tokens', at: at(), used: usedFor(pct), window: WINDOW },
+  ];
+}
+
+const find = <T extends Effect['type']>(fx: Effect[], t: T) => fx.filter((e): e is Extract<Effect, { type: T }> => e.type === t);
+const seqIdOf = (s: EngineState) => ('seqId' in s.seq ? s.seq.seqId : '');
+
+describe('step: golden path', () => {
+  it('Variant A with scratch: heads-up → scratch → packet → compact → handoff, in that order', () => {
+    let { state, effects } = run(mkState({ judgment_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    assert.deepEqual(types(effects).filter((t) => t !== 'decision'), ['inject_heads_up', 'request_scratch_write', 'start_timer']);
+    const headsUp = find(effects, 'inject_heads_up')[0]!;
+    assert.match(headsUp.text, /rawr watcher → agent/);
+    assert.match(headsUp.text, /commit a1b2c3d/);
+    assert.equal(find(effects, 'request_scratch_write')[0]!.path, '.scratch/agent-rawr-thread-t.scratch.md');
+    assert.equal(state.seq.phase, 'awaiting_scratch');
+    const seqId = seqIdOf(state);
+
+    ({ state, effects } = run(state, [{ type: 'scratch_written', at: at(), seqId, path: '.scratch/agent-rawr-thread-t.scratch.md' }]));
+    assert.deepEqual(types(effects), ['request_packet']);
+    assert.equal(state.seq.phase, 'awaiting_packet');
+
+    ({ state, effects } = run(state, [{ type: 'packet', at: at(), seqId, text: GOOD_PACKET }]));
+    assert.deepEqual(types(effects), ['cancel_timer', 'show_packet', 'progress', 'compact']);
+    assert.equal(find(effects, 'show_packet')[0]!.author, 'agent');
+    assert.equal(state.seq.phase, 'compacting');
+
+    ({ state, effects } = run(state, [{ type: 'compaction_done', at: at(), seqId, tokensBefore: usedFor(30), tokensAfter: 31_000 }]));
+    assert.deepEqual(types(effects), ['compacted', 'inject_handoff', 'sequence_ended']);
+    assert.match(find(effects, 'compacted')[0]!.text, /^Context compacted — 140k → 31k tokens \(tier ready, boundary commit a1b2c3d importer\)$/);
+    const handoff = find(effects, 'inject_handoff')[0]!.text;
+    assert.match(handoff, /CONTEXT COMPACTION DETECTED/);
+    assert.match(handoff, /git diff --stat/);
+    assert.match(handoff, /\.scratch\/agent-rawr-thread-t\.scratch\.md/);
+    assert.ok(handoff.includes(GOOD_PACKET.trim()));
+    assert.match(handoff, /Continue from here\.\s*$/);
+    assert.equal(state.seq.phase, 'idle');
+    assert.equal(state.tokens?.used, 31_000);
+  });
+
+  it('Variant B (packet_author watcher, no scratch) assembles a packet with the required sections and tool tail', () => {
+    const { state, effects } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [
+      ...workTurn(30),
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
+    const pk = find(effects, 'show_packet')[0]!;
+    assert.equal(pk.author, 'watcher');
+    for (const h of ['## User request chain', '**Current ask:**', '## Agent plan and action chain', '## Where we are now', "## What's next", '## Decisions, invariants and traps', '## Recent activity']) {
+      assert.ok(pk.packet.includes(h), `missing ${h}`);
+    }
+    assert.ok(pk.packet.includes('git commit -am "importer"'), 'tool tail verbatim');
+    assert.equal(state.seq.phase, 'compacting');
+  });
+
+  it('an unusable agent packet falls back to Variant B with a warning', () => {
+    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    const r = run(state, [{ type: 'packet', at: at(), seqId: seqIdOf(state), text: 'ok, done.' }]);
+    assert.match(find(r.effects, 'annotate')[0]!.text, /not usable \(too short/);
+    assert.equal(find(r.effects, 'show_packet')[0]!.author, 'watcher');
+    state = r.state;
+    assert.equal(state.seq.phase, 'compacting');
+  });
+
+  it('packet deadline → Variant B; a late packet is then ignored', () => {
+    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    const seqId = seqIdOf(state);
+    let r = run(state, [{ type: 'timeout', at: at(), timerId: `packet:${seqId}` }]);
+    assert.equal(find(r.effects, 'show_packet')[0]!.author, 'watcher');
+    state = r.state;
+    r = run(state, [{ type: 'packet', at: at(), seqId, text: GOOD_PACKET }]);
+    assert.deepEqual(r.effects, []);
+    assert.equal(r.state, state);
+  });
+
+  it('a nearly full window skips the agent packet turn and the scratch write', () => {
+    const { effects } = run(mkState({ judgment_enabled: false }), [...workTurn(3), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    assert.ok(!types(effects).includes('request_scratch_write'));
+    assert.ok(!types(effects).includes('request_packet'));
+    assert.equal(find(effects, 'show_packet')[0]!.author, 'watcher');
+    assert.equal(find(effects, 'decision')[0]!.decision.code, 'emergency');
+  });
+});
+
+describe('step: judgment (single flight, correlation ids, fallback)', () => {
+  const judged = () => run(mkState({ judgment_enabled: true, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+
+  it('requests one judgment with the plan trail and user-request chain in the prompt', () => {
+    const { state, effects } = judged();
+    const req = find(effects, 'request_judgment');
+    assert.equal(req.length, 1);
+    assert.match(req[0]!.system, /strict JSON/);
+    assert.match(req[0]!.user, /\*\*\[current ask\]\*\* Implement phase 2/);
+    assert.match(req[0]!.user, /Plan trail/);
+    assert.match(req[0]!.user, /"kind":"commit"/);
+    assert.equal(state.seq.phase, 'assessing');
+    // A second evaluation point while assessing does not start a second judgment.
+    const again = run(state, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]);
+    assert.deepEqual(again.effects, []);
+  });
+
+  it('approval starts the sequence and the reason reaches the compacted line', () => {
+    let { state, effects } = judged();
+    const corrId = find(effects, 'request_judgment')[0]!.corrId;
+    ({ state, effects } = run(state, [{ type: 'judgment_result', at: at(), corrId, text: '{"should_compact": true, "reason": "phase 2 complete"}' }]));
+    assert.ok(types(effects).includes('inject_heads_up'));
+    const seqId = seqIdOf(state);
+    ({ state, effects } = run(state, [
+      { type: 'packet', at: at(), seqId, text: GOOD_PACKET },
+      { type: 'compaction_done', at: at(), seqId, tokensBefore: 140_000, tokensAfter: 30_000 },
+    ]));
+    assert.match(find(effects, 'compacted')[0]!.text, /judgment: phase 2 complete/);
+  });
+
+  it('a veto returns to idle and says why', () => {
+    const { state, effects } = judged();
+    const corrId = find(effects, 'request_judgment')[0]!.corrId;
+    const r = run(state, [{ type: 'judgment_result', at: at(), corrId, text: '{"should_compact": false, "reason": "mid-step"}' }]);
+    assert.equal(r.state.seq.phase, 'idle');
+    assert.equal(find(r.effects, 'decision')[0]!.decision.code, 'judgment_vetoed');
+    assert.ok(!types(r.effects).includes('inject_heads_up'));
+  });
+
+  it('invalid output → deterministic fallback that says so', () => {
+    const { state, effects } = judged();
+    const corrId = find(effects, 'request_judgment')[0]!.corrId;
+    for (const bad of ['sure, compact!', '{"should_compact": "yes", "reason": "x"}', '{"should_compact": true}', '{"should_compact": true, "reason": "x", "extra": 1}']) {
+      const r = run(state, [{ type: 'judgment_result', at: at(), corrId, text: bad }]);
+      const d = find(r.effects, 'decision')[0]!.decision;
+      assert.equal(d.code, 'judgment_fallback', bad);
+      assert.match(d.reason, /fallback \(invalid judgment output/);
+    }
+  });
+
+  it('a fenced JSON answer is accepted', () => {
+    const { state, effects } = judged();
+    const corrId = find(effects, 'request_judgment')[0]!.corrId;
+    const r = run(state, [{ type: 'judgment_result', at: at(), corrId, text: '```json\n{"should_compact": true, "reason": "done"}\n```' }]);
+    assert.equal(find(r.effects, 'decision')[0]!.decision.code, 'judgment_approved');
+  });
+
+  it('late (timeout) → fallback; the stale result that arrives afterwards is ignored', () => {
+    const { state, effects } = judged();
+    const corrId = find(effects, 'request_judgment')[0]!.corrId;
+    const r1 = run(state, [{ type: 'timeout', at: at(), timerId: `judgment:${corrId}` }]);
+    assert.equal(find(r1.effects, 'decision')[0]!.decision.code, 'judgment_fallback');
+    const r2 = run(r1.state, [{ type: 'judgment_result', at: at(), corrId, text: '{"should_compact": false, "reason": "late"}' }]);
+    assert.deepEqual(r2.effects, []);
+  });
+
+  it('a result with an unknown correlation id is ignored', () => {
+    const { state } = judged();
+    const r = run(state, [{ type: 'judgment_result', at: at(), corrId: 'j999', text: '{"should_compact": true, "reason": "x"}' }]);
+    assert.deepEqual(r.effects, []);
+    assert.equal(r.state.seq.phase, 'assessing');
+  });
+});
+
+describe('step: preflight, queued input, cancel, failure, loop prevention', () => {
+  it('preflight: decided at turn completion with only turn_complete, run when the next message arrives, message delivered after handoff', () => {
+    let { state, effects } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [
+      { type: 'user_message', at: at(), text: 'Explain the design of the importer.' },
+      { type: 'tool_call', at: at(), id: 'r1', name: 'read_file', input: { path: 'src/importer.ts' } },
+      { type: 'tool_result', at: at(), id: 'r1', output: 'export function importCodex() {}', isError: false },
+      { type: 'assistant_message', at: at(), text: 'The importer reads JSON Lines and normalises records into items.' },
+      { type: 'tokens', at: at(), used: usedFor(20), window: WINDOW },
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
+    assert.equal(find(effects, 'decision')[0]!.decision.action, 'preflight');
+    assert.equal(state.seq.phase, 'idle');
+    assert.ok(state.preflight);
+    ({ state, effects } = run(state, [{ type: 'user_message', at: at(), text: 'Now add the CLI.' }]));
+    assert.ok(types(effects).includes('inject_heads_up'));
+    assert.deepEqual(state.queuedInput, ['Now add the CLI.']);
+    const seqId = seqIdOf(state);
+    ({ state, effects } = run(state, [
+      { type: 'packet', at: at(), seqId, text: GOOD_PACKET },
+      { type: 'compaction_done', at: at(), seqId, tokensBefore: usedFor(20), tokensAfter: 20_000 },
+    ]));
+    const order = types(effects);
+    assert.ok(order.indexOf('inject_handoff') < order.indexOf('deliver_queued_input'));
+    assert.deepEqual(find(effects, 'deliver_queued_input').map((e) => e.text), ['Now add the CLI.']);
+    assert.deepEqual(state.queuedInput, []);
+    assert.equal(state.trail.userRequests.at(-1)!.text, 'Now add the CLI.');
+  });
+
+  it('input typed during a sequence is held and delivered exactly once, after the handoff', () => {
+    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    const seqId = seqIdOf(state);
+    const r = run(state, [
+      { type: 'user_message', at: at(), text: 'also update the README' },
+      { type: 'packet', at: at(), seqId, text: GOOD_PACKET },
+      { type: 'compaction_done', at: at(), seqId, tokensBefore: 140_000, tokensAfter: 30_000 },
+    ]);
+    state = r.state;
+    assert.deepEqual(find(r.effects, 'deliver_queued_input').map((e) => e.text), ['also update the README']);
+    const again = run(state, [{ type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    assert.equal(find(again.effects, 'deliver_queued_input').length, 0);
+  });
+
+  for (const phase of ['assessing', 'awaiting_scratch', 'awaiting_packet'] as const) {
+    it(`cancel in ${phase} returns to idle, delivers queued input, never compacts`, () => {
+      const settings = { judgment_enabled: phase === 'assessing', scratch_write_enabled: phase === 'awaiting_scratch' };
+      let { state } = run(mkState(settings), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+      assert.equal(state.seq.phase, phase);
+      const r = run(state, [{ type: 'user_message', at: at(), text: 'wait' }, { type: 'cancel', at: at() }]);
+      state = r.state;
+      assert.equal(state.seq.phase, 'idle');
+      assert.ok(!types(r.effects).includes('compact'));
+      assert.deepEqual(find(r.effects, 'deliver_queued_input').map((e) => e.text), ['wait']);
+    });
+  }
+
+  it('cancel while compacting waits for the executor: abort requested; a finished swap still gets its handoff', () => {
+    const { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    const seqId = seqIdOf(state);
+    const c = run(state, [{ type: 'cancel', at: at() }]);
+    assert.deepEqual(types(c.effects), ['abort_compaction']);
+    assert.equal(c.state.seq.phase, 'compacting');
+    const failed = run(c.state, [{ type: 'compaction_failed', at: at(), seqId, error: 'aborted' }]);
+    assert.match(find(failed.effects, 'annotate')[0]!.text, /cancelled; the thread is unchanged/);
+    assert.equal(failed.state.seq.phase, 'idle');
+    const done = run(c.state, [{ type: 'compaction_done', at: at(), seqId, tokensBefore: 140_000, tokensAfter: 30_000 }]);
+    assert.ok(types(done.effects).includes('inject_handoff'));
+  });
+
+  it('compaction failure: idle, thread untouched, cooldown starts so it does not loop', () => {
+    let { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    const r = run(state, [{ type: 'compaction_failed', at: at(), seqId: seqIdOf(state), error: 'LanguageModelError: quota' }]);
+    assert.match(find(r.effects, 'annotate')[0]!.text, /failed \(LanguageModelError: quota\); the thread is unchanged/);
+    state = r.state;
+    const again = run(state, [...workTurn(29, 'b2c3d4e'), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    assert.equal(find(again.effects, 'decision')[0]!.decision.code, 'cooldown');
+  });
+
+  it('a compaction that frees too little: stalled (only emergency), then suspended', () => {
+    let { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    let r = run(state, [{ type: 'compaction_done', at: at(), seqId: seqIdOf(state), tokensBefore: usedFor(30), tokensAfter: usedFor(35) }]);
+    assert.match(find(r.effects, 'annotate')[0]!.text, /will not compact again unless it reaches emergency/);
+    state = r.state;
+    assert.equal(state.stall, 'stalled');
+    clock += 3_600_000;
+    r = run(state, [...workTurn(28, 'c3d4e5f'), ...workTurn(27, 'd4e5f60'), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    assert.equal(find(r.effects, 'decision')[0]!.decision.code, 'stalled');
+    r = run(r.state, [...workTurn(5, 'e5f6071'), { type: 'evaluate', at: at(), point: 'tool_loop' }]);
+    assert.equal(find(r.effects, 'decision')[0]!.decision.code, 'emergency');
+    r = run(r.state, [{ type: 'compaction_done', at: at(), seqId: seqIdOf(r.state), tokensBefore: usedFor(5), tokensAfter: usedFor(8) }]);
+    assert.equal(r.state.stall, 'suspended');
+    r = run(r.state, [...workTurn(2, 'f607182'), { type: 'evaluate', at: at(), point: 'tool_loop' }]);
+    assert.equal(find(r.effects, 'decision')[0]!.decision.code, 'suspended');
+  });
+
+  it('boundaries are consumed once; the same commit reported twice (git + terminal) counts once', () => {
+    let { state, effects } = run(mkState({ judgment_enabled: false, mode: 'tag' }), [
+      ...workTurn(30),
+      { type: 'boundary', at: at(), source: 'git', boundary: { kind: 'commit', key: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', detail: 'a1b2c3d importer' } },
+      { type: 'evaluate', at: at(), point: 'tool_loop' },
+    ]);
+    assert.equal(find(effects, 'decision')[0]!.decision.boundaries.length, 1);
+    ({ state, effects } = run(state, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]));
+    assert.equal(find(effects, 'decision')[0]!.decision.code, 'no_boundary');
+    assert.equal(state.pending.length, 0);
+  });
+
+  it('signals during a sequence (synthetic turns) never count', () => {
+    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    const r = run(state, [
+      { type: 'boundary', at: at(), source: 'terminal', boundary: { kind: 'commit', key: '9999999', detail: 'synthetic' } },
+      { type: 'plan', at: at(), steps: [{ text: 'a', status: 'completed' }] },
+      { type: 'assistant_message', at: at(), text: 'All done — task complete.' },
+    ]);
+    state = r.state;
+    assert.equal(state.pending.length, 0);
+  });
+
+  it('manual Compact Now bypasses tiers and works in mode off; deferred while a tool call is open', () => {
+    let r = run(mkState({ mode: 'off', scratch_write_enabled: false }), [
+      { type: 'user_message', at: at(), text: 'hello' },
+      { type: 'tokens', at: at(), used: 10_000, window: WINDOW },
+      { type: 'tool_call', at: at(), id: 'x', name: 'read_file', input: {} },
+      { type: 'compact_now', at: at(), instructions: 'keep the API notes' },
+    ]);
+    assert.ok(!types(r.effects).includes('inject_heads_up'));
+    r = run(r.state, [{ type: 'tool_result', at: at(), id: 'x', output: 'ok', isError: false }, { type: 'evaluate', at: at(), point: 'tool_loop' }]);
+    assert.ok(types(r.effects).includes('inject_heads_up'));
+    assert.equal(find(r.effects, 'decision')[0]!.decision.code, 'manual');
+    r = run(r.state, [{ type: 'packet', at: at(), seqId: seqIdOf(r.state), text: GOOD_PACKET }]);
+    assert.match(find(r.effects, 'compact')[0]!.summaryPrompt, /keep the API notes/);
+  });
+});
