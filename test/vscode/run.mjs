@@ -377,12 +377,13 @@ async function runCodeServer() {
     await page.screenshot({ path: path.join(ART, 'final.png') }).catch(() => {});
   } catch (e) {
     infraError = String((e && e.message) || e);
-    log('ERROR ' + ((e && e.stack) || e));
+    results = readResults(RESULTS); // as of the error: tests keep running (and failing) until cleanup kills them
+    log('ERROR ' + (args.verbose ? (e && e.stack) || e : infraError));
     try { if (page) await withTimeout(page.screenshot({ path: path.join(ART, 'error.png') }), 5000); } catch { /* ignore */ }
   }
   finishing = true;
   await cleanup();
-  results = readResults(RESULTS);
+  if (!infraError) results = readResults(RESULTS);
   if (infraError || exitCode !== 0) printLogs(consoleLines);
   console.log(`  timings (ms since start): ${JSON.stringify(timing)}`);
   const { failed } = report(results, { exitCode, infraError }); // last line: `N passed, N failed`

@@ -1,0 +1,292 @@
+/**
+ * Property tests over random event sequences (fast-check, >= 10,000 runs): the engine is driven by a
+ * model executor that sometimes behaves (answers requests with the right ids) and sometimes does not
+ * (stale ids, duplicates, failures, timeouts, cancels, user input at any moment). Invariants:
+ *  1. at most one compaction per boundary event;
+ *  2. none during cooldown unless emergency (or the user asked);
+ *  3. never while a tool call is unanswered;
+ *  4. every sequence ends in Idle once the executor answers what is pending;
+ *  5. queued input is delivered exactly once, and after the handoff;
+ *  6. a failure or cancel at any step leaves the thread intact (no handoff, no swap, tokens unchanged).
+ */
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { step } from '../../src/core/engine/step';
+import type { Decision, Effect, EngineEvent, EngineState } from '../../src/core/engine/types';
+import { BOUNDARY_KINDS } from '../../src/core/signals/types';
+import { GOOD_PACKET, mkState, WINDOW } from '../support/engine';
+
+const RUNS = Number(process.env.RAWR_PROPERTY_RUNS ?? 10_000);
+
+type Action =
+  | { a: 'user'; text: number }
+  | { a: 'assistant'; done: boolean }
+  | { a: 'call' }
+  | { a: 'result'; which: number }
+  | { a: 'tokens'; pct: number }
+  | { a: 'boundary'; kind: number; key: number }
+  | { a: 'plan'; n: number; done: number }
+  | { a: 'evaluate'; turn: boolean }
+  | { a: 'judgment'; kind: number; stale: boolean }
+  | { a: 'scratch'; stale: boolean }
+  | { a: 'packet'; good: boolean; stale: boolean }
+  | { a: 'done'; gain: number; stale: boolean }
+  | { a: 'failed'; stale: boolean }
+  | { a: 'timeout'; which: number }
+  | { a: 'cancel' }
+  | { a: 'compact_now' }
+  | { a: 'wait'; seconds: number };
+
+const action: fc.Arbitrary<Action> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ a: fc.constant('user' as const), text: fc.nat(1e9) }) },
+  { weight: 2, arbitrary: fc.record({ a: fc.constant('assistant' as const), done: fc.boolean() }) },
+  { weight: 3, arbitrary: fc.record({ a: fc.constant('call' as const) }) },
+  { weight: 3, arbitrary: fc.record({ a: fc.constant('result' as const), which: fc.nat(5) }) },
+  { weight: 4, arbitrary: fc.record({ a: fc.constant('tokens' as const), pct: fc.double({ min: 0, max: 100, noNaN: true }) }) },
+  { weight: 4, arbitrary: fc.record({ a: fc.constant('boundary' as const), kind: fc.nat(BOUNDARY_KINDS.length - 1), key: fc.nat(30) }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('plan' as const), n: fc.nat(5), done: fc.nat(5) }) },
+  { weight: 6, arbitrary: fc.record({ a: fc.constant('evaluate' as const), turn: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ a: fc.constant('judgment' as const), kind: fc.nat(3), stale: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ a: fc.constant('scratch' as const), stale: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ a: fc.constant('packet' as const), good: fc.boolean(), stale: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ a: fc.constant('done' as const), gain: fc.double({ min: 0, max: 80, noNaN: true }), stale: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('failed' as const), stale: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('timeout' as const), which: fc.nat(2) }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('cancel' as const) }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('compact_now' as const) }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('wait' as const), seconds: fc.nat(900) }) },
+);
+
+const settingsArb = fc.record({
+  mode: fc.constantFrom('auto' as const, 'auto' as const, 'tag' as const, 'suggest' as const, 'off' as const),
+  judgment_enabled: fc.boolean(),
+  packet_author: fc.constantFrom('agent' as const, 'watcher' as const),
+  scratch_write_enabled: fc.boolean(),
+  mid_turn_policy: fc.constantFrom('golden_path' as const, 'emergency_only' as const, 'off' as const),
+  cooldown_turns: fc.nat(3),
+  cooldown_seconds: fc.constantFrom(0, 60, 300),
+});
+
+/** The model executor plus the invariant checks, fed one action at a time. */
+class Harness {
+  state: EngineState;
+  now = 1_700_000_000_000;
+  callSeq = 0;
+  open: string[] = [];
+  texts = new Map<string, 'direct' | 'queued'>();
+  delivered = new Map<string, number>();
+  compactedBoundaries = new Set<string>();
+  seqDecision = new Map<string, Decision>();
+  seqEvents = new Map<string, string[]>();
+  lastEnd: { at: number; turn: number } | null = null;
+  userTurns = 0;
+
+  constructor(settings: Parameters<typeof mkState>[0]) {
+    this.state = mkState(settings);
+  }
+
+  private seqId(stale: boolean): string {
+    const s = this.state.seq;
+    return stale || !('seqId' in s) ? 's-stale' : s.seqId;
+  }
+
+  feed(ev: EngineEvent): void {
+    const before = this.state;
+    const { state, effects } = step(before, ev);
+    this.state = state;
+    this.check(before, ev, effects);
+  }
+
+  private check(before: EngineState, ev: EngineEvent, effects: Effect[]): void {
+    let lastDecision: Decision | null = null;
+    const handoffAt = new Map<string, number>();
+    effects.forEach((fx, k) => {
+      switch (fx.type) {
+        case 'decision':
+          lastDecision = fx.decision;
+          break;
+        case 'inject_heads_up': {
+          const d = lastDecision ?? (before.seq.phase === 'idle' ? before.preflight : null);
+          assert.ok(d, 'a sequence starts only from a decision');
+          // 3. never while a tool call is unanswered
+          assert.equal(this.open.length, 0, `sequence started with open tool calls ${this.open}`);
+          // 2. cooldown
+          if (d.code !== 'emergency' && d.code !== 'manual' && this.lastEnd) {
+            const s = this.state.settings;
+            const turns = before.turn - this.lastEnd.turn;
+            const secs = (ev.at - this.lastEnd.at) / 1000;
+            assert.ok(turns >= s.cooldown_turns || secs >= s.cooldown_seconds, `compaction during cooldown: ${turns} turns, ${secs}s (${d.code})`);
+          }
+          this.seqDecision.set(fx.seqId, d);
+          this.seqEvents.set(fx.seqId, ['start']);
+          break;
+        }
+        case 'compacted': {
+          const d = this.seqDecision.get(fx.seqId);
+          assert.ok(d, 'compacted for an unknown sequence');
+          // 1. at most one compaction per boundary event
+          for (const id of d.matched) {
+            assert.ok(!this.compactedBoundaries.has(id), `boundary ${id} caused two compactions`);
+            this.compactedBoundaries.add(id);
+          }
+          assert.equal(ev.type, 'compaction_done');
+          this.seqEvents.get(fx.seqId)!.push('compacted');
+          break;
+        }
+        case 'inject_handoff':
+          assert.equal(ev.type, 'compaction_done', 'handoff only after a completed compaction');
+          this.seqEvents.get(fx.seqId)!.push('handoff');
+          handoffAt.set(fx.seqId, k);
+          break;
+        case 'sequence_ended': {
+          const evs = this.seqEvents.get(fx.seqId)!;
+          evs.push(`end:${fx.outcome}`);
+          // 6. failed/cancelled sequences never swapped; compacted ones always handed off
+          if (fx.outcome === 'compacted') assert.deepEqual(evs.slice(-3), ['compacted', 'handoff', 'end:compacted']);
+          else {
+            assert.ok(!evs.includes('compacted') && !evs.includes('handoff'), `a ${fx.outcome} sequence swapped the thread`);
+            assert.deepEqual(this.state.tokens, before.tokens, 'a failed compaction must not change the context');
+          }
+          this.lastEnd = { at: ev.at, turn: this.state.turn };
+          break;
+        }
+        case 'deliver_queued_input': {
+          // 5. exactly once, after the handoff
+          assert.equal(this.texts.get(fx.text), 'queued', `delivered a message that was not queued: ${fx.text}`);
+          this.delivered.set(fx.text, (this.delivered.get(fx.text) ?? 0) + 1);
+          assert.equal(this.delivered.get(fx.text), 1, `delivered twice: ${fx.text}`);
+          for (const [, idx] of handoffAt) assert.ok(idx < k, 'queued input delivered before the handoff');
+          break;
+        }
+        default:
+          break;
+      }
+    });
+    if (ev.type === 'compaction_failed' && before.seq.phase === 'compacting' && before.seq.seqId === ev.seqId) {
+      assert.equal(this.state.seq.phase, 'idle');
+    }
+  }
+
+  apply(x: Action): void {
+    const at = (this.now += 1000);
+    switch (x.a) {
+      case 'user': {
+        const text = `msg-${x.text}-${this.texts.size}`;
+        const holds = this.state.seq.phase !== 'idle' || (this.state.preflight !== null && this.state.settings.mode === 'auto');
+        this.texts.set(text, holds ? 'queued' : 'direct');
+        this.feed({ type: 'user_message', at, text });
+        break;
+      }
+      case 'assistant':
+        this.feed({ type: 'assistant_message', at, text: x.done ? 'Everything passes. Task complete; in summary the importer is done.' : 'Looking at the file now.' });
+        break;
+      case 'call': {
+        const id = `c${++this.callSeq}`;
+        if (this.state.seq.phase === 'idle') this.open.push(id);
+        this.feed({ type: 'tool_call', at, id, name: 'run_in_terminal', input: { command: 'npm test' } });
+        break;
+      }
+      case 'result': {
+        const id = this.open[x.which % Math.max(1, this.open.length)] ?? `c-none`;
+        this.open = this.open.filter((o) => o !== id);
+        this.feed({ type: 'tool_result', at, id, output: 'ok', isError: false, exitCode: 0 });
+        break;
+      }
+      case 'tokens':
+        this.feed({ type: 'tokens', at, used: Math.round(WINDOW * (1 - x.pct / 100)), window: WINDOW });
+        break;
+      case 'boundary': {
+        const kind = BOUNDARY_KINDS[x.kind]!;
+        this.feed({ type: 'boundary', at, source: 'terminal', boundary: { kind, key: String(x.key), detail: `${kind} ${x.key}` } });
+        break;
+      }
+      case 'plan': {
+        const steps = Array.from({ length: x.n }, (_, i) => ({ text: `step ${i}`, status: i < x.done ? ('completed' as const) : ('pending' as const) }));
+        this.feed({ type: 'plan', at, steps });
+        break;
+      }
+      case 'evaluate':
+        this.feed({ type: 'evaluate', at, point: x.turn ? 'turn_complete' : 'tool_loop' });
+        break;
+      case 'judgment': {
+        const s = this.state.seq;
+        const corrId = x.stale || s.phase !== 'assessing' ? 'j-stale' : s.corrId;
+        const text = ['{"should_compact": true, "reason": "phase done"}', '{"should_compact": false, "reason": "mid-step"}', 'not json', '{"should_compact": 1}'][x.kind]!;
+        this.feed({ type: 'judgment_result', at, corrId, text });
+        break;
+      }
+      case 'scratch':
+        this.feed({ type: 'scratch_written', at, seqId: this.seqId(x.stale), path: '.scratch/agent-x.scratch.md' });
+        break;
+      case 'packet':
+        this.feed({ type: 'packet', at, seqId: this.seqId(x.stale), text: x.good ? GOOD_PACKET : 'done' });
+        break;
+      case 'done': {
+        const used = this.state.tokens?.used ?? 100_000;
+        const after = Math.max(0, Math.round(used - (WINDOW * x.gain) / 100));
+        this.feed({ type: 'compaction_done', at, seqId: this.seqId(x.stale), tokensBefore: used, tokensAfter: after });
+        break;
+      }
+      case 'failed':
+        this.feed({ type: 'compaction_failed', at, seqId: this.seqId(x.stale), error: 'boom' });
+        break;
+      case 'timeout': {
+        const s = this.state.seq;
+        const timerId = x.which === 0 && s.phase === 'assessing' ? `judgment:${s.corrId}` : x.which === 1 && 'seqId' in s ? `packet:${s.seqId}` : 'packet:s-stale';
+        this.feed({ type: 'timeout', at, timerId });
+        break;
+      }
+      case 'cancel':
+        this.feed({ type: 'cancel', at });
+        break;
+      case 'compact_now':
+        this.feed({ type: 'compact_now', at });
+        break;
+      case 'wait':
+        this.now += x.seconds * 1000;
+        break;
+    }
+    if (this.state.seq.phase === 'idle') this.open = this.open.filter((id) => this.state.openToolCalls.includes(id));
+  }
+
+  /** 4. The executor answers whatever is pending, correctly; every sequence must reach Idle. */
+  drain(): void {
+    for (let guard = 0; guard < 10 && this.state.seq.phase !== 'idle'; guard++) {
+      const s = this.state.seq;
+      const at = (this.now += 1000);
+      if (s.phase === 'assessing') this.feed({ type: 'judgment_result', at, corrId: s.corrId, text: '{"should_compact": true, "reason": "drain"}' });
+      else if (s.phase === 'awaiting_scratch') this.feed({ type: 'scratch_written', at, seqId: s.seqId, path: '.scratch/x' });
+      else if (s.phase === 'awaiting_packet') this.feed({ type: 'packet', at, seqId: s.seqId, text: GOOD_PACKET });
+      else if (s.phase === 'compacting') this.feed({ type: 'compaction_done', at, seqId: s.seqId, tokensBefore: this.state.tokens?.used ?? 1, tokensAfter: 10_000 });
+    }
+    assert.equal(this.state.seq.phase, 'idle', 'sequence did not end in Idle');
+    for (const [id, evs] of this.seqEvents) assert.ok(evs.some((e) => e.startsWith('end:')), `sequence ${id} never ended`);
+    for (const [text, how] of this.texts) {
+      if (how === 'queued') assert.equal(this.delivered.get(text), 1, `queued input lost: ${text}`);
+      else assert.equal(this.delivered.get(text), undefined);
+    }
+    assert.deepEqual(this.state.queuedInput, []);
+  }
+}
+
+describe('engine properties (fast-check)', function () {
+  this.timeout(300_000);
+
+  it(`hold over ${RUNS} random event sequences`, () => {
+    let sequencesStarted = 0;
+    let compactions = 0;
+    fc.assert(
+      fc.property(settingsArb, fc.array(action, { minLength: 1, maxLength: 80, size: 'max' }), (settings, actions) => {
+        const h = new Harness(settings);
+        for (const x of actions) h.apply(x);
+        h.drain();
+        sequencesStarted += h.seqEvents.size;
+        compactions += [...h.seqEvents.values()].filter((e) => e.includes('end:compacted')).length;
+      }),
+      { numRuns: RUNS },
+    );
+    // The generators must actually reach the interesting states, or the properties prove little.
+    assert.ok(sequencesStarted > RUNS / 4, `only ${sequencesStarted} sequences started in ${RUNS} runs`);
+    assert.ok(compactions > RUNS / 10, `only ${compactions} compactions in ${RUNS} runs`);
+  });
+});
