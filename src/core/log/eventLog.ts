@@ -4,7 +4,7 @@
  * can never interleave inside a line. Reading never throws: a corrupt line, or a truncated last line
  * from a crash, is reported with its line number and skipped.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LogRecordSchema, type LogRecord, type NewLogRecord } from './records';
 
@@ -24,7 +24,15 @@ export class EventLog {
     const full = { rawr: 1, thread: this.thread, ...record } as LogRecord;
     if (this.fd === undefined) {
       mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.path, 'a');
+      this.fd = openSync(this.path, 'a+');
+      // A crash mid-write leaves a torn last line; end it, or the next record would be glued onto it and
+      // lost with it. (Two writers doing this at once only add a blank line, which readers skip.)
+      const { size } = fstatSync(this.fd);
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        readSync(this.fd, last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) writeSync(this.fd, '\n');
+      }
     }
     const buf = Buffer.from(`${JSON.stringify(full)}\n`, 'utf8');
     let off = 0;

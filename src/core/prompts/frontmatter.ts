@@ -41,20 +41,27 @@ export function parseFrontmatter(text: string, file: string): ParsedMarkdown {
     const pos = lineCounter.linePos(offset);
     return { line: pos.line + 1, column: pos.col };
   };
-  // yaml reports an unclosed `[`/`{` where it gave up (the start of the next key's line); the offending
-  // text is the opening bracket, so point there.
-  const unclosedFlowStart = (offset: number): number | undefined => {
+  // yaml reports an unclosed `[`, `{` or quote where it gave up (often the start of the next key's line);
+  // the offending text is the opening bracket or quote, so point there.
+  const openerOf = (err: { message: string; pos: [number, number] }): number => {
+    const flow = /^Flow (sequence|map)\b/.test(err.message);
+    const quote = /^Missing closing .?quote/.test(err.message);
+    if (!flow && !quote) return err.pos[0];
+    const end = err.pos[0];
     let start: number | undefined;
+    const unclosed = (range: [number, number, number] | null | undefined) => !!range && range[1] === end && range[0] < end;
     visit(doc, {
       Collection(_, node) {
-        if (node.flow && node.range && node.range[1] === offset && node.range[0] < offset) start = node.range[0];
+        if (flow && node.flow && unclosed(node.range)) start = node.range![0];
+      },
+      Scalar(_, node) {
+        if (quote && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && unclosed(node.range)) start = node.range![0];
       },
     });
-    return start;
+    return start ?? end;
   };
   for (const err of doc.errors) {
-    const offset = /^Flow (sequence|map)\b/.test(err.message) ? (unclosedFlowStart(err.pos[0]) ?? err.pos[0]) : err.pos[0];
-    problems.push({ file, ...at(offset), message: `YAML: ${err.message.split('\n')[0]}`, severity: 'error' });
+    problems.push({ file, ...at(openerOf(err)), message: `YAML: ${err.message.split('\n')[0]}`, severity: 'error' });
   }
   let data: Record<string, unknown> | undefined;
   if (doc.errors.length === 0) {
