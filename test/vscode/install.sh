@@ -89,6 +89,14 @@ log "node $("$NODE24" --version); npm install code-server@$CODE_SERVER_VERSION (
 # code-server's install scripts must run under Node 24: put it first on PATH (npm itself then runs on it too).
 PATH="$(dirname "$NODE24"):$PATH" npm install "code-server@$CODE_SERVER_VERSION"
 
+# code-server's postinstall builds VS Code's native modules; if npm skipped install scripts, --version
+# would still work but the extension host would not: check one built module before stamping.
+if [ ! -f "$CACHE/node_modules/code-server/lib/vscode/node_modules/@vscode/spdlog/build/Release/spdlog.node" ]; then
+  echo "test/vscode/install.sh: code-server's postinstall did not build VS Code's native modules." >&2
+  echo "  If npm blocked install scripts, allow code-server and argon2 (npm install-scripts approve ...)," >&2
+  echo "  then delete $CACHE/node_modules and re-run." >&2
+  exit 1
+fi
 v="$(cs_version)"
 case "$v" in
   "$CODE_SERVER_VERSION "*) ;;

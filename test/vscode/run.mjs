@@ -95,13 +95,17 @@ function preflight() {
   }
 }
 
+/** install.sh is the one place that names the code-server version; its stamp file records what it installed. */
 function cacheReady() {
-  return fs.existsSync(CS_NODE) && fs.existsSync(CS_ENTRY) && fs.existsSync(CS_STAMP) && fs.existsSync(CHROMIUM);
+  const want = (/^CODE_SERVER_VERSION=(\S+)/m.exec(fs.readFileSync(INSTALLER, 'utf8')) || [])[1];
+  let stamp = '';
+  try { stamp = fs.readFileSync(CS_STAMP, 'utf8'); } catch { /* not installed */ }
+  return fs.existsSync(CS_NODE) && fs.existsSync(CS_ENTRY) && fs.existsSync(CHROMIUM) && !!want && stamp.startsWith(want + ' ');
 }
 
 function ensureInstalled() {
   if (cacheReady()) return;
-  const why = !fs.existsSync(CHROMIUM) ? `${CHROMIUM} is missing` : `no complete code-server install in ${CACHE}`;
+  const why = !fs.existsSync(CHROMIUM) ? `${CHROMIUM} is missing` : `no complete install of the code-server version test/vscode/install.sh names in ${CACHE}`;
   if (args['no-install']) { console.error(`run.mjs: ${why}; run test/vscode/install.sh (--no-install given).`); process.exit(2); }
   log(`${why}: running test/vscode/install.sh first (one-off: ~2.5 min cold, needs root for apt-get) ...`);
   const r = cp.spawnSync('bash', [INSTALLER], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -164,7 +168,7 @@ function readResults(file) {
 }
 
 /** Per-test lines, then the final `N passed, N failed` line. Returns { passed, failed }. */
-function report(r, { exitCode, infraError } = {}) {
+function report(r, { exitCode, infraError, exitLabel = 'workbench exit code' } = {}) {
   console.log('');
   const tests = (r && r.tests) || [];
   for (const t of tests) {
@@ -189,19 +193,19 @@ function report(r, { exitCode, infraError } = {}) {
     if (failed === 0) failed = 1;
   }
   console.log(`\n  mocha: ${passed} passing, ${tests.filter((t) => t.state === 'failed').length} failing, ${pending} pending` +
-    `${r && r.finished ? ` in ${r.finished - r.started}ms` : ''}${exitCode != null ? `; workbench exit code ${exitCode}` : ''}; artifacts: ${path.relative(ROOT, ART)}/`);
+    `${r && r.finished ? ` in ${r.finished - r.started}ms` : ''}${exitCode != null ? `; ${exitLabel} ${exitCode}` : ''}; artifacts: ${path.relative(ROOT, ART)}/`);
   console.log(`${passed} passed, ${failed} failed`);
   return { passed, failed };
 }
 
 // ---- process cleanup -----------------------------------------------------------------------------
-function alive(pid) { try { process.kill(pid, 0); return true; } catch { return false; } }
 function killGroup(pgid, sig) { try { process.kill(-pgid, sig); return true; } catch { return false; } }
 function groupAlive(pgid) { try { process.kill(-pgid, 0); return true; } catch { return false; } }
 
 /** Our direct children that lead their own process group (code-server; Chromium, which Playwright spawns detached). */
 function childGroupLeaders() {
   const out = [];
+  if (!fs.existsSync('/proc')) return out; // not Linux (--vscode-executable on a developer's machine)
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
@@ -217,6 +221,7 @@ function childGroupLeaders() {
 function markedProcesses() {
   const needle = `RAWR_VSCODE_TEST_RUN=${RUN_ID}`;
   const out = [];
+  if (!fs.existsSync('/proc')) return out;
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
     try { if (fs.readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(needle)) out.push(Number(d)); } catch { /* gone / not ours */ }
@@ -265,6 +270,8 @@ async function runCodeServer() {
     if (args.keep) log(`kept temp root ${dirs.root}`);
     else fs.rmSync(dirs.root, { recursive: true, force: true });
   }
+  // last resort if we exit some other way (uncaught error, process.exit elsewhere): synchronous SIGKILL
+  process.on('exit', () => { if (!cleanedUp) { for (const g of [cs && cs.pid, ...childGroupLeaders()]) if (g) killGroup(g, 'SIGKILL'); } });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(sig, async () => { log(`${sig}: cleaning up`); finishing = true; await cleanup(); process.exit(sig === 'SIGINT' ? 130 : 143); });
   }
@@ -337,6 +344,8 @@ async function runCodeServer() {
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
+      // our signal handlers clean up everything; Playwright's would close Chromium and exit before that
+      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
       env: { ...process.env, ...MARKER, ...isolatedEnv(dirs) },
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
@@ -427,8 +436,8 @@ async function runElectron(executable) {
         vscodeExecutablePath: executable,
         extensionDevelopmentPath: ROOT,
         extensionTestsPath: SUITE,
-        launchArgs: [dirs.ws, '--user-data-dir', dirs.ud, '--extensions-dir', dirs.exts,
-          '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes', '--disable-updates'],
+        // runTests itself adds --disable-workspace-trust --skip-welcome --disable-updates etc.
+        launchArgs: [dirs.ws, '--user-data-dir', dirs.ud, '--extensions-dir', dirs.exts],
         // runTests puts these in VS Code's environment, so the extension host sees them (and cleanup
         // can find every process of this run by the marker)
         extensionTestsEnv: {
@@ -445,7 +454,7 @@ async function runElectron(executable) {
   await killAll([]);
   if (!args.keep) fs.rmSync(dirs.root, { recursive: true, force: true });
   const results = readResults(RESULTS);
-  const { failed } = report(results, { exitCode, infraError });
+  const { failed } = report(results, { exitCode, infraError, exitLabel: 'VS Code exit code' });
   return infraError || !results || results.state !== 'done' ? 2 : failed ? 1 : 0;
 }
 
