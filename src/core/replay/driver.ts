@@ -36,7 +36,7 @@ export interface ReplayDecision {
   reason: string;
   point: string;
   code: string;
-  contextTokens: number | null;
+  contextTokens: number;
 }
 
 export interface ReplaySummary {
@@ -154,6 +154,7 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
       baseOffset += b - postTokens;
     }
     syncTokens();
+    const contextTokens = Math.round(modelled());
     pendingDecisions = [];
     feed({ type: 'evaluate', at, point });
     summary.evaluationPoints++;
@@ -161,15 +162,16 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
     if (ds.length === 0) return;
     const first = ds[0]!;
     const last = ds[ds.length - 1]!;
-    const compacted = ds.some((d) => d.action === 'compact');
+    // A preflight decision compacts before the next prompt, i.e. at this very point of the recording.
+    const compacted = ds.some((d) => d.action === 'compact' || d.action === 'preflight');
     const action: ReplayDecision['action'] = compacted ? 'compact' : last.action === 'suggest' ? 'suggest' : 'none';
     const boundaries = first.boundaries.map((b) => `${b.kind}${b.detail ? ` ${b.detail}` : ''}`);
     decisions.push({
       type: 'decision', line, percentRemaining: first.percentRemaining, tier: first.tier, boundaries, action,
       reason: last.action === 'preflight' ? `${last.reason} (compacts before the next prompt)` : last.reason,
-      point, code: last.code, contextTokens: state.tokens ? state.tokens.used : null,
+      point, code: last.code, contextTokens,
     });
-    if (compacted || last.action === 'preflight') {
+    if (compacted) {
       summary.compactions.push({ line, tier: first.tier, percentRemaining: first.percentRemaining, boundaries, code: last.code });
     }
   };
