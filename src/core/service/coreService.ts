@@ -1,0 +1,154 @@
+/**
+ * The core service: the single arbiter for every @rawr thread of a workspace, plus its persistence.
+ * It owns the event logs (one JSON Lines file per thread) and the engine states, and is what the core
+ * process serves over JSON-RPC (src/server) — or what the extension host uses in-process when the core
+ * process is unavailable. A thread not in memory is rebuilt from its log on first use (cold replay),
+ * so a restart of the core process loses nothing.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { step } from '../engine/step';
+import { initialState } from '../engine/state';
+import type { Decision, Effect, EngineEvent, EngineState } from '../engine/types';
+import { EventLog, readLog } from '../log/eventLog';
+import { rebuild } from '../log/rebuild';
+import type { PromptSet } from '../prompts/promptSet';
+import type { ThreadMessage } from '../thread/thread';
+
+export interface ThreadSnapshot {
+  threadId: string;
+  messages: ThreadMessage[];
+  state: EngineState;
+  decisions: Decision[];
+  compactions: Array<{ seqId: string; tokensBefore: number; tokensAfter: number; at: number }>;
+  problems: string[];
+}
+
+interface Loaded {
+  log: EventLog;
+  state: EngineState;
+  messages: ThreadMessage[];
+  compactions: Array<{ seqId: string; archived: ThreadMessage[]; tokensBefore: number; tokensAfter: number; at: number }>;
+  decisions: Decision[];
+  problems: string[];
+}
+
+const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+export class CoreService {
+  private threads = new Map<string, Loaded>();
+
+  constructor(
+    private readonly logDir: string,
+    private config: PromptSet,
+  ) {}
+
+  /** New settings or prompt texts apply to every thread from the next event on. */
+  configure(config: PromptSet): void {
+    this.config = config;
+    for (const [, t] of this.threads) t.state = step(t.state, { type: 'settings', at: Date.now(), settings: config.settings, prompts: config.prompts }).state;
+  }
+
+  private load(threadId: string): Loaded {
+    if (!SAFE_ID.test(threadId)) throw new Error(`invalid thread id "${threadId}"`);
+    let t = this.threads.get(threadId);
+    if (t) return t;
+    const path = join(this.logDir, `${threadId}.jsonl`);
+    const { records, problems } = readLog(path);
+    const init = initialState({ threadId, settings: this.config.settings, prompts: this.config.prompts });
+    const rebuilt = rebuild(records, init);
+    // The current configuration wins over whatever the log's last settings event said.
+    const state = step(rebuilt.state, { type: 'settings', at: Date.now(), settings: this.config.settings, prompts: this.config.prompts }).state;
+    const decisions: Decision[] = [];
+    for (const { record } of records) if (record.kind === 'decision') decisions.push(record.decision as unknown as Decision);
+    t = {
+      log: new EventLog(path, threadId),
+      state,
+      messages: rebuilt.thread,
+      compactions: rebuilt.compactions,
+      decisions: decisions.slice(-500),
+      problems: problems.map((p) => `${path}:${p.line}: ${p.message}`),
+    };
+    this.threads.set(threadId, t);
+    return t;
+  }
+
+  /** Feeds one event to the thread's arbiter, persists it (and the decisions it made), returns the effects. */
+  step(threadId: string, event: EngineEvent): Effect[] {
+    const t = this.load(threadId);
+    t.log.append({ kind: 'event', at: event.at, event: event as unknown as { type: string } });
+    const r = step(t.state, event);
+    t.state = r.state;
+    for (const fx of r.effects) {
+      if (fx.type === 'decision') {
+        t.log.append({ kind: 'decision', at: fx.decision.at, decision: fx.decision as unknown as { id: string; action: string; code: string; reason: string } });
+        t.decisions.push(fx.decision);
+        if (t.decisions.length > 500) t.decisions.shift();
+      } else if (fx.type === 'request_judgment') {
+        t.log.append({ kind: 'judgment', at: event.at, corrId: fx.corrId, phase: 'request', text: fx.user });
+      } else if (fx.type === 'show_packet') {
+        t.log.append({ kind: 'packet', at: event.at, seqId: fx.seqId, author: fx.author, text: fx.packet });
+      }
+    }
+    if (event.type === 'judgment_result') t.log.append({ kind: 'judgment', at: event.at, corrId: event.corrId, phase: 'result', text: event.text });
+    return r.effects;
+  }
+
+  appendMessage(threadId: string, message: ThreadMessage): void {
+    const t = this.load(threadId);
+    t.log.append({ kind: 'message', at: Date.now(), message });
+    t.messages.push(message);
+  }
+
+  /** The atomic swap: the archive and the replacement are written in one record, then applied. */
+  swap(threadId: string, c: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }): void {
+    const t = this.load(threadId);
+    const archived = t.messages.slice();
+    const at = Date.now();
+    t.log.append({ kind: 'compaction', at, seqId: c.seqId, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, archived, replacement: c.replacement });
+    t.compactions.push({ seqId: c.seqId, archived, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, at });
+    t.messages = c.replacement.slice();
+  }
+
+  /** Restores the thread archived by the last compaction; null when there is nothing to undo. */
+  undo(threadId: string): { seqId: string; messages: ThreadMessage[] } | null {
+    const t = this.load(threadId);
+    const last = t.compactions.pop();
+    if (!last) return null;
+    t.log.append({ kind: 'undo', at: Date.now(), seqId: last.seqId });
+    t.messages = last.archived.slice();
+    return { seqId: last.seqId, messages: t.messages.slice() };
+  }
+
+  snapshot(threadId: string): ThreadSnapshot {
+    const t = this.load(threadId);
+    return {
+      threadId,
+      messages: t.messages.slice(),
+      state: t.state,
+      decisions: t.decisions.slice(),
+      compactions: t.compactions.map(({ seqId, tokensBefore, tokensAfter, at }) => ({ seqId, tokensBefore, tokensAfter, at })),
+      problems: t.problems.slice(),
+    };
+  }
+
+  /** Thread ids with a log in this workspace, most recent first. */
+  listThreads(): string[] {
+    if (!existsSync(this.logDir)) return [];
+    return readdirSync(this.logDir)
+      .filter((n) => n.endsWith('.jsonl'))
+      .map((n) => n.slice(0, -'.jsonl'.length))
+      .filter((id) => SAFE_ID.test(id));
+  }
+
+  exportLog(threadId: string): string {
+    if (!SAFE_ID.test(threadId)) throw new Error(`invalid thread id "${threadId}"`);
+    const path = join(this.logDir, `${threadId}.jsonl`);
+    return existsSync(path) ? readFileSync(path, 'utf8') : '';
+  }
+
+  dispose(): void {
+    for (const [, t] of this.threads) t.log.close();
+    this.threads.clear();
+  }
+}
