@@ -1,0 +1,71 @@
+/**
+ * The command palette (category "Rawr"). Commands that act on a thread go through the Chat view
+ * (`@rawr /compact`, `/undo`, `/status`) so their output lands in the conversation it concerns.
+ */
+import * as vscode from 'vscode';
+import { PROMPT_FILES } from '../core/prompts/promptSet';
+import type { CoreApi } from './core/coreApi';
+import type { Participant } from './participant/participant';
+
+async function openChat(query: string): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.chat.open', { query, isPartialQuery: false });
+}
+
+export function registerCommands(
+  context: vscode.ExtensionContext,
+  deps: { core: () => CoreApi; participant: Participant; log: vscode.LogOutputChannel },
+): void {
+  const reg = (id: string, fn: (...args: unknown[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+
+  reg('rawr.compactNow', async (arg?: unknown) => {
+    // From the "Compact now" button the thread is known; from the palette, ask for optional instructions.
+    let instructions = typeof arg === 'object' && arg && 'instructions' in arg ? String((arg as { instructions: unknown }).instructions ?? '') : '';
+    if (arg === undefined) {
+      const input = await vscode.window.showInputBox({ title: 'Rawr: Compact Now', prompt: 'Optional instructions for the summary (Enter for none)', placeHolder: 'e.g. keep the API notes verbatim' });
+      if (input === undefined) return;
+      instructions = input;
+    }
+    await openChat(`@rawr /compact ${instructions}`.trim());
+  });
+  reg('rawr.undoLastCompaction', () => openChat('@rawr /undo'));
+  reg('rawr.showStatus', () => openChat('@rawr /status'));
+  reg('rawr.showDecisionLog', () => deps.log.show(true));
+  reg('rawr.exportDecisionLog', async (threadArg?: unknown) => {
+    const core = deps.core();
+    const threads = await core.listThreads();
+    let threadId = typeof threadArg === 'string' ? threadArg : deps.participant.activeThreadId;
+    if (!threadId || !threads.includes(threadId)) {
+      if (threads.length === 0) return void vscode.window.showInformationMessage('Rawr: no @rawr thread has a log in this workspace yet.');
+      threadId = await vscode.window.showQuickPick(threads, { title: 'Export the decision log of which @rawr thread?' });
+      if (!threadId) return;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const target = await vscode.window.showSaveDialog({
+      title: 'Export rawr event log (JSON Lines)',
+      filters: { 'JSON Lines': ['jsonl'] },
+      ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `rawr-${threadId}.jsonl`) } : {}),
+    });
+    if (!target) return;
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(await core.exportLog(threadId)));
+    void vscode.window.showInformationMessage(`Rawr: exported the log of ${threadId} to ${target.fsPath}`);
+  });
+  reg('rawr.openPromptFiles', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!folder) return void vscode.window.showWarningMessage('Rawr: open a folder first; prompt overrides live in <workspace>/.rawr/prompts/.');
+    const dir = vscode.Uri.joinPath(folder, '.rawr', 'prompts');
+    await vscode.workspace.fs.createDirectory(dir);
+    let copied = 0;
+    for (const name of Object.values(PROMPT_FILES)) {
+      const target = vscode.Uri.joinPath(dir, name);
+      try {
+        await vscode.workspace.fs.stat(target);
+        continue; // never overwrite the user's edits
+      } catch {
+        await vscode.workspace.fs.copy(vscode.Uri.joinPath(context.extensionUri, 'prompts', name), target);
+        copied++;
+      }
+    }
+    deps.log.info(`copied ${copied} prompt file(s) to ${dir.fsPath}`);
+    await vscode.window.showTextDocument(vscode.Uri.joinPath(dir, PROMPT_FILES.packetRequest));
+  });
+}

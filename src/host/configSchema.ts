@@ -1,0 +1,159 @@
+/**
+ * The Settings-UI contribution (`contributes.configuration` in package.json), derived from the core's
+ * settings schema so the two cannot drift: one property per knob, `rawr.<camelCase of the snake knob>`,
+ * with the JSON Schema zod derives from the knob's validator (type, enum, minimum/maximum, item
+ * constraints), the default from DEFAULT_SETTINGS, the description from SETTING_DOCS and a stable order.
+ * Plus the host-only knobs (not part of the policy file): `rawr.tools.allowed`, `rawr.judgment.model`.
+ *
+ * vscode-free: used by scripts/gen-config.mjs (which writes package.json) and by unit tests.
+ */
+import { z } from 'zod';
+import { BOUNDARY_KINDS, type BoundaryKind } from '../core/signals/types';
+import { DEFAULT_SETTINGS, MID_TURN_POLICIES, MODES, SETTING_DOCS, SettingsSchema, type SettingKey } from '../core/settings/schema';
+
+export const CONFIG_SECTION = 'rawr';
+export const CONFIG_ID = 'rawr';
+export const CONFIG_TITLE = 'Rawr';
+
+/** `early_percent_remaining_lt` → `earlyPercentRemainingLt`. */
+export function camel(key: string): string {
+  return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** `earlyPercentRemainingLt` → `early_percent_remaining_lt`. */
+export function snake(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** The policy knobs, in schema order. */
+export const SETTING_KEYS = Object.keys(SettingsSchema.shape) as SettingKey[];
+
+/** Host-only settings (camel keys below `rawr.`): read by the extension host, not part of the policy file. */
+export const HOST_KEYS = { toolsAllowed: 'tools.allowed', judgmentModel: 'judgment.model' } as const;
+
+/** Descriptions of enum values, shown by the Settings UI and settings.json completion. */
+export const ENUM_DESCRIPTIONS = {
+  mode: {
+    off: 'Do nothing: no decisions, no annotations.',
+    tag: 'Annotate decisions only; never compact.',
+    suggest: 'Offer a "Compact now" button when rawr would compact.',
+    auto: 'Run the golden path: heads-up, continuation packet, compaction, handoff.',
+  } satisfies Record<(typeof MODES)[number], string>,
+  packet_author: {
+    agent: 'The agent writes its own continuation packet (Variant A).',
+    watcher: 'Rawr assembles the packet from the recorded trail (Variant B).',
+  } satisfies Record<'agent' | 'watcher', string>,
+  mid_turn_policy: {
+    golden_path: 'Run the full sequence at tool-loop boundaries inside a long turn.',
+    emergency_only: 'Inside a turn, compact only in the emergency tier.',
+    off: 'Never compact inside a turn; only at turn completion.',
+  } satisfies Record<(typeof MID_TURN_POLICIES)[number], string>,
+  boundary: {
+    commit: 'A new commit on the current branch (git or a terminal/tool `git commit`).',
+    pr_checkpoint: 'A push, an opened pull request, a PR marked ready or merged.',
+    plan_checkpoint: 'A plan step completed (rawr_update_plan).',
+    plan_update: 'A plan changed without completing a step (weak: never enough on its own).',
+    agent_done: 'The agent said it finished the task (after doing work in the turn).',
+    concluding: 'The agent is concluding a phase ("in summary", "next steps", …).',
+    topic_shift: 'The agent moves to a new topic or phase ("moving on to", …).',
+    turn_complete: 'A user turn ended (the agent finished answering).',
+  } satisfies Record<BoundaryKind, string>,
+};
+
+type JsonSchema = Record<string, unknown>;
+
+/** The JSON Schema of one knob, as zod derives it (no `$schema` marker). */
+function knobSchema(key: SettingKey): JsonSchema {
+  const js = z.toJSONSchema(SettingsSchema.shape[key], { io: 'input', unrepresentable: 'throw' }) as JsonSchema;
+  delete js.$schema;
+  return addEnumDescriptions(js, key);
+}
+
+/** Adds `enumDescriptions` next to every `enum` (recursively: the boundary lists' items). */
+function addEnumDescriptions(node: JsonSchema, key: SettingKey): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'properties' && v && typeof v === 'object') {
+      out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([p, s]) => [p, addEnumDescriptions(s, key)]));
+    } else if (k === 'items' && v && typeof v === 'object' && !Array.isArray(v)) {
+      out[k] = addEnumDescriptions(v as JsonSchema, key);
+    } else {
+      out[k] = v;
+    }
+  }
+  if (Array.isArray(node.enum)) {
+    const values = node.enum as string[];
+    const isBoundary = values.every((v) => (BOUNDARY_KINDS as readonly string[]).includes(v));
+    const table = (isBoundary ? ENUM_DESCRIPTIONS.boundary : (ENUM_DESCRIPTIONS as Record<string, Record<string, string>>)[key]) as
+      | Record<string, string>
+      | undefined;
+    if (!table) throw new Error(`configSchema: no enum descriptions for ${key}`);
+    out.enumDescriptions = values.map((v) => {
+      const d = table[v];
+      if (!d) throw new Error(`configSchema: no description for ${key} value "${v}"`);
+      return d;
+    });
+  }
+  return out;
+}
+
+/** The host-only properties (full keys). */
+function hostProperties(firstOrder: number): Record<string, JsonSchema> {
+  return {
+    [`${CONFIG_SECTION}.${HOST_KEYS.toolsAllowed}`]: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      uniqueItems: true,
+      default: [],
+      markdownDescription:
+        "Language-model tools the @rawr agent may call besides rawr's own tools, by name or glob (`*` matches any characters, e.g. `mcp_github_*`). Empty: rawr's own tools only.",
+      order: firstOrder,
+    },
+    [`${CONFIG_SECTION}.${HOST_KEYS.judgmentModel}`]: {
+      type: 'string',
+      default: '',
+      pattern: '^$|^[^/\\s]+/\\S+$',
+      patternErrorMessage: 'Use vendor/id (e.g. copilot/gpt-4o-mini), or leave empty for the chat\'s model.',
+      markdownDescription:
+        "Language model for the judgment call, as `vendor/id` (e.g. `copilot/gpt-4o-mini`). Empty: the model of the chat request.",
+      order: firstOrder + 1,
+    },
+  };
+}
+
+/**
+ * Every property of rawr's configuration object, keyed by full setting name (`rawr.…`), in order.
+ * Pure and deterministic: package.json's contribution must equal it (unit test).
+ */
+export function configurationProperties(): Record<string, object> {
+  const props: Record<string, object> = {};
+  SETTING_KEYS.forEach((key, order) => {
+    props[`${CONFIG_SECTION}.${camel(key)}`] = {
+      ...knobSchema(key),
+      default: structuredClone(DEFAULT_SETTINGS[key]),
+      markdownDescription: SETTING_DOCS[key],
+      order,
+    };
+  });
+  Object.assign(props, hostProperties(SETTING_KEYS.length));
+  return props;
+}
+
+/** Rawr's object in `contributes.configuration`. */
+export function configurationContribution(): { id: string; title: string; properties: Record<string, object> } {
+  return { id: CONFIG_ID, title: CONFIG_TITLE, properties: configurationProperties() };
+}
+
+/**
+ * `contributes.configuration` with rawr's object put in (replacing an earlier rawr object in place, else
+ * appended); every other object is kept as it is. A single object (the other form VS Code accepts)
+ * becomes a one-element array first.
+ */
+export function withRawrConfiguration(existing: unknown): object[] {
+  const list: object[] = Array.isArray(existing) ? [...existing] : existing && typeof existing === 'object' ? [existing] : [];
+  const ours = configurationContribution();
+  const at = list.findIndex((o) => (o as { id?: unknown }).id === CONFIG_ID);
+  if (at >= 0) list[at] = ours;
+  else list.push(ours);
+  return list;
+}

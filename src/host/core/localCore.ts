@@ -1,0 +1,20 @@
+/** CoreApi in-process: used when the core process cannot start, and by tests. */
+import { CoreService } from '../../core/service/coreService';
+import type { PromptSet } from '../../core/prompts/promptSet';
+import type { CoreApi } from './coreApi';
+
+export function localCore(logDir: string, config: PromptSet): CoreApi & { service: CoreService } {
+  const service = new CoreService(logDir, config);
+  return {
+    service,
+    configure: async (c) => service.configure(c),
+    step: async (id, ev) => service.step(id, ev),
+    appendMessage: async (id, m) => service.appendMessage(id, m),
+    swap: async (id, c) => service.swap(id, c),
+    undo: async (id) => service.undo(id),
+    snapshot: async (id) => service.snapshot(id),
+    listThreads: async () => service.listThreads(),
+    exportLog: async (id) => service.exportLog(id),
+    pid: async () => undefined,
+  };
+}

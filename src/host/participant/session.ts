@@ -1,0 +1,130 @@
+/**
+ * One @rawr thread in this window: its model-facing messages (mirrored from the core, which persists
+ * them), and the executor of the arbiter's effects. A `Turn` (turn.ts) drives the agent loop and calls
+ * into the session for every event; the session turns the resulting effects into chat output, model
+ * calls and thread changes, and reports what happened back to the arbiter.
+ */
+import * as vscode from 'vscode';
+import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
+import type { Decision, Effect, EngineEvent } from '../../core/engine/types';
+import type { Settings } from '../../core/settings/schema';
+import type { ThreadMessage } from '../../core/thread/thread';
+import type { CoreApi } from '../core/coreApi';
+import type { BoundaryBus } from '../boundaryBus';
+import type { TokenCounter } from './lmMessages';
+
+export interface StatusView {
+  threadId: string;
+  percentRemaining: number | null;
+  tier: string | null;
+  sequenceRunning: boolean;
+  lastDecision: Decision | null;
+  usedTokens: number | null;
+  window: number | null;
+}
+
+export interface SessionDeps {
+  core: CoreApi;
+  bus: BoundaryBus;
+  log: vscode.LogOutputChannel;
+  tokens: TokenCounter;
+  workspace: () => vscode.Uri | undefined;
+  /** Globs of workspace tools the agent may use besides rawr's own. */
+  allowedTools: () => string[];
+  /** A configured judgment model, or undefined to use the chat's model. */
+  judgmentModel: () => Promise<vscode.LanguageModelChat | undefined>;
+  onStatus: (view: StatusView) => void;
+  /** The settings the core was configured with (tiers for the status view). */
+  settings: () => Settings;
+  onDecision?: (threadId: string, d: Decision) => void;
+}
+
+const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+export function newThreadId(): string {
+  return `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export class Session {
+  messages: ThreadMessage[] = [];
+  agentName: string;
+  lastDecision: Decision | null = null;
+  sequenceRunning = false;
+  private subscription: vscode.Disposable;
+
+  private constructor(
+    readonly deps: SessionDeps,
+    readonly threadId: string,
+  ) {
+    this.agentName = `rawr-${threadId.slice(-6)}`;
+    // Boundaries seen anywhere in the workspace reach this thread's arbiter; it dedupes and ignores
+    // those that arrive during its own synthetic turns.
+    this.subscription = deps.bus.onBoundary((r) => {
+      void this.step({ type: 'boundary', at: r.at, source: r.source, boundary: r.boundary }).catch((err) => deps.log.error(`boundary for ${threadId}: ${err}`));
+    });
+  }
+
+  static async open(deps: SessionDeps, threadId: string): Promise<Session> {
+    if (!SAFE_ID.test(threadId)) throw new Error(`invalid thread id ${threadId}`);
+    const s = new Session(deps, threadId);
+    const snap = await deps.core.snapshot(threadId);
+    s.messages = snap.messages;
+    s.agentName = snap.state.agentName;
+    s.lastDecision = snap.state.lastDecision;
+    for (const p of snap.problems) deps.log.warn(p);
+    return s;
+  }
+
+  async step(ev: EngineEvent): Promise<Effect[]> {
+    const effects = await this.deps.core.step(this.threadId, ev);
+    for (const fx of effects) {
+      if (fx.type === 'decision') {
+        this.lastDecision = fx.decision;
+        this.deps.log.info(`[${this.threadId}] ${fx.decision.point} → ${fx.decision.action} (${fx.decision.code}): ${fx.decision.reason}`);
+        this.deps.onDecision?.(this.threadId, fx.decision);
+      }
+    }
+    return effects;
+  }
+
+  async append(message: ThreadMessage): Promise<void> {
+    await this.deps.core.appendMessage(this.threadId, message);
+    this.messages.push(message);
+  }
+
+  /** Atomic: the core writes archive + replacement in one record first; only then is the mirror replaced. */
+  async swap(seqId: string, tokensBefore: number, tokensAfter: number, replacement: ThreadMessage[]): Promise<void> {
+    await this.deps.core.swap(this.threadId, { seqId, tokensBefore, tokensAfter, replacement });
+    this.messages = replacement.slice();
+  }
+
+  async undo(): Promise<string | null> {
+    const r = await this.deps.core.undo(this.threadId);
+    if (!r) return null;
+    this.messages = r.messages;
+    return r.seqId;
+  }
+
+  /** Counts the thread and tells the arbiter; returns the view for the status bar. */
+  async syncTokens(model: vscode.LanguageModelChat, token?: vscode.CancellationToken): Promise<StatusView> {
+    const used = await this.deps.tokens.count(model, this.messages, token);
+    const window = model.maxInputTokens;
+    await this.step({ type: 'tokens', at: Date.now(), used, window });
+    const pct = window > 0 ? percentRemaining(used, window) : null;
+    const view: StatusView = {
+      threadId: this.threadId,
+      percentRemaining: pct,
+      tier: pct === null ? null : tierOf(pct, this.deps.settings()),
+      sequenceRunning: this.sequenceRunning,
+      lastDecision: this.lastDecision,
+      usedTokens: used,
+      window,
+    };
+    this.deps.onStatus(view);
+    return view;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * VS Code settings over the policy file: values the user set explicitly (user, workspace or folder
+ * settings, camelCase keys below `rawr.`) replace the YAML frontmatter's values knob by knob, validated
+ * by the core's resolveSettings with the YAML settings as the base, so a bad value in settings.json costs
+ * only that knob (it keeps the YAML value) and is reported under its VS Code name.
+ *
+ * vscode-free (unit-tested); src/host/settings.ts gathers the explicit values with `inspect()`.
+ */
+import { resolveSettings, type SettingsIssue } from '../core/settings/load';
+import type { Settings } from '../core/settings/schema';
+import { CONFIG_SECTION, HOST_KEYS, SETTING_KEYS, camel } from './configSchema';
+
+const HOST_KEY_SET = new Set<string>(Object.values(HOST_KEYS));
+const SNAKE_BY_CAMEL = new Map<string, string>(SETTING_KEYS.map((k) => [camel(k), k]));
+
+/** `early_percent_remaining_lt` / `earlyPercentRemainingLt` → `rawr.earlyPercentRemainingLt`. */
+export function settingName(key: string): string {
+  return `${CONFIG_SECTION}.${SNAKE_BY_CAMEL.has(key) ? key : camel(key)}`;
+}
+
+/**
+ * @param yamlSettings the settings of the policy file (already validated).
+ * @param explicit explicitly set values by camel key (`earlyPercentRemainingLt`), `undefined` = not set.
+ * @returns the merged settings and one issue per rejected value; issue keys are full setting names
+ *   (`rawr.earlyPercentRemainingLt`), messages name settings the same way.
+ */
+export function mergeExplicit(
+  yamlSettings: Settings,
+  explicit: Record<string, unknown>,
+): { settings: Settings; issues: SettingsIssue[] } {
+  const input: Record<string, unknown> = {};
+  const issues: SettingsIssue[] = [];
+  for (const [key, value] of Object.entries(explicit)) {
+    if (value === undefined || HOST_KEY_SET.has(key)) continue;
+    const snakeKey = SNAKE_BY_CAMEL.get(key);
+    if (!snakeKey) {
+      issues.push({ key: `${CONFIG_SECTION}.${key}`, message: `unknown setting "${CONFIG_SECTION}.${key}" (ignored)` });
+      continue;
+    }
+    if (value === null) {
+      issues.push({ key: settingName(key), message: `invalid value for "${settingName(key)}": null; using the policy file's value` });
+      continue;
+    }
+    input[snakeKey] = value;
+  }
+  const r = resolveSettings(input, yamlSettings);
+  for (const issue of r.issues) {
+    issues.push({ key: issue.key ? settingName(issue.key) : CONFIG_SECTION, message: renameKeys(issue.message) });
+  }
+  return { settings: r.settings, issues };
+}
+
+/** Rewrites snake knob names in a core message to their VS Code setting names. */
+function renameKeys(message: string): string {
+  return message.replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (word) => (SETTING_KEYS.includes(word as never) ? settingName(word) : word));
+}
+
+/** The host-only settings, validated: a bad value is reported and ignored. */
+export interface HostSettings {
+  /** Tool names or globs the agent may use besides rawr's own tools. */
+  toolsAllowed: string[];
+  /** The judgment model, or undefined for the chat's model. */
+  judgmentModel: { vendor: string; id: string } | undefined;
+}
+
+export function parseHostSettings(raw: { toolsAllowed?: unknown; judgmentModel?: unknown }): { settings: HostSettings; issues: SettingsIssue[] } {
+  const issues: SettingsIssue[] = [];
+  const toolsKey = `${CONFIG_SECTION}.${HOST_KEYS.toolsAllowed}`;
+  const modelKey = `${CONFIG_SECTION}.${HOST_KEYS.judgmentModel}`;
+  let toolsAllowed: string[] = [];
+  if (raw.toolsAllowed !== undefined && raw.toolsAllowed !== null) {
+    if (Array.isArray(raw.toolsAllowed)) {
+      for (const t of raw.toolsAllowed) {
+        if (typeof t === 'string' && t.trim()) toolsAllowed.push(t.trim());
+        else issues.push({ key: toolsKey, message: `invalid entry in "${toolsKey}": ${JSON.stringify(t)} (ignored)` });
+      }
+      toolsAllowed = [...new Set(toolsAllowed)];
+    } else {
+      issues.push({ key: toolsKey, message: `"${toolsKey}" must be a list of tool names or globs; using []` });
+    }
+  }
+  let judgmentModel: HostSettings['judgmentModel'];
+  if (raw.judgmentModel !== undefined && raw.judgmentModel !== null && raw.judgmentModel !== '') {
+    const m = typeof raw.judgmentModel === 'string' ? /^([^/\s]+)\/(\S+)$/.exec(raw.judgmentModel.trim()) : null;
+    if (m) judgmentModel = { vendor: m[1], id: m[2] };
+    else issues.push({ key: modelKey, message: `"${modelKey}" must be "vendor/id" or empty (got ${JSON.stringify(raw.judgmentModel)}); using the chat's model` });
+  }
+  return { settings: { toolsAllowed, judgmentModel }, issues };
+}
+
+/** Whether a tool name is allowed by `rawr.tools.allowed` (exact names or `*` globs, case-sensitive). */
+export function toolAllowed(name: string, allowed: readonly string[]): boolean {
+  return allowed.some((pattern) =>
+    pattern.includes('*')
+      ? new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(name)
+      : pattern === name,
+  );
+}
