@@ -58,6 +58,16 @@ function main(argv: string[]): number {
     process.stderr.write(`rawr replay: --format must be claude, codex or rawr\n`);
     return 2;
   }
+  // Option values are checked before any file is read: a bad value is a usage error (exit 2).
+  let window: number | undefined;
+  let postTokens: number | undefined;
+  try {
+    window = num('window', values.window);
+    postTokens = num('post-tokens', values['post-tokens']);
+  } catch (err) {
+    process.stderr.write(`rawr replay: ${(err as Error).message}\n`);
+    return 2;
+  }
   try {
     const readers = values.prompts ? [dirReader(values.prompts), dirReader(shippedPromptsDir())] : [dirReader(shippedPromptsDir())];
     const promptSet = loadPromptSet(readers);
@@ -67,8 +77,8 @@ function main(argv: string[]): number {
       settings: promptSet.settings,
       prompts: promptSet.prompts,
       format: format as 'claude' | 'codex' | 'rawr' | undefined,
-      window: num('window', values.window),
-      postTokens: num('post-tokens', values['post-tokens']),
+      window,
+      postTokens,
       json: values.json ?? false,
       file: positionals[0]!,
     });

@@ -310,7 +310,7 @@ describe('engine properties (fast-check)', function () {
         sequencesStarted += h.seqEvents.size;
         compactions += [...h.seqEvents.values()].filter((e) => e.includes('end:compacted')).length;
       }),
-      { numRuns: RUNS },
+      { numRuns: RUNS, ...(process.env.RAWR_PROPERTY_SEED ? { seed: Number(process.env.RAWR_PROPERTY_SEED) } : {}) },
     );
     // The generators must actually reach the interesting states, or the properties prove little.
     assert.ok(sequencesStarted > RUNS / 2, `only ${sequencesStarted} sequences started in ${RUNS} runs`);

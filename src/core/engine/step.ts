@@ -155,8 +155,13 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
         fx.push({ type: 'abort_compaction', seqId: seq.seqId });
         return { ...s, seq: { ...seq, cancelRequested: true } };
       }
-      if (seq.phase === 'assessing') fx.push({ type: 'cancel_timer', timerId: `judgment:${seq.corrId}` });
-      else fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
+      if (seq.phase === 'assessing') {
+        // Nothing was injected yet: the sequence never started, so there is nothing to end.
+        fx.push({ type: 'cancel_timer', timerId: `judgment:${seq.corrId}` });
+        fx.push({ type: 'annotate', level: 'info', text: 'Compaction judgment cancelled; nothing changed.' });
+        return flushQueued({ ...s, seq: { phase: 'idle' } }, ev.at, fx);
+      }
+      fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
       fx.push({ type: 'annotate', level: 'info', text: 'Compaction sequence cancelled; the thread is unchanged.' });
       return endSequence(s, seq.seqId, 'cancelled', ev.at, fx);
     }

@@ -26,7 +26,8 @@ export class EventLog {
       mkdirSync(dirname(this.path), { recursive: true });
       this.fd = openSync(this.path, 'a+');
       // A crash mid-write leaves a torn last line; end it, or the next record would be glued onto it and
-      // lost with it. (Two writers doing this at once only add a blank line, which readers skip.)
+      // lost with it. Opening while another writer is mid-write can look torn too: then this only adds an
+      // empty line after that record (appends never interleave), which readers skip.
       const { size } = fstatSync(this.fd);
       if (size > 0) {
         const last = Buffer.alloc(1);
