@@ -24,8 +24,11 @@ import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoun
 import { clip, pushCapped } from './state';
 import type { Decision, Effect, EngineEvent, EngineState, SequenceState, StepResult } from './types';
 
-/** Below this many free tokens even a packet turn may not fit: rawr writes the packet (seed 000 §3). */
-const MIN_TOKENS_FOR_AGENT_PACKET = 8_000;
+/**
+ * Below this many free tokens even a packet turn may not fit: rawr writes the packet (seed 000 §3).
+ * 8k covers a packet request plus a long packet; small windows scale it down to 15% of the window.
+ */
+const minTokensForAgentPacket = (window: number) => Math.min(8_000, window * 0.15);
 
 export function step(state: EngineState, ev: EngineEvent): StepResult {
   const fx: Effect[] = [];
@@ -291,7 +294,7 @@ function startSequence(s: EngineState, d: Decision, fx: Effect[], judgment?: str
   const seqId = `s${s.counter + 1}`;
   const st = { ...s, counter: s.counter + 1, preflight: null };
   const free = st.tokens ? st.tokens.window - st.tokens.used : Infinity;
-  const tight = free < MIN_TOKENS_FOR_AGENT_PACKET;
+  const tight = st.tokens ? free < minTokensForAgentPacket(st.tokens.window) : false;
   const variant: 'A' | 'B' = st.settings.packet_author === 'agent' && !tight ? 'A' : 'B';
   fx.push({ type: 'inject_heads_up', seqId, text: headsUpText(st.prompts, d) });
   if (tight) fx.push({ type: 'annotate', level: 'warning', text: `Only ${free} tokens left: no room for a packet turn, rawr writes the packet itself.` });
