@@ -1,14 +1,86 @@
+/**
+ * rawr's extension host: wires the @rawr participant (agent loop + golden-path executor), the boundary
+ * sources (git, terminal), the core process (the single arbiter), the OpenAI-compatible model provider,
+ * the status bar and the commands. Decisions are the core's; everything here executes them.
+ */
 import * as vscode from 'vscode';
+import { BoundaryBus } from './host/boundaryBus';
+import { registerCommands } from './host/commands';
+import type { CoreApi } from './host/core/coreApi';
+import { startCore } from './host/core/coreClient';
+import { registerOpenAIProvider } from './host/lm/openaiProvider';
+import { TokenCounter } from './host/participant/lmMessages';
+import { Participant, PARTICIPANT_ID } from './host/participant/participant';
+import { loadSettings, onSettingsChanged } from './host/settings';
+import { watchGit } from './host/signals/gitSource';
+import { watchTerminals } from './host/signals/terminalSource';
+import { RawrStatusBar } from './host/ui/statusBar';
 
-// Minimal entry point so the real-VS-Code test tier has something to load; the real extension
-// (chat participant, compaction flow) replaces this.
-export function activate(context: vscode.ExtensionContext): void {
+export interface RawrApi {
+  core: CoreApi;
+  bus: BoundaryBus;
+  participant: Participant;
+  statusBar: RawrStatusBar;
+  log: vscode.LogOutputChannel;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<RawrApi> {
   const log = vscode.window.createOutputChannel('Rawr', { log: true });
   context.subscriptions.push(log);
   log.info('rawr activated');
+
+  const workspace = () => vscode.workspace.workspaceFolders?.[0]?.uri;
+  let loaded = loadSettings(workspace(), context.extensionPath);
+  for (const p of loaded.problems) log.warn(`${p.file}:${p.line}:${p.column}: ${p.message}`);
+
+  const bus = new BoundaryBus();
+  context.subscriptions.push(bus, watchGit(bus, log), watchTerminals(bus, log));
+
+  // Thread logs live in the workspace's storage (or the global one without a folder): per workspace,
+  // out of the user's files.
+  const storage = context.storageUri ?? context.globalStorageUri;
+  const logDir = vscode.Uri.joinPath(storage, 'threads').fsPath;
+  const promptDirs = [...(workspace() ? [vscode.Uri.joinPath(workspace()!, '.rawr', 'prompts').fsPath] : []), context.asAbsolutePath('prompts')];
+  const core = await startCore(context, { logDir, promptDirs, log });
+  context.subscriptions.push(core);
+  await core.configure(loaded.set);
+
+  const statusBar = new RawrStatusBar(bus);
+  context.subscriptions.push(statusBar);
+
+  const participant = new Participant({
+    core,
+    bus,
+    log,
+    tokens: new TokenCounter(),
+    workspace,
+    settings: () => loaded.set.settings,
+    allowedTools: () => loaded.host.toolsAllowed,
+    judgmentModel: async () => {
+      const selector = loaded.host.judgmentModel;
+      return selector ? (await vscode.lm.selectChatModels(selector))[0] : undefined;
+    },
+    onStatus: (view) => statusBar.update(view),
+    onDecision: (_threadId, d) => statusBar.update({ ...statusBar.view, lastDecision: d }),
+  });
+  context.subscriptions.push(participant);
+  const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
+  chat.iconPath = new vscode.ThemeIcon('fold');
+  context.subscriptions.push(chat);
+
   context.subscriptions.push(
-    vscode.commands.registerCommand('rawr.showDecisionLog', () => log.show(true)),
+    onSettingsChanged(workspace(), async () => {
+      loaded = loadSettings(workspace(), context.extensionPath);
+      for (const p of loaded.problems) log.warn(`${p.file}:${p.line}:${p.column}: ${p.message}`);
+      await core.configure(loaded.set);
+      log.info('settings reloaded');
+    }),
   );
+
+  context.subscriptions.push(registerOpenAIProvider(context, log));
+  registerCommands(context, { core: () => core, participant, log });
+
+  return { core, bus, participant, statusBar, log };
 }
 
 export function deactivate(): void {}

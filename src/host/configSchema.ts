@@ -131,12 +131,20 @@ export function configurationProperties(): Record<string, object> {
     props[`${CONFIG_SECTION}.${camel(key)}`] = {
       ...knobSchema(key),
       default: structuredClone(DEFAULT_SETTINGS[key]),
-      markdownDescription: SETTING_DOCS[key],
+      markdownDescription: docMarkdown(SETTING_DOCS[key]),
       order,
     };
   });
   Object.assign(props, hostProperties(SETTING_KEYS.length));
   return props;
+}
+
+/**
+ * SETTING_DOCS are plain text; as Markdown, `<name>` would be taken for an HTML tag and vanish, so angle
+ * brackets are escaped.
+ */
+export function docMarkdown(doc: string): string {
+  return doc.replace(/[<>]/g, '\\$&');
 }
 
 /** Rawr's object in `contributes.configuration`. */

@@ -32,7 +32,7 @@ export interface StreamChatRequest {
   model: string;
   messages: OpenAIChatMessage[];
   tools?: OpenAITool[];
-  /** Omitted = the server's default ('auto' when tools are given). */
+  /** Omitted = the server's default ('auto' when tools are given). Ignored without tools. */
   toolChoice?: OpenAIToolChoice;
   /**
    * Sent as `max_tokens`: the field every OpenAI-compatible server (LM Studio, llama.cpp, vLLM, Ollama)
@@ -166,11 +166,10 @@ export async function* streamChat(client: OpenAI, req: StreamChatRequest): Async
     messages: req.messages,
     stream: true,
   };
+  // tool_choice only goes with tools: servers reject it alone.
   if (req.tools && req.tools.length > 0) {
     body.tools = req.tools;
     if (req.toolChoice) body.tool_choice = req.toolChoice;
-  } else if (req.toolChoice === 'none') {
-    body.tool_choice = 'none';
   }
   if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
   if (req.temperature !== undefined) body.temperature = req.temperature;
@@ -197,9 +196,16 @@ export async function* streamChat(client: OpenAI, req: StreamChatRequest): Async
       try {
         r = await it.next();
       } catch (e) {
-        throw toOpenAIChatError(e);
+        const err = toOpenAIChatError(e);
+        if (err.kind !== 'other') throw err;
+        // undici's "terminated" & co.: the HTTP response started, then the connection went away.
+        throw new OpenAIChatError('connection', `The OpenAI-compatible server's response broke off mid-stream: ${err.serverMessage}`, err.serverMessage, undefined, { cause: e });
       }
-      if (r.done) break;
+      if (r.done) {
+        // The SDK ends the stream quietly when its signal fires: report the abort instead of a short answer.
+        if (req.signal?.aborted) throw new OpenAIChatError('aborted', 'The request was cancelled.', 'aborted');
+        break;
+      }
       if (req.signal?.aborted) throw new OpenAIChatError('aborted', 'The request was cancelled.', 'aborted');
       const choice = r.value.choices?.[0];
       if (!choice) continue; // e.g. the usage-only chunk

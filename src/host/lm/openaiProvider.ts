@@ -12,6 +12,9 @@
  * - the API key lives only in SecretStorage (`rawr.openai.apiKey`, set with the command
  *   "Rawr: Set OpenAI-compatible API Key"). Without one the placeholder key `not-needed` is sent: the
  *   openai client insists on a string, and keyless local servers ignore the Authorization header.
+ *   The stored key is withheld (placeholder sent, warning logged) when the effective base URL comes from
+ *   workspace or folder settings and differs from the user setting: a cloned repository must not be able
+ *   to point the user's key at its own server.
  */
 import OpenAI from 'openai';
 import * as vscode from 'vscode';
@@ -41,6 +44,8 @@ export interface OpenAIProviderConfig {
   models: OpenAIModelEntry[];
   /** Why entries or the base URL were rejected; logged once per change. */
   problems: string[];
+  /** The effective base URL is set by the workspace (or a folder) and differs from the user setting. */
+  baseUrlFromWorkspace?: boolean;
 }
 
 /** Reads and validates the settings (pure apart from the getters passed in; exported for tests). */
@@ -118,6 +123,9 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
     this.loaded = (async () => {
       const cfg = vscode.workspace.getConfiguration('rawr.openai');
       this.config = parseOpenAIConfig(cfg.get<unknown>('baseUrl'), cfg.get<unknown>('models'));
+      const where = cfg.inspect<unknown>('baseUrl');
+      const local = where?.workspaceFolderValue ?? where?.workspaceValue;
+      this.config.baseUrlFromWorkspace = local !== undefined && local !== where?.globalValue;
       try {
         this.apiKey = (await this.secrets.get(OPENAI_KEY_SECRET)) || undefined;
       } catch (e) {
@@ -126,9 +134,14 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
       }
       this.client = undefined;
       for (const p of this.config.problems) this.log.warn(`rawr-openai: ${p}`);
+      if (this.apiKey && this.config.baseUrlFromWorkspace && this.config.baseUrl) {
+        this.log.warn(
+          `rawr-openai: rawr.openai.baseUrl (${this.config.baseUrl}) comes from workspace settings: the stored API key is not sent there ("${NO_KEY_PLACEHOLDER}" is). Set the URL in your user settings to use the key.`,
+        );
+      }
       this.log.info(
         `rawr-openai (${why}): ${this.config.models.length} model(s)${this.config.baseUrl ? ` at ${this.config.baseUrl}` : ''}` +
-          `${this.config.models.length ? ` [${this.config.models.map((m) => m.id).join(', ')}]` : ''}, API key ${this.apiKey ? 'set' : `not set (sending "${NO_KEY_PLACEHOLDER}")`}`,
+          `${this.config.models.length ? ` [${this.config.models.map((m) => m.id).join(', ')}]` : ''}, API key ${this.usableKey() ? 'set' : `not sent ("${NO_KEY_PLACEHOLDER}" instead)`}`,
       );
       this.changed.fire();
     })();
@@ -146,10 +159,16 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
     return models.map((m) => modelInformation(m, baseUrl));
   }
 
+  /** The stored key, unless the base URL is workspace-controlled (see the file comment). */
+  private usableKey(): string | undefined {
+    return this.config.baseUrlFromWorkspace ? undefined : this.apiKey;
+  }
+
   private clientFor(baseUrl: string): OpenAI {
-    const key = `${baseUrl}\n${this.apiKey ?? ''}`;
+    const apiKey = this.usableKey() ?? NO_KEY_PLACEHOLDER;
+    const key = `${baseUrl}\n${apiKey}`;
     if (!this.client || this.client.key !== key) {
-      this.client = { key, client: new OpenAI({ baseURL: baseUrl, apiKey: this.apiKey ?? NO_KEY_PLACEHOLDER, maxRetries: 2 }) };
+      this.client = { key, client: new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 2 }) };
     }
     return this.client.client;
   }
@@ -211,7 +230,10 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
     switch (e.kind) {
       case 'auth':
         return vscode.LanguageModelError.NoPermissions(
-          `${OPENAI_VENDOR}/${id}: the server at ${baseUrl} rejected the API key (HTTP 401: ${e.serverMessage}). Set it with "Rawr: Set OpenAI-compatible API Key".`,
+          `${OPENAI_VENDOR}/${id}: the server at ${baseUrl} rejected the API key (HTTP 401: ${e.serverMessage}). ` +
+            (this.apiKey && this.config.baseUrlFromWorkspace
+              ? 'The stored key was not sent because rawr.openai.baseUrl comes from workspace settings: set the URL in your user settings.'
+              : 'Set it with "Rawr: Set OpenAI-compatible API Key".'),
         );
       case 'forbidden':
         return vscode.LanguageModelError.NoPermissions(`${OPENAI_VENDOR}/${id}: access denied by ${baseUrl} (HTTP 403: ${e.serverMessage}).`);
@@ -219,7 +241,7 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
         return vscode.LanguageModelError.NotFound(`${OPENAI_VENDOR}/${id}: not found at ${baseUrl} (HTTP 404: ${e.serverMessage}). Check the model id and that the base URL ends in /v1.`);
       default:
         if (e.status === 451) return vscode.LanguageModelError.Blocked(`${OPENAI_VENDOR}/${id}: blocked by the server (HTTP 451: ${e.serverMessage}).`);
-        return new Error(`${OPENAI_VENDOR}/${id}: ${e.message}`);
+        return new Error(`${OPENAI_VENDOR}/${id} (${baseUrl}): ${e.message}`);
     }
   }
 

@@ -11,6 +11,7 @@ import { summarise } from './compactor';
 import { toLmMessages } from './lmMessages';
 import { block, quote } from './render';
 import type { Session } from './session';
+import { toolAllowed } from '../settingsMerge';
 import { PLAN_TOOL, RAWR_TOOL_INFOS, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
 
 /** Safety net against a model that never stops calling tools. */
@@ -23,10 +24,6 @@ interface ModelReply {
   toolCalls: Array<{ id: string; name: string; input: unknown }>;
 }
 
-function globMatch(name: string, glob: string): boolean {
-  const re = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i');
-  return re.test(name);
-}
 
 export class Turn {
   private timers = new Map<string, number>();
@@ -47,7 +44,7 @@ export class Turn {
   /** Tools offered to the agent: rawr's own plus the workspace tools the settings allow. */
   private tools(): vscode.LanguageModelChatTool[] {
     const globs = this.deps.allowedTools();
-    const extra = vscode.lm.tools.filter((t) => !t.name.startsWith('rawr_') && globs.some((g) => globMatch(t.name, g)));
+    const extra = vscode.lm.tools.filter((t) => !t.name.startsWith('rawr_') && toolAllowed(t.name, globs));
     return [...RAWR_TOOL_INFOS, ...extra.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))];
   }
 

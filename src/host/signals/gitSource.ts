@@ -34,7 +34,11 @@ interface HeadSnapshot {
   upstream?: { remote: string; name: string; commit?: string };
 }
 
-export function watchGit(bus: BoundaryBus, log: vscode.LogOutputChannel): vscode.Disposable {
+/**
+ * Starts watching every repository the git extension knows (now and later). The returned disposable's
+ * `ready` resolves once the existing repositories have their HEAD baseline (or git is unavailable).
+ */
+export function watchGit(bus: BoundaryBus, log: vscode.LogOutputChannel): vscode.Disposable & { ready: Promise<void> } {
   const disposables: vscode.Disposable[] = [];
   const watchers = new Map<string, RepoWatcher>();
   let disposed = false;
@@ -91,14 +95,15 @@ export function watchGit(bus: BoundaryBus, log: vscode.LogOutputChannel): vscode
     });
     disposables.push(d);
   };
-  start().catch((err) => log.warn(`git: cannot watch repositories: ${(err as Error)?.message ?? err}`));
+  const ready = start().catch((err) => log.warn(`git: cannot watch repositories: ${(err as Error)?.message ?? err}`));
 
-  return new vscode.Disposable(() => {
+  const disposable = new vscode.Disposable(() => {
     disposed = true;
     for (const w of watchers.values()) w.dispose();
     watchers.clear();
     for (const d of disposables) d.dispose();
   });
+  return Object.assign(disposable, { ready });
 }
 
 class RepoWatcher {

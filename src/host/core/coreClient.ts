@@ -1,0 +1,338 @@
+/**
+ * The client of the rawr core process (src/server/main.ts): starts it with vscode-languageclient over
+ * IPC, serves the prompt files' language features through it (rawr-*.md), and implements CoreApi by
+ * sending CORE_METHODS requests.
+ *
+ * Recovery: when the process dies the client restarts it (up to MAX_RESTARTS in RESTART_WINDOW_MS, each
+ * restart logged). Requests wait until the client is running; a request lost with the connection is
+ * retried once on the new process. The new process rebuilds each thread from its log on first use and
+ * gets the last configure()d settings in its initializationOptions, so nothing is lost. If the process
+ * cannot start at all, or keeps dying, the arbiter runs in-process (localCore) on the same logs.
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type * as LC from 'vscode-languageclient/lib/node/main';
+import { dirReader } from '../../core/prompts/fs';
+import { loadPromptSet, type PromptSet } from '../../core/prompts/promptSet';
+import type { CoreParams } from '../../server/params';
+import { CORE_METHODS, type CoreApi } from './coreApi';
+import { localCore } from './localCore';
+
+// The package's `exports` map ('vscode-languageclient/node') is not visible to this repo's TypeScript
+// module resolution ("node"); the runtime require resolves it, the types come from the same file.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const lc = require('vscode-languageclient/node') as typeof LC;
+
+/** The prompt files the core process serves diagnostics, hover and completion for. */
+export const PROMPT_DOCUMENT_SELECTOR = [{ scheme: 'file', language: 'markdown', pattern: '**/rawr-*.md' }];
+
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 3 * 60_000;
+const START_TIMEOUT_MS = 20_000;
+/** How long a request waits for the core process to (re)start before failing. */
+const READY_TIMEOUT_MS = 30_000;
+
+export interface StartCoreOptions {
+  logDir: string;
+  promptDirs: string[];
+  log: vscode.LogOutputChannel;
+  /** Overrides the server module (tests); default: dist/server.js, or out/src/server/main.js when unbundled. */
+  serverModule?: string;
+}
+
+export type CoreHandle = CoreApi & vscode.Disposable & {
+  /** 'process' while the core process serves requests; 'in-process' after a fallback to localCore. */
+  readonly mode: 'process' | 'in-process';
+};
+
+/** The server next to the running extension: bundled (dist/) or compiled by tsc (out/src/). */
+function defaultServerModule(context: vscode.ExtensionContext): string {
+  const bundled = context.asAbsolutePath(path.join('dist', 'server.js'));
+  const compiled = context.asAbsolutePath(path.join('out', 'src', 'server', 'main.js'));
+  // This file runs from dist/extension.js when bundled, from out/src/host/core/ when compiled by tsc:
+  // use the server built the same way, so the two halves are always from the same build.
+  const runningBundled = path.basename(path.dirname(__filename)) === 'dist';
+  if (runningBundled) return existsSync(bundled) ? bundled : compiled;
+  return existsSync(compiled) ? compiled : bundled;
+}
+
+/** Errors that mean "the connection went away", not "the server answered with an error". */
+function isConnectionLoss(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | undefined;
+  const code = e?.code;
+  // PendingResponseRejected, ConnectionInactive (JSON-RPC); ConnectionErrors.Closed / Disposed.
+  if (code === -32097 || code === -32096) return true;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  if ((code === 1 || code === 2) && /connection/i.test(message)) return true;
+  return /connection (is|got) (closed|disposed)|client is not running|pending response rejected|starting server failed/i.test(message);
+}
+
+/** The channel for the LanguageClient's own lines, which it writes from process-exit handlers: a write to a
+ * channel already disposed (the window closing) must not become an uncaught exception there. */
+function safeChannel(channel: vscode.LogOutputChannel): vscode.LogOutputChannel {
+  return new Proxy(channel, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function' || prop === 'dispose') return value;
+      return (...args: unknown[]) => {
+        try {
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        } catch {
+          return undefined;
+        }
+      };
+    },
+  });
+}
+
+function safely(f: () => void): void {
+  try {
+    f();
+  } catch {
+    // the channel is gone (window closing): nothing to report to
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${what} timed out after ${ms / 1000}s`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}
+
+export async function startCore(
+  context: vscode.ExtensionContext,
+  opts: StartCoreOptions,
+): Promise<CoreHandle> {
+  // Logging must never change what the core does (a closed channel throws): our own lines go through this.
+  const log = {
+    info: (m: string) => safely(() => opts.log.info(m)),
+    warn: (m: string) => safely(() => opts.log.warn(m)),
+    error: (m: string) => safely(() => opts.log.error(m)),
+  };
+  let lastConfig: PromptSet | undefined;
+  let local: CoreApi | undefined;
+  const inProcess = (why: string): CoreApi => {
+    if (!local) {
+      log.error(`rawr core process unavailable (${why}); running the arbiter in-process on the same logs`);
+      local = localCore(opts.logDir, lastConfig ?? loadPromptSet(opts.promptDirs.map(dirReader)));
+    }
+    return local;
+  };
+
+  const serverModule = opts.serverModule ?? defaultServerModule(context);
+  if (!existsSync(serverModule)) return fallbackHandle(inProcess(`server module ${serverModule} not found`), (c) => (lastConfig = c));
+
+  // ---- restart policy: logged, bounded ----------------------------------------------------------
+  const restarts: number[] = [];
+  let gaveUp = false;
+  let shutDown = false;
+  let disposed = false;
+  const errorHandler: LC.ErrorHandler = {
+    error: (error, _message, count) => {
+      log.warn(`rawr core connection error (${count ?? 1}): ${error.message}`);
+      if ((count ?? 1) <= 3) return { action: lc.ErrorAction.Continue, handled: true };
+      shutDown = true; // the client stops the process: requests go in-process from now on
+      log.error('rawr core connection keeps failing; stopping the core process');
+      return { action: lc.ErrorAction.Shutdown, handled: true };
+    },
+    closed: () => {
+      if (disposed) return { action: lc.CloseAction.DoNotRestart, handled: true };
+      const now = Date.now();
+      restarts.push(now);
+      while (restarts.length > 0 && now - restarts[0]! > RESTART_WINDOW_MS) restarts.shift();
+      if (restarts.length > MAX_RESTARTS) {
+        gaveUp = true;
+        log.error(`rawr core process exited ${restarts.length} times in ${RESTART_WINDOW_MS / 60_000} minutes; not restarting it`);
+        return { action: lc.CloseAction.DoNotRestart, handled: true };
+      }
+      log.warn(`rawr core process exited; restarting it (${restarts.length}/${MAX_RESTARTS} in ${RESTART_WINDOW_MS / 60_000} min); threads are rebuilt from their logs`);
+      return { action: lc.CloseAction.Restart, handled: true };
+    },
+  };
+
+  const transport = { module: serverModule, transport: lc.TransportKind.ipc };
+  const client = new lc.LanguageClient(
+    'rawr.core',
+    'Rawr core',
+    // The debug variant is used when the extension host runs under --inspect: same process, no inspector
+    // port of its own (a fixed port would collide between windows).
+    { run: transport, debug: { ...transport, options: { execArgv: ['--nolazy'] } } },
+    {
+      documentSelector: PROMPT_DOCUMENT_SELECTOR,
+      // A function: evaluated at every (re)start, so a restarted process gets the current settings.
+      initializationOptions: () => ({ logDir: opts.logDir, promptDirs: opts.promptDirs, ...(lastConfig ? { config: lastConfig } : {}) }),
+      outputChannel: safeChannel(opts.log),
+      revealOutputChannelOn: lc.RevealOutputChannelOn.Never,
+      errorHandler,
+      initializationFailedHandler: (err: unknown) => {
+        log.error(`rawr core process failed to initialize: ${(err as Error)?.message ?? String(err)}`);
+        return false;
+      },
+    },
+  );
+
+  // ---- readiness: a generation per (re)start -----------------------------------------------------
+  let generation = 0;
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const w of [...waiters]) w();
+  };
+  const stateSub = client.onDidChangeState((e: { oldState: LC.State; newState: LC.State }) => {
+    if (e.newState === lc.State.Running) {
+      generation++;
+      if (generation > 1) {
+        client.sendRequest<number>(CORE_METHODS.pid, {}).then(
+          (pid) => log.info(`rawr core process restarted (pid ${pid})`),
+          () => undefined,
+        );
+      }
+    }
+    wake();
+  });
+
+  const finalState = () => gaveUp || shutDown || disposed || client.state === lc.State.StartFailed;
+
+  /** Resolves when the client runs a generation newer than `after` (or falls back in-process). */
+  const ready = (after: number): Promise<'process' | 'in-process'> =>
+    new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        if (disposed) {
+          reject(new Error('rawr core client disposed'));
+          return true;
+        }
+        if (client.state === lc.State.Running && generation > after) {
+          resolve('process');
+          return true;
+        }
+        if (finalState()) {
+          resolve('in-process');
+          return true;
+        }
+        return false;
+      };
+      if (check()) return;
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`the rawr core process did not (re)start within ${READY_TIMEOUT_MS / 1000}s`));
+      }, READY_TIMEOUT_MS);
+      const waiter = () => {
+        if (check()) {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+        }
+      };
+      waiters.add(waiter);
+    });
+
+  // ---- start, or fall back -----------------------------------------------------------------------
+  try {
+    await withTimeout(client.start(), START_TIMEOUT_MS, 'starting the rawr core process');
+    const pid = await client.sendRequest<number>(CORE_METHODS.pid, {});
+    log.info(`rawr core process running (pid ${pid}, ${path.basename(serverModule)})`);
+  } catch (err) {
+    stateSub.dispose();
+    disposed = true;
+    void stopClient();
+    return fallbackHandle(inProcess((err as Error)?.message ?? String(err)), (c) => (lastConfig = c));
+  }
+
+  /**
+   * Stops the client and its process. The client cannot be stopped while it is starting (a restart in
+   * flight): then it is stopped as soon as it runs, so no orphan process is left serving.
+   */
+  async function stopClient(): Promise<void> {
+    if (client.state === lc.State.Starting) {
+      await new Promise<void>((resolve) => {
+        const sub = client.onDidChangeState((e: { newState: LC.State }) => {
+          if (e.newState === lc.State.Starting) return;
+          sub.dispose();
+          resolve();
+        });
+      });
+    }
+    if (client.state !== lc.State.Running) return;
+    try {
+      await client.dispose();
+    } catch (err) {
+      log.warn(`stopping the rawr core process: ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
+  /** Sends a request on the current process; a request lost with a dying process is retried once. */
+  async function request<R>(name: keyof typeof CORE_METHODS, params: object, viaLocal: (core: CoreApi) => Promise<R>): Promise<R> {
+    const method = CORE_METHODS[name];
+    let after = generation - 1; // the current process will do
+    for (let attempt = 0; ; attempt++) {
+      if (local) return viaLocal(local);
+      const mode = await ready(after);
+      if (mode === 'in-process') return viaLocal(inProcess(gaveUp ? 'it kept exiting' : shutDown ? 'its connection kept failing' : 'it could not be restarted'));
+      const sentOn = generation;
+      try {
+        return await client.sendRequest<R>(method, params);
+      } catch (err) {
+        if (attempt >= 1 || !isConnectionLoss(err)) throw err;
+        log.warn(`${method}: the connection to the rawr core process was lost; retrying once on the restarted process`);
+        after = sentOn; // wait for the next process, not the one that just died
+      }
+    }
+  }
+
+  const thread = (threadId: string) => ({ threadId });
+  const api: CoreApi = {
+    configure: async (config) => {
+      lastConfig = config;
+      const p: CoreParams['configure'] = { config };
+      await request('configure', p, (c) => c.configure(config));
+    },
+    step: (threadId, event) => request('step', { threadId, event } satisfies CoreParams['step'], (c) => c.step(threadId, event)),
+    appendMessage: async (threadId, message) => {
+      await request('appendMessage', { threadId, message } satisfies CoreParams['appendMessage'], (c) => c.appendMessage(threadId, message));
+    },
+    swap: async (threadId, compaction) => {
+      await request('swap', { threadId, compaction } satisfies CoreParams['swap'], (c) => c.swap(threadId, compaction));
+    },
+    undo: (threadId) => request('undo', thread(threadId), (c) => c.undo(threadId)),
+    snapshot: (threadId) => request('snapshot', thread(threadId), (c) => c.snapshot(threadId)),
+    listThreads: () => request('listThreads', {}, (c) => c.listThreads()),
+    exportLog: (threadId) => request('exportLog', thread(threadId), (c) => c.exportLog(threadId)),
+    pid: () => request('pid', {}, (c) => c.pid()),
+  };
+
+  return {
+    ...api,
+    get mode() {
+      return local ? 'in-process' : 'process';
+    },
+    dispose: () => {
+      if (disposed) return;
+      disposed = true;
+      wake();
+      stateSub.dispose();
+      return stopClient();
+    },
+  };
+}
+
+/** The handle when the process never started: everything in-process, configure() still remembered. */
+function fallbackHandle(core: CoreApi, set: (c: PromptSet) => void): CoreHandle {
+  return {
+    ...core,
+    configure: async (config) => {
+      set(config);
+      await core.configure(config);
+    },
+    mode: 'in-process',
+    dispose: () => undefined,
+  };
+}

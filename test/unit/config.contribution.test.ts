@@ -1,0 +1,207 @@
+/**
+ * package.json `contributes.configuration` is generated from the core settings schema
+ * (scripts/gen-config.mjs → src/host/configSchema.ts). These tests fail when either drifts: the committed
+ * contribution must equal the generator's output, and the generator's output is checked against the
+ * zod schema directly (keys, defaults, enums, bounds), not against itself.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_SETTINGS, SETTING_DOCS, SettingsSchema, type SettingKey } from '../../src/core/settings/schema';
+import {
+  CONFIG_ID,
+  HOST_KEYS,
+  SETTING_KEYS,
+  camel,
+  configurationContribution,
+  configurationProperties,
+  docMarkdown,
+  snake,
+  withRawrConfiguration,
+} from '../../src/host/configSchema';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const pkg = () => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const KEYS = Object.keys(SettingsSchema.shape) as SettingKey[];
+type Prop = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const props = configurationProperties() as Record<string, Prop>;
+const prop = (key: SettingKey): Prop => props[`rawr.${camel(key)}`];
+
+/** Enum values of a zod schema, when it is an enum. */
+function zodEnum(schema: z.ZodType): string[] | undefined {
+  return schema instanceof z.ZodEnum ? (schema.options as string[]) : undefined;
+}
+
+describe('configuration contribution: package.json', () => {
+  it('contributes.configuration is an array holding exactly one rawr object, equal to the generator output', () => {
+    const conf = pkg().contributes?.configuration;
+    assert.ok(Array.isArray(conf), 'contributes.configuration must be an array (other objects, e.g. rawr.openai.*, live beside ours)');
+    const ours = conf.filter((o: { id?: string }) => o.id === CONFIG_ID);
+    assert.equal(ours.length, 1, 'exactly one object with id "rawr"');
+    assert.deepEqual(ours[0], JSON.parse(JSON.stringify(configurationContribution())), 'package.json is stale: run `npm run gen-config`');
+  });
+
+  it('no other configuration object declares one of rawr\'s keys', () => {
+    const conf = pkg().contributes.configuration as Array<{ id?: string; properties?: Record<string, unknown> }>;
+    const ours = new Set(Object.keys(props));
+    for (const o of conf.filter((c) => c.id !== CONFIG_ID)) {
+      for (const k of Object.keys(o.properties ?? {})) assert.ok(!ours.has(k), `${k} is declared twice`);
+    }
+  });
+
+  it('the package.json scripts can regenerate it', () => {
+    assert.match(pkg().scripts['gen-config'], /scripts\/gen-config\.mjs/);
+  });
+});
+
+describe('configuration contribution: generator vs the zod schema', () => {
+  it('camel/snake convert every knob name both ways', () => {
+    assert.equal(camel('early_percent_remaining_lt'), 'earlyPercentRemainingLt');
+    assert.equal(camel('auto_requires_any_boundary'), 'autoRequiresAnyBoundary');
+    assert.equal(snake('earlyPercentRemainingLt'), 'early_percent_remaining_lt');
+    assert.equal(camel('mode'), 'mode');
+    for (const k of KEYS) assert.equal(snake(camel(k)), k);
+  });
+
+  it('one property per SettingsSchema key, plus the host-only knobs, nothing else', () => {
+    assert.deepEqual(SETTING_KEYS, KEYS);
+    const want = [...KEYS.map((k) => `rawr.${camel(k)}`), `rawr.${HOST_KEYS.toolsAllowed}`, `rawr.${HOST_KEYS.judgmentModel}`];
+    assert.deepEqual(Object.keys(props), want);
+  });
+
+  it('defaults equal DEFAULT_SETTINGS and are valid for the schema', () => {
+    for (const k of KEYS) {
+      assert.deepEqual(prop(k).default, DEFAULT_SETTINGS[k], k);
+      assert.ok(SettingsSchema.shape[k].safeParse(prop(k).default).success, `${k}: default rejected by the schema`);
+    }
+  });
+
+  it('types follow the schema (integer knobs are "integer")', () => {
+    for (const k of KEYS) {
+      const s = SettingsSchema.shape[k] as z.ZodType;
+      const want =
+        s instanceof z.ZodNumber ? (s.isInt ? 'integer' : 'number')
+        : s instanceof z.ZodBoolean ? 'boolean'
+        : s instanceof z.ZodEnum ? 'string'
+        : s instanceof z.ZodArray ? 'array'
+        : s instanceof z.ZodObject ? 'object'
+        : 'unknown';
+      assert.equal(prop(k).type, want, k);
+    }
+  });
+
+  it('minimum/maximum equal the zod bounds', () => {
+    let checked = 0;
+    for (const k of KEYS) {
+      const s = SettingsSchema.shape[k] as z.ZodType;
+      if (!(s instanceof z.ZodNumber)) {
+        assert.equal(prop(k).minimum, undefined, k);
+        assert.equal(prop(k).maximum, undefined, k);
+        continue;
+      }
+      assert.equal(prop(k).minimum, s.minValue, `${k} minimum`);
+      assert.equal(prop(k).maximum, s.maxValue, `${k} maximum`);
+      assert.ok(Number.isFinite(prop(k).minimum) && Number.isFinite(prop(k).maximum), `${k}: bounded`);
+      checked++;
+    }
+    assert.ok(checked >= 10, `expected the numeric knobs, checked ${checked}`);
+    assert.deepEqual([prop('early_percent_remaining_lt').minimum, prop('early_percent_remaining_lt').maximum], [0, 100]);
+    assert.deepEqual([prop('cooldown_seconds').minimum, prop('cooldown_seconds').maximum], [0, 86_400]);
+  });
+
+  it('enums equal the zod enums, each value with a description', () => {
+    for (const k of KEYS) {
+      const values = zodEnum(SettingsSchema.shape[k] as z.ZodType);
+      assert.deepEqual(prop(k).enum, values, k);
+      if (values) {
+        assert.equal(prop(k).enumDescriptions.length, values.length, k);
+        for (const d of prop(k).enumDescriptions) assert.ok(typeof d === 'string' && d.length > 5, `${k}: ${d}`);
+      }
+    }
+    assert.deepEqual(prop('mode').enum, ['off', 'tag', 'suggest', 'auto']);
+  });
+
+  it('rawr.autoRequiresAnyBoundary: object with early/ready/asap arrays of the boundary enum', () => {
+    const p = prop('auto_requires_any_boundary');
+    const obj = SettingsSchema.shape.auto_requires_any_boundary;
+    assert.equal(p.type, 'object');
+    assert.deepEqual(Object.keys(p.properties), Object.keys(obj.shape));
+    assert.deepEqual(Object.keys(p.properties), ['early', 'ready', 'asap']);
+    assert.equal(p.additionalProperties, false);
+    for (const tier of ['early', 'ready', 'asap'] as const) {
+      const item = p.properties[tier].items;
+      assert.equal(p.properties[tier].type, 'array');
+      assert.deepEqual(item.enum, obj.shape[tier].element.options);
+      assert.equal(item.enumDescriptions.length, item.enum.length);
+    }
+  });
+
+  it('marker lists: arrays of non-empty strings with the schema limits', () => {
+    for (const k of ['agent_done_markers', 'concluding_markers', 'topic_shift_markers'] as const) {
+      const p = prop(k);
+      assert.equal(p.type, 'array');
+      assert.equal(p.items.type, 'string');
+      assert.equal(p.items.minLength, 1);
+      assert.equal(p.items.maxLength, 200);
+      assert.equal(p.maxItems, 200);
+    }
+  });
+
+  it('markdownDescription comes from SETTING_DOCS (angle brackets escaped); order is the schema order', () => {
+    KEYS.forEach((k, i) => {
+      assert.equal(prop(k).markdownDescription, docMarkdown(SETTING_DOCS[k]), k);
+      assert.doesNotMatch(prop(k).markdownDescription.replace(/\\[<>]/g, ''), /[<>]/, `${k}: raw angle bracket in Markdown`);
+      assert.equal(prop(k).order, i, k);
+    });
+    assert.match(prop('scratch_write_enabled').markdownDescription, /agent-\\<name\\>/);
+    const orders = Object.values(props).map((p) => p.order);
+    assert.deepEqual(orders, orders.map((_, i) => i));
+  });
+
+  it('host-only knobs: rawr.tools.allowed (string list, default []) and rawr.judgment.model (string, default "")', () => {
+    const tools = props['rawr.tools.allowed'];
+    assert.equal(tools.type, 'array');
+    assert.equal(tools.items.type, 'string');
+    assert.deepEqual(tools.default, []);
+    const model = props['rawr.judgment.model'];
+    assert.equal(model.type, 'string');
+    assert.equal(model.default, '');
+    const re = new RegExp(model.pattern);
+    for (const ok of ['', 'copilot/gpt-4o-mini', 'openai/gpt-5.1']) assert.ok(re.test(ok), ok);
+    for (const bad of ['gpt-4o', '/x', 'a/', 'a b/c']) assert.ok(!re.test(bad), bad);
+    for (const p of Object.values(props)) assert.ok(typeof p.markdownDescription === 'string' && p.markdownDescription.length > 10);
+  });
+
+  it('is deterministic and returns fresh objects (callers may not corrupt DEFAULT_SETTINGS)', () => {
+    const a = configurationProperties() as Record<string, Prop>;
+    a['rawr.autoRequiresAnyBoundary'].default.early.push('turn_complete');
+    assert.deepEqual(configurationProperties(), props);
+    assert.deepEqual(DEFAULT_SETTINGS.auto_requires_any_boundary.early, ['commit', 'plan_checkpoint', 'pr_checkpoint']);
+  });
+});
+
+describe('configuration contribution: withRawrConfiguration (what gen-config writes)', () => {
+  const openai = { id: 'rawr.openai', title: 'Rawr: OpenAI-compatible models', properties: { 'rawr.openai.baseUrl': { type: 'string' } } };
+
+  it('appends rawr\'s object and leaves other objects untouched', () => {
+    const before = [structuredClone(openai)];
+    const out = withRawrConfiguration(before);
+    assert.equal(out.length, 2);
+    assert.deepEqual(out[0], openai);
+    assert.deepEqual(out[1], configurationContribution());
+    assert.deepEqual(before, [openai], 'input not mutated');
+  });
+
+  it('replaces an earlier rawr object in place', () => {
+    const out = withRawrConfiguration([{ id: 'rawr', title: 'old', properties: {} }, openai]);
+    assert.equal(out.length, 2);
+    assert.deepEqual(out[0], configurationContribution());
+    assert.deepEqual(out[1], openai);
+  });
+
+  it('accepts a missing configuration or the single-object form', () => {
+    assert.deepEqual(withRawrConfiguration(undefined), [configurationContribution()]);
+    assert.deepEqual(withRawrConfiguration(openai), [openai, configurationContribution()]);
+  });
+});

@@ -1,0 +1,150 @@
+// @rawr in a real VS Code: the participant's agent loop runs against rawr's own OpenAI-compatible
+// provider, which talks through the real `openai` client to a scripted model served over loopback HTTP.
+// The handler is invoked with a recording response stream (as vscode-copilot-chat's spy stream), and the
+// transcript must show the whole golden path in order; then the real Chat view runs /status.
+'use strict';
+const assert = require('assert');
+const path = require('path');
+const fs = require('fs');
+const vscode = require('vscode');
+const { poll, bridge, skipWithoutBridge, info } = require('./index');
+
+const repo = path.resolve(__dirname, '../../..');
+const { startScriptedModel, multiPhaseScript } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
+
+/** A ChatResponseStream that records what the participant streamed, in order. */
+function recordingStream() {
+  const parts = [];
+  const rec = (kind) => (value) => parts.push({ kind, value });
+  const stream = {
+    markdown: (v) => parts.push({ kind: 'markdown', value: typeof v === 'string' ? v : v.value }),
+    progress: rec('progress'),
+    button: rec('button'),
+    anchor: rec('anchor'),
+    reference: rec('reference'),
+    filetree: rec('filetree'),
+    push: rec('push'),
+  };
+  return { stream, parts, text: () => parts.map((p) => (p.kind === 'progress' ? `\n<progress:${p.value}>\n` : p.kind === 'markdown' ? p.value : '')).join('') };
+}
+
+function request(model, prompt, command) {
+  return { prompt, command, references: [], toolReferences: [], toolInvocationToken: undefined, model, attempt: 0, enableCommandDetection: true, isParticipantDetected: false, id: `test-${Date.now()}` };
+}
+
+async function configure(url, windowTokens) {
+  const cfg = vscode.workspace.getConfiguration('rawr');
+  await cfg.update('openai.baseUrl', url, vscode.ConfigurationTarget.Workspace);
+  await cfg.update('openai.models', [{ id: 'scripted', name: 'Scripted multi-phase', contextWindow: windowTokens, maxOutputTokens: 4000, toolCalling: true }], vscode.ConfigurationTarget.Workspace);
+}
+
+describe('@rawr participant (real VS Code, scripted model over HTTP)', function () {
+  this.timeout(120000);
+  let api;
+  let server;
+  let model;
+
+  before(async () => {
+    api = await vscode.extensions.getExtension('rawr.rawr').activate();
+    server = await startScriptedModel(multiPhaseScript({ steps: ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'], fillerChars: 9000 }));
+    await configure(server.url, 20000);
+    model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'the scripted model through rawr\'s provider');
+  });
+  after(async () => {
+    const cfg = vscode.workspace.getConfiguration('rawr');
+    await cfg.update('openai.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+    await cfg.update('openai.models', undefined, vscode.ConfigurationTarget.Workspace);
+    if (server) await server.close();
+  });
+
+  it('runs a multi-phase session through the full golden path, in order, and the thread shrinks', async () => {
+    assert.strictEqual(model.maxInputTokens, 20000);
+    const rec = recordingStream();
+    const cts = new vscode.CancellationTokenSource();
+    const result = await api.participant.handler(request(model, 'Build a token-bucket rate limiter for our HTTP server, phase by phase.'), { history: [] }, rec.stream, cts.token);
+    const t = rec.text();
+    fs.mkdirSync(path.join(repo, 'test-artifacts/vscode'), { recursive: true });
+    fs.writeFileSync(path.join(repo, 'test-artifacts/vscode/golden-path-transcript.md'), t);
+    const threadId = result.metadata.rawrThreadId;
+    assert.match(threadId, /^t[a-z0-9]+$/);
+    assert.ok(!result.errorDetails, result.errorDetails && result.errorDetails.message);
+
+    const at = (re, from = 0) => {
+      const k = t.slice(from).search(re);
+      assert.ok(k >= 0, `expected ${re} after offset ${from} in the transcript (see test-artifacts/vscode/golden-path-transcript.md)`);
+      return from + k;
+    };
+    const work = at(/Finished step 1 of 6/);
+    const headsUp = at(/\*\*rawr watcher → agent\*\*/, work);
+    const packet = at(/## What just completed/, headsUp);
+    const progress = at(/<progress:Compacting thread context…>/, packet);
+    const compacted = at(/\*\*Context compacted — [\d.k]+ → [\d.k]+ tokens \(tier \w+, boundary plan_checkpoint/, progress);
+    const handoff = at(/\*\*rawr handoff → agent\*\*/, compacted);
+    at(/CONTEXT COMPACTION DETECTED/, handoff);
+    at(/git diff --stat/, handoff);
+    at(/Continue from here\./, handoff);
+    const continued = at(/(Starting|Finished) step \d of 6|All done/, handoff);
+    assert.ok(continued > handoff);
+    at(/All done: all 6 plan steps are complete/, continued);
+
+    // The thread shrank: the compacted line and the core's record agree.
+    const m = /Context compacted — ([\d.]+)k? → ([\d.]+)k? tokens/.exec(t);
+    const snap = await api.core.snapshot(threadId);
+    assert.ok(snap.compactions.length >= 1, 'a compaction was recorded');
+    const c = snap.compactions[0];
+    assert.ok(c.tokensAfter < c.tokensBefore / 2, `thread shrank: ${c.tokensBefore} → ${c.tokensAfter} (${m && m[0]})`);
+    // The judgment was asked and its reason reached the compacted line.
+    assert.match(t, /Context compacted[^\n]*judgment: phase boundary/);
+    // The model really saw rawr's synthetic turns and the summary request.
+    const saw = (s) => server.requests.some((r) => JSON.stringify(r.messages).includes(s));
+    assert.ok(saw('[rawr] Write your continuation packet'), 'packet request reached the model');
+    assert.ok(saw('Summarise the conversation so far'), 'compaction request reached the model');
+    assert.ok(saw('[rawr handoff]'), 'the handoff reached the model');
+    // The scratch file was written inside the workspace's .scratch/.
+    const scratch = path.join(process.env.VSCODE_TEST_WORKSPACE, '.scratch');
+    assert.ok(fs.existsSync(scratch) && fs.readdirSync(scratch).some((n) => /^agent-rawr-[a-z0-9]+\.scratch\.md$/.test(n)), 'scratch file written');
+    // After the compaction the model-facing thread starts with the summary and the packet.
+    assert.strictEqual(snap.messages[0].kind, 'summary');
+    assert.strictEqual(snap.messages[1].kind, 'packet');
+    info().goldenPath = { threadId, compactions: snap.compactions, requests: server.requests.length };
+
+    // /undo restores the archived thread.
+    const undo = recordingStream();
+    const before = snap.messages.length;
+    await api.participant.handler(request(model, '', 'undo'), { history: [] }, undo.stream, cts.token).catch(() => undefined);
+    // Without history the handler opens a new thread: undo must go through the same thread.
+    const session = await api.participant.session(threadId);
+    const seq = await session.undo();
+    assert.ok(seq, 'undo found the compaction');
+    assert.ok(session.messages.length > before, `archived thread restored (${session.messages.length} > ${before} messages)`);
+  });
+
+  it('/status in the real Chat view names the tier, percent and last decision', async function () {
+    skipWithoutBridge(this);
+    const res = await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr Build the limiter, phase by phase.', modelSelector: { vendor: 'rawr-openai', id: 'scripted' }, blockOnResponse: true });
+    assert.ok(res && res.metadata && res.metadata.rawrThreadId, `chat result ${JSON.stringify(res)}`);
+    await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr /status', modelSelector: { vendor: 'rawr-openai', id: 'scripted' }, blockOnResponse: true });
+    const txt = await poll(async () => (await bridge('text', { selector: '.interactive-item-container.interactive-response' })).find((x) => /rawr status/.test(x)), 20000, 'rendered /status');
+    assert.match(txt, new RegExp(res.metadata.rawrThreadId));
+    assert.match(txt, /% remaining/);
+    assert.match(txt, /Last decision: /);
+    await bridge('screenshot', { name: 'chat-status' });
+  });
+
+  it('a model error ends with a clear message and the thread stays consistent', async () => {
+    const failing = await startScriptedModel([{ when: () => true, reply: () => { const e = new Error('scripted outage'); e.status = 500; throw e; } }]);
+    try {
+      await configure(failing.url, 20000);
+      const m = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'model');
+      const rec = recordingStream();
+      const r = await api.participant.handler(request(m, 'hello'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
+      assert.ok(r.errorDetails, 'errorDetails set');
+      assert.match(r.errorDetails.message, /scripted outage|500|failed/i);
+      const snap = await api.core.snapshot(r.metadata.rawrThreadId);
+      assert.deepStrictEqual(snap.messages.map((x) => x.role), ['user'], 'the user message is kept, nothing half-written');
+    } finally {
+      await configure(server.url, 20000);
+      await failing.close();
+    }
+  });
+});
