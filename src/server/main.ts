@@ -24,7 +24,6 @@ import { PROMPT_FILE_NAME, promptCompletions, promptDiagnostics, promptHover } f
 // module resolution ("node"); the runtime require resolves it, the types come from the same file.
 // For the same reason the protocol's re-exports are untyped here: the two used are declared below. (The
 // ResponseError must be this package's own class: the connection recognises error results by instanceof.)
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const lsp = require('vscode-languageserver/node') as typeof LSP & {
   ResponseError: new (code: number, message: string, data?: unknown) => Error;
   TextDocumentSyncKind: { Incremental: 2 };
@@ -60,10 +59,9 @@ connection.onInitialize((params: { initializationOptions?: unknown }) => {
     throw new lsp.ResponseError(INVALID_PARAMS, `rawr core: bad initializationOptions (${describeZodError(parsed.error)})`);
   }
   options = parsed.data;
-  // After a restart the client passes the configuration it last set; on the first start, the files.
-  const config = options.config ?? loadPromptSet(options.promptDirs.map(dirReader));
-  core = new CoreService(options.logDir, config);
-  if (!options.config) for (const p of config.problems) connection.console.warn(`${p.file}:${p.line}:${p.column}: ${p.message}`);
+  // After a restart the client passes the configuration it last set; on the first start, the files
+  // (their problems are the extension's to report, and the editor shows them as diagnostics).
+  core = new CoreService(options.logDir, options.config ?? loadPromptSet(options.promptDirs.map(dirReader)));
   return {
     capabilities: {
       textDocumentSync: lsp.TextDocumentSyncKind.Incremental,

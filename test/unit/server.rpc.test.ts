@@ -18,7 +18,6 @@ import type { ThreadMessage } from '../../src/core/thread/thread';
 import { CORE_METHODS } from '../../src/host/core/coreApi';
 import { GOOD_PACKET, usedFor, WINDOW } from '../support/engine';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const rpc = require('vscode-jsonrpc/node') as typeof RPC;
 
 /** The tsc build by default; RAWR_SERVER_MODULE=dist/server.js runs the same tests on the esbuild bundle. */
