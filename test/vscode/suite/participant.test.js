@@ -119,6 +119,78 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
     assert.ok(session.messages.length > before, `archived thread restored (${session.messages.length} > ${before} messages)`);
   });
 
+  /** Applies rawr.* workspace settings and waits until the core has them. */
+  async function rawrSettings(values) {
+    const cfg = vscode.workspace.getConfiguration('rawr');
+    for (const [k, v] of Object.entries(values)) await cfg.update(k, v, vscode.ConfigurationTarget.Workspace);
+    await poll(async () => {
+      const st = (await api.core.snapshot('tsettingsprobe')).state.settings;
+      return Object.entries(values).every(([k, v]) => JSON.stringify(st[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]) === JSON.stringify(v === undefined ? st[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] : v));
+    }, 10000, 'the core to pick up the settings');
+  }
+  const responseTurn = (threadId) => new vscode.ChatResponseTurn([], { metadata: { rawrThreadId: threadId } }, 'rawr.rawr');
+
+  it('preflight: a turn that ends in asap with only turn_complete compacts before the next message, which is then delivered unchanged', async () => {
+    const short = await startScriptedModel(multiPhaseScript({ steps: ['Research', 'Draft', 'Ship'], fillerChars: 9000, stopAfterEachPhase: true }));
+    try {
+      await configure(short.url, 12000);
+      await rawrSettings({ earlyPercentRemainingLt: 70, readyPercentRemainingLt: 60, asapPercentRemainingLt: 50, emergencyPercentRemainingLt: 5, autoRequiresAnyBoundary: { early: [], ready: [], asap: ['turn_complete'] } });
+      const m = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'model');
+      const tok = new vscode.CancellationTokenSource().token;
+      let history = [];
+      let threadId;
+      const transcripts = [];
+      for (const prompt of ['Build the limiter in three phases.', 'continue', 'continue', 'Thanks! Now list what changed.']) {
+        const rec = recordingStream();
+        const r = await api.participant.handler(request(m, prompt), { history }, rec.stream, tok);
+        assert.ok(!r.errorDetails, r.errorDetails && r.errorDetails.message);
+        threadId = r.metadata.rawrThreadId;
+        history = [...history, responseTurn(threadId)];
+        transcripts.push(rec.text());
+      }
+      fs.writeFileSync(path.join(repo, 'test-artifacts/vscode/preflight-transcript.md'), transcripts.join('\n\n======== next request ========\n\n'));
+      const snap = await api.core.snapshot(threadId);
+      const pre = snap.decisions.filter((d) => d.action === 'preflight');
+      assert.ok(pre.length >= 1, `a preflight decision: ${snap.decisions.map((d) => d.code).join(',')}`);
+      assert.match(pre[0].reason, /only turn_complete/);
+      // The request after the preflight decision runs the golden path first, then delivers the message.
+      const k = transcripts.findIndex((t) => /rawr watcher → agent/.test(t));
+      assert.ok(k >= 1, 'a later request ran the golden path');
+      const t = transcripts[k];
+      const order = ['Compacting before your message', '**rawr watcher → agent**', 'What just completed', 'Context compacted', '**rawr handoff → agent**', '**Your message, delivered after the handoff**'].map((x) => t.indexOf(x));
+      assert.ok(order.every((x) => x >= 0) && order.every((x, i) => i === 0 || x > order[i - 1]), `golden path then the held message, in order: ${order}`);
+      assert.ok(t.lastIndexOf(['Build the limiter in three phases.', 'continue', 'continue', 'Thanks! Now list what changed.'][k]) > order[5], 'the held message is delivered verbatim');
+      // The model saw the held message after the handoff, exactly once.
+      const last = short.requests[short.requests.length - 1].messages.map((x) => (typeof x.content === 'string' ? x.content : JSON.stringify(x.content)));
+      const handoffAt = last.findIndex((x) => x.includes('[rawr handoff]'));
+      const heldAt = last.findIndex((x, i) => i > handoffAt && x === ['Build the limiter in three phases.', 'continue', 'continue', 'Thanks! Now list what changed.'][k]);
+      assert.ok(handoffAt >= 0 && heldAt > handoffAt, `the model saw handoff (${handoffAt}) then the held message (${heldAt})`);
+    } finally {
+      await rawrSettings({ earlyPercentRemainingLt: undefined, readyPercentRemainingLt: undefined, asapPercentRemainingLt: undefined, emergencyPercentRemainingLt: undefined, autoRequiresAnyBoundary: undefined });
+      await configure(server.url, 20000);
+      await short.close();
+    }
+  });
+
+  it('suggest mode offers a "Compact now" button instead of compacting; tag mode only annotates', async () => {
+    for (const mode of ['suggest', 'tag']) {
+      await rawrSettings({ mode, judgmentEnabled: false });
+      try {
+        const rec = recordingStream();
+        const r = await api.participant.handler(request(model, 'Build a token-bucket rate limiter, phase by phase.'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
+        const snap = await api.core.snapshot(r.metadata.rawrThreadId);
+        assert.strictEqual(snap.compactions.length, 0, `${mode} mode never compacts`);
+        assert.ok(!/rawr watcher → agent/.test(rec.text()), `${mode}: no heads-up`);
+        if (mode === 'suggest') {
+          const buttons = rec.parts.filter((p) => p.kind === 'button');
+          assert.ok(buttons.length >= 1 && buttons[0].value.command === 'rawr.compactNow' && buttons[0].value.title === 'Compact now', 'a Compact now button');
+        } else assert.match(rec.text(), /\[rawr\] would compact now — tier \w+/);
+      } finally {
+        await rawrSettings({ mode: undefined, judgmentEnabled: undefined });
+      }
+    }
+  });
+
   it('/status in the real Chat view names the tier, percent and last decision', async function () {
     skipWithoutBridge(this);
     const res = await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr Build the limiter, phase by phase.', modelSelector: { vendor: 'rawr-openai', id: 'scripted' }, blockOnResponse: true });
