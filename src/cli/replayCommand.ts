@@ -1,5 +1,5 @@
 /** Formats a replay as JSON Lines (ARCHITECTURE §6 contract) or as a readable table with a verdict. */
-import { replay, type ReplayDecision, type ReplaySummary } from '../core/replay/driver';
+import { NeedJudgment, replay, type ReplayDecision, type ReplaySummary } from '../core/replay/driver';
 import { detectFormat, importRecording } from '../core/replay/import/detect';
 import { importRawrLog } from '../core/replay/import/rawrLog';
 import type { Recording } from '../core/replay/recording';
@@ -25,12 +25,40 @@ export function loadRecording(text: string, format?: 'claude' | 'codex' | 'rawr'
 
 export function replayFile(text: string, o: ReplayCommandOptions): string {
   const rec = loadRecording(text, o.format);
-  const { decisions, summary } = replay(rec, {
+  return format(rec, replay(rec, replayOptions(o)), o);
+}
+
+/** A judge: answers the judgment prompt (system + user message) with the model's raw text. */
+export type Judge = (system: string, user: string) => Promise<string>;
+
+/**
+ * The replay with a real judgment LM: the (deterministic) replay runs until it needs an answer it does
+ * not have, asks the judge, and runs again with every answer so far — one LM call per judgment.
+ */
+export async function replayFileWithJudge(text: string, o: ReplayCommandOptions, judge: Judge, onJudgment?: (n: number) => void): Promise<string> {
+  const rec = loadRecording(text, o.format);
+  const judgments = new Map<string, string>();
+  for (;;) {
+    try {
+      return format(rec, replay(rec, { ...replayOptions(o), judgments, needJudgments: true }), o);
+    } catch (err) {
+      if (!(err instanceof NeedJudgment)) throw err;
+      judgments.set(err.key, await judge(err.system, err.user));
+      onJudgment?.(judgments.size);
+    }
+  }
+}
+
+function replayOptions(o: ReplayCommandOptions) {
+  return {
     settings: o.settings,
     prompts: o.prompts,
     ...(o.window !== undefined ? { window: o.window } : {}),
     ...(o.postTokens !== undefined ? { postTokens: o.postTokens } : {}),
-  });
+  };
+}
+
+function format(rec: Recording, { decisions, summary }: { decisions: ReplayDecision[]; summary: ReplaySummary }, o: ReplayCommandOptions): string {
   if (o.json) {
     const lines = decisions.map((d) => JSON.stringify(d));
     lines.push(JSON.stringify({ ...summary, file: o.file, problemsDetail: rec.problems.slice(0, 20) }));

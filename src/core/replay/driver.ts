@@ -24,6 +24,26 @@ export interface ReplayOptions {
   postTokens?: number;
   /** Used-fraction of a plain threshold compactor to compare with (Claude Code's auto-compact: 0.835). */
   baselineFraction?: number;
+  /**
+   * Judgment answers known so far, keyed by judgmentKey(system, user). With `needJudgments`, a judgment
+   * not in the map stops the replay with NeedJudgment so the caller can ask an LM and run it again (the
+   * replay is deterministic, so every earlier answer is reused); without it, the fallback decides.
+   */
+  judgments?: ReadonlyMap<string, string>;
+  needJudgments?: boolean;
+}
+
+export const judgmentKey = (system: string, user: string) => `${system}\n\u0000\n${user}`;
+
+/** Thrown when a judgment is needed that `judgments` does not hold yet. */
+export class NeedJudgment extends Error {
+  constructor(
+    readonly key: string,
+    readonly system: string,
+    readonly user: string,
+  ) {
+    super('a judgment answer is needed');
+  }
 }
 
 export interface ReplayDecision {
@@ -108,9 +128,14 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
         case 'decision':
           pendingDecisions.push(fx.decision);
           break;
-        case 'request_judgment':
-          feed({ type: 'timeout', at, timerId: `judgment:${fx.corrId}` });
+        case 'request_judgment': {
+          const key = judgmentKey(fx.system, fx.user);
+          const answer = opts.judgments?.get(key);
+          if (answer !== undefined) feed({ type: 'judgment_result', at, corrId: fx.corrId, text: answer });
+          else if (opts.needJudgments) throw new NeedJudgment(key, fx.system, fx.user);
+          else feed({ type: 'timeout', at, timerId: `judgment:${fx.corrId}` });
           break;
+        }
         case 'request_scratch_write':
           feed({ type: 'scratch_written', at, seqId: fx.seqId, path: fx.path });
           break;
