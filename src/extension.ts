@@ -10,6 +10,7 @@ import type { CoreApi } from './host/core/coreApi';
 import { startCore } from './host/core/coreClient';
 import { registerOpenAIProvider } from './host/lm/openaiProvider';
 import { TokenCounter } from './host/participant/lmMessages';
+import { registerPanel } from './host/panel/panel';
 import { Participant, PARTICIPANT_ID } from './host/participant/participant';
 import { loadSettings, onSettingsChanged } from './host/settings';
 import { watchGit } from './host/signals/gitSource';
@@ -79,6 +80,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
 
   context.subscriptions.push(registerOpenAIProvider(context, log));
   registerCommands(context, { core: () => core, participant, log });
+  // The compaction panel: the rawr.openPanel command and the serializer that restores it after a reload.
+  registerPanel(context, { core, participant, bus, log, logDir });
 
   return { core, bus, participant, statusBar, log };
 }

@@ -2,19 +2,25 @@
 /**
  * The `rawr` command line. Built on the core library only (no vscode), like the core process.
  *   rawr replay FILE [--json] [--format claude|codex|rawr] [--window N] [--post-tokens N] [--prompts DIR]
+ *   rawr hooks claude <PreCompact|UserPromptSubmit|SessionStart|install>   (see ./hooks.ts)
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadPromptSet } from '../core/prompts/promptSet';
 import { dirReader, shippedPromptsDir } from '../core/prompts/fs';
-import { replayFile } from './replayCommand';
+import { openAIJudge } from './judge';
+import { replayFile, replayFileWithJudge } from './replayCommand';
+import { HOOKS_USAGE, hooksMain } from './hooks';
 
 const USAGE = `usage: rawr replay FILE [--json] [--format claude|codex|rawr] [--window TOKENS] [--post-tokens TOKENS] [--prompts DIR]
+                   [--judge-url URL --judge-model ID]
   Runs rawr's arbiter over a recorded Claude Code session, Codex rollout or rawr event log and shows
   where it would have compacted and why. --prompts DIR: a folder whose rawr-auto-compact.md overrides
-  the shipped settings.`;
+  the shipped settings. --judge-url/--judge-model: answer the judgment calls with an OpenAI-compatible
+  endpoint (key from RAWR_JUDGE_API_KEY); without them the deterministic fallback decides.
+${HOOKS_USAGE.replace(/^usage: /, '       ')}`;
 
-function main(argv: string[]): number {
+function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   if (command !== 'replay') {
     process.stderr.write(`${USAGE}\n`);
@@ -31,6 +37,8 @@ function main(argv: string[]): number {
         window: { type: 'string' },
         'post-tokens': { type: 'string' },
         prompts: { type: 'string' },
+        'judge-url': { type: 'string' },
+        'judge-model': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -58,6 +66,12 @@ function main(argv: string[]): number {
     process.stderr.write(`rawr replay: --format must be claude, codex or rawr\n`);
     return 2;
   }
+  const judgeUrl = values['judge-url'];
+  const judgeModel = values['judge-model'];
+  if ((judgeUrl === undefined) !== (judgeModel === undefined)) {
+    process.stderr.write(`rawr replay: --judge-url and --judge-model go together\n`);
+    return 2;
+  }
   // Option values are checked before any file is read: a bad value is a usage error (exit 2).
   let window: number | undefined;
   let postTokens: number | undefined;
@@ -73,7 +87,7 @@ function main(argv: string[]): number {
     const promptSet = loadPromptSet(readers);
     for (const p of promptSet.problems) process.stderr.write(`${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}\n`);
     const text = readFileSync(positionals[0]!, 'utf8');
-    const out = replayFile(text, {
+    const options = {
       settings: promptSet.settings,
       prompts: promptSet.prompts,
       format: format as 'claude' | 'codex' | 'rawr' | undefined,
@@ -81,8 +95,14 @@ function main(argv: string[]): number {
       postTokens,
       json: values.json ?? false,
       file: positionals[0]!,
-    });
-    process.stdout.write(out);
+    };
+    if (judgeUrl !== undefined && judgeModel !== undefined) {
+      return replayFileWithJudge(text, options, openAIJudge(judgeUrl, judgeModel), (n) => process.stderr.write(`rawr replay: judgment ${n} answered by ${judgeModel}\n`)).then(
+        (out) => (process.stdout.write(out), 0),
+        (err: Error) => (process.stderr.write(`rawr replay: ${err.message}\n`), 1),
+      );
+    }
+    process.stdout.write(replayFile(text, options));
     return 0;
   } catch (err) {
     process.stderr.write(`rawr replay: ${(err as Error).message}\n`);
@@ -90,4 +110,10 @@ function main(argv: string[]): number {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+const args = process.argv.slice(2);
+if (args[0] === 'hooks') {
+  // Async (reads the hook input from stdin); never exits 2, which Claude Code reads as "block".
+  void hooksMain(args.slice(1)).then((code) => { process.exitCode = code; });
+} else {
+  void Promise.resolve(main(args)).then((code) => { process.exitCode = code; });
+}

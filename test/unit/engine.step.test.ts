@@ -50,6 +50,7 @@ describe('step: golden path', () => {
     assert.match(handoff, /\.scratch\/agent-rawr-thread-t\.scratch\.md/);
     assert.ok(handoff.includes(GOOD_PACKET.trim()));
     assert.match(handoff, /Continue from here\.\s*$/);
+    assert.match(handoff, /the continuation packet you wrote before the compaction:/);
     assert.equal(state.seq.phase, 'idle');
     assert.equal(state.tokens?.used, 31_000);
   });
@@ -66,6 +67,8 @@ describe('step: golden path', () => {
     }
     assert.ok(pk.packet.includes('git commit -am "importer"'), 'tool tail verbatim');
     assert.equal(state.seq.phase, 'compacting');
+    const done = run(state, [{ type: 'compaction_done', at: at(), seqId: seqIdOf(state), tokensBefore: 140_000, tokensAfter: 20_000 }]);
+    assert.match(find(done.effects, 'inject_handoff')[0]!.text, /packet rawr assembled from the session trail before the compaction \(you did not write it\)/);
   });
 
   it('an unusable agent packet falls back to Variant B with a warning', () => {

@@ -57,6 +57,26 @@ describe('rawr replay with a judgment endpoint', function () {
     assert.ok(decisions(out).some((d) => /judgment: mid-step/.test(d.reason)));
   });
 
+  it('the CLI takes --judge-url/--judge-model and reaches the endpoint over HTTP', async () => {
+    const server = await startScriptedModel([{ when: () => true, reply: { text: '{"should_compact": false, "reason": "cli judge says wait"}' } }]);
+    try {
+      const cli = resolve(__dirname, '../../src/cli/main.js');
+      const { spawn } = await import('node:child_process');
+      const child = spawn(process.execPath, [cli, 'replay', file, '--json', '--judge-url', server.url, '--judge-model', 'judge'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d));
+      child.stderr.on('data', (d: Buffer) => (err += d));
+      const code = await new Promise<number | null>((r) => child.on('close', r));
+      assert.equal(code, 0, err);
+      assert.match(err, /judgment 1 answered by judge/);
+      assert.ok(decisions(out).some((d) => /judgment: cli judge says wait/.test(d.reason)));
+      assert.ok(server.requests.length >= 1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('garbage from the judge falls back deterministically and says so', async () => {
     const text = readFileSync(file, 'utf8');
     const out = await replayFileWithJudge(text, opts, async () => 'I think you should compact!');

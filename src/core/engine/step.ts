@@ -354,7 +354,7 @@ function finishCompaction(s: EngineState, seq: Extract<SequenceState, { phase: '
     seq.judgment ? `judgment: ${clip(seq.judgment, 120)}` : null,
   ].filter(Boolean);
   fx.push({ type: 'compacted', seqId: seq.seqId, tokensBefore: before, tokensAfter: after, text: `Context compacted — ${kTokens(before)} → ${kTokens(after)} tokens (${why.join(', ')})` });
-  fx.push({ type: 'inject_handoff', seqId: seq.seqId, text: handoffText(s.prompts, seq.packet, seq.scratchPath, s.plan, s.trail) });
+  fx.push({ type: 'inject_handoff', seqId: seq.seqId, text: handoffText(s.prompts, seq.packet, seq.scratchPath, s.plan, s.trail, { origin: seq.packetAuthor }) });
 
   // Loop prevention: a compaction that frees too little must not re-fire at once — escalate, then stop.
   let stall = s.stall;

@@ -20,12 +20,27 @@ export function scratchPathFor(agentName: string): string {
   return `.scratch/agent-${safe}.scratch.md`;
 }
 
-export function handoffText(prompts: Prompts, packet: string, scratchPath: string | undefined, plan: PlanState | null, trail: Trail): string {
+/** Who produced the packet the handoff gives back: the agent (Variant A), the watcher (Variant B), or a hook snapshot. */
+export type PacketOrigin = 'agent' | 'watcher' | 'snapshot';
+const ORIGIN_TEXT: Record<PacketOrigin, string> = {
+  agent: 'you wrote before the compaction',
+  watcher: 'rawr assembled from the session trail before the compaction (you did not write it)',
+  snapshot: 'rawr saved as a snapshot just before the compaction (you did not write it)',
+};
+
+export function handoffText(
+  prompts: Prompts,
+  packet: string,
+  scratchPath: string | undefined,
+  plan: PlanState | null,
+  trail: Trail,
+  opts: { origin?: PacketOrigin; planFile?: string } = {},
+): string {
   const steps: string[] = [];
   const planLine = plan && plan.steps.length
     ? `Re-read the plan: ${plan.steps.map((s) => `${s.status === 'completed' ? '✓' : '•'} ${s.text}`).join(' | ')}`
     : 'Re-read the plan (the "What\'s next" section of the packet, and any plan file it names)';
-  steps.push(`1. ${planLine}`);
+  steps.push(`1. ${planLine}${opts.planFile ? ` — plan file: ${opts.planFile}` : ''}`);
   steps.push('2. Run: git diff --stat');
   steps.push(`3. Review the in-scope files for changes already made${trail.files.length ? `: ${trail.files.slice(-10).join(', ')}` : ''}`);
   steps.push('4. Reconstruct your position from the packet below before taking the next step');
@@ -33,5 +48,6 @@ export function handoffText(prompts: Prompts, packet: string, scratchPath: strin
     packet: packet.trim(),
     scratchLine: scratchPath ? `\nYour scratch notes from before the compaction are in \`${scratchPath}\` — read them when you need the details.\n` : '',
     recoverySteps: steps.join('\n'),
+    packetOrigin: ORIGIN_TEXT[opts.origin ?? 'agent'],
   });
 }

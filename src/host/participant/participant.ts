@@ -4,10 +4,12 @@
  * model errors, cancellation and a missing model end with a clear message, never a half-done thread.
  */
 import * as vscode from 'vscode';
-import { newThreadId, Session, type SessionDeps } from './session';
+import { newThreadId, Session, type SessionActivity, type SessionDeps } from './session';
 import { Turn } from './turn';
 
 export const PARTICIPANT_ID = 'rawr.rawr';
+
+const PANEL_CANCEL_NOTE = '\n\n_[rawr] stopped from the Rawr panel: the compaction sequence was cancelled and the thread was not compacted. Send a message to continue._';
 
 export interface RawrChatResult extends vscode.ChatResult {
   metadata: { rawrThreadId: string };
@@ -29,6 +31,9 @@ export class Participant implements vscode.Disposable {
   private sessions = new Map<string, Session>();
   /** The thread of the most recent request: what "Rawr: Compact Now" and the status bar refer to. */
   activeThreadId: string | undefined;
+  // Panel hook: the activity of every session of this window, in one stream (see SessionActivity).
+  private readonly activity = new vscode.EventEmitter<SessionActivity>();
+  readonly onActivity = this.activity.event;
 
   constructor(private readonly deps: SessionDeps) {}
 
@@ -37,8 +42,14 @@ export class Participant implements vscode.Disposable {
     if (!s) {
       s = await Session.open(this.deps, threadId);
       this.sessions.set(threadId, s);
+      s.onActivity((a) => this.activity.fire(a)); // disposed with the session's emitter
     }
     return s;
+  }
+
+  /** Whether this window runs a session for the thread (the panel says so: only live sessions hear the bus). */
+  isOpen(threadId: string): boolean {
+    return this.sessions.has(threadId);
   }
 
   readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token): Promise<RawrChatResult> => {
@@ -50,7 +61,14 @@ export class Participant implements vscode.Disposable {
       stream.markdown('No language model is selected. Pick one in the Chat view, or configure an OpenAI-compatible endpoint (`rawr.openai.baseUrl`).');
       return result;
     }
-    const turn = new Turn(session, request.model, stream, token, request.toolInvocationToken);
+    // The panel's Cancel (Session.cancel) stops this request through this source, linked to the chat's Stop.
+    const cts = new vscode.CancellationTokenSource();
+    const linked = token.onCancellationRequested(() => cts.cancel());
+    if (token.isCancellationRequested) cts.cancel();
+    session.activeRequest = cts;
+    const byPanel = () => cts.token.isCancellationRequested && !token.isCancellationRequested;
+    let stoppedByPanel = false;
+    const turn = new Turn(session, request.model, stream, cts.token, request.toolInvocationToken);
     try {
       switch (request.command) {
         case 'status':
@@ -66,9 +84,19 @@ export class Participant implements vscode.Disposable {
           await turn.userMessage(request.prompt);
       }
     } catch (err) {
-      await this.recover(session, err, stream, token);
+      await this.recover(session, err, stream, cts.token);
+      if (byPanel()) {
+        stream.markdown(PANEL_CANCEL_NOTE);
+        return result;
+      }
       return { ...result, errorDetails: { message: describeError(err) } };
+    } finally {
+      linked.dispose();
+      if (session.activeRequest === cts) session.activeRequest = undefined;
+      stoppedByPanel = byPanel();
+      cts.dispose();
     }
+    if (stoppedByPanel) stream.markdown(PANEL_CANCEL_NOTE);
     return result;
   };
 
@@ -100,6 +128,7 @@ export class Participant implements vscode.Disposable {
   dispose(): void {
     for (const [, s] of this.sessions) s.dispose();
     this.sessions.clear();
+    this.activity.dispose();
   }
 }
 

@@ -39,6 +39,15 @@ export interface SessionDeps {
   onDecision?: (threadId: string, d: Decision) => void;
 }
 
+/**
+ * What the compaction panel (src/host/panel) listens to: every arbiter step of a thread with the effects
+ * it produced (decisions, sequence phases, packets, compactions…), and the thread swaps and undos. Fired
+ * after the fact, for observers only: nothing in the agent loop depends on it.
+ */
+export type SessionActivity =
+  | { kind: 'step'; threadId: string; at: number; event: EngineEvent; effects: Effect[] }
+  | { kind: 'swap' | 'undo'; threadId: string; at: number; seqId: string };
+
 const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 export function newThreadId(): string {
@@ -50,7 +59,12 @@ export class Session {
   agentName: string;
   lastDecision: Decision | null = null;
   sequenceRunning = false;
+  /** The running chat request of this thread (set by Participant.handler): cancel() stops it. */
+  activeRequest: vscode.CancellationTokenSource | undefined;
   private subscription: vscode.Disposable;
+  // Panel hook (see SessionActivity): observers only.
+  private readonly activity = new vscode.EventEmitter<SessionActivity>();
+  readonly onActivity = this.activity.event;
 
   private constructor(
     readonly deps: SessionDeps,
@@ -84,6 +98,7 @@ export class Session {
         this.deps.onDecision?.(this.threadId, fx.decision);
       }
     }
+    this.activity.fire({ kind: 'step', threadId: this.threadId, at: Date.now(), event: ev, effects });
     return effects;
   }
 
@@ -96,13 +111,41 @@ export class Session {
   async swap(seqId: string, tokensBefore: number, tokensAfter: number, replacement: ThreadMessage[]): Promise<void> {
     await this.deps.core.swap(this.threadId, { seqId, tokensBefore, tokensAfter, replacement });
     this.messages = replacement.slice();
+    this.activity.fire({ kind: 'swap', threadId: this.threadId, at: Date.now(), seqId });
   }
 
   async undo(): Promise<string | null> {
     const r = await this.deps.core.undo(this.threadId);
     if (!r) return null;
     this.messages = r.messages;
+    this.activity.fire({ kind: 'undo', threadId: this.threadId, at: Date.now(), seqId: r.seqId });
     return r.seqId;
+  }
+
+  /**
+   * Cancel from the panel: the arbiter hears it first (it ends the sequence and frees held input, or, while
+   * compacting, marks the compaction to be aborted so the thread is never half-swapped), then the running
+   * request, if any, is stopped: its in-flight model call (judgment, scratch, packet or summary) is
+   * cancelled and the agent loop ends, as with the chat's own Stop. Returns whether a sequence was running.
+   */
+  async cancel(): Promise<boolean> {
+    const effects = await this.step({ type: 'cancel', at: Date.now() });
+    if (effects.length === 0) return false; // nothing was running: leave the request alone
+    let aborting: string | undefined;
+    for (const fx of effects) {
+      if (fx.type === 'sequence_ended') this.sequenceRunning = false;
+      else if (fx.type === 'deliver_queued_input') await this.append({ role: 'user', text: fx.text });
+      else if (fx.type === 'abort_compaction') aborting = fx.seqId;
+    }
+    if (this.activeRequest) this.activeRequest.cancel(); // the compaction call observes it and reports compaction_failed
+    else if (aborting) {
+      // Nobody is running the compaction (e.g. the window reloaded mid-sequence): report its end here.
+      for (const fx of await this.step({ type: 'compaction_failed', at: Date.now(), seqId: aborting, error: 'cancelled' })) {
+        if (fx.type === 'sequence_ended') this.sequenceRunning = false;
+        else if (fx.type === 'deliver_queued_input') await this.append({ role: 'user', text: fx.text });
+      }
+    }
+    return effects.length > 0;
   }
 
   /** Counts the thread and tells the arbiter; returns the view for the status bar. */
@@ -126,5 +169,6 @@ export class Session {
 
   dispose(): void {
     this.subscription.dispose();
+    this.activity.dispose();
   }
 }

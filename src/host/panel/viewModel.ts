@@ -1,0 +1,612 @@
+/**
+ * The compaction panel's model layer (vscode-free, unit-tested): from what the core knows about a thread,
+ * build the plain JSON view model the webview renders.
+ *
+ * Two sources, each for what it is authoritative on:
+ * - the core's snapshot (`CoreApi.snapshot`): the current token count, settings (mode, thresholds),
+ *   pending boundaries and sequence phase, and which compaction can still be undone;
+ * - the thread's append-only event log, read incrementally by a `ThreadJournal`: the history — every
+ *   decision with its reason, judgment requests/results (latency, correlation id), packets, compactions,
+ *   undos — and, by re-stepping the logged engine events through the same pure `step` the core runs,
+ *   exactly which turn each boundary belongs to and whether it was consumed or ignored, and how far each
+ *   sequence got (heads-up → packet → compact → handoff). The log is what a window reload rebuilds from,
+ *   so the panel shows the same history after a reload.
+ * Plus the boundary bus's recent reports (workspace-wide), for reports this thread's arbiter never got.
+ */
+import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
+import { initialState } from '../../core/engine/state';
+import { step } from '../../core/engine/step';
+import type { Decision, EngineEvent, EngineState } from '../../core/engine/types';
+import { LogRecordSchema, type LogRecord } from '../../core/log/records';
+import type { Prompts } from '../../core/prompts/promptSet';
+import type { ThreadSnapshot } from '../../core/service/coreService';
+import { TIERS, type Settings } from '../../core/settings/schema';
+import { BOUNDARY_KINDS, strengthOf, type BoundaryKind, type BoundarySignal, type DetectedBoundary } from '../../core/signals/types';
+import { percentLabel, statusText } from '../ui/statusText';
+import { parseMarkdown } from './markdown';
+import {
+  SEQUENCE_STEPS,
+  type BoundaryVM,
+  type CompactionVM,
+  type GaugeVM,
+  type JudgmentVM,
+  type SequenceVM,
+  type TimelineDecisionVM,
+  type TimelineItemVM,
+  type ViewModel,
+} from './messages';
+
+type Step = (typeof SEQUENCE_STEPS)[number];
+
+export interface JournalBoundary {
+  id: string;
+  kind: BoundaryKind;
+  strength: 'strong' | 'weak';
+  sources: string[];
+  detail: string;
+  key: string | null;
+  at: number;
+  turn: number | null;
+  status: 'pending' | 'consumed' | 'ignored';
+  consumedBy: string | null;
+  note: string | null;
+}
+
+export interface JournalJudgment {
+  corrId: string;
+  decisionId: string | null;
+  requestedAt: number;
+  answeredAt: number | null;
+  timedOut: boolean;
+  cancelled: boolean;
+}
+
+export interface JournalSequence {
+  seqId: string;
+  decisionId: string | null;
+  reason: string | null;
+  startedAt: number;
+  reached: Step[];
+  active: Step | null;
+  scratchPath: string | null;
+  outcome: 'compacted' | 'failed' | 'cancelled' | null;
+  endedAt: number | null;
+  compactedText: string | null;
+}
+
+export interface JournalCompaction {
+  seqId: string;
+  at: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  undone: boolean;
+}
+
+const MAX_BOUNDARIES = 300;
+const MAX_DECISIONS = 1_000;
+const MAX_PACKETS = 50;
+
+/** The id the engine gives a reported boundary (step.ts addBoundary): one commit seen twice is one id. */
+export function boundaryId(b: Pick<DetectedBoundary, 'kind' | 'key'>): string {
+  const key = b.kind === 'commit' && /^[0-9a-f]{7,40}$/i.test(b.key) ? b.key.slice(0, 7).toLowerCase() : b.key;
+  return `${b.kind}:${key}`;
+}
+
+/** What a boundary names: a commit's sha, a plan step, a turn. */
+export function boundaryRef(kind: string, key: string | null, detail: string): string | null {
+  if (kind === 'commit') {
+    const sha = (key && /^[0-9a-f]{7,40}$/i.test(key) ? key : /\b([0-9a-f]{7,40})\b/i.exec(detail)?.[1]) ?? null;
+    return sha ? sha.slice(0, 7).toLowerCase() : null;
+  }
+  if (kind === 'plan_checkpoint') return /"([^"]+)"/.exec(detail)?.[1] ?? detail;
+  if (kind === 'turn_complete') return detail;
+  return null;
+}
+
+/**
+ * One thread's history, fed line by line from its event log (JSON Lines, validated with the log's zod
+ * schema: a bad line is counted as a problem and skipped). Cheap to feed incrementally.
+ */
+export class ThreadJournal {
+  boundaries = new Map<string, JournalBoundary>();
+  decisions: Decision[] = [];
+  judgments = new Map<string, JournalJudgment>();
+  packets = new Map<string, { author: 'agent' | 'watcher'; text: string }>();
+  sequences = new Map<string, JournalSequence>();
+  compactions: JournalCompaction[] = [];
+  problems: string[] = [];
+  lines = 0;
+  private shadow: EngineState;
+  private consumedByLastEvent: string[] = [];
+  private lastJudgeDecision: string | null = null;
+
+  constructor(
+    readonly threadId: string,
+    settings: Settings,
+    prompts: Prompts,
+  ) {
+    this.shadow = initialState({ threadId, settings, prompts });
+  }
+
+  /** The turn counter of the re-stepped state (the core's own, when in sync). */
+  get turn(): number {
+    return this.shadow.turn;
+  }
+
+  /** The core's configuration is not logged: keep the re-stepped state on the settings the core uses. */
+  syncSettings(settings: Settings): void {
+    if (JSON.stringify(settings) !== JSON.stringify(this.shadow.settings)) this.shadow = { ...this.shadow, settings };
+  }
+
+  ingestText(text: string): void {
+    for (const line of text.split('\n')) this.ingestLine(line);
+  }
+
+  ingestLine(line: string): void {
+    if (!line.trim()) return;
+    this.lines++;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      return this.problem(`log line ${this.lines}: not valid JSON — skipped`);
+    }
+    const r = LogRecordSchema.safeParse(json);
+    if (!r.success) return this.problem(`log line ${this.lines}: not a rawr log record — skipped`);
+    this.ingestRecord(r.data);
+  }
+
+  private problem(p: string): void {
+    if (this.problems.length < 20) this.problems.push(p);
+  }
+
+  ingestRecord(rec: LogRecord): void {
+    switch (rec.kind) {
+      case 'event':
+        this.onEvent(rec.event as unknown as EngineEvent, rec.at);
+        break;
+      case 'decision':
+        this.onDecision(rec.decision as unknown as Decision);
+        break;
+      case 'judgment': {
+        if (rec.phase === 'request') {
+          this.judgments.set(rec.corrId, { corrId: rec.corrId, decisionId: this.lastJudgeDecision, requestedAt: rec.at, answeredAt: null, timedOut: false, cancelled: false });
+        } else {
+          const j = this.judgments.get(rec.corrId);
+          if (j && j.answeredAt === null) j.answeredAt = rec.at;
+        }
+        break;
+      }
+      case 'packet':
+        this.packets.set(rec.seqId, { author: rec.author, text: rec.text });
+        if (this.packets.size > MAX_PACKETS) this.packets.delete(this.packets.keys().next().value!);
+        break;
+      case 'compaction':
+        // The archived thread stays in the log (for undo); the panel needs only the numbers.
+        this.compactions.push({ seqId: rec.seqId, at: rec.at, tokensBefore: rec.tokensBefore, tokensAfter: rec.tokensAfter, undone: false });
+        break;
+      case 'undo': {
+        // The core restores that compaction's archive: it and every later one are gone (rebuild.ts).
+        const k = this.compactions.findIndex((c) => c.seqId === rec.seqId && !c.undone);
+        if (k >= 0) for (let i = k; i < this.compactions.length; i++) this.compactions[i]!.undone = true;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  private onDecision(d: Decision): void {
+    if (typeof d.id !== 'string') return;
+    this.decisions.push(d);
+    if (this.decisions.length > MAX_DECISIONS) this.decisions.shift();
+    if (d.action === 'judge') this.lastJudgeDecision = d.id;
+    // The boundaries the event before this decision consumed were consumed by this decision.
+    for (const id of this.consumedByLastEvent) {
+      const b = this.boundaries.get(id);
+      if (b && !b.consumedBy) b.consumedBy = d.id;
+    }
+    this.consumedByLastEvent = [];
+    // A boundary added and consumed by the same evaluation (turn_complete) was never pending on its own.
+    for (const db of Array.isArray(d.boundaries) ? d.boundaries : []) {
+      if (this.boundaries.has(db.id) || !(BOUNDARY_KINDS as readonly string[]).includes(db.kind)) continue;
+      const turn = db.kind === 'turn_complete' ? Number(/^turn (\d+)$/.exec(db.detail)?.[1] ?? this.shadow.turn) : this.shadow.turn;
+      this.addBoundary({ id: db.id, kind: db.kind, strength: db.strength, sources: [db.source], detail: db.detail, key: db.id.split(':').slice(1).join(':') || null, at: d.at, turn, status: 'consumed', consumedBy: d.id, note: null });
+    }
+  }
+
+  private addBoundary(b: JournalBoundary): void {
+    this.boundaries.set(b.id, b);
+    if (this.boundaries.size > MAX_BOUNDARIES) this.boundaries.delete(this.boundaries.keys().next().value!);
+  }
+
+  private onEvent(ev: EngineEvent, at: number): void {
+    this.consumedByLastEvent = [];
+    const before = this.shadow;
+    let r: ReturnType<typeof step>;
+    try {
+      r = step(before, ev);
+    } catch (err) {
+      return this.problem(`log event ${ev.type} at line ${this.lines} could not be re-stepped: ${(err as Error).message}`);
+    }
+    const after = r.state;
+    this.shadow = after;
+
+    // Boundaries: new pending ones, ignored or duplicate reports, consumed ones.
+    const beforeIds = new Set(before.pending.map((b) => b.id));
+    const afterIds = new Set(after.pending.map((b) => b.id));
+    for (const sig of after.pending) if (!beforeIds.has(sig.id)) this.onNewSignal(sig, ev);
+    if (ev.type === 'boundary' && !after.pending.some((b) => !beforeIds.has(b.id))) {
+      const id = boundaryId(ev.boundary);
+      const known = this.boundaries.get(id);
+      if (known) {
+        if (!known.sources.includes(ev.source)) known.sources.push(ev.source);
+      } else {
+        const ignored = before.seq.phase !== 'idle';
+        this.addBoundary({
+          id,
+          kind: ev.boundary.kind,
+          strength: strengthOf(ev.boundary.kind),
+          sources: [ev.source],
+          detail: ev.boundary.detail,
+          key: ev.boundary.key,
+          at: ev.at,
+          turn: before.turn,
+          status: 'ignored',
+          consumedBy: null,
+          note: ignored ? "arrived during rawr's own compaction sequence (synthetic turns never count)" : 'already seen by this thread',
+        });
+      }
+    }
+    for (const id of beforeIds) {
+      if (afterIds.has(id)) continue;
+      const b = this.boundaries.get(id);
+      if (b && b.status === 'pending') {
+        b.status = 'consumed';
+        this.consumedByLastEvent.push(id);
+      }
+    }
+    if (this.consumedByLastEvent.length && ev.type === 'compaction_done') {
+      for (const id of this.consumedByLastEvent) this.boundaries.get(id)!.consumedBy = 'compaction';
+      this.consumedByLastEvent = [];
+    }
+
+    // Judgment timeouts and cancels.
+    if (ev.type === 'timeout' && ev.timerId.startsWith('judgment:')) {
+      const j = this.judgments.get(ev.timerId.slice('judgment:'.length));
+      if (j && j.answeredAt === null) {
+        j.answeredAt = at;
+        j.timedOut = true;
+      }
+    }
+    if (ev.type === 'cancel' && before.seq.phase === 'assessing') {
+      const j = this.judgments.get(before.seq.corrId);
+      if (j && j.answeredAt === null) {
+        j.answeredAt = at;
+        j.cancelled = true;
+      }
+    }
+
+    // The sequence, step by step.
+    for (const fx of r.effects) {
+      const seq = 'seqId' in fx ? this.sequences.get(fx.seqId) : undefined;
+      switch (fx.type) {
+        case 'inject_heads_up': {
+          const d = after.seq.phase !== 'idle' ? after.seq.decision : null;
+          const judgment = after.seq.phase !== 'idle' && after.seq.phase !== 'assessing' ? after.seq.judgment : undefined;
+          this.sequences.set(fx.seqId, {
+            seqId: fx.seqId,
+            decisionId: d?.id ?? null,
+            reason: d ? (judgment && !d.reason.includes(' — judgment: ') ? `${d.reason} — judgment: ${judgment}` : d.reason) : null,
+            startedAt: ev.at,
+            reached: ['heads_up'],
+            active: 'packet',
+            scratchPath: null,
+            outcome: null,
+            endedAt: null,
+            compactedText: null,
+          });
+          if (this.sequences.size > MAX_PACKETS) this.sequences.delete(this.sequences.keys().next().value!);
+          break;
+        }
+        case 'request_scratch_write':
+          if (seq) seq.scratchPath = fx.path;
+          break;
+        case 'show_packet':
+          if (seq) reach(seq, 'packet', 'compact');
+          this.packets.set(fx.seqId, { author: fx.author, text: fx.packet });
+          break;
+        case 'compacted':
+          if (seq) {
+            reach(seq, 'compact', 'handoff');
+            seq.compactedText = fx.text;
+          }
+          break;
+        case 'inject_handoff':
+          if (seq) reach(seq, 'handoff', null);
+          break;
+        case 'sequence_ended':
+          if (seq) {
+            seq.outcome = fx.outcome === 'vetoed' ? 'cancelled' : fx.outcome;
+            seq.endedAt = ev.at;
+            seq.active = null;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  private onNewSignal(sig: BoundarySignal, ev: EngineEvent): void {
+    const known = this.boundaries.get(sig.id);
+    if (known) {
+      known.status = 'pending';
+      return;
+    }
+    const key = ev.type === 'boundary' ? ev.boundary.key : sig.id.split(':').slice(1).join(':') || null;
+    this.addBoundary({ id: sig.id, kind: sig.kind, strength: sig.strength, sources: [sig.source], detail: sig.detail, key, at: sig.at, turn: sig.turn, status: 'pending', consumedBy: null, note: null });
+  }
+}
+
+function reach(seq: JournalSequence, step: Step, next: Step | null): void {
+  if (!seq.reached.includes(step)) seq.reached.push(step);
+  seq.active = next;
+}
+
+// ---- the view model ------------------------------------------------------------------------------------
+
+/** A report of the boundary bus (BoundaryReport, structurally). */
+export interface BusReport {
+  source: string;
+  boundary: DetectedBoundary;
+  at: number;
+}
+
+export interface ViewInput {
+  threadId: string | null;
+  threads: readonly string[];
+  activeThreadId: string | undefined;
+  followActive: boolean;
+  snapshot: ThreadSnapshot | null;
+  journal: ThreadJournal | null;
+  busRecent: readonly BusReport[];
+  /** Whether a live session of this window runs the thread (its arbiter hears the bus). */
+  live: boolean;
+  now: number;
+}
+
+const JUDGMENT_SPLIT = ' — judgment: ';
+
+export function gaugeOf(settings: Settings | null, tokens: { used: number; window: number } | null, sequenceRunning: boolean): GaugeVM {
+  const thresholds = TIERS.map((tier) => ({ tier, below: settings ? settings[`${tier}_percent_remaining_lt` as const] : 0 }));
+  if (!tokens || !(tokens.window > 0)) {
+    return { usedTokens: tokens?.used ?? null, window: tokens?.window ?? null, percentRemaining: null, percentLabel: null, tier: null, thresholds, statusText: statusText({ percentRemaining: null, tier: null, sequenceRunning }).replace(/^\$\([^)]*\)\s*/, '') };
+  }
+  const pct = percentRemaining(tokens.used, tokens.window);
+  const tier = settings ? tierOf(pct, settings) : null;
+  return {
+    usedTokens: tokens.used,
+    window: tokens.window,
+    percentRemaining: pct,
+    percentLabel: percentLabel(pct),
+    tier,
+    thresholds,
+    statusText: statusText({ percentRemaining: pct, tier, sequenceRunning }).replace(/^\$\([^)]*\)\s*/, ''),
+  };
+}
+
+function judgmentOf(j: JournalJudgment, judged: Decision | undefined): JudgmentVM {
+  let verdict: JudgmentVM['verdict'] = 'pending';
+  let reason: string | null = null;
+  if (judged) {
+    const k = judged.reason.lastIndexOf(JUDGMENT_SPLIT);
+    reason = k >= 0 ? judged.reason.slice(k + JUDGMENT_SPLIT.length) : judged.reason;
+    const fallback = judged.code === 'judgment_fallback' || /^fallback \(/.test(reason);
+    const approved = judged.action === 'compact';
+    verdict = approved ? (fallback ? 'fallback_approved' : 'approved') : fallback ? 'fallback_vetoed' : 'vetoed';
+  } else if (j.cancelled) verdict = 'cancelled';
+  return { corrId: j.corrId, verdict, reason, latencyMs: j.answeredAt !== null ? Math.max(0, j.answeredAt - j.requestedAt) : null, timedOut: j.timedOut };
+}
+
+export function timelineOf(journal: ThreadJournal): TimelineItemVM[] {
+  const byId = new Map(journal.decisions.map((d) => [d.id, d]));
+  const judgmentByDecision = new Map<string, JournalJudgment>();
+  for (const j of journal.judgments.values()) if (j.decisionId) judgmentByDecision.set(j.decisionId, j);
+  const items: TimelineItemVM[] = [];
+  for (const d of journal.decisions) {
+    const judgedFrom = /^(.+)j$/.exec(d.id)?.[1];
+    const j = judgmentByDecision.get(d.id) ?? (judgedFrom ? judgmentByDecision.get(judgedFrom) : undefined);
+    const item: TimelineDecisionVM = {
+      kind: 'decision',
+      id: d.id,
+      at: d.at,
+      point: String(d.point),
+      action: String(d.action),
+      code: String(d.code),
+      tier: d.tier ?? null,
+      percentRemaining: typeof d.percentRemaining === 'number' ? d.percentRemaining : null,
+      reason: clip(String(d.reason), 8_000),
+      boundaries: (d.boundaries ?? []).slice(0, 50).map((b) => clip(`${b.kind}${b.strength === 'weak' ? ' (weak)' : ''} ${b.detail}`.trim(), 400)),
+      matched: (d.matched ?? []).slice(0, 50).map((m) => clip(String(m), 300)),
+      noise: d.code === 'above_threshold',
+      judgment: j ? judgmentOf(j, judgedFrom ? d : byId.get(`${d.id}j`)) : null,
+    };
+    items.push(item);
+  }
+  for (const c of journal.compactions) {
+    const seq = journal.sequences.get(c.seqId);
+    items.push({ kind: 'compaction', seqId: c.seqId, at: c.at, text: clip(seq?.compactedText ?? `Context compacted — ${c.tokensBefore} → ${c.tokensAfter} tokens`, 2_000), reason: seq?.reason ? clip(seq.reason, 8_000) : null, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter });
+  }
+  for (const s of journal.sequences.values()) {
+    if (s.outcome === 'failed' || s.outcome === 'cancelled') items.push({ kind: 'sequence_end', seqId: s.seqId, at: s.endedAt ?? s.startedAt, outcome: s.outcome, reason: s.reason ? clip(s.reason, 8_000) : null });
+  }
+  // Oldest first (the webview shows newest on top); the decision of a step precedes its compaction.
+  items.sort((a, b) => a.at - b.at);
+  // Bounded: every meaningful entry of the last 1,500, plus the last 300 plain "above threshold" ones.
+  const noise = items.filter((x) => x.kind === 'decision' && x.noise);
+  const keepNoise = new Set(noise.slice(-300));
+  return items.filter((x) => !(x.kind === 'decision' && x.noise) || keepNoise.has(x)).slice(-1_500);
+}
+
+function sequenceOf(snapshot: ThreadSnapshot | null, journal: ThreadJournal | null): SequenceVM | null {
+  const seq = snapshot?.state.seq;
+  if (seq && seq.phase !== 'idle') {
+    const j = journal?.sequences.get(seq.seqId);
+    const st = (step: Step): SequenceVM['steps'][number]['state'] => {
+      const order: Record<typeof seq.phase, number> = { assessing: -1, awaiting_scratch: 1, awaiting_packet: 1, compacting: 2 };
+      const k = SEQUENCE_STEPS.indexOf(step);
+      const at = order[seq.phase];
+      return k < at ? 'done' : k === at ? 'active' : 'pending';
+    };
+    const detail =
+      seq.phase === 'assessing'
+        ? `asking the judgment model (correlation id ${seq.corrId}) before the heads-up`
+        : seq.phase === 'awaiting_scratch'
+          ? `the agent is writing its scratch notes to ${seq.scratchPath}`
+          : seq.phase === 'awaiting_packet'
+            ? 'the agent is writing its continuation packet'
+            : `summarising the thread (packet by the ${seq.packetAuthor})`;
+    return {
+      seqId: seq.seqId,
+      running: true,
+      phase: seq.phase,
+      steps: SEQUENCE_STEPS.map((step) => ({ step, state: st(step) })),
+      detail,
+      outcome: null,
+      decisionId: seq.decision.id,
+      reason: clip(j?.reason ?? seq.decision.reason, 8_000),
+      startedAt: j?.startedAt ?? seq.decision.at,
+      canCancel: seq.phase === 'compacting' ? !seq.cancelRequested : true,
+    };
+  }
+  // Idle: the last sequence of the log, as it ended.
+  const last = journal ? [...journal.sequences.values()].at(-1) : undefined;
+  if (!last) return null;
+  const steps = SEQUENCE_STEPS.map((step) => ({ step, state: last.reached.includes(step) ? ('done' as const) : last.outcome ? ('skipped' as const) : ('pending' as const) }));
+  return {
+    seqId: last.seqId,
+    running: false,
+    phase: 'idle',
+    steps,
+    detail: last.outcome === 'compacted' ? 'the last sequence compacted the thread and handed off' : last.outcome ? `the last sequence ended: ${last.outcome}` : 'the last sequence did not finish (the window may have reloaded during it)',
+    outcome: last.outcome,
+    decisionId: last.decisionId,
+    reason: last.reason ? clip(last.reason, 8_000) : null,
+    startedAt: last.startedAt,
+    canCancel: false,
+  };
+}
+
+function compactionsOf(snapshot: ThreadSnapshot | null, journal: ThreadJournal | null, running: boolean): CompactionVM[] {
+  const undoable = snapshot?.compactions.at(-1)?.seqId ?? null;
+  const list = journal?.compactions ?? snapshot?.compactions.map((c) => ({ ...c, undone: false })) ?? [];
+  return list.slice(-200).map((c) => {
+    const seq = journal?.sequences.get(c.seqId);
+    const packet = journal?.packets.get(c.seqId);
+    return {
+      seqId: c.seqId,
+      at: c.at,
+      tokensBefore: c.tokensBefore,
+      tokensAfter: c.tokensAfter,
+      text: seq?.compactedText ? clip(seq.compactedText, 2_000) : null,
+      reason: seq?.reason ? clip(seq.reason, 8_000) : null,
+      packetAuthor: packet?.author ?? null,
+      packet: packet ? parseMarkdown(packet.text) : null,
+      scratchPath: seq?.scratchPath && /^\.scratch\/[A-Za-z0-9._-]{1,120}$/.test(seq.scratchPath) ? seq.scratchPath : null,
+      undone: c.undone,
+      canUndo: !c.undone && c.seqId === undoable && !running,
+    };
+  });
+}
+
+function boundariesOf(snapshot: ThreadSnapshot | null, journal: ThreadJournal | null, bus: readonly BusReport[], live: boolean): BoundaryVM[] {
+  const out = new Map<string, BoundaryVM>();
+  for (const b of journal?.boundaries.values() ?? []) {
+    out.set(b.id, {
+      id: clip(b.id, 300),
+      kind: b.kind,
+      strength: b.strength,
+      sources: b.sources.slice(0, 10).map((s) => clip(s, 40)),
+      detail: clip(b.detail, 2_000),
+      ref: clipN(boundaryRef(b.kind, b.key, b.detail), 400),
+      turn: b.turn,
+      at: b.at,
+      status: b.status,
+      consumedBy: b.consumedBy ? clip(b.consumedBy, 40) : null,
+      note: b.note,
+    });
+  }
+  // The core's pending list is the truth for "pending" (the log may be a moment behind).
+  const pendingIds = new Set<string>();
+  for (const sig of snapshot?.state.pending ?? []) {
+    pendingIds.add(sig.id);
+    const prev = out.get(sig.id);
+    out.set(sig.id, {
+      id: clip(sig.id, 300),
+      kind: sig.kind,
+      strength: sig.strength,
+      sources: prev?.sources ?? [sig.source],
+      detail: clip(sig.detail, 2_000),
+      ref: clipN(boundaryRef(sig.kind, sig.id.split(':').slice(1).join(':'), sig.detail), 400),
+      turn: sig.turn,
+      at: sig.at,
+      status: 'pending',
+      consumedBy: null,
+      note: null,
+    });
+  }
+  // Reports of the workspace's sources that this thread's arbiter has not recorded.
+  for (const r of bus) {
+    if (!(BOUNDARY_KINDS as readonly string[]).includes(r.boundary.kind)) continue;
+    const id = boundaryId(r.boundary);
+    const prev = out.get(id);
+    if (prev) {
+      if (!prev.sources.includes(r.source) && prev.sources.length < 10) prev.sources.push(clip(r.source, 40));
+      continue;
+    }
+    out.set(id, {
+      id: clip(id, 300),
+      kind: r.boundary.kind,
+      strength: strengthOf(r.boundary.kind),
+      sources: [clip(r.source, 40)],
+      detail: clip(r.boundary.detail, 2_000),
+      ref: clipN(boundaryRef(r.boundary.kind, r.boundary.key, r.boundary.detail), 400),
+      turn: null,
+      at: r.at,
+      status: 'seen',
+      consumedBy: null,
+      note: live ? 'reported in the workspace; reaching this thread' : 'reported in the workspace; this thread has no live @rawr session in this window, so its arbiter did not get it',
+    });
+  }
+  return [...out.values()].sort((a, b) => a.at - b.at).slice(-300);
+}
+
+export function buildViewModel(input: ViewInput): ViewModel {
+  const { snapshot, journal } = input;
+  const state = snapshot?.state ?? null;
+  const running = !!state && state.seq.phase !== 'idle';
+  const threads = [...new Set(input.threads)].sort().reverse().slice(0, 1_000);
+  const problems = [...(snapshot?.problems ?? []), ...(journal?.problems ?? [])].slice(0, 50).map((p) => clip(p, 1_000));
+  return {
+    threadId: input.threadId,
+    threads: threads.map((id) => ({ id, active: id === input.activeThreadId })),
+    followActive: input.followActive,
+    mode: state?.settings.mode ?? null,
+    turn: state?.turn ?? null,
+    gauge: gaugeOf(state?.settings ?? null, state?.tokens ?? null, running),
+    boundaries: boundariesOf(snapshot, journal, input.busRecent, input.live),
+    timeline: journal ? timelineOf(journal) : [],
+    sequence: sequenceOf(snapshot, journal),
+    compactions: compactionsOf(snapshot, journal, running),
+    problems,
+    updatedAt: input.now,
+  };
+}
+
+function clip(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+function clipN(s: string | null, n: number): string | null {
+  return s === null ? null : clip(s, n);
+}

@@ -1,0 +1,162 @@
+/**
+ * The compaction panel's wire format (zod, both directions) and its inert Markdown reader.
+ */
+import * as assert from 'node:assert/strict';
+import { blocksText, parseInline, parseMarkdown } from '../../src/host/panel/markdown';
+import { HostMessageSchema, parsePanelState, parseWebviewMessage, ViewModelSchema } from '../../src/host/panel/messages';
+import { gaugeOf } from '../../src/host/panel/viewModel';
+import { shipped } from '../support/engine';
+
+describe('panel messages: webview → host', () => {
+  const ok = (m: unknown) => {
+    const r = parseWebviewMessage(m);
+    assert.ok(r.ok, `should accept ${JSON.stringify(m)}: ${!r.ok ? r.error : ''}`);
+  };
+  const bad = (m: unknown, why?: RegExp) => {
+    const r = parseWebviewMessage(m);
+    assert.ok(!r.ok, `should reject ${JSON.stringify(m)}`);
+    if (why && !r.ok) assert.match(r.error, why);
+  };
+
+  it('accepts every action in its exact shape', () => {
+    ok({ type: 'ready' });
+    ok({ type: 'refresh' });
+    ok({ type: 'selectThread', threadId: 'tabc123' });
+    ok({ type: 'selectThread', threadId: null });
+    ok({ type: 'compactNow', instructions: '' });
+    ok({ type: 'compactNow', instructions: 'keep the API notes verbatim' });
+    for (const mode of ['off', 'tag', 'suggest', 'auto']) ok({ type: 'setMode', mode });
+    ok({ type: 'openSettings' });
+    ok({ type: 'exportLog', threadId: 't1' });
+    ok({ type: 'cancelSequence', threadId: 't1' });
+    ok({ type: 'undo', threadId: 't1', seqId: 's12' });
+    ok({ type: 'openScratch', path: '.scratch/agent-rawr-abc123.scratch.md' });
+  });
+
+  it('rejects unknown types, extra keys, wrong types and bad ids', () => {
+    bad(null);
+    bad('ready');
+    bad({});
+    bad({ type: 'eval', code: 'alert(1)' });
+    bad({ type: 'ready', extra: 1 });
+    bad({ type: 'setMode', mode: 'always' }, /mode/);
+    bad({ type: 'selectThread', threadId: '../../etc/passwd' }, /threadId/);
+    bad({ type: 'selectThread' });
+    bad({ type: 'cancelSequence', threadId: 'a b' });
+    bad({ type: 'undo', threadId: 't1', seqId: 's1; rm -rf' });
+    bad({ type: 'compactNow', instructions: 'x'.repeat(4_001) });
+    bad({ type: 'compactNow', instructions: 42 });
+    bad({ type: 'exportLog', threadId: 'x'.repeat(81) });
+  });
+
+  it('openScratch only accepts a file directly in .scratch/ (no traversal, no absolute path)', () => {
+    bad({ type: 'openScratch', path: '.scratch/../../.ssh/id_rsa' });
+    bad({ type: 'openScratch', path: '/etc/passwd' });
+    bad({ type: 'openScratch', path: '.scratch/sub/x.md' });
+    bad({ type: 'openScratch', path: 'src/extension.ts' });
+  });
+
+  it('panel state from setState/serializer: lenient, defaults for anything unexpected', () => {
+    assert.deepEqual(parsePanelState({ threadId: 't1', showNoise: true, vm: { big: 1 } }), { threadId: 't1', showNoise: true });
+    assert.deepEqual(parsePanelState(undefined), { threadId: null, showNoise: false });
+    assert.deepEqual(parsePanelState('junk'), { threadId: null, showNoise: false });
+    assert.deepEqual(parsePanelState({ threadId: '../x', showNoise: 'yes' }), { threadId: null, showNoise: false });
+  });
+});
+
+describe('panel messages: host → webview', () => {
+  const emptyVm = () => ({
+    threadId: null,
+    threads: [],
+    followActive: true,
+    mode: null,
+    turn: null,
+    gauge: gaugeOf(null, null, false),
+    boundaries: [],
+    timeline: [],
+    sequence: null,
+    compactions: [],
+    problems: [],
+    updatedAt: 1,
+  });
+
+  it('a state message with a minimal view model passes; notices pass', () => {
+    assert.ok(HostMessageSchema.safeParse({ type: 'state', vm: emptyVm() }).success);
+    assert.ok(HostMessageSchema.safeParse({ type: 'notice', level: 'info', text: 'hi' }).success);
+  });
+
+  it('a view model with raw HTML in place of Markdown blocks, an unknown key or a bad enum is refused', () => {
+    const withHtml = { ...emptyVm(), compactions: [{ seqId: 's1', at: 1, tokensBefore: 2, tokensAfter: 1, text: null, reason: null, packetAuthor: 'agent', packet: '<b>x</b>', scratchPath: null, undone: false, canUndo: true }] };
+    assert.ok(!ViewModelSchema.safeParse(withHtml).success);
+    assert.ok(!ViewModelSchema.safeParse({ ...emptyVm(), html: '<script>' }).success);
+    assert.ok(!ViewModelSchema.safeParse({ ...emptyVm(), mode: 'yolo' }).success);
+    const blockWithHtmlKey = { ...emptyVm(), compactions: [{ seqId: 's1', at: 1, tokensBefore: 2, tokensAfter: 1, text: null, reason: null, packetAuthor: 'agent', packet: [{ type: 'paragraph', inlines: [], html: '<i>' }], scratchPath: null, undone: false, canUndo: true }] };
+    assert.ok(!ViewModelSchema.safeParse(blockWithHtmlKey).success);
+  });
+
+  it('the gauge needs exactly the four thresholds', () => {
+    const g = gaugeOf(shipped.settings, { used: 1, window: 10 }, false);
+    assert.ok(ViewModelSchema.safeParse({ ...emptyVm(), gauge: g }).success);
+    assert.ok(!ViewModelSchema.safeParse({ ...emptyVm(), gauge: { ...g, thresholds: g.thresholds.slice(1) } }).success);
+  });
+});
+
+describe('panel Markdown reader (data, never HTML)', () => {
+  it('headings, paragraphs, lists (ordered, nested), fenced code, quotes, rules', () => {
+    const blocks = parseMarkdown(
+      ['# Title', '', 'Some *text* with `code` and **bold**.', 'Continued line.', '', '- one', '- two', '  - nested', '', '3. three', '4. four', '', '```js', 'let a = "<b>";', '```', '', '> quoted', '', '---', '## Next ##'].join('\n'),
+    );
+    assert.deepEqual(
+      blocks.map((b) => b.type),
+      ['heading', 'paragraph', 'list', 'list', 'code', 'quote', 'rule', 'heading'],
+    );
+    assert.deepEqual(blocks[0], { type: 'heading', level: 1, inlines: [{ t: 'text', v: 'Title' }] });
+    assert.deepEqual(blocks[1], {
+      type: 'paragraph',
+      inlines: [
+        { t: 'text', v: 'Some ' },
+        { t: 'italic', v: 'text' },
+        { t: 'text', v: ' with ' },
+        { t: 'code', v: 'code' },
+        { t: 'text', v: ' and ' },
+        { t: 'bold', v: 'bold' },
+        { t: 'text', v: '. Continued line.' },
+      ],
+    });
+    const ul = blocks[2]!;
+    assert.ok(ul.type === 'list' && !ul.ordered);
+    assert.deepEqual(ul.items.map((i) => [i.level, blocksText([{ type: 'paragraph', inlines: i.inlines }])]), [[0, 'one'], [0, 'two'], [1, 'nested']]);
+    const ol = blocks[3]!;
+    assert.ok(ol.type === 'list' && ol.ordered && ol.start === 3 && ol.items.length === 2);
+    assert.deepEqual(blocks[4], { type: 'code', lang: 'js', text: 'let a = "<b>";' });
+    assert.deepEqual(blocks[7], { type: 'heading', level: 2, inlines: [{ t: 'text', v: 'Next' }] });
+  });
+
+  it('HTML in a packet stays literal text (there is no HTML node type to put it in)', () => {
+    const src = 'Trap: <img src=x onerror=alert(1)> and <script>alert(1)</script>\n\n- <b>not bold</b>\n\n<div onclick="x()">raw block</div>';
+    const blocks = parseMarkdown(src);
+    const text = blocksText(blocks);
+    assert.ok(text.includes('<img src=x onerror=alert(1)>'));
+    assert.ok(text.includes('<script>alert(1)</script>'));
+    assert.ok(text.includes('<b>not bold</b>'));
+    assert.ok(text.includes('<div onclick="x()">raw block</div>'));
+    for (const b of blocks) assert.ok(['heading', 'paragraph', 'quote', 'list', 'code', 'rule'].includes(b.type));
+  });
+
+  it('inline edge cases: snake_case stays text, unclosed markers stay text, escapes', () => {
+    assert.deepEqual(parseInline('a_b_c and foo_bar'), [{ t: 'text', v: 'a_b_c and foo_bar' }]);
+    assert.deepEqual(parseInline('2 * 3 * 4'), [{ t: 'text', v: '2 * 3 * 4' }]);
+    assert.deepEqual(parseInline('**open'), [{ t: 'text', v: '**open' }]);
+    assert.deepEqual(parseInline('`open'), [{ t: 'text', v: '`open' }]);
+    assert.deepEqual(parseInline('\\*not italic\\*'), [{ t: 'text', v: '*not italic*' }]);
+    assert.deepEqual(parseInline('``a ` b``'), [{ t: 'code', v: 'a ` b' }]);
+    assert.deepEqual(parseInline('_it_ now'), [{ t: 'italic', v: 'it' }, { t: 'text', v: ' now' }]);
+  });
+
+  it('an unterminated fence takes the rest; a huge packet is clipped', () => {
+    assert.deepEqual(parseMarkdown('```\ncode\nmore'), [{ type: 'code', lang: '', text: 'code\nmore' }]);
+    const big = parseMarkdown('x'.repeat(200_000));
+    assert.match(blocksText(big), /more characters\]$/);
+    assert.ok(blocksText(big).length < 160_000);
+  });
+});

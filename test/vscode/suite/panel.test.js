@@ -1,0 +1,200 @@
+// The compaction panel in a real VS Code (issue 5). A scripted multi-phase session runs through @rawr's
+// agent loop (rawr's OpenAI-compatible provider → the real `openai` client → a scripted model over
+// loopback HTTP, as in participant.test.js); the panel is opened through its command while the session
+// runs, and the webview's DOM is read with Playwright through the harness bridge ('frames' lists every
+// frame with its innerText, webviews included). Checked in the rendered panel:
+//  - the gauge's percent equals the status bar item's;
+//  - a commit made in the workspace (child_process git) shows up as a boundary, with its sha;
+//  - the compaction shows in the decision timeline with its reason (tier, boundary, judgment);
+//  - the packet, which holds `<img src=x onerror=alert(1)>` and `<script>alert(1)</script>`, shows those
+//    characters as text;
+//  - hide → show redraws the same content (retainContextWhenHidden is off: state comes back via setState);
+//  - a running sequence cancelled through Session.cancel() (what the panel's Cancel button sends) stops the
+//    request without compacting, and the panel says so.
+// Screenshots in a light and a dark theme: test-artifacts/vscode/panel-light.png, panel-dark.png.
+'use strict';
+const assert = require('assert');
+const cp = require('child_process');
+const fs = require('fs');
+const path = require('path');
+const vscode = require('vscode');
+const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
+
+const repo = path.resolve(__dirname, '../../..');
+const { startScriptedModel, multiPhaseScript, scriptedPacket, phaseState, RAWR_MARKERS } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
+
+const STEPS = ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'];
+const XSS_IMG = '<img src=x onerror=alert(1)>';
+const XSS_SCRIPT = '<script>alert(1)</script>';
+const PANEL_MARK = 'Rawr — compaction';
+
+function recordingStream() {
+  const parts = [];
+  const rec = (kind) => (value) => parts.push({ kind, value });
+  const stream = {
+    markdown: (v) => parts.push({ kind: 'markdown', value: typeof v === 'string' ? v : v.value }),
+    progress: rec('progress'), button: rec('button'), anchor: rec('anchor'), reference: rec('reference'), filetree: rec('filetree'), push: rec('push'),
+  };
+  return { stream, parts, text: () => parts.map((p) => (p.kind === 'markdown' ? p.value : '')).join('') };
+}
+
+function request(model, prompt) {
+  return { prompt, command: undefined, references: [], toolReferences: [], toolInvocationToken: undefined, model, attempt: 0, enableCommandDetection: true, isParticipantDetected: false, id: `panel-${Date.now()}` };
+}
+
+async function configure(url) {
+  const cfg = vscode.workspace.getConfiguration('rawr');
+  await cfg.update('openai.baseUrl', url, vscode.ConfigurationTarget.Workspace);
+  await cfg.update('openai.models', [{ id: 'scripted-panel', name: 'Scripted (panel)', contextWindow: 20000, maxOutputTokens: 4000, toolCalling: true }], vscode.ConfigurationTarget.Workspace);
+}
+
+/** The multi-phase script, with packets that carry HTML; `slowPacket` makes the packet answer crawl. */
+function script(slowPacket) {
+  const s = multiPhaseScript({ steps: STEPS, fillerChars: 9000 });
+  const k = s.rules.findIndex((r) => r.name === 'packet');
+  s.rules[k] = {
+    name: 'packet',
+    when: s.rules[k].when,
+    reply: (r) => ({
+      text: `${scriptedPacket(phaseState(r, STEPS))}\n- Trap: a commit subject once held ${XSS_IMG} and ${XSS_SCRIPT}; both must stay text.`,
+      ...(slowPacket ? { chunkDelayMs: 500, textChunkSize: 8 } : {}),
+    }),
+  };
+  return s;
+}
+
+/** innerText of the panel's webview frame (the one showing the panel's header), or undefined. */
+async function panelText() {
+  const frames = await bridge('frames');
+  const f = frames.find((x) => x.text && x.text.includes(PANEL_MARK));
+  return f && f.text;
+}
+const waitPanel = (pred, ms, what) => poll(async () => { const t = await panelText(); return t && pred(t) ? t : undefined; }, ms, what);
+
+const git = (cwd, ...a) => cp.execFileSync('git', ['-c', 'user.name=rawr panel test', '-c', 'user.email=panel@example.invalid', ...a], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+
+describe('compaction panel (real VS Code, scripted session, webview DOM via Playwright)', function () {
+  this.timeout(180000);
+  let api, server, model, ws, initialHead;
+  const ART = process.env.VSCODE_TEST_ARTIFACTS || path.join(repo, 'test-artifacts/vscode');
+
+  before(async function () {
+    skipWithoutBridge(this);
+    api = await vscode.extensions.getExtension('rawr.rawr').activate();
+    server = await startScriptedModel(script(false));
+    await configure(server.url);
+    model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted-panel' }))[0], 15000, 'the scripted model');
+    ws = process.env.VSCODE_TEST_WORKSPACE || vscode.workspace.workspaceFolders[0].uri.fsPath;
+    initialHead = git(ws, 'rev-parse', 'HEAD');
+  });
+
+  after(async () => {
+    const cfg = vscode.workspace.getConfiguration('rawr');
+    await cfg.update('openai.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+    await cfg.update('openai.models', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+    if (ws && initialHead) { try { git(ws, 'reset', '--hard', initialHead); } catch { /* best effort */ } }
+    if (server) await server.close();
+  });
+
+  it('shows the live session: gauge = status bar, a workspace commit as a boundary, the compaction with its reason, the packet as text', async () => {
+    assert.ok((await vscode.commands.getCommands(true)).includes('rawr.openPanel'), 'rawr.openPanel is registered');
+    const rec = recordingStream();
+    const running = api.participant.handler(request(model, 'Build a token-bucket rate limiter, phase by phase.'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
+    const threadId = api.participant.activeThreadId;
+    assert.match(threadId, /^t[a-z0-9]+$/);
+
+    // Open the panel through its command while the session runs; it follows the active thread.
+    await vscode.commands.executeCommand('rawr.openPanel');
+    const early = await waitPanel((t) => t.includes(threadId), 30000, 'the panel showing the running thread');
+    info().panelWhileRunning = early.slice(0, 400);
+
+    const result = await running;
+    assert.ok(!result.errorDetails, result.errorDetails && result.errorDetails.message);
+    assert.strictEqual(result.metadata.rawrThreadId, threadId);
+    const snap = await api.core.snapshot(threadId);
+    assert.ok(snap.compactions.length >= 1, 'the session compacted');
+
+    // The compaction in the timeline, with its reason; the packet's HTML as literal text.
+    const txt = await waitPanel((t) => /Context compacted — [\d.k]+ → [\d.k]+ tokens/.test(t), 30000, 'the compaction in the panel');
+    assert.match(txt, /Context compacted — [\d.k]+ → [\d.k]+ tokens \(tier \w+, boundary plan_checkpoint[^\n]*judgment: phase boundary/);
+    assert.match(txt, /Why: tier \w+, [\d.]+% remaining/);
+    assert.match(txt, /judge · judgment_pending/);
+    assert.match(txt, /Judgment j\d+: approved in \d+ ms — phase boundary/);
+    assert.ok(txt.includes(XSS_IMG), 'the <img onerror> of the packet shows as text');
+    assert.ok(txt.includes(XSS_SCRIPT), 'the <script> of the packet shows as text');
+    assert.match(txt, /Heads-up\s*→?\s*Packet\s*→?\s*Compact\s*→?\s*Handoff/);
+
+    // The gauge's percent equals the status bar item's (same thread, same token count).
+    const gauge = /(\d+)% remaining/.exec(txt);
+    assert.ok(gauge, 'the gauge shows a percent');
+    let items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar [aria-label^="rawr:"]' });
+    if (!items.some((s) => /\d+%/.test(s))) items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar' });
+    const bar = items.map((s) => /(\d+)%(?: · (?:early|ready|asap|emergency))?/.exec(s)).find(Boolean);
+    assert.ok(bar, `the status bar item shows a percent: ${JSON.stringify(items)}`);
+    assert.strictEqual(gauge[1], bar[1], `panel ${gauge[0]} vs status bar ${JSON.stringify(items)}`);
+    assert.ok(api.statusBar.text.includes(`${gauge[1]}%`), `api.statusBar.text ${api.statusBar.text}`);
+
+    // A commit in the workspace reaches the panel as a boundary (git extension → bus → the thread's arbiter).
+    fs.writeFileSync(path.join(ws, 'panel-boundary.txt'), `phase boundary ${Date.now()}\n`);
+    git(ws, 'add', 'panel-boundary.txt');
+    git(ws, 'commit', '-m', 'limiter: panel boundary');
+    const sha = git(ws, 'rev-parse', '--short=7', 'HEAD');
+    const withCommit = await waitPanel((t) => t.includes(sha), 30000, `commit ${sha} in the panel`);
+    const row = withCommit.split('\n').find((l) => l.includes(sha));
+    assert.match(row, /commit/);
+    assert.match(row, /strong/);
+    assert.match(row, /git|terminal/);
+    assert.match(row, /pending/);
+    info().panel = { threadId, gauge: gauge[0], statusBar: items, commitRow: row };
+    fs.writeFileSync(path.join(ART, 'panel-text.txt'), withCommit);
+
+    // Screenshots in a light and a dark theme, the panel alone in the window.
+    for (const c of ['workbench.action.closeSidebar', 'workbench.action.closePanel', 'workbench.action.closeAuxiliaryBar']) await vscode.commands.executeCommand(c).then(undefined, () => undefined);
+    await vscode.commands.executeCommand('rawr.openPanel');
+    for (const [theme, name] of [['Default Light Modern', 'panel-light'], ['Default Dark Modern', 'panel-dark']]) {
+      await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+      await sleep(2500); // the theme reaches the webview's CSS variables asynchronously
+      await waitPanel((t) => t.includes(sha), 10000, 'the panel after the theme change');
+      const shot = await bridge('screenshot', { name });
+      assert.ok(fs.existsSync(shot), shot);
+    }
+
+    // Hide (another editor on top in the same group), then show: the webview is recreated and redraws.
+    await vscode.commands.executeCommand('workbench.action.files.newUntitledFile');
+    // retainContextWhenHidden is off: the webview's document goes away while hidden (recorded, not asserted:
+    // how long the workbench keeps a hidden frame around is its business).
+    info().panelFrameGoneWhenHidden = await poll(async () => !(await panelText()), 8000, 'the panel hidden').then(() => true, () => false);
+    await vscode.commands.executeCommand('rawr.openPanel');
+    const again = await waitPanel((t) => t.includes(sha) && /Context compacted/.test(t), 20000, 'the panel redrawn after show');
+    assert.ok(again.includes(threadId));
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor').then(undefined, () => undefined);
+  });
+
+  it('Cancel (Session.cancel, what the panel button sends) stops a running sequence without compacting', async () => {
+    server.setScript(script(true));
+    const rec = recordingStream();
+    const running = api.participant.handler(request(model, 'Build the limiter again, phase by phase.'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
+    const threadId = api.participant.activeThreadId;
+    await vscode.commands.executeCommand('rawr.openPanel');
+    // Wait for the slow packet: the sequence is running.
+    await poll(async () => ['awaiting_packet', 'awaiting_scratch'].includes((await api.core.snapshot(threadId)).state.seq.phase), 60000, 'the sequence waiting for the packet');
+    const shown = await waitPanel((t) => t.includes(threadId) && t.includes('Sequence in progress') && t.includes('Cancel sequence'), 20000, 'the running sequence with its Cancel button');
+    assert.match(shown, /Running s\d+/);
+    const t0 = Date.now();
+    const session = await api.participant.session(threadId);
+    assert.strictEqual(await session.cancel(), true);
+    const result = await running;
+    const took = Date.now() - t0;
+    assert.ok(took < 10000, `the request stopped promptly (${took} ms)`);
+    assert.ok(!result.errorDetails, result.errorDetails && result.errorDetails.message);
+    assert.match(rec.text(), /stopped from the Rawr panel/);
+    const snap = await api.core.snapshot(threadId);
+    assert.strictEqual(snap.state.seq.phase, 'idle');
+    assert.strictEqual(snap.compactions.length, 0, 'nothing was compacted');
+    assert.ok(!session.sequenceRunning);
+    const after = await waitPanel((t) => t.includes(threadId) && /Sequence s\d+ cancelled/.test(t), 20000, 'the cancelled sequence in the panel');
+    assert.match(after, /Last sequence s\d+ — cancelled/);
+    info().panelCancel = { threadId, tookMs: took };
+  });
+});
