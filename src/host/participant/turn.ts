@@ -195,7 +195,17 @@ export class Turn {
         this.stream.markdown(`\n\n---\n\n**${fx.text}**\n\n`);
         return true;
       case 'inject_handoff':
-        this.stream.markdown(block('rawr handoff → agent', fx.text.replace(/^\[rawr handoff\]\s*/, '')));
+        // The model gets the packet inside <continuation-packet> tags; the Chat view shows it as Markdown
+        // (a tag line would otherwise start an HTML block and flatten the packet into one paragraph).
+        this.stream.markdown(
+          block(
+            'rawr handoff → agent',
+            fx.text
+              .replace(/^\[rawr handoff\]\s*/, '')
+              .replace(/\n?<continuation-packet>\n?/, '\n\n---\n\n')
+              .replace(/\n?<\/continuation-packet>\n?/, '\n\n---\n\n'),
+          ),
+        );
         await this.session.append({ role: 'user', text: fx.text, synthetic: true, kind: 'handoff' });
         return false;
       case 'deliver_queued_input':
