@@ -226,6 +226,13 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
       assert.equal(state.seq.phase, 'idle');
       assert.ok(!types(r.effects).includes('compact'));
       assert.deepEqual(find(r.effects, 'deliver_queued_input').map((e) => e.text), ['wait']);
+      // A cancelled sequence (not a cancelled judgment: nothing was shown yet) starts the cooldown.
+      const again = run(state, [
+        { type: 'boundary', at: at(), source: 'terminal', boundary: { kind: 'commit', key: 'abcdef1', detail: 'abcdef1 next' } },
+        { type: 'tokens', at: at(), used: usedFor(29), window: WINDOW },
+        { type: 'evaluate', at: at(), point: 'tool_loop' },
+      ]);
+      assert.equal(find(again.effects, 'decision')[0]!.decision.code, phase === 'assessing' ? (settings.judgment_enabled ? 'judgment_pending' : 'compact') : 'cooldown');
     });
   }
 

@@ -166,7 +166,10 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       }
       fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
       fx.push({ type: 'annotate', level: 'info', text: 'Compaction sequence cancelled; the thread is unchanged.' });
-      return endSequence(s, seq.seqId, 'cancelled', ev.at, fx);
+      // Like a failure, a cancelled attempt starts the cooldown: the next evaluation point must not
+      // inject the heads-up the user just cancelled all over again.
+      const cooled = { ...s, lastCompaction: { at: ev.at, turn: s.turn, percentBefore: null, percentAfter: null } };
+      return endSequence(cooled, seq.seqId, 'cancelled', ev.at, fx);
     }
   }
 }
