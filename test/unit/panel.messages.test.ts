@@ -2,6 +2,9 @@
  * The compaction panel's wire format (zod, both directions) and its inert Markdown reader.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { contentSecurityPolicy, panelHtml } from '../../src/host/panel/html';
 import { blocksText, parseInline, parseMarkdown } from '../../src/host/panel/markdown';
 import { HostMessageSchema, parsePanelState, parseWebviewMessage, ViewModelSchema } from '../../src/host/panel/messages';
 import { gaugeOf } from '../../src/host/panel/viewModel';
@@ -158,5 +161,28 @@ describe('panel Markdown reader (data, never HTML)', () => {
     const big = parseMarkdown('x'.repeat(200_000));
     assert.match(blocksText(big), /more characters\]$/);
     assert.ok(blocksText(big).length < 160_000);
+  });
+});
+
+describe('panel HTML shell and webview script', () => {
+  it('strict CSP with a nonce; only nonce-carrying scripts and the webview origin', () => {
+    const html = panelHtml({ cspSource: 'https://ext.vscode-cdn.net', nonce: 'abc+/=', codiconCss: 'https://ext/c.css', css: 'https://ext/p.css', js: 'https://ext/p.js', title: 'Rawr: Compaction' });
+    assert.equal(
+      contentSecurityPolicy('https://ext.vscode-cdn.net', 'abc+/='),
+      "default-src 'none'; style-src https://ext.vscode-cdn.net 'nonce-abc+/='; script-src 'nonce-abc+/='; font-src https://ext.vscode-cdn.net; img-src https://ext.vscode-cdn.net",
+    );
+    assert.ok(html.includes(`content="default-src 'none'; style-src https://ext.vscode-cdn.net 'nonce-abc+/='; script-src 'nonce-abc+/='`));
+    const scripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)];
+    assert.equal(scripts.length, 1);
+    assert.match(scripts[0]![0], /^<script nonce="abc\+\/=" src="https:\/\/ext\/p\.js">/);
+    assert.equal(scripts[0]![1], '', 'no inline script');
+    assert.ok(!/\sstyle=|<style/.test(html), 'no inline style');
+    assert.ok(!/unsafe-(inline|eval)/.test(html));
+  });
+
+  it('media/panel.js uses no HTML sink (innerHTML, outerHTML, insertAdjacentHTML, document.write, eval)', () => {
+    const src = fs.readFileSync(path.join(__dirname, '../../../media/panel.js'), 'utf8').replace(/^\s*\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+    for (const sink of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write', 'eval(', 'new Function', 'srcdoc']) assert.ok(!src.includes(sink), `${sink} in media/panel.js`);
+    assert.ok(src.includes('textContent') || src.includes('createTextNode'));
   });
 });

@@ -26,6 +26,7 @@ import type { CoreApi } from '../core/coreApi';
 import type { Participant } from '../participant/participant';
 import type { ThreadSnapshot } from '../../core/service/coreService';
 import { OPEN_PANEL_COMMAND } from '../ui/statusBar';
+import { panelHtml } from './html';
 import { LogTail } from './logTail';
 import { HostMessageSchema, parsePanelState, parseWebviewMessage, type HostMessage, type PanelState, type WebviewMessage } from './messages';
 import { buildViewModel, ThreadJournal } from './viewModel';
@@ -138,7 +139,8 @@ export class RawrPanel implements vscode.Disposable {
         if (panel.visible && this.stale) this.schedule(0);
       }),
       deps.participant.onActivity((a) => {
-        if (this.picked === null || a.threadId === this.picked) this.schedule(a.kind === 'step' && a.event.type === 'boundary' ? 0 : 100);
+        // Boundaries show at once; the many steps of a running agent loop are coalesced.
+        if (this.picked === null || a.threadId === this.picked) this.schedule(a.kind === 'step' && a.event.type === 'boundary' ? 0 : 250);
       }),
       deps.bus.onBoundary(() => this.schedule(100)),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -322,30 +324,15 @@ export class RawrPanel implements vscode.Disposable {
 
   private html(): string {
     const webview = this.panel.webview;
-    const nonce = randomBytes(18).toString('base64');
     const media = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', ...p)).toString();
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-      `script-src 'nonce-${nonce}'`,
-      `font-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource}`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" nonce="${nonce}" href="${media('codicons', 'codicon.css')}">
-<link rel="stylesheet" nonce="${nonce}" href="${media('panel.css')}">
-<title>${TITLE}</title>
-</head>
-<body>
-<main id="app" aria-label="Rawr compaction panel"><p class="muted">Loading…</p></main>
-<script nonce="${nonce}" src="${media('panel.js')}"></script>
-</body>
-</html>`;
+    return panelHtml({
+      cspSource: webview.cspSource,
+      nonce: randomBytes(18).toString('base64'),
+      codiconCss: media('codicons', 'codicon.css'),
+      css: media('panel.css'),
+      js: media('panel.js'),
+      title: TITLE,
+    });
   }
 
   dispose(): void {

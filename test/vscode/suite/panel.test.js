@@ -57,7 +57,8 @@ function script(slowPacket) {
     when: s.rules[k].when,
     reply: (r) => ({
       text: `${scriptedPacket(phaseState(r, STEPS))}\n- Trap: a commit subject once held ${XSS_IMG} and ${XSS_SCRIPT}; both must stay text.`,
-      ...(slowPacket ? { chunkDelayMs: 500, textChunkSize: 8 } : {}),
+      // 'crawl': the packet takes minutes (cancel test); 'slow': a few seconds, so the panel is seen live.
+      ...(slowPacket === 'crawl' ? { chunkDelayMs: 500, textChunkSize: 8 } : slowPacket === 'slow' ? { chunkDelayMs: 40, textChunkSize: 12 } : {}),
     }),
   };
   return s;
@@ -81,7 +82,7 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
   before(async function () {
     skipWithoutBridge(this);
     api = await vscode.extensions.getExtension('rawr.rawr').activate();
-    server = await startScriptedModel(script(false));
+    server = await startScriptedModel(script('slow'));
     await configure(server.url);
     model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted-panel' }))[0], 15000, 'the scripted model');
     ws = process.env.VSCODE_TEST_WORKSPACE || vscode.workspace.workspaceFolders[0].uri.fsPath;
@@ -104,10 +105,15 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     const threadId = api.participant.activeThreadId;
     assert.match(threadId, /^t[a-z0-9]+$/);
 
-    // Open the panel through its command while the session runs; it follows the active thread.
+    let finished = false;
+    running.then(() => (finished = true), () => (finished = true));
+    // Open the panel through its command while the session runs; it follows the active thread and
+    // updates live: the running sequence shows up while the agent writes its (slow) packet.
     await vscode.commands.executeCommand('rawr.openPanel');
-    const early = await waitPanel((t) => t.includes(threadId), 30000, 'the panel showing the running thread');
-    info().panelWhileRunning = early.slice(0, 400);
+    const live = await waitPanel((t) => t.includes(threadId) && /Running s\d+/.test(t) && t.includes('Sequence in progress'), 60000, 'the panel showing the running sequence');
+    assert.ok(!finished, 'the running sequence was shown before the request ended');
+    assert.match(live, /Cancel sequence/);
+    info().panelWhileRunning = live.slice(0, 600);
 
     const result = await running;
     assert.ok(!result.errorDetails, result.errorDetails && result.errorDetails.message);
@@ -125,15 +131,32 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     assert.ok(txt.includes(XSS_SCRIPT), 'the <script> of the packet shows as text');
     assert.match(txt, /Heads-up\s*→?\s*Packet\s*→?\s*Compact\s*→?\s*Handoff/);
 
-    // The gauge's percent equals the status bar item's (same thread, same token count).
-    const gauge = /(\d+)% remaining/.exec(txt);
-    assert.ok(gauge, 'the gauge shows a percent');
-    let items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar [aria-label^="rawr:"]' });
-    if (!items.some((s) => /\d+%/.test(s))) items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar' });
-    const bar = items.map((s) => /(\d+)%(?: · (?:early|ready|asap|emergency))?/.exec(s)).find(Boolean);
-    assert.ok(bar, `the status bar item shows a percent: ${JSON.stringify(items)}`);
-    assert.strictEqual(gauge[1], bar[1], `panel ${gauge[0]} vs status bar ${JSON.stringify(items)}`);
-    assert.ok(api.statusBar.text.includes(`${gauge[1]}%`), `api.statusBar.text ${api.statusBar.text}`);
+    // The gauge's percent equals the status bar item's (same thread, same token count). The status bar
+    // shows the last session that counted its tokens: if a request left running by an earlier suite
+    // counted after ours, this thread counts again (as its next model call would) so both show it.
+    const statusItems = async () => {
+      let items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar [aria-label^="rawr:"]' });
+      if (!items.some((x) => /\d+%/.test(x))) items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar' });
+      return items;
+    };
+    let resynced = 0;
+    let last = {};
+    const match = await poll(async () => {
+      const t = await panelText();
+      const gauge = t && t.includes(`Thread ${threadId}`) ? /(\d+)% remaining/.exec(t) : null;
+      const items = await statusItems();
+      const bar = items.map((x) => /(\d+)%(?: · (?:early|ready|asap|emergency))?/.exec(x)).find(Boolean);
+      last = { gauge: gauge && gauge[0], items, statusThread: api.statusBar.view.threadId };
+      if (gauge && bar && gauge[1] === bar[1] && api.statusBar.text.includes(`${gauge[1]}%`)) return { gauge, items };
+      if (api.statusBar.view.threadId !== threadId && resynced < 5) {
+        resynced++;
+        await (await api.participant.session(threadId)).syncTokens(model);
+      }
+      return undefined;
+    }, 45000, 'the panel gauge to equal the status bar').catch((e) => assert.fail(`${e.message}: ${JSON.stringify(last)}`));
+    const gauge = match.gauge;
+    const items = match.items;
+    info().panelGaugeResynced = resynced;
 
     // A commit in the workspace reaches the panel as a boundary (git extension → bus → the thread's arbiter).
     fs.writeFileSync(path.join(ws, 'panel-boundary.txt'), `phase boundary ${Date.now()}\n`);
@@ -172,7 +195,7 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
   });
 
   it('Cancel (Session.cancel, what the panel button sends) stops a running sequence without compacting', async () => {
-    server.setScript(script(true));
+    server.setScript(script('crawl'));
     const rec = recordingStream();
     const running = api.participant.handler(request(model, 'Build the limiter again, phase by phase.'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
     const threadId = api.participant.activeThreadId;

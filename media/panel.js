@@ -1,0 +1,395 @@
+// Rawr compaction panel — the webview side (media/panel.js).
+//
+// Plain DOM, no framework, on purpose: the panel is a handful of lists and buttons redrawn from one JSON
+// view model, so a component library would add weight, a build step for media/ and another thing the
+// strict CSP must allow, for no gain. @vscode/webview-ui-toolkit is deprecated; @vscode-elements would be
+// the choice for richer controls, but native <button>/<select>/<input> styled with VS Code's theme
+// variables are already keyboard-reachable, screen-reader-labelled and native-looking in light, dark and
+// high-contrast themes.
+//
+// Safety: every string that reaches the DOM goes through textContent / createTextNode / setAttribute of
+// inert attributes (title, aria-label). There is no innerHTML anywhere in this file. Packets arrive as
+// Markdown *blocks* (parsed on the host by src/host/panel/markdown.ts) and are rebuilt here node by node,
+// so `<img src=x onerror=…>` or `<script>` in a packet is shown as those characters. The host validates
+// every message with zod before posting it; this script still checks the envelope before using it.
+//
+// State: the UI state (picked thread, noise toggle, open packets) and the last view model are kept with
+// setState, so a hidden-then-shown panel (retainContextWhenHidden is off) redraws at once, and the host's
+// serializer gets the picked thread back after a window reload.
+'use strict';
+(function () {
+  const vscode = acquireVsCodeApi();
+  const saved = vscode.getState() || {};
+  const ui = {
+    threadId: typeof saved.threadId === 'string' ? saved.threadId : null,
+    showNoise: saved.showNoise === true,
+    openPackets: Array.isArray(saved.openPackets) ? saved.openPackets.filter((x) => typeof x === 'string') : [],
+    instructions: typeof saved.instructions === 'string' ? saved.instructions : '',
+  };
+  let vm = saved.vm && typeof saved.vm === 'object' ? saved.vm : null;
+  let notice = null;
+
+  const app = document.getElementById('app');
+
+  function save() {
+    vscode.setState({ threadId: ui.threadId, showNoise: ui.showNoise, openPackets: ui.openPackets.slice(-50), instructions: ui.instructions, vm });
+  }
+  function send(msg) {
+    vscode.postMessage(msg);
+  }
+
+  // ---- DOM helpers (text only) ------------------------------------------------------------------------
+  /** el('div', {class: 'x', 'aria-label': '…'}, child, 'text', …): strings become text nodes. */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'class') node.className = String(v);
+      else if (k === 'onclick' || k === 'onchange' || k === 'oninput' || k === 'ontoggle' || k === 'onkeydown') node.addEventListener(k.slice(2), v);
+      else if (k === 'dataset') Object.assign(node.dataset, v);
+      else node.setAttribute(k, v === true ? '' : String(v));
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+    }
+    return node;
+  }
+  function icon(name, extra) {
+    return el('span', { class: `codicon codicon-${name}${extra ? ' ' + extra : ''}`, 'aria-hidden': 'true' });
+  }
+  function button(label, iconName, onclick, attrs) {
+    return el('button', Object.assign({ type: 'button', class: 'btn', onclick, 'aria-label': (attrs && attrs['aria-label']) || label }, attrs || {}), iconName ? icon(iconName) : null, el('span', {}, label));
+  }
+  function clock(at) {
+    if (typeof at !== 'number') return '';
+    const d = new Date(at);
+    const two = (n) => String(n).padStart(2, '0');
+    return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  }
+  function tokens(n) {
+    return typeof n === 'number' ? n.toLocaleString('en-US') : '?';
+  }
+  function section(id, title, iconName, ...body) {
+    return el('section', { id, 'aria-labelledby': `${id}-h` }, el('h2', { id: `${id}-h` }, icon(iconName), ' ', title), ...body);
+  }
+
+  // ---- Markdown blocks → DOM (inert) ---------------------------------------------------------------------
+  function inlines(list) {
+    const frag = document.createDocumentFragment();
+    for (const x of Array.isArray(list) ? list : []) {
+      const v = typeof x.v === 'string' ? x.v : '';
+      if (x.t === 'bold') frag.appendChild(el('strong', {}, v));
+      else if (x.t === 'italic') frag.appendChild(el('em', {}, v));
+      else if (x.t === 'code') frag.appendChild(el('code', {}, v));
+      else frag.appendChild(document.createTextNode(v));
+    }
+    return frag;
+  }
+  function markdown(blocks) {
+    const root = el('div', { class: 'md' });
+    for (const b of Array.isArray(blocks) ? blocks : []) {
+      switch (b.type) {
+        case 'heading': {
+          const level = Math.min(6, Math.max(3, (Number(b.level) || 1) + 2)); // h3…h6 inside the panel's outline
+          root.appendChild(el(`h${level}`, {}, inlines(b.inlines)));
+          break;
+        }
+        case 'paragraph':
+          root.appendChild(el('p', {}, inlines(b.inlines)));
+          break;
+        case 'quote':
+          root.appendChild(el('blockquote', {}, inlines(b.inlines)));
+          break;
+        case 'code':
+          root.appendChild(el('pre', {}, el('code', {}, typeof b.text === 'string' ? b.text : '')));
+          break;
+        case 'rule':
+          root.appendChild(el('hr'));
+          break;
+        case 'list': {
+          const list = el(b.ordered ? 'ol' : 'ul', b.ordered && b.start !== 1 ? { start: String(b.start) } : {});
+          for (const it of Array.isArray(b.items) ? b.items : []) {
+            list.appendChild(el('li', { class: `lvl-${Math.min(8, Math.max(0, Number(it.level) || 0))}` }, inlines(it.inlines)));
+          }
+          root.appendChild(list);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    return root;
+  }
+
+  // ---- sections ------------------------------------------------------------------------------------------
+  const TIER_LABEL = { early: 'early', ready: 'ready', asap: 'asap', emergency: 'emergency' };
+
+  function header() {
+    const threads = vm ? vm.threads : [];
+    const pick = el('select', {
+      id: 'thread',
+      'aria-label': 'Thread',
+      onchange: (e) => {
+        ui.threadId = e.target.value === '' ? null : e.target.value;
+        save();
+        send({ type: 'selectThread', threadId: ui.threadId });
+      },
+    });
+    const activeId = vm && vm.threads.find((t) => t.active);
+    pick.appendChild(el('option', { value: '' }, `Follow the active @rawr thread${activeId ? ` (${activeId.id})` : ''}`));
+    for (const t of threads) pick.appendChild(el('option', { value: t.id }, t.id + (t.active ? ' — active' : '')));
+    pick.value = vm && !vm.followActive && vm.threadId ? vm.threadId : '';
+
+    const mode = el('select', {
+      id: 'mode',
+      'aria-label': 'Compaction mode (rawr.mode setting)',
+      onchange: (e) => send({ type: 'setMode', mode: e.target.value }),
+    });
+    for (const [v, label] of [['off', 'off — never'], ['tag', 'tag — annotate only'], ['suggest', 'suggest — offer a button'], ['auto', 'auto — run the golden path']]) mode.appendChild(el('option', { value: v }, label));
+    mode.value = (vm && vm.mode) || 'auto';
+    mode.disabled = !vm || !vm.mode;
+
+    return el(
+      'header',
+      { class: 'top' },
+      el('h1', {}, icon('fold'), ' Rawr — compaction'),
+      el('div', { class: 'controls' },
+        el('label', { for: 'thread' }, 'Thread'), pick,
+        el('label', { for: 'mode' }, 'Mode'), mode,
+        button('Settings', 'settings-gear', () => send({ type: 'openSettings' }), { 'aria-label': 'Open rawr settings' }),
+        button('Export log', 'export', () => vm && vm.threadId && send({ type: 'exportLog', threadId: vm.threadId }), { disabled: !vm || !vm.threadId, 'aria-label': 'Export the decision log of this thread (JSON Lines)' }),
+        button('Refresh', 'refresh', () => send({ type: 'refresh' }), { 'aria-label': 'Refresh the panel' }),
+      ),
+    );
+  }
+
+  function gauge() {
+    const g = vm.gauge;
+    const used = g.percentRemaining === null ? null : 100 - g.percentRemaining;
+    const bar = el('div', {
+      class: `gauge-bar tier-${g.tier || 'none'}`,
+      role: 'meter',
+      'aria-label': 'Context window used',
+      'aria-valuemin': '0',
+      'aria-valuemax': '100',
+      'aria-valuenow': used === null ? undefined : used.toFixed(1),
+      'aria-valuetext': g.percentLabel ? `${g.percentLabel} remaining${g.tier ? `, tier ${g.tier}` : ''}` : 'unknown',
+    });
+    const fill = el('div', { class: 'gauge-fill' });
+    fill.style.width = `${used === null ? 0 : Math.max(0, Math.min(100, used))}%`;
+    bar.appendChild(fill);
+    for (const t of g.thresholds) {
+      const mark = el('div', { class: `gauge-mark mark-${t.tier}${g.tier === t.tier ? ' current' : ''}`, title: `${t.tier}: below ${t.below}% remaining` }, el('span', { class: 'mark-label' }, TIER_LABEL[t.tier], el('br'), `<${t.below}%`));
+      mark.style.left = `${100 - t.below}%`;
+      bar.appendChild(mark);
+    }
+    const summary = el(
+      'p',
+      { class: 'gauge-text' },
+      el('strong', { id: 'gauge-percent', 'data-testid': 'gauge-percent' }, g.percentLabel ? `${g.percentLabel} remaining` : 'Context use not known yet'),
+      g.usedTokens !== null && g.window !== null ? ` · ${tokens(g.usedTokens)} / ${tokens(g.window)} tokens used` : '',
+      ' · ',
+      el('span', { class: `tier-badge tier-${g.tier || 'none'}` }, g.tier ? `tier ${g.tier}` : 'no tier'),
+      vm.turn !== null ? ` · turn ${vm.turn}` : '',
+    );
+    return section('gauge', 'Context', 'dashboard', summary, bar, el('p', { class: 'muted small' }, `Status bar: ${g.statusText}. A tier starts when the remaining context drops below its threshold; rawr compacts at a tier-appropriate boundary (emergency: at the next safe point).`));
+  }
+
+  const STEP_LABEL = { heads_up: 'Heads-up', packet: 'Packet', compact: 'Compact', handoff: 'Handoff' };
+  const STEP_ICON = { done: 'pass', active: 'loading', pending: 'circle-outline', skipped: 'circle-slash' };
+  function sequence() {
+    const s = vm.sequence;
+    if (!s) return section('sequence', 'Sequence', 'milestone', el('p', { class: 'muted' }, 'No compaction sequence has run in this thread yet.'), compactNowRow());
+    const steps = el('ol', { class: 'steps', 'aria-label': 'Golden path steps' });
+    for (const st of s.steps) {
+      steps.appendChild(el('li', { class: `step ${st.state}`, 'aria-label': `${STEP_LABEL[st.step]}: ${st.state}` }, icon(STEP_ICON[st.state] || 'circle-outline', st.state === 'active' ? 'codicon-modifier-spin' : ''), ' ', STEP_LABEL[st.step]));
+    }
+    const head = el('p', {}, el('strong', {}, s.running ? `Running ${s.seqId}` : `Last sequence ${s.seqId}`), s.outcome ? ` — ${s.outcome}` : '', s.startedAt ? ` · started ${clock(s.startedAt)}` : '', ` · ${s.detail}`);
+    const cancel = s.running
+      ? button('Cancel sequence', 'stop-circle', () => send({ type: 'cancelSequence', threadId: vm.threadId }), { class: 'btn danger', disabled: !s.canCancel, 'aria-label': 'Cancel the running compaction sequence' })
+      : null;
+    return section('sequence', s.running ? 'Sequence in progress' : 'Sequence', 'milestone', head, steps, s.reason ? el('p', { class: 'reason' }, s.reason) : null, cancel, compactNowRow());
+  }
+
+  /** Compact now, with optional instructions (runs `@rawr /compact …` in the Chat view via rawr.compactNow). */
+  function compactNowRow() {
+    const input = el('input', {
+      id: 'instructions',
+      type: 'text',
+      placeholder: 'Optional instructions for the summary',
+      'aria-label': 'Optional instructions for the summary',
+      maxlength: '4000',
+      oninput: (e) => {
+        ui.instructions = e.target.value;
+        save();
+      },
+      onkeydown: (e) => {
+        if (e.key === 'Enter') compactNow();
+      },
+    });
+    input.value = ui.instructions;
+    const running = vm && vm.sequence && vm.sequence.running;
+    function compactNow() {
+      send({ type: 'compactNow', instructions: ui.instructions });
+      ui.instructions = '';
+      save();
+    }
+    return el('div', { class: 'row compact-now' }, input, button('Compact now', 'fold', compactNow, { class: 'btn primary', disabled: !!running, 'aria-label': 'Compact now (runs @rawr /compact in the Chat view)' }));
+  }
+
+  const KIND_ICON = { commit: 'git-commit', pr_checkpoint: 'git-pull-request', plan_checkpoint: 'checklist', plan_update: 'list-unordered', agent_done: 'pass', concluding: 'comment', topic_shift: 'arrow-swap', turn_complete: 'debug-step-over' };
+  const STATUS_ICON = { pending: 'clock', consumed: 'check', ignored: 'circle-slash', seen: 'eye' };
+  function boundaries() {
+    const list = vm.boundaries.slice().reverse();
+    if (!list.length) return section('boundaries', 'Boundaries', 'git-commit', el('p', { class: 'muted' }, 'No boundary signal yet (commits, plan steps, pushes, done/concluding markers, turn ends).'));
+    const table = el('table', { class: 'grid', 'aria-label': 'Boundary signals, newest first' });
+    table.appendChild(el('thead', {}, el('tr', {}, ['Time', 'Kind', 'Source', 'Commit / step', 'Turn', 'Status'].map((h) => el('th', { scope: 'col' }, h)))));
+    const body = el('tbody');
+    for (const b of list) {
+      body.appendChild(
+        el(
+          'tr',
+          { class: `boundary status-${b.status}`, title: b.detail },
+          el('td', {}, clock(b.at)),
+          el('td', { class: 'kind' }, icon(KIND_ICON[b.kind] || 'circle-filled'), ' ', b.kind, ' ', el('span', { class: `strength ${b.strength}` }, b.strength)),
+          el('td', {}, b.sources.join(', ')),
+          el('td', { class: 'ref' }, b.ref || b.detail),
+          el('td', {}, b.turn === null ? '—' : String(b.turn)),
+          el('td', {}, icon(STATUS_ICON[b.status] || 'circle-outline'), ' ', b.status, b.consumedBy ? ` by ${b.consumedBy}` : '', b.note ? el('div', { class: 'muted small' }, b.note) : null),
+        ),
+      );
+    }
+    table.appendChild(body);
+    // tabindex: a scrollable region must be reachable from the keyboard to be scrolled with it.
+    return section('boundaries', 'Boundaries', 'git-commit', el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Boundary signals (scrollable)' }, table));
+  }
+
+  const ACTION_ICON = { compact: 'fold', judge: 'law', preflight: 'arrow-right', suggest: 'lightbulb', tag: 'tag', none: 'dash' };
+  const VERDICT_LABEL = { pending: 'pending', approved: 'approved', vetoed: 'vetoed', fallback_approved: 'fallback: approved', fallback_vetoed: 'fallback: vetoed', cancelled: 'cancelled' };
+  function timeline() {
+    const toggle = el('label', { class: 'toggle' },
+      el('input', {
+        type: 'checkbox',
+        id: 'show-noise',
+        checked: ui.showNoise,
+        onchange: (e) => {
+          ui.showNoise = e.target.checked;
+          save();
+          render();
+        },
+      }),
+      ' Show plain "above threshold" evaluations',
+    );
+    const items = vm.timeline.filter((x) => ui.showNoise || !(x.kind === 'decision' && x.noise)).slice().reverse();
+    const hidden = vm.timeline.length - vm.timeline.filter((x) => !(x.kind === 'decision' && x.noise)).length;
+    const list = el('ol', { class: 'timeline', tabindex: '0', 'aria-label': 'Decision timeline, newest first' });
+    for (const it of items.slice(0, 400)) {
+      if (it.kind === 'compaction') {
+        list.appendChild(el('li', { class: 'tl compaction' }, el('div', { class: 'tl-head' }, icon('fold'), ' ', el('span', { class: 'time' }, clock(it.at)), ' ', el('strong', {}, it.text)), it.reason ? el('div', { class: 'reason' }, 'Why: ', it.reason) : null));
+      } else if (it.kind === 'sequence_end') {
+        list.appendChild(el('li', { class: 'tl ended' }, el('div', { class: 'tl-head' }, icon(it.outcome === 'cancelled' ? 'stop-circle' : 'error'), ' ', el('span', { class: 'time' }, clock(it.at)), ' ', el('strong', {}, `Sequence ${it.seqId} ${it.outcome}`)), it.reason ? el('div', { class: 'reason' }, it.reason) : null));
+      } else {
+        const j = it.judgment;
+        list.appendChild(
+          el(
+            'li',
+            { class: `tl decision action-${it.action}${it.noise ? ' noise' : ''}` },
+            el('div', { class: 'tl-head' },
+              icon(ACTION_ICON[it.action] || 'dash'), ' ',
+              el('span', { class: 'time' }, clock(it.at)), ' ',
+              el('span', { class: 'badge' }, `${it.action} · ${it.code}`), ' ',
+              el('span', { class: 'muted' }, `${it.id} at ${it.point}${it.tier ? ` · tier ${it.tier}` : ''}${it.percentRemaining !== null ? ` · ${it.percentRemaining}% left` : ''}`),
+            ),
+            el('div', { class: 'reason' }, it.reason),
+            j ? el('div', { class: `judgment verdict-${j.verdict}` }, icon('law'), ' Judgment ', el('code', {}, j.corrId), `: ${VERDICT_LABEL[j.verdict] || j.verdict}`, j.latencyMs !== null ? ` in ${j.latencyMs} ms` : '', j.timedOut ? ' (timed out)' : '', j.reason ? ` — ${j.reason}` : '') : null,
+          ),
+        );
+      }
+    }
+    if (!items.length) list.appendChild(el('li', { class: 'muted' }, 'No decision yet.'));
+    return section('timeline', 'Decision timeline', 'history', el('div', { class: 'row' }, toggle, hidden && !ui.showNoise ? el('span', { class: 'muted small' }, ` (${hidden} hidden)`) : null), list);
+  }
+
+  function compactions() {
+    const list = vm.compactions.slice().reverse();
+    if (!list.length) return section('compactions', 'Compactions', 'fold', el('p', { class: 'muted' }, 'This thread has not been compacted.'));
+    const wrap = el('div', {});
+    for (const c of list) {
+      const det = el('details', {
+        class: 'packet',
+        ontoggle: (e) => {
+          const open = e.target.open;
+          ui.openPackets = ui.openPackets.filter((x) => x !== c.seqId);
+          if (open) ui.openPackets.push(c.seqId);
+          save();
+        },
+      });
+      if (ui.openPackets.includes(c.seqId) || (list[0] === c && !ui.openPackets.length)) det.open = true;
+      det.appendChild(el('summary', {}, `Continuation packet${c.packetAuthor ? ` (by the ${c.packetAuthor})` : ''}`));
+      det.appendChild(c.packet ? markdown(c.packet) : el('p', { class: 'muted' }, 'Packet not recorded.'));
+      wrap.appendChild(
+        el(
+          'article',
+          { class: `compaction-card${c.undone ? ' undone' : ''}`, 'aria-label': `Compaction ${c.seqId}` },
+          el('h3', {}, icon('fold'), ` ${c.seqId} · ${tokens(c.tokensBefore)} → ${tokens(c.tokensAfter)} tokens · ${clock(c.at)}`, c.undone ? ' · undone' : ''),
+          c.text ? el('p', {}, c.text) : null,
+          c.reason ? el('p', { class: 'reason' }, 'Why: ', c.reason) : null,
+          el('div', { class: 'row' },
+            c.scratchPath ? button(`Open ${c.scratchPath}`, 'go-to-file', () => send({ type: 'openScratch', path: c.scratchPath }), { class: 'btn link', 'aria-label': `Open the scratch file ${c.scratchPath}` }) : null,
+            c.canUndo ? button('Undo this compaction', 'discard', () => send({ type: 'undo', threadId: vm.threadId, seqId: c.seqId }), { class: 'btn', 'aria-label': `Undo compaction ${c.seqId}` }) : null,
+          ),
+          det,
+        ),
+      );
+    }
+    return section('compactions', 'Compactions', 'fold', wrap);
+  }
+
+  function render() {
+    // Keep keyboard focus across redraws: remember the focused control by id/aria-label.
+    const f = document.activeElement;
+    const key = f && f !== document.body ? f.id || f.getAttribute('aria-label') : null;
+    const caret = f && f.tagName === 'INPUT' && f.type === 'text' ? [f.selectionStart, f.selectionEnd] : null;
+    const children = [header()];
+    if (notice) children.push(el('div', { class: `notice ${notice.level}`, role: notice.level === 'error' ? 'alert' : 'status' }, notice.text));
+    if (!vm) children.push(el('p', { class: 'muted' }, 'Loading…'));
+    else if (!vm.threadId) children.push(el('p', { class: 'muted' }, 'No @rawr thread yet: start one in the Chat view with @rawr.'));
+    else {
+      children.push(el('p', { class: 'muted small', id: 'thread-line' }, `Thread ${vm.threadId}${vm.followActive ? ' (following the active @rawr thread)' : ''} · updated ${clock(vm.updatedAt)}`));
+      children.push(el('div', { class: 'cols' }, el('div', { class: 'col' }, gauge(), sequence(), compactions()), el('div', { class: 'col' }, boundaries(), timeline())));
+      for (const p of vm.problems) children.push(el('p', { class: 'notice info' }, p));
+    }
+    app.replaceChildren(...children);
+    if (key) {
+      const again = document.getElementById(key) || Array.from(document.querySelectorAll('[aria-label]')).find((n) => n.getAttribute('aria-label') === key);
+      if (again && typeof again.focus === 'function') {
+        again.focus();
+        if (caret && again.tagName === 'INPUT') again.setSelectionRange(caret[0], caret[1]);
+      }
+    }
+  }
+
+  window.addEventListener('message', (e) => {
+    const msg = e.data;
+    if (!msg || typeof msg !== 'object') return;
+    if (msg.type === 'state' && msg.vm && typeof msg.vm === 'object' && Array.isArray(msg.vm.timeline) && msg.vm.gauge) {
+      vm = msg.vm;
+      // The host's pick wins (it may have been restored by the serializer).
+      ui.threadId = vm.followActive ? null : vm.threadId;
+      save();
+      render();
+    } else if (msg.type === 'notice' && typeof msg.text === 'string') {
+      notice = { level: msg.level === 'error' ? 'error' : 'info', text: msg.text };
+      render();
+      setTimeout(() => {
+        notice = null;
+        render();
+      }, 8000);
+    }
+  });
+
+  render();
+  if (ui.threadId) send({ type: 'selectThread', threadId: ui.threadId });
+  send({ type: 'ready' });
+})();
