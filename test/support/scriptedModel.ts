@@ -591,7 +591,10 @@ export function multiPhaseScript(opts: MultiPhaseOptions = {}): Script {
       name: 'judgment',
       when: (r) => includesCI(systemOrFirstText(r), RAWR_MARKERS.judgment),
       reply: (r) => {
-        const s = state(r);
+        // The judgment request carries the plan as a trail ("- [x] step"), not as tool calls.
+        const s0 = state(r);
+        const doneInTrail = (JSON.stringify(r.messages).match(/- \[x\] /g) ?? []).length;
+        const s = doneInTrail > s0.done ? { ...s0, done: Math.min(doneInTrail, s0.steps.length) } : s0;
         const verdict = opts.judgment?.(r, s) ?? {
           should_compact: true,
           reason: s.done > 0 ? `phase boundary: step ${s.done} of ${s.steps.length} is complete` : 'phase boundary: the plan is set up',

@@ -23,6 +23,10 @@ log() { echo "[vscode-install $(( $(date +%s) - START ))s] $*"; }
 finish() { log "done in $(( $(date +%s) - START ))s"; }
 
 export DEBIAN_FRONTEND=noninteractive
+# When run from `npm test` the outer npm's environment leaks in: its user agent says node/v20, and
+# code-server's postinstall then refuses to install ("requires node v24"). Drop the outer npm's
+# per-run settings; ours follow.
+unset npm_config_user_agent npm_node_execpath npm_execpath npm_lifecycle_event npm_lifecycle_script npm_package_json
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false npm_config_yes=true
 
 # --- 1. Debian packages --------------------------------------------------------------------------

