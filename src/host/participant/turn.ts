@@ -318,7 +318,8 @@ export class Turn {
       `- Context: ${view.usedTokens ?? '?'} / ${view.window ?? '?'} tokens, **${view.percentRemaining === null ? '?' : view.percentRemaining.toFixed(1)}% remaining**, tier **${view.tier ?? 'none'}**`,
       `- Mode: ${snap.state.settings.mode}; sequence: ${snap.state.seq.phase}`,
       `- Boundaries pending: ${snap.state.pending.map((b) => `${b.kind} ${b.detail}`).join('; ') || 'none'}`,
-      `- Boundaries seen recently: ${this.deps.bus.recent.slice(-5).map((r) => `${r.boundary.kind} (${r.source}) ${r.boundary.detail}`).join('; ') || 'none'}`,
+      `- Boundaries at the last decision: ${s.lastDecision?.boundaries.map((b) => `${b.kind} (${b.source}) ${b.detail}`).join('; ') || 'none'}`,
+      `- Git/terminal boundaries seen recently: ${this.deps.bus.recent.slice(-5).map((r) => `${r.boundary.kind} (${r.source}) ${r.boundary.detail}`).join('; ') || 'none'}`,
       `- Last decision: ${s.lastDecision ? `${s.lastDecision.action} — ${s.lastDecision.reason}` : 'none yet'}`,
       `- Compactions: ${snap.compactions.length}${snap.compactions.length ? ` (last ${snap.compactions.at(-1)!.tokensBefore} → ${snap.compactions.at(-1)!.tokensAfter} tokens; /undo restores it)` : ''}`,
     ];
