@@ -81,12 +81,15 @@ export const CompactionSchema = z.object({
 });
 
 /** Params of each request, keyed like CORE_METHODS. */
+const RidSchema = z.string().min(1).max(100).optional();
+
 export const PARAMS = {
   configure: z.object({ config: PromptSetSchema }),
-  step: z.object({ threadId: ThreadIdSchema, event: EngineEventSchema }),
-  appendMessage: z.object({ threadId: ThreadIdSchema, message: ThreadMessageSchema }),
-  swap: z.object({ threadId: ThreadIdSchema, compaction: CompactionSchema }),
-  undo: z.object({ threadId: ThreadIdSchema }),
+  // rid: the client's id for this request, the same on a retry (see CoreService.replayed).
+  step: z.object({ threadId: ThreadIdSchema, event: EngineEventSchema, rid: RidSchema }),
+  appendMessage: z.object({ threadId: ThreadIdSchema, message: ThreadMessageSchema, rid: RidSchema }),
+  swap: z.object({ threadId: ThreadIdSchema, compaction: CompactionSchema, rid: RidSchema }),
+  undo: z.object({ threadId: ThreadIdSchema, rid: RidSchema }),
   snapshot: z.object({ threadId: ThreadIdSchema }),
   listThreads: z.union([z.object({}), z.null(), z.undefined()]),
   exportLog: z.object({ threadId: ThreadIdSchema }),
@@ -96,10 +99,10 @@ export const PARAMS = {
 /** What the client sends (the schemas above accept exactly these). */
 export interface CoreParams {
   configure: { config: PromptSet };
-  step: { threadId: string; event: EngineEvent };
-  appendMessage: { threadId: string; message: ThreadMessage };
-  swap: { threadId: string; compaction: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] } };
-  undo: { threadId: string };
+  step: { threadId: string; event: EngineEvent; rid?: string };
+  appendMessage: { threadId: string; message: ThreadMessage; rid?: string };
+  swap: { threadId: string; compaction: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }; rid?: string };
+  undo: { threadId: string; rid?: string };
   snapshot: { threadId: string };
   listThreads: Record<string, never>;
   exportLog: { threadId: string };

@@ -4,7 +4,7 @@
  * are applied in order; compactions keep their archive so the last one can be undone.
  */
 import { step } from '../engine/step';
-import type { EngineEvent, EngineState } from '../engine/types';
+import type { Effect, EngineEvent, EngineState } from '../engine/types';
 import type { ThreadMessage } from '../thread/thread';
 import type { LogRecord } from './records';
 
@@ -14,6 +14,8 @@ export interface Rebuilt {
   /** Compactions still undoable, oldest first. */
   compactions: Array<{ seqId: string; archived: ThreadMessage[]; tokensBefore: number; tokensAfter: number; at: number }>;
   events: number;
+  /** The last record written by an identified request, and what that request returned. */
+  lastRequest: { rid: string; result: Effect[] | { seqId: string; messages: ThreadMessage[] } | null } | null;
 }
 
 export function rebuild(records: Iterable<{ record: LogRecord }>, initial: EngineState): Rebuilt {
@@ -21,16 +23,22 @@ export function rebuild(records: Iterable<{ record: LogRecord }>, initial: Engin
   let thread: ThreadMessage[] = [];
   const compactions: Rebuilt['compactions'] = [];
   let events = 0;
+  let lastRequest: Rebuilt['lastRequest'] = null;
   for (const { record } of records) {
     switch (record.kind) {
-      case 'event':
-        state = step(state, record.event as unknown as EngineEvent).state;
+      case 'event': {
+        const r = step(state, record.event as unknown as EngineEvent);
+        state = r.state;
         events++;
+        if (record.rid) lastRequest = { rid: record.rid, result: r.effects };
         break;
+      }
       case 'message':
         thread.push(record.message);
+        if (record.rid) lastRequest = { rid: record.rid, result: null };
         break;
       case 'compaction':
+        if (record.rid) lastRequest = { rid: record.rid, result: null };
         compactions.push({ seqId: record.seqId, archived: record.archived, tokensBefore: record.tokensBefore, tokensAfter: record.tokensAfter, at: record.at });
         thread = record.replacement.slice();
         break;
@@ -40,11 +48,12 @@ export function rebuild(records: Iterable<{ record: LogRecord }>, initial: Engin
           thread = compactions[k]!.archived.slice();
           compactions.splice(k);
         }
+        if (record.rid) lastRequest = { rid: record.rid, result: { seqId: record.seqId, messages: thread.slice() } };
         break;
       }
       default:
         break;
     }
   }
-  return { state, thread, compactions, events };
+  return { state, thread, compactions, events, lastRequest };
 }

@@ -6,7 +6,11 @@
 import { z } from 'zod';
 import { ThreadMessageSchema } from '../thread/thread';
 
-const base = { rawr: z.literal(1), thread: z.string().min(1), at: z.number() };
+/**
+ * `rid`: the id of the core request that wrote the record. A request retried after the core process
+ * died mid-reply carries the same rid, and is answered from the log instead of being applied twice.
+ */
+const base = { rawr: z.literal(1), thread: z.string().min(1), at: z.number(), rid: z.string().max(100).optional() };
 
 export const LogRecordSchema = z.discriminatedUnion('kind', [
   /** An engine event, exactly as fed to step(): cold replay re-steps these to rebuild the state. */

@@ -11,7 +11,7 @@ import { step } from '../engine/step';
 import { initialState } from '../engine/state';
 import type { Decision, Effect, EngineEvent, EngineState } from '../engine/types';
 import { EventLog, readLog } from '../log/eventLog';
-import { rebuild } from '../log/rebuild';
+import { rebuild, type Rebuilt } from '../log/rebuild';
 import type { PromptSet } from '../prompts/promptSet';
 import type { ThreadMessage } from '../thread/thread';
 
@@ -31,6 +31,8 @@ interface Loaded {
   compactions: Array<{ seqId: string; archived: ThreadMessage[]; tokensBefore: number; tokensAfter: number; at: number }>;
   decisions: Decision[];
   problems: string[];
+  /** The last identified request and its result, for answering a retry without applying it twice. */
+  lastRequest: Rebuilt['lastRequest'];
 }
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
@@ -68,17 +70,28 @@ export class CoreService {
       compactions: rebuilt.compactions,
       decisions: decisions.slice(-500),
       problems: problems.map((p) => `${path}:${p.line}: ${p.message}`),
+      lastRequest: rebuilt.lastRequest,
     };
     this.threads.set(threadId, t);
     return t;
   }
 
-  /** Feeds one event to the thread's arbiter, persists it (and the decisions it made), returns the effects. */
-  step(threadId: string, event: EngineEvent): Effect[] {
+  /** True (and the stored result is to be returned) when `rid` is a retry of the last request. */
+  private replayed(t: Loaded, rid: string | undefined): boolean {
+    return rid !== undefined && t.lastRequest?.rid === rid;
+  }
+
+  /**
+   * Feeds one event to the thread's arbiter, persists it (and the decisions it made), returns the effects.
+   * `rid` identifies the request: a retry of the last one returns its effects without stepping again.
+   */
+  step(threadId: string, event: EngineEvent, rid?: string): Effect[] {
     const t = this.load(threadId);
-    t.log.append({ kind: 'event', at: event.at, event: event as unknown as { type: string } });
+    if (this.replayed(t, rid)) return Array.isArray(t.lastRequest!.result) ? t.lastRequest!.result : [];
+    t.log.append({ kind: 'event', at: event.at, event: event as unknown as { type: string }, ...(rid ? { rid } : {}) });
     const r = step(t.state, event);
     t.state = r.state;
+    if (rid) t.lastRequest = { rid, result: r.effects };
     for (const fx of r.effects) {
       if (fx.type === 'decision') {
         t.log.append({ kind: 'decision', at: fx.decision.at, decision: fx.decision as unknown as { id: string; action: string; code: string; reason: string } });
@@ -94,30 +107,40 @@ export class CoreService {
     return r.effects;
   }
 
-  appendMessage(threadId: string, message: ThreadMessage): void {
+  appendMessage(threadId: string, message: ThreadMessage, rid?: string): void {
     const t = this.load(threadId);
-    t.log.append({ kind: 'message', at: Date.now(), message });
+    if (this.replayed(t, rid)) return;
+    t.log.append({ kind: 'message', at: Date.now(), message, ...(rid ? { rid } : {}) });
     t.messages.push(message);
+    if (rid) t.lastRequest = { rid, result: null };
   }
 
   /** The atomic swap: the archive and the replacement are written in one record, then applied. */
-  swap(threadId: string, c: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }): void {
+  swap(threadId: string, c: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }, rid?: string): void {
     const t = this.load(threadId);
+    if (this.replayed(t, rid)) return;
     const archived = t.messages.slice();
     const at = Date.now();
-    t.log.append({ kind: 'compaction', at, seqId: c.seqId, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, archived, replacement: c.replacement });
+    t.log.append({ kind: 'compaction', at, seqId: c.seqId, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, archived, replacement: c.replacement, ...(rid ? { rid } : {}) });
+    if (rid) t.lastRequest = { rid, result: null };
     t.compactions.push({ seqId: c.seqId, archived, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, at });
     t.messages = c.replacement.slice();
   }
 
   /** Restores the thread archived by the last compaction; null when there is nothing to undo. */
-  undo(threadId: string): { seqId: string; messages: ThreadMessage[] } | null {
+  undo(threadId: string, rid?: string): { seqId: string; messages: ThreadMessage[] } | null {
     const t = this.load(threadId);
+    if (this.replayed(t, rid)) {
+      const prev = t.lastRequest!.result;
+      return prev && !Array.isArray(prev) ? prev : null;
+    }
     const last = t.compactions.pop();
     if (!last) return null;
-    t.log.append({ kind: 'undo', at: Date.now(), seqId: last.seqId });
+    t.log.append({ kind: 'undo', at: Date.now(), seqId: last.seqId, ...(rid ? { rid } : {}) });
     t.messages = last.archived.slice();
-    return { seqId: last.seqId, messages: t.messages.slice() };
+    const result = { seqId: last.seqId, messages: t.messages.slice() };
+    if (rid) t.lastRequest = { rid, result };
+    return result;
   }
 
   snapshot(threadId: string): ThreadSnapshot {

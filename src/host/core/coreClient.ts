@@ -11,6 +11,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type * as LC from 'vscode-languageclient/lib/node/main';
 import { dirReader } from '../../core/prompts/fs';
@@ -294,14 +295,16 @@ export async function startCore(
       const p: CoreParams['configure'] = { config };
       await request('configure', p, (c) => c.configure(config));
     },
-    step: (threadId, event) => request('step', { threadId, event } satisfies CoreParams['step'], (c) => c.step(threadId, event)),
+    // Writes carry a request id, the same on the one retry: a process that died after writing but before
+    // answering has its successor answer from the log instead of applying the write twice.
+    step: (threadId, event) => request('step', { threadId, event, rid: randomUUID() } satisfies CoreParams['step'], (c) => c.step(threadId, event)),
     appendMessage: async (threadId, message) => {
-      await request('appendMessage', { threadId, message } satisfies CoreParams['appendMessage'], (c) => c.appendMessage(threadId, message));
+      await request('appendMessage', { threadId, message, rid: randomUUID() } satisfies CoreParams['appendMessage'], (c) => c.appendMessage(threadId, message));
     },
     swap: async (threadId, compaction) => {
-      await request('swap', { threadId, compaction } satisfies CoreParams['swap'], (c) => c.swap(threadId, compaction));
+      await request('swap', { threadId, compaction, rid: randomUUID() } satisfies CoreParams['swap'], (c) => c.swap(threadId, compaction));
     },
-    undo: (threadId) => request('undo', thread(threadId), (c) => c.undo(threadId)),
+    undo: (threadId) => request('undo', { threadId, rid: randomUUID() } satisfies CoreParams['undo'], (c) => c.undo(threadId)),
     snapshot: (threadId) => request('snapshot', thread(threadId), (c) => c.snapshot(threadId)),
     listThreads: () => request('listThreads', {}, (c) => c.listThreads()),
     exportLog: (threadId) => request('exportLog', thread(threadId), (c) => c.exportLog(threadId)),
