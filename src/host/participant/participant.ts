@@ -4,6 +4,7 @@
  * model errors, cancellation and a missing model end with a clear message, never a half-done thread.
  */
 import * as vscode from 'vscode';
+import { unansweredToolCalls } from '../../core/thread/thread';
 import { newThreadId, Session, type SessionActivity, type SessionDeps } from './session';
 import { Turn } from './turn';
 
@@ -113,12 +114,7 @@ export class Participant implements vscode.Disposable {
       if (!token.isCancellationRequested) stream.markdown('\n\n_[rawr] the compaction sequence was stopped; the thread is unchanged._');
     }
     // Every tool call in the thread must have its result, or the next request would be rejected.
-    const open = new Set<string>();
-    for (const m of session.messages) {
-      if (m.role === 'assistant') for (const c of m.toolCalls ?? []) open.add(c.id);
-      else if (m.role === 'tool') open.delete(m.toolCallId);
-    }
-    for (const id of open) {
+    for (const id of unansweredToolCalls(session.messages)) {
       const text = 'Error: the request ended before this tool ran.';
       await session.append({ role: 'tool', toolCallId: id, name: 'unknown', text, isError: true });
       await session.step({ type: 'tool_result', at: Date.now(), id, output: text, isError: true });

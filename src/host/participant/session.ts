@@ -59,6 +59,8 @@ export class Session {
   agentName: string;
   lastDecision: Decision | null = null;
   sequenceRunning = false;
+  /** `used/window` last reported to the arbiter; cleared when the thread is swapped or restored. */
+  private lastTokens: string | undefined;
   /** The running chat request of this thread (set by Participant.handler): cancel() stops it. */
   activeRequest: vscode.CancellationTokenSource | undefined;
   private subscription: vscode.Disposable;
@@ -111,6 +113,7 @@ export class Session {
   async swap(seqId: string, tokensBefore: number, tokensAfter: number, replacement: ThreadMessage[]): Promise<void> {
     await this.deps.core.swap(this.threadId, { seqId, tokensBefore, tokensAfter, replacement });
     this.messages = replacement.slice();
+    this.lastTokens = undefined;
     this.activity.fire({ kind: 'swap', threadId: this.threadId, at: Date.now(), seqId });
   }
 
@@ -118,6 +121,7 @@ export class Session {
     const r = await this.deps.core.undo(this.threadId);
     if (!r) return null;
     this.messages = r.messages;
+    this.lastTokens = undefined;
     this.activity.fire({ kind: 'undo', threadId: this.threadId, at: Date.now(), seqId: r.seqId });
     return r.seqId;
   }
@@ -152,7 +156,13 @@ export class Session {
   async syncTokens(model: vscode.LanguageModelChat, token?: vscode.CancellationToken): Promise<StatusView> {
     const used = await this.deps.tokens.count(model, this.messages, token);
     const window = model.maxInputTokens;
-    await this.step({ type: 'tokens', at: Date.now(), used, window });
+    // The loop syncs before every model call and at every evaluation point; only a change is news to
+    // the arbiter (and worth a log record).
+    const key = `${used}/${window}`;
+    if (key !== this.lastTokens) {
+      await this.step({ type: 'tokens', at: Date.now(), used, window });
+      this.lastTokens = key;
+    }
     const pct = window > 0 ? percentRemaining(used, window) : null;
     const view: StatusView = {
       threadId: this.threadId,

@@ -9,7 +9,7 @@ import { detectShellBoundaries } from '../../core/signals/shell';
 import type { ThreadMessage } from '../../core/thread/thread';
 import { summarise } from './compactor';
 import { toLmMessages } from './lmMessages';
-import { block, quote } from './render';
+import { block } from './render';
 import type { Session } from './session';
 import { toolAllowed } from '../settingsMerge';
 import { PLAN_TOOL, RAWR_TOOL_INFOS, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
@@ -109,7 +109,6 @@ export class Turn {
   private async runTool(call: { id: string; name: string; input: unknown }): Promise<void> {
     let output = '';
     let isError = false;
-    let exitCode: number | undefined;
     try {
       if (call.name === PLAN_TOOL) {
         const plan = parsePlan(call.input);
@@ -134,7 +133,7 @@ export class Turn {
       output = `Error: ${(err as Error).message}`;
     }
     await this.session.append({ role: 'tool', toolCallId: call.id, name: call.name, text: output, ...(isError ? { isError } : {}) });
-    await this.session.step({ type: 'tool_result', at: Date.now(), id: call.id, output, isError, ...(exitCode !== undefined ? { exitCode } : {}) });
+    await this.session.step({ type: 'tool_result', at: Date.now(), id: call.id, output, isError });
     // Commits and pushes run through a terminal tool count like those typed in a terminal.
     const command = (call.input as { command?: unknown } | null)?.command;
     if (TERMINAL_TOOL.test(call.name) && typeof command === 'string') {
@@ -331,5 +330,4 @@ export class Turn {
     this.stream.markdown(seq ? `Restored the thread as it was before compaction \`${seq}\` (${this.session.messages.length} messages).` : 'Nothing to undo: this thread has not been compacted.');
   }
 
-  static quote = quote;
 }
