@@ -37,6 +37,7 @@ import cp from 'node:child_process';
 import net from 'node:net';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { QUIET_USER_SETTINGS } from '../test/vscode/profile.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -222,14 +223,7 @@ fs.writeFileSync(path.join(D.ws, '.vscode/settings.json'), JSON.stringify({
   'chat.defaultModel': DEMO_MODEL.id,
 }, null, 2) + '\n');
 fs.writeFileSync(path.join(D.ud, 'User/settings.json'), JSON.stringify({
-  'workbench.startupEditor': 'none',
-  'workbench.tips.enabled': false,
-  'security.workspace.trust.enabled': false,
-  'telemetry.telemetryLevel': 'off',
-  'extensions.autoCheckUpdates': false,
-  'extensions.autoUpdate': false,
-  'update.mode': 'none',
-  'git.openRepositoryInParentFolders': 'never',
+  ...QUIET_USER_SETTINGS,
   // VS Code 1.139 folds a finished agent answer behind "Completed N steps"; the demo is about those steps.
   'chat.agent.collapseCompletedResponses': false,
 }, null, 2) + '\n');

@@ -34,6 +34,7 @@ import cp from 'node:child_process';
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { QUIET_USER_SETTINGS } from './profile.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -129,14 +130,7 @@ function makeTempRoot() {
   git('add', '.');
   git('commit', '-q', '-m', 'initial');
   fs.writeFileSync(path.join(dirs.ud, 'User/settings.json'), JSON.stringify({
-    'workbench.startupEditor': 'none',
-    'workbench.tips.enabled': false,
-    'security.workspace.trust.enabled': false,
-    'telemetry.telemetryLevel': 'off',
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'update.mode': 'none',
-    'git.openRepositoryInParentFolders': 'never',
+    ...QUIET_USER_SETTINGS,
     'terminal.integrated.shellIntegration.enabled': true,
   }, null, 2));
   fs.writeFileSync(path.join(root, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
