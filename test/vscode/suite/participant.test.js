@@ -196,7 +196,7 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
     const res = await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr Build the limiter, phase by phase.', modelSelector: { vendor: 'rawr-openai', id: 'scripted' }, blockOnResponse: true });
     assert.ok(res && res.metadata && res.metadata.rawrThreadId, `chat result ${JSON.stringify(res)}`);
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr /status', modelSelector: { vendor: 'rawr-openai', id: 'scripted' }, blockOnResponse: true });
-    const txt = await poll(async () => (await bridge('text', { selector: '.interactive-item-container.interactive-response' })).find((x) => /rawr status/.test(x)), 20000, 'rendered /status');
+    const txt = await poll(async () => (await bridge('text', { selector: '.interactive-item-container.interactive-response' })).find((x) => /rawr status/.test(x) && /Compactions:/.test(x)), 20000, 'rendered /status (the chat renders progressively: wait for the whole block)');
     assert.match(txt, new RegExp(res.metadata.rawrThreadId));
     assert.match(txt, /% remaining/);
     assert.match(txt, /Last decision: /);
