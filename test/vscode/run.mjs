@@ -175,7 +175,26 @@ function report(r, { exitCode, infraError, exitLabel = 'workbench exit code' } =
   const pending = tests.filter((t) => t.state === 'pending').length;
   if (r && r.error) console.log('  runner error: ' + String(r.error).replace(/\n/g, '\n    '));
   if (r && r.state === 'running') console.log(`  (suite did not finish${r.current ? `; it was in: ${r.current}` : ''})`);
-  if (r && Object.keys(r.info || {}).length) console.log('  info: ' + JSON.stringify(r.info));
+  if (r && Object.keys(r.info || {}).length) {
+    // Measurements the tests recorded (timings, rendered text): kept as a file so the log's tail stays readable.
+    const infoFile = path.join(ART, 'info.json');
+    try {
+      fs.mkdirSync(ART, { recursive: true });
+      fs.writeFileSync(infoFile, JSON.stringify(r.info, null, 2) + '\n');
+      console.log(`  info (measurements the tests recorded): ${path.relative(ROOT, infoFile)}`);
+    } catch {
+      console.log('  info: ' + JSON.stringify(r.info));
+    }
+  }
+  // Failures again, last, so the end of a long CI log names them.
+  const failures = tests.filter((t) => t.state === 'failed');
+  if (failures.length) {
+    console.log(`\n  failed (${failures.length}):`);
+    for (const t of failures) {
+      console.log(`  ✗ ${t.fullTitle}`);
+      if (t.err) console.log('      ' + String(t.err.message || t.err.stack).split('\n').slice(0, 12).join('\n      '));
+    }
+  }
   // Anything that went wrong outside a test counts as one failure, so the count never reads clean.
   const problem = infraError ? infraError
     : !r ? 'no results written by the suite'

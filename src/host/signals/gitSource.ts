@@ -13,6 +13,15 @@
  *    `pr_checkpoint`.
  * Processing is serialized per repository; changes that arrive meanwhile collapse into one re-run that
  * reads the newest state, so a burst of events costs one comparison.
+ *
+ * Two guards keep one commit one boundary (boundaries are edge-triggered, seed 003):
+ *  - a HEAD that still names the same branch but has lost its commit is a failed read, not an unborn
+ *    branch: the git extension's `getHEADRef` swallows a failing `getBranch` (e.g. while another git
+ *    process updates the refs) and reports `{name, commit: undefined}` for one refresh. Taken at face
+ *    value, the next refresh would look like the branch's root commit arriving and re-report HEAD
+ *    (seen in CI under load). Such a read is skipped and the baseline kept.
+ *  - a commit hash already reported by this repository is not reported again (HEAD flickering back to a
+ *    stale value and forward again, or a reset followed by re-applying the same commit).
  */
 import * as vscode from 'vscode';
 import type { BoundaryBus } from '../boundaryBus';
@@ -24,6 +33,8 @@ import type { Branch, Commit, GitAPI, GitExtension, Repository } from './gitApi'
 const MAX_NEW_COMMITS = 100;
 /** Quiet time before a burst of state changes is processed. */
 const SETTLE_MS = 50;
+/** How many reported commit hashes a repository remembers so that one commit is never reported twice. */
+const REPORTED_MEMORY = 256;
 
 interface HeadSnapshot {
   /** False until the repository reported a HEAD at all. */
@@ -106,9 +117,11 @@ export function watchGit(bus: BoundaryBus, log: vscode.LogOutputChannel): vscode
   return Object.assign(disposable, { ready });
 }
 
-class RepoWatcher {
+export class RepoWatcher {
   last: HeadSnapshot;
   private readonly sub: vscode.Disposable;
+  /** Hashes of commits already reported, oldest first (bounded by REPORTED_MEMORY). */
+  private readonly reported: string[] = [];
   private running = false;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -163,6 +176,10 @@ class RepoWatcher {
     const before = this.last;
     const now = snapshot(this.repo.state.HEAD);
     if (sameSnapshot(before, now)) return;
+    if (before.known && before.commit && now.known && !now.commit && now.branch !== undefined && now.branch === before.branch) {
+      this.log.debug(`git ${this.repo.rootUri.fsPath}: HEAD read without a commit on ${now.branch}; keeping ${before.commit.slice(0, 7)} until the next refresh`);
+      return;
+    }
     this.last = now;
     if (!now.known) return;
     if (!before.known) {
@@ -175,7 +192,12 @@ class RepoWatcher {
       if (this.disposed) return;
       this.log.info(`git ${root}: ${change.kind}: ${change.detail}`);
       if (change.kind === 'new_commits' && change.boundary) {
-        this.report(change.boundary);
+        if (this.wasReported(change.boundary.key)) {
+          this.log.info(`git ${root}: ${change.boundary.key.slice(0, 7)} was already reported; not a new boundary`);
+        } else {
+          this.remember(change.boundary.key);
+          this.report(change.boundary);
+        }
       }
     }
     const push = pushBoundary(before, now);
@@ -183,6 +205,15 @@ class RepoWatcher {
       this.log.info(`git ${root}: ${push.detail}`);
       this.report(push);
     }
+  }
+
+  private wasReported(hash: string): boolean {
+    return this.reported.some((h) => sameHash(h, hash));
+  }
+
+  private remember(hash: string): void {
+    this.reported.push(hash);
+    if (this.reported.length > REPORTED_MEMORY) this.reported.shift();
   }
 
   private report(boundary: DetectedBoundary): void {

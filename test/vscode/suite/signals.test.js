@@ -20,7 +20,7 @@ const { poll, waitFor, sleep, info, hasBridge, bridge } = require('./index');
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const OUT = path.join(REPO_ROOT, 'out/src/host');
 const { BoundaryBus } = require(path.join(OUT, 'boundaryBus'));
-const { watchGit } = require(path.join(OUT, 'signals/gitSource'));
+const { watchGit, RepoWatcher } = require(path.join(OUT, 'signals/gitSource'));
 const { watchTerminals, stripAnsi } = require(path.join(OUT, 'signals/terminalSource'));
 const { loadSettings, onSettingsChanged } = require(path.join(OUT, 'settings'));
 const { RawrStatusBar } = require(path.join(OUT, 'ui/statusBar'));
@@ -105,7 +105,7 @@ describe('signals: git and terminal boundary sources', function () {
     git(cwd, 'commit', '-q', '--amend', '-m', 'rawr e2e: first commit (amended)');
     await classified;
     await sleep(300);
-    assert.deepStrictEqual(reports.slice(before).map((r) => `${r.source}:${r.boundary.kind}`), []);
+    assertNoReports(before);
   });
 
   it('shell integration activates in a new bash terminal', async function () {
@@ -118,6 +118,12 @@ describe('signals: git and terminal boundary sources', function () {
     info().shellIntegrationMs = Date.now() - t0;
     assert.ok(si, 'shell integration');
   });
+
+  /** Nothing reported since `before`; on failure the message shows what was and the watchers' recent log. */
+  function assertNoReports(before) {
+    const got = reports.slice(before).map((r) => `${r.source}:${r.boundary.kind}:${r.boundary.detail}`);
+    assert.deepStrictEqual(got, [], `unexpected boundaries ${JSON.stringify(got)}; watcher log:\n${log.lines.slice(-30).join('\n')}`);
+  }
 
   /** Runs a command in the test terminal; resolves with the end event. */
   async function run(command) {
@@ -154,7 +160,7 @@ describe('signals: git and terminal boundary sources', function () {
     assert.notStrictEqual(end2.exitCode, 0);
     await failed;
     await sleep(300);
-    assert.deepStrictEqual(reports.slice(before).map((r) => `${r.source}:${r.boundary.kind}:${r.boundary.detail}`), []);
+    assertNoReports(before);
   });
 
   it('a push: git sees ahead go 1 → 0 (pr_checkpoint), the terminal sees `git push`, with the same key', async () => {
@@ -166,7 +172,7 @@ describe('signals: git and terminal boundary sources', function () {
     await repoState(repo, (s) => s.HEAD && s.HEAD.upstream && s.HEAD.ahead === 0, 20000, 'an upstream in the git API');
     await sleep(500); // the watcher's baseline now has the upstream
     // Setting an upstream is not a push boundary (nothing was ahead before).
-    assert.deepStrictEqual(reports.slice(before).map((r) => `${r.source}:${r.boundary.kind}`), []);
+    assertNoReports(before);
 
     const committed = waitFor(bus.onBoundary, (r) => r.source === 'git' && r.boundary.kind === 'commit', 20000, 'git commit boundary');
     fs.writeFileSync(path.join(cwd, 'signals-c.txt'), 'c\n');
@@ -191,6 +197,105 @@ describe('signals: git and terminal boundary sources', function () {
   it('stripAnsi removes colours, OSC shell-integration marks and control characters', () => {
     const raw = '\x1b]633;C\x07\x1b[32m[main 1a2b3c4]\x1b[0m subject\r\n\x1b]0;title\x1b\\done\x07\x08';
     assert.strictEqual(stripAnsi(raw), '[main 1a2b3c4] subject\r\ndone');
+  });
+});
+
+/**
+ * A git API Repository whose HEAD the test scripts (the reads the git extension reported, including the
+ * failed ones) while log / getMergeBase / getCommit answer from a real repository on disk. Any other
+ * member is an unexpected call and throws, so the watcher cannot depend on something not modelled here.
+ */
+function scriptedRepository(dir) {
+  const changed = new vscode.EventEmitter();
+  let head;
+  const sep = '\x1e';
+  const parse = (out) => out.split(sep).map((r) => r.replace(/^\n/, '')).filter(Boolean).map((r) => {
+    const [hash, parents, message] = r.split('\x00');
+    return { hash, parents: parents ? parents.split(' ') : [], message: message.trim() };
+  });
+  const real = {
+    rootUri: vscode.Uri.file(dir),
+    state: { get HEAD() { return head; }, onDidChange: changed.event },
+    async log(opts = {}) {
+      const a = ['log', `--format=%H%x00%P%x00%B${sep}`];
+      if (opts.maxEntries) a.push(`-n${opts.maxEntries}`);
+      if (opts.range) a.push(opts.range);
+      return parse(git(dir, ...a));
+    },
+    async getMergeBase(a, b) { try { return git(dir, 'merge-base', a, b); } catch { return undefined; } },
+    async getCommit(ref) { return parse(git(dir, 'log', '-n1', `--format=%H%x00%P%x00%B${sep}`, ref))[0]; },
+  };
+  const repo = new Proxy(real, {
+    get(target, key) {
+      if (key in target) return target[key];
+      if (key === 'then' || typeof key === 'symbol') return undefined;
+      throw new Error(`unexpected use of repository.${String(key)}`);
+    },
+  });
+  return { repo, setHead(h) { head = h; changed.fire(); }, dispose: () => changed.dispose() };
+}
+
+describe('signals: git source against flickering HEAD reads', function () {
+  this.timeout(30000);
+  let dir, channel, log, bus, scripted, watcher;
+  const commit = (msg) => {
+    fs.writeFileSync(path.join(dir, 'f.txt'), `${msg}\n`);
+    git(dir, 'add', 'f.txt');
+    git(dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', msg);
+    return git(dir, 'rev-parse', 'HEAD');
+  };
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-flicker-'));
+    git(dir, 'init', '-q', '-b', 'main');
+    channel = vscode.window.createOutputChannel('rawr flicker test', { log: true });
+    log = recordingLog(channel);
+    bus = new BoundaryBus();
+  });
+  after(() => {
+    if (watcher) watcher.dispose();
+    if (scripted) scripted.dispose();
+    if (bus) bus.dispose();
+    if (log) log.dispose();
+    if (channel) channel.dispose();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a HEAD read without its commit, and HEAD flickering back to a stale commit, never report a commit twice', async () => {
+    const a = commit('A');
+    const b = commit('B');
+    const reports = [];
+    bus.onBoundary((r) => reports.push(`${r.boundary.kind}:${r.boundary.key.slice(0, 7)}`));
+    scripted = scriptedRepository(dir);
+    scripted.setHead({ type: 0, name: 'main', commit: a });
+    watcher = new RepoWatcher(scripted.repo, bus, log);
+    const seen = (re, what) => waitFor(log.onLine, (l) => re.test(l), 10000, what);
+
+    let logged = seen(/new_commits: .* B/, 'B reported');
+    scripted.setHead({ type: 0, name: 'main', commit: b });
+    await logged;
+
+    // What the git extension reports for one refresh when getBranch fails: the branch, no commit.
+    logged = seen(/HEAD read without a commit on main; keeping/, 'the commitless read skipped');
+    scripted.setHead({ type: 0, name: 'main', commit: undefined });
+    await logged;
+    scripted.setHead({ type: 0, name: 'main', commit: b });
+    await sleep(250);
+
+    // A stale read (HEAD back at A) and the fresh one again.
+    logged = seen(/reset_or_rebase/, 'the stale read classified');
+    scripted.setHead({ type: 0, name: 'main', commit: a });
+    await logged;
+    logged = seen(/was already reported; not a new boundary/, 'B not reported again');
+    scripted.setHead({ type: 0, name: 'main', commit: b });
+    await logged;
+
+    // A real new commit still is a boundary.
+    const c = commit('C');
+    logged = seen(/new_commits: .* C/, 'C reported');
+    scripted.setHead({ type: 0, name: 'main', commit: c });
+    await logged;
+    assert.deepStrictEqual(reports, [`commit:${b.slice(0, 7)}`, `commit:${c.slice(0, 7)}`], log.lines.join('\n'));
   });
 });
 
