@@ -44,6 +44,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   const promptDirs = [...(workspace() ? [vscode.Uri.joinPath(workspace()!, '.rawr', 'prompts').fsPath] : []), context.asAbsolutePath('prompts')];
   const core = await startCore(context, { logDir, promptDirs, log });
   context.subscriptions.push(core);
+  stopCore = () => core.dispose();
   await core.configure(loaded.set);
 
   const statusBar = new RawrStatusBar(bus);
@@ -86,4 +87,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   return { core, bus, participant, statusBar, log };
 }
 
-export function deactivate(): void {}
+/** Set by activate(): stops the core process (shutdown + exit, awaited, so a window reload leaves none behind). */
+let stopCore: (() => unknown) | undefined;
+
+export async function deactivate(): Promise<void> {
+  // Subscriptions are disposed after this without being awaited; the core's stop is a request/response
+  // exchange, so it is awaited here, where VS Code gives deactivate() time to finish.
+  await stopCore?.();
+  stopCore = undefined;
+}

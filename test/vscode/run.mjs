@@ -298,6 +298,27 @@ async function runCodeServer() {
     screenshot: async ({ name }) => { const p = path.join(ART, String(name).replace(/[^\w.-]/g, '_') + '.png'); await page.screenshot({ path: p }); return p; },
     frames: async () => Promise.all(page.frames().map(async (f) => ({ url: f.url(), text: await f.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '') }))),
     mark: async ({ name }) => { timing[name] = Date.now() - T0; return true; },
+    // Drive an element inside a frame (webviews are nested iframes): the first frame whose text contains
+    // `contains`; action 'select' (option value) or 'click'.
+    frame: async ({ contains, selector, action, value }) => {
+      for (const f of page.frames()) {
+        const text = await f.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '');
+        if (!text.includes(contains)) continue;
+        const el = f.locator(selector).first();
+        if (action === 'select') await el.selectOption(String(value));
+        else if (action === 'click') await el.click();
+        else throw new Error(`unknown frame action ${action}`);
+        return true;
+      }
+      throw new Error(`no frame contains ${JSON.stringify(contains)}`);
+    },
+    // Reload the window (as "Developer: Reload Window" does): the extension host restarts and the suite's
+    // after-reload phase runs (suite/index.js). Answered before the reload starts.
+    reload: async () => {
+      timing.reload = Date.now() - T0;
+      setTimeout(() => { page.reload().catch((e) => consoleLines.push(`[harness] reload: ${e.message}`)); }, 100);
+      return true;
+    },
   };
   bridgeServer = http.createServer((req, res) => {
     let body = '';

@@ -12,17 +12,28 @@
 // UI: 'click' {selector}, 'type' {text}, 'press' {key}, 'text' {selector} -> string[],
 // 'frames' -> [{url,text}], 'screenshot' {name} -> path, 'mark' {name}. It is only available in the
 // code-server tier: tests that need it should call `skipWithoutBridge(this)` first.
+//
+// Window reload: a test may call requestReload(data). When every test has run, the window is reloaded
+// with workbench.action.reloadWindow (the extension host and rawr's core process restart, as after "Developer: Reload
+// Window"), VS Code calls run() again in the new host, and that second phase runs suite/afterReload/*.test.js
+// (reloadState() returns the data) and appends their results to the same file.
 'use strict';
 const path = require('path');
 const fs = require('fs');
 
 const SUITE_DIR = __dirname;
+const AFTER_RELOAD_DIR = path.join(SUITE_DIR, 'afterReload');
+/** Written by requestReload(); its presence at the start of run() means this is the after-reload phase. */
+const reloadFile = () => (process.env.VSCODE_TEST_RESULTS ? process.env.VSCODE_TEST_RESULTS + '.reload.json' : null);
+/** How long the first phase waits for the reload to take its extension host away before it gives up. */
+const RELOAD_GRACE_MS = 60000;
 
 function findTests(dir) {
   const out = [];
+  if (!fs.existsSync(dir)) return out;
   for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...findTests(p));
+    if (e.isDirectory()) { if (p !== AFTER_RELOAD_DIR) out.push(...findTests(p)); }
     else if (e.isFile() && e.name.endsWith('.test.js')) out.push(p);
   }
   return out;
@@ -36,10 +47,21 @@ function loadMocha() {
   return require(fs.existsSync(cjs) ? cjs : dir);
 }
 
+function readJson(file) {
+  try { return file ? JSON.parse(fs.readFileSync(file, 'utf8')) : null; } catch { return null; }
+}
+
 exports.run = async function run() {
   const out = process.env.VSCODE_TEST_RESULTS;
-  const result = { started: Date.now(), finished: null, state: 'running', current: null, stats: null, tests: [], info: {}, error: null, failures: 0 };
+  const marker = readJson(reloadFile());
+  const previous = marker ? readJson(out) : null;
+  if (marker) fs.rmSync(reloadFile(), { force: true }); // consumed: a later reload is a plain one
+  const afterReload = !!(marker && previous);
+  const result = afterReload
+    ? { ...previous, state: 'running', current: null, reload: { requestedAt: marker.at, restartedAt: Date.now() } }
+    : { started: Date.now(), finished: null, state: 'running', current: null, stats: null, tests: [], info: {}, error: null, failures: 0 };
   globalThis.__testInfo = result.info; // tests may record facts here; the harness prints them
+  globalThis.__reloadState = afterReload ? marker.data : undefined;
   const write = () => {
     if (!out) return;
     try { fs.writeFileSync(out + '.tmp', JSON.stringify(result, null, 2)); fs.renameSync(out + '.tmp', out); } catch { /* best effort */ }
@@ -48,11 +70,14 @@ exports.run = async function run() {
   try {
     const Mocha = loadMocha();
     const mocha = new Mocha({ ui: 'bdd', timeout: Number(process.env.VSCODE_TEST_TIMEOUT || 30000), color: false, reporter: function () {} });
-    const files = findTests(SUITE_DIR);
-    result.info.files = files.map((f) => path.relative(SUITE_DIR, f));
+    const files = findTests(afterReload ? AFTER_RELOAD_DIR : SUITE_DIR);
+    result.info[afterReload ? 'filesAfterReload' : 'files'] = files.map((f) => path.relative(SUITE_DIR, f));
     for (const f of files) mocha.addFile(f);
-    if (process.env.VSCODE_TEST_GREP) mocha.grep(process.env.VSCODE_TEST_GREP);
-    result.failures = await new Promise((resolve) => {
+    // After a reload, the tests that check what the reload kept run whatever the grep: they belong to the
+    // test that asked for the reload.
+    if (process.env.VSCODE_TEST_GREP && !afterReload) mocha.grep(process.env.VSCODE_TEST_GREP);
+    const failedBefore = afterReload ? result.failures || 0 : 0;
+    result.failures = failedBefore + await new Promise((resolve) => {
       const runner = mocha.run(resolve);
       const rec = (state) => (t, err) => {
         result.tests.push({
@@ -73,6 +98,25 @@ exports.run = async function run() {
     result.error = String((e && e.stack) || e);
     result.failures = Math.max(1, result.failures || 0);
   }
+  if (!afterReload && fs.existsSync(reloadFile() || '')) {
+    // A test asked for a window reload: this extension host goes away, the next one runs afterReload/.
+    result.state = 'reloading';
+    result.current = 'window reload';
+    write();
+    try {
+      // As a person would ("Developer: Reload Window"): the workbench shuts down properly (editors and
+      // webview state saved, extensions deactivated), then reloads. The bridge's page reload is the fallback
+      // where the command is unavailable.
+      const vscode = require('vscode');
+      await vscode.commands.executeCommand('workbench.action.reloadWindow').then(undefined, () => exports.bridge('reload'));
+      await sleep(RELOAD_GRACE_MS);
+      result.error = `the window did not reload within ${RELOAD_GRACE_MS / 1000}s`;
+    } catch (e) {
+      result.error = `window reload: ${(e && e.message) || e}`;
+    }
+    fs.rmSync(reloadFile(), { force: true });
+    result.failures = (result.failures || 0) + 1;
+  }
   result.finished = Date.now();
   result.state = 'done';
   write();
@@ -82,6 +126,15 @@ exports.run = async function run() {
 // ---- helpers for test files ----------------------------------------------------------------------
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 exports.sleep = sleep;
+
+/** Ask for a window reload once every test has run; `data` reaches the after-reload tests (reloadState()). */
+exports.requestReload = (data) => {
+  const f = reloadFile();
+  if (!f) throw new Error('no VSCODE_TEST_RESULTS: the reload phase needs the harness');
+  fs.writeFileSync(f, JSON.stringify({ at: Date.now(), data }));
+};
+/** In suite/afterReload/ tests: the data the test that asked for the reload left. */
+exports.reloadState = () => globalThis.__reloadState;
 
 /** Facts recorded here are printed by the harness as `info: {...}`. */
 exports.info = () => globalThis.__testInfo || {};

@@ -19,34 +19,15 @@ const fs = require('fs');
 const path = require('path');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
+const { STEPS, recordingStream, request, configureModel, unconfigureModel, panelText } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript, scriptedPacket, phaseState, RAWR_MARKERS } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
 
-const STEPS = ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'];
 const XSS_IMG = '<img src=x onerror=alert(1)>';
 const XSS_SCRIPT = '<script>alert(1)</script>';
-const PANEL_MARK = 'Rawr — compaction';
 
-function recordingStream() {
-  const parts = [];
-  const rec = (kind) => (value) => parts.push({ kind, value });
-  const stream = {
-    markdown: (v) => parts.push({ kind: 'markdown', value: typeof v === 'string' ? v : v.value }),
-    progress: rec('progress'), button: rec('button'), anchor: rec('anchor'), reference: rec('reference'), filetree: rec('filetree'), push: rec('push'),
-  };
-  return { stream, parts, text: () => parts.map((p) => (p.kind === 'markdown' ? p.value : '')).join('') };
-}
-
-function request(model, prompt) {
-  return { prompt, command: undefined, references: [], toolReferences: [], toolInvocationToken: undefined, model, attempt: 0, enableCommandDetection: true, isParticipantDetected: false, id: `panel-${Date.now()}` };
-}
-
-async function configure(url) {
-  const cfg = vscode.workspace.getConfiguration('rawr');
-  await cfg.update('openai.baseUrl', url, vscode.ConfigurationTarget.Workspace);
-  await cfg.update('openai.models', [{ id: 'scripted-panel', name: 'Scripted (panel)', contextWindow: 20000, maxOutputTokens: 4000, toolCalling: true }], vscode.ConfigurationTarget.Workspace);
-}
+const configure = (url) => configureModel(url, { id: 'scripted-panel', name: 'Scripted (panel)' });
 
 /** The multi-phase script, with packets that carry HTML; `slowPacket` makes the packet answer crawl. */
 function script(slowPacket) {
@@ -64,12 +45,6 @@ function script(slowPacket) {
   return s;
 }
 
-/** innerText of the panel's webview frame (the one showing the panel's header), or undefined. */
-async function panelText() {
-  const frames = await bridge('frames');
-  const f = frames.find((x) => x.text && x.text.includes(PANEL_MARK));
-  return f && f.text;
-}
 const waitPanel = (pred, ms, what) => poll(async () => { const t = await panelText(); return t && pred(t) ? t : undefined; }, ms, what);
 
 const git = (cwd, ...a) => cp.execFileSync('git', ['-c', 'user.name=rawr panel test', '-c', 'user.email=panel@example.invalid', ...a], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
@@ -90,9 +65,7 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
   });
 
   after(async () => {
-    const cfg = vscode.workspace.getConfiguration('rawr');
-    await cfg.update('openai.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
-    await cfg.update('openai.models', undefined, vscode.ConfigurationTarget.Workspace);
+    await unconfigureModel();
     await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
     if (ws && initialHead) { try { git(ws, 'reset', '--hard', initialHead); } catch { /* best effort */ } }
     if (server) await server.close();

@@ -8,35 +8,12 @@ const path = require('path');
 const fs = require('fs');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, info } = require('./index');
+const { recordingStream, request, configureModel } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
 
-/** A ChatResponseStream that records what the participant streamed, in order. */
-function recordingStream() {
-  const parts = [];
-  const rec = (kind) => (value) => parts.push({ kind, value });
-  const stream = {
-    markdown: (v) => parts.push({ kind: 'markdown', value: typeof v === 'string' ? v : v.value }),
-    progress: rec('progress'),
-    button: rec('button'),
-    anchor: rec('anchor'),
-    reference: rec('reference'),
-    filetree: rec('filetree'),
-    push: rec('push'),
-  };
-  return { stream, parts, text: () => parts.map((p) => (p.kind === 'progress' ? `\n<progress:${p.value}>\n` : p.kind === 'markdown' ? p.value : '')).join('') };
-}
-
-function request(model, prompt, command) {
-  return { prompt, command, references: [], toolReferences: [], toolInvocationToken: undefined, model, attempt: 0, enableCommandDetection: true, isParticipantDetected: false, id: `test-${Date.now()}` };
-}
-
-async function configure(url, windowTokens) {
-  const cfg = vscode.workspace.getConfiguration('rawr');
-  await cfg.update('openai.baseUrl', url, vscode.ConfigurationTarget.Workspace);
-  await cfg.update('openai.models', [{ id: 'scripted', name: 'Scripted multi-phase', contextWindow: windowTokens, maxOutputTokens: 4000, toolCalling: true }], vscode.ConfigurationTarget.Workspace);
-}
+const configure = (url, windowTokens) => configureModel(url, { windowTokens });
 
 describe('@rawr participant (real VS Code, scripted model over HTTP)', function () {
   this.timeout(120000);
