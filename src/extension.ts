@@ -25,6 +25,9 @@ export interface RawrApi {
   log: vscode.LogOutputChannel;
 }
 
+/** workspaceState key: the thread of the last @rawr request in this workspace. */
+const ACTIVE_THREAD_KEY = 'rawr.activeThread';
+
 export async function activate(context: vscode.ExtensionContext): Promise<RawrApi> {
   const log = vscode.window.createOutputChannel('Rawr', { log: true });
   context.subscriptions.push(log);
@@ -64,7 +67,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
     },
     onStatus: (view) => statusBar.update(view),
     onDecision: (_threadId, d) => statusBar.update({ ...statusBar.view, lastDecision: d }),
+    onActiveThread: (threadId) => void context.workspaceState.update(ACTIVE_THREAD_KEY, threadId),
   });
+  // After a window reload the status bar shows the thread of the last request again, not a blank "rawr".
+  const lastActive = context.workspaceState.get<unknown>(ACTIVE_THREAD_KEY);
+  if (typeof lastActive === 'string') {
+    participant.restoreActive(lastActive).then(
+      (restored) => restored && log.info(`active thread ${lastActive} restored from the last session`),
+      (err: unknown) => log.warn(`could not restore the active thread ${lastActive}: ${(err as Error)?.message ?? err}`),
+    );
+  }
   context.subscriptions.push(participant);
   const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
   chat.iconPath = new vscode.ThemeIcon('fold');

@@ -48,6 +48,21 @@ export class Participant implements vscode.Disposable {
     return s;
   }
 
+  /**
+   * After a window reload: the thread of the last request is the active one again (what the status bar,
+   * the panel's "follow" and the log export refer to), shown with the last count its log holds. Does
+   * nothing when a request already made another thread active, or the thread has no log.
+   */
+  async restoreActive(threadId: string): Promise<boolean> {
+    if (this.activeThreadId || !(await this.deps.core.listThreads()).includes(threadId)) return false;
+    const s = await this.session(threadId);
+    if (this.activeThreadId) return false;
+    this.activeThreadId = threadId;
+    const view = s.loggedStatus();
+    if (view) this.deps.onStatus(view);
+    return true;
+  }
+
   /** Whether this window runs a session for the thread (the panel says so: only live sessions hear the bus). */
   isOpen(threadId: string): boolean {
     return this.sessions.has(threadId);
@@ -56,6 +71,7 @@ export class Participant implements vscode.Disposable {
   readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token): Promise<RawrChatResult> => {
     const threadId = threadIdFrom(context) ?? newThreadId();
     this.activeThreadId = threadId;
+    this.deps.onActiveThread?.(threadId);
     const result: RawrChatResult = { metadata: { rawrThreadId: threadId } };
     const session = await this.session(threadId);
     if (!request.model) {

@@ -37,6 +37,8 @@ export interface SessionDeps {
   /** The settings the core was configured with (tiers for the status view). */
   settings: () => Settings;
   onDecision?: (threadId: string, d: Decision) => void;
+  /** A request made this thread the active one (remembered across window reloads). */
+  onActiveThread?: (threadId: string) => void;
 }
 
 /**
@@ -61,6 +63,8 @@ export class Session {
   sequenceRunning = false;
   /** `used/window` last reported to the arbiter; cleared when the thread is swapped or restored. */
   private lastTokens: string | undefined;
+  /** The token count in the log when the session was opened (before any model counted this window). */
+  private loggedTokens: { used: number; window: number } | null = null;
   /** The running chat request of this thread (set by Participant.handler): cancel() stops it. */
   activeRequest: vscode.CancellationTokenSource | undefined;
   private subscription: vscode.Disposable;
@@ -87,6 +91,7 @@ export class Session {
     s.messages = snap.messages;
     s.agentName = snap.state.agentName;
     s.lastDecision = snap.state.lastDecision;
+    s.loggedTokens = snap.state.tokens;
     for (const p of snap.problems) deps.log.warn(p);
     return s;
   }
@@ -150,6 +155,17 @@ export class Session {
       }
     }
     return effects.length > 0;
+  }
+
+  /**
+   * The status view from the last count the log holds (no model needed: after a window reload, before the
+   * next request counts again); undefined when the thread was never counted.
+   */
+  loggedStatus(): StatusView | undefined {
+    const t = this.loggedTokens;
+    if (!t || !(t.window > 0)) return undefined;
+    const pct = percentRemaining(t.used, t.window);
+    return { threadId: this.threadId, percentRemaining: pct, tier: tierOf(pct, this.deps.settings()), sequenceRunning: false, lastDecision: this.lastDecision, usedTokens: t.used, window: t.window };
   }
 
   /** Counts the thread and tells the arbiter; returns the view for the status bar. */

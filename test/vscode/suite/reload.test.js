@@ -40,6 +40,8 @@ describe('window reload (part 1): a compacted thread and the panel pinned to it'
     // Another thread becomes the active one, so following the active thread would not show ours.
     const other = await api.participant.handler(request(model, '', 'status'), { history: [] }, recordingStream().stream, tok);
     assert.notStrictEqual(other.metadata.rawrThreadId, threadId);
+    const statusBar = { threadId: api.statusBar.view.threadId, percentRemaining: api.statusBar.view.percentRemaining, text: api.statusBar.text };
+    assert.strictEqual(statusBar.threadId, other.metadata.rawrThreadId, 'the status bar shows the active thread');
 
     // Pin the panel to our thread with its own picker, inside the webview (what the webview saves with setState).
     await vscode.commands.executeCommand('rawr.openPanel');
@@ -49,7 +51,7 @@ describe('window reload (part 1): a compacted thread and the panel pinned to it'
     assert.match(pinned, /Context compacted/);
     await bridge('screenshot', { name: 'reload-1-before' });
 
-    info().reloadBefore = { threadId, activeThread: other.metadata.rawrThreadId, compactions: snap.compactions.length, messages: snap.messages.length, corePid: await api.core.pid(), extHostPid: process.pid };
+    info().reloadBefore = { threadId, activeThread: other.metadata.rawrThreadId, compactions: snap.compactions.length, messages: snap.messages.length, corePid: await api.core.pid(), extHostPid: process.pid, statusBar };
     requestReload(info().reloadBefore);
   });
 });

@@ -31,6 +31,18 @@ describe('window reload (part 2): what came back', function () {
     await bridge('screenshot', { name: 'reload-2-after' });
   });
 
+  it('the status bar shows the thread of the last request again, with its last count (before any new request)', async () => {
+    const want = prior.statusBar;
+    assert.ok(want && want.threadId && typeof want.percentRemaining === 'number', JSON.stringify(want));
+    await poll(() => api.statusBar.view.threadId === want.threadId, 15000, 'the status bar on the last active thread');
+    assert.strictEqual(api.participant.activeThreadId, want.threadId);
+    assert.strictEqual(api.statusBar.view.percentRemaining, want.percentRemaining);
+    assert.strictEqual(api.statusBar.text, want.text);
+    const items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar [aria-label^="rawr:"]' });
+    assert.ok(items.some((x) => x.includes(`${Math.floor(want.percentRemaining)}%`)), `the rendered status bar item: ${JSON.stringify(items)}`);
+    info().reloadStatusBar = { text: api.statusBar.text, rendered: items };
+  });
+
   it('a new core process serves the thread from its log: same compactions and messages', async () => {
     const pid = await api.core.pid();
     assert.strictEqual(typeof pid, 'number');
