@@ -9,8 +9,9 @@
 //  - the packet, which holds `<img src=x onerror=alert(1)>` and `<script>alert(1)</script>`, shows those
 //    characters as text;
 //  - hide → show redraws the same content (retainContextWhenHidden is off: state comes back via setState);
-//  - a running sequence cancelled through Session.cancel() (what the panel's Cancel button sends) stops the
-//    request without compacting, and the panel says so.
+//  - the webview's "Cancel sequence" button (clicked inside its frame) stops a running sequence: the
+//    request ends without compacting, and the panel says so;
+//  - the webview's mode picker changes rawr.mode, and the core follows.
 // Screenshots in a light and a dark theme: test-artifacts/vscode/panel-light.png, panel-dark.png.
 'use strict';
 const assert = require('assert');
@@ -19,7 +20,7 @@ const fs = require('fs');
 const path = require('path');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
-const { STEPS, recordingStream, request, configureModel, unconfigureModel, panelText } = require('./support');
+const { PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript, scriptedPacket, phaseState, RAWR_MARKERS } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
@@ -167,7 +168,7 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor').then(undefined, () => undefined);
   });
 
-  it('Cancel (Session.cancel, what the panel button sends) stops a running sequence without compacting', async () => {
+  it('the panel\'s Cancel sequence button stops a running sequence without compacting', async () => {
     server.setScript(script('crawl'));
     const rec = recordingStream();
     const running = api.participant.handler(request(model, 'Build the limiter again, phase by phase.'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
@@ -179,7 +180,8 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     assert.match(shown, /Running s\d+/);
     const t0 = Date.now();
     const session = await api.participant.session(threadId);
-    assert.strictEqual(await session.cancel(), true);
+    // The webview's own button, clicked inside its frame.
+    await bridge('frame', { contains: PANEL_MARK, selector: 'button[aria-label="Cancel the running compaction sequence"]', action: 'click' });
     const result = await running;
     const took = Date.now() - t0;
     assert.ok(took < 10000, `the request stopped promptly (${took} ms)`);
@@ -192,5 +194,23 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     const after = await waitPanel((t) => t.includes(threadId) && /Sequence s\d+ cancelled/.test(t), 20000, 'the cancelled sequence in the panel');
     assert.match(after, /Last sequence s\d+ — cancelled/);
     info().panelCancel = { threadId, tookMs: took };
+  });
+
+  it('the mode picker in the webview changes rawr.mode, and the core follows', async () => {
+    await vscode.commands.executeCommand('rawr.openPanel');
+    await waitPanel((t) => t.includes('Compaction') && t.includes('auto — run the golden path'), 20000, 'the panel');
+    const cfg = () => vscode.workspace.getConfiguration('rawr');
+    const before = cfg().inspect('mode');
+    try {
+      await bridge('frame', { contains: PANEL_MARK, selector: '#mode', action: 'select', value: 'suggest' });
+      await poll(() => cfg().get('mode') === 'suggest', 10000, 'rawr.mode = suggest');
+      // The core got it too: the thread's settings follow the VS Code settings.
+      await poll(async () => (await api.core.snapshot('tsettingsprobe')).state.settings.mode === 'suggest', 10000, 'the core in suggest mode');
+      await bridge('frame', { contains: PANEL_MARK, selector: '#mode', action: 'select', value: 'auto' });
+      await poll(() => cfg().get('mode') === 'auto', 10000, 'rawr.mode = auto again');
+    } finally {
+      await cfg().update('mode', before && before.workspaceValue, vscode.ConfigurationTarget.Workspace);
+      await cfg().update('mode', before && before.globalValue, vscode.ConfigurationTarget.Global);
+    }
   });
 });
