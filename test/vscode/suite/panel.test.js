@@ -12,7 +12,8 @@
 //  - the webview's "Cancel sequence" button (clicked inside its frame) stops a running sequence: the
 //    request ends without compacting, and the panel says so;
 //  - the webview's mode picker changes rawr.mode, and the core follows.
-// Screenshots in a light and a dark theme: test-artifacts/vscode/panel-light.png, panel-dark.png.
+// Screenshots in a light, a dark and a high-contrast theme: test-artifacts/vscode/panel-light.png,
+// panel-dark.png, panel-high-contrast.png.
 'use strict';
 const assert = require('assert');
 const cp = require('child_process');
@@ -149,7 +150,7 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     // Screenshots in a light and a dark theme, the panel alone in the window.
     for (const c of ['workbench.action.closeSidebar', 'workbench.action.closePanel', 'workbench.action.closeAuxiliaryBar']) await vscode.commands.executeCommand(c).then(undefined, () => undefined);
     await vscode.commands.executeCommand('rawr.openPanel');
-    for (const [theme, name] of [['Default Light Modern', 'panel-light'], ['Default Dark Modern', 'panel-dark']]) {
+    for (const [theme, name] of [['Default Light Modern', 'panel-light'], ['Default Dark Modern', 'panel-dark'], ['Default High Contrast', 'panel-high-contrast']]) {
       await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
       await sleep(2500); // the theme reaches the webview's CSS variables asynchronously
       await waitPanel((t) => t.includes(sha), 10000, 'the panel after the theme change');
