@@ -33,6 +33,31 @@ export function toLmMessages(thread: readonly ThreadMessage[]): vscode.LanguageM
 /** Counts a thread with model.countTokens, caching per message object and model. */
 export class TokenCounter {
   private cache = new WeakMap<ThreadMessage, { model: string; tokens: number }>();
+  /** Tool-definition counts per model and tool set (the set rarely changes within a session). */
+  private toolCache = new Map<string, number>();
+
+  /**
+   * What the tool definitions sent with every agent request take of the context window: each tool's name,
+   * description and input schema, counted by the model's tokenizer as the JSON a chat template embeds.
+   * (Models wrap them in their own template, so this is close, not exact; it is not zero, which is what
+   * counting only the messages would assume.)
+   */
+  async countTools(model: vscode.LanguageModelChat, tools: readonly vscode.LanguageModelChatTool[], token?: vscode.CancellationToken): Promise<number> {
+    if (tools.length === 0) return 0;
+    const key = `${model.id}\n${tools.map((t) => t.name).join('\n')}`;
+    const hit = this.toolCache.get(key);
+    if (hit !== undefined) return hit;
+    const text = JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema ?? {} })));
+    let n: number;
+    try {
+      n = await model.countTokens(text, token);
+    } catch {
+      n = Math.ceil(text.length / 4);
+    }
+    if (this.toolCache.size > 64) this.toolCache.clear(); // tool sets come and go with settings; stay small
+    this.toolCache.set(key, n);
+    return n;
+  }
 
   async count(model: vscode.LanguageModelChat, thread: readonly ThreadMessage[], token?: vscode.CancellationToken): Promise<number> {
     let total = 0;

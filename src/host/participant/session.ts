@@ -19,8 +19,12 @@ export interface StatusView {
   tier: string | null;
   sequenceRunning: boolean;
   lastDecision: Decision | null;
+  /** Thread messages plus the tool definitions sent with each agent request. */
   usedTokens: number | null;
   window: number | null;
+  /** The tool definitions' share of usedTokens, and how many tools (when this window counted them). */
+  toolTokens?: number;
+  toolCount?: number;
 }
 
 export interface SessionDeps {
@@ -63,6 +67,8 @@ export class Session {
   sequenceRunning = false;
   /** `used/window` last reported to the arbiter; cleared when the thread is swapped or restored. */
   private lastTokens: string | undefined;
+  /** The tool definitions last counted (they ride along with every agent request). */
+  private tools: { model: string; count: number; tokens: number } | undefined;
   /** The token count in the log when the session was opened (before any model counted this window). */
   private loggedTokens: { used: number; window: number } | null = null;
   /** The running chat request of this thread (set by Participant.handler): cancel() stops it. */
@@ -168,9 +174,14 @@ export class Session {
     return { threadId: this.threadId, percentRemaining: pct, tier: tierOf(pct, this.deps.settings()), sequenceRunning: false, lastDecision: this.lastDecision, usedTokens: t.used, window: t.window };
   }
 
-  /** Counts the thread and tells the arbiter; returns the view for the status bar. */
-  async syncTokens(model: vscode.LanguageModelChat, token?: vscode.CancellationToken): Promise<StatusView> {
-    const used = await this.deps.tokens.count(model, this.messages, token);
+  /**
+   * Counts the thread plus the tool definitions the next agent request carries (`tools`; when omitted,
+   * the last counted set of this model) and tells the arbiter; returns the view for the status bar.
+   */
+  async syncTokens(model: vscode.LanguageModelChat, token?: vscode.CancellationToken, tools?: readonly vscode.LanguageModelChatTool[]): Promise<StatusView> {
+    if (tools) this.tools = { model: model.id, count: tools.length, tokens: await this.deps.tokens.countTools(model, tools, token) };
+    const toolPart = this.tools?.model === model.id ? this.tools : undefined;
+    const used = (await this.deps.tokens.count(model, this.messages, token)) + (toolPart?.tokens ?? 0);
     const window = model.maxInputTokens;
     // The loop syncs before every model call and at every evaluation point; only a change is news to
     // the arbiter (and worth a log record).
@@ -188,6 +199,7 @@ export class Session {
       lastDecision: this.lastDecision,
       usedTokens: used,
       window,
+      ...(toolPart ? { toolTokens: toolPart.tokens, toolCount: toolPart.count } : {}),
     };
     this.deps.onStatus(view);
     return view;

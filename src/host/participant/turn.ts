@@ -59,7 +59,7 @@ export class Turn {
 
   /** /compact and "Rawr: Compact Now": the golden path on demand, then the agent continues. */
   async compactNow(instructions: string): Promise<void> {
-    await this.session.syncTokens(this.model, this.token);
+    await this.session.syncTokens(this.model, this.token, this.tools());
     const effects = await this.session.step({ type: 'compact_now', at: Date.now(), instructions });
     const compacted = await this.drive(effects);
     if (compacted) await this.loop();
@@ -72,7 +72,7 @@ export class Turn {
         this.stream.markdown(`\n\n_[rawr] stopped after ${MAX_MODEL_CALLS} model calls in one request; send a message to continue._`);
         return;
       }
-      await this.session.syncTokens(this.model, this.token);
+      await this.session.syncTokens(this.model, this.token, this.tools());
       const reply = await this.callModel(this.tools(), true);
       const assistant: ThreadMessage = { role: 'assistant', text: reply.text, ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}) };
       await this.session.append(assistant);
@@ -80,14 +80,14 @@ export class Turn {
       for (const c of reply.toolCalls) await this.session.step({ type: 'tool_call', at: Date.now(), id: c.id, name: c.name, input: c.input });
 
       if (reply.toolCalls.length === 0) {
-        await this.session.syncTokens(this.model, this.token);
+        await this.session.syncTokens(this.model, this.token, this.tools());
         const compacted = await this.drive(await this.session.step({ type: 'evaluate', at: Date.now(), point: 'turn_complete' }));
         if (compacted) continue; // the agent continues from the handoff
         return;
       }
       for (const c of reply.toolCalls) await this.runTool(c);
       // Tool-loop boundary: every result is in, the next model call has not been made.
-      await this.session.syncTokens(this.model, this.token);
+      await this.session.syncTokens(this.model, this.token, this.tools());
       await this.drive(await this.session.step({ type: 'evaluate', at: Date.now(), point: 'tool_loop' }));
     }
   }
@@ -309,12 +309,13 @@ export class Turn {
   /** Renders /status. */
   async status(): Promise<void> {
     const s = this.session;
-    const view = await s.syncTokens(this.model, this.token);
+    const view = await s.syncTokens(this.model, this.token, this.tools());
     const snap = await this.deps.core.snapshot(s.threadId);
     const lines = [
       `**rawr status** — thread \`${s.threadId}\`, model ${this.model.name}`,
       '',
       `- Context: ${view.usedTokens ?? '?'} / ${view.window ?? '?'} tokens, **${view.percentRemaining === null ? '?' : view.percentRemaining.toFixed(1)}% remaining**, tier **${view.tier ?? 'none'}**`,
+      `- Counted: the thread ${(view.usedTokens ?? 0) - (view.toolTokens ?? 0)} tokens + ${view.toolCount ?? 0} tool definitions ${view.toolTokens ?? 0} tokens`,
       `- Mode: ${snap.state.settings.mode}; sequence: ${snap.state.seq.phase}`,
       `- Boundaries pending: ${snap.state.pending.map((b) => `${b.kind} ${b.detail}`).join('; ') || 'none'}`,
       `- Boundaries at the last decision: ${s.lastDecision?.boundaries.map((b) => `${b.kind} (${b.source}) ${b.detail}`).join('; ') || 'none'}`,

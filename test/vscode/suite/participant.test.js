@@ -177,6 +177,14 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
     assert.match(txt, new RegExp(res.metadata.rawrThreadId));
     assert.match(txt, /% remaining/);
     assert.match(txt, /Last decision: /);
+    // The count is the thread plus the tool definitions every agent request carries (rawr's two tools here).
+    const total = /Context: (\d+) \/ \d+ tokens/.exec(txt);
+    const parts = /Counted: the thread (\d+) tokens \+ (\d+) tool definitions (\d+) tokens/.exec(txt);
+    assert.ok(total && parts, txt);
+    assert.ok(Number(parts[2]) >= 2, `rawr's own tools are counted: ${parts[0]}`);
+    assert.ok(Number(parts[3]) > 100, `their definitions take tokens: ${parts[0]}`);
+    assert.strictEqual(Number(parts[1]) + Number(parts[3]), Number(total[1]), `${total[0]} = ${parts[0]}`);
+    info().statusCounted = parts[0];
     await bridge('screenshot', { name: 'chat-status' });
   });
 
