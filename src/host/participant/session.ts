@@ -169,9 +169,7 @@ export class Session {
    */
   loggedStatus(): StatusView | undefined {
     const t = this.loggedTokens;
-    if (!t || !(t.window > 0)) return undefined;
-    const pct = percentRemaining(t.used, t.window);
-    return { threadId: this.threadId, percentRemaining: pct, tier: tierOf(pct, this.deps.settings()), sequenceRunning: false, lastDecision: this.lastDecision, usedTokens: t.used, window: t.window };
+    return t && t.window > 0 ? this.statusView(t.used, t.window) : undefined;
   }
 
   /**
@@ -190,8 +188,14 @@ export class Session {
       await this.step({ type: 'tokens', at: Date.now(), used, window });
       this.lastTokens = key;
     }
+    const view = this.statusView(used, window, toolPart);
+    this.deps.onStatus(view);
+    return view;
+  }
+
+  private statusView(used: number, window: number, toolPart?: { count: number; tokens: number }): StatusView {
     const pct = window > 0 ? percentRemaining(used, window) : null;
-    const view: StatusView = {
+    return {
       threadId: this.threadId,
       percentRemaining: pct,
       tier: pct === null ? null : tierOf(pct, this.deps.settings()),
@@ -201,8 +205,6 @@ export class Session {
       window,
       ...(toolPart ? { toolTokens: toolPart.tokens, toolCount: toolPart.count } : {}),
     };
-    this.deps.onStatus(view);
-    return view;
   }
 
   dispose(): void {

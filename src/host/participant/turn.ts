@@ -72,8 +72,9 @@ export class Turn {
         this.stream.markdown(`\n\n_[rawr] stopped after ${MAX_MODEL_CALLS} model calls in one request; send a message to continue._`);
         return;
       }
-      await this.session.syncTokens(this.model, this.token, this.tools());
-      const reply = await this.callModel(this.tools(), true);
+      const tools = this.tools();
+      await this.session.syncTokens(this.model, this.token, tools);
+      const reply = await this.callModel(tools, true);
       const assistant: ThreadMessage = { role: 'assistant', text: reply.text, ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}) };
       await this.session.append(assistant);
       if (reply.text) await this.session.step({ type: 'assistant_message', at: Date.now(), text: reply.text });
