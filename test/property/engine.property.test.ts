@@ -153,7 +153,9 @@ export class Harness {
             assert.ok(!evs.includes('compacted') && !evs.includes('handoff'), `a ${fx.outcome} sequence swapped the thread`);
             assert.deepEqual(this.state.tokens, before.tokens, 'a failed compaction must not change the context');
           }
-          this.lastEnd = { at: ev.at, turn: this.state.turn };
+          // The turn the sequence ended in: queued input delivered in the same step starts the next
+          // turn, and that turn counts towards the cooldown once it completes (seed 2101604907).
+          this.lastEnd = { at: ev.at, turn: before.turn };
           break;
         }
         case 'deliver_queued_input': {

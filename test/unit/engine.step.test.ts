@@ -202,6 +202,24 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
     assert.equal(state.trail.userRequests.at(-1)!.text, 'Now add the CLI.');
   });
 
+  it('preflight: a tool call after the turn it was decided at drops it; the next message is not held over the open call', () => {
+    // Found by the property test (seed 361242039, 300,000 runs): a preflight started over an unanswered call.
+    let { state, effects } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [
+      { type: 'user_message', at: at(), text: 'Explain the design of the importer.' },
+      { type: 'tokens', at: at(), used: usedFor(12), window: WINDOW },
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
+    assert.equal(find(effects, 'decision')[0]!.decision.action, 'preflight');
+    ({ state, effects } = run(state, [{ type: 'tool_call', at: at(), id: 'c1', name: 'run_in_terminal', input: { command: 'npm test' } }]));
+    assert.equal(state.preflight, null);
+    assert.match(find(effects, 'annotate')[0]!.text, /Preflight compaction dropped: work resumed/);
+    ({ state, effects } = run(state, [{ type: 'user_message', at: at(), text: 'Now add the CLI.' }]));
+    assert.ok(!types(effects).includes('inject_heads_up'), 'no sequence over the open tool call');
+    assert.equal(state.seq.phase, 'idle');
+    assert.deepEqual(state.queuedInput, []);
+    assert.deepEqual(state.openToolCalls, ['c1']);
+  });
+
   it('input typed during a sequence is held and delivered exactly once, after the handoff', () => {
     let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
     const seqId = seqIdOf(state);

@@ -48,7 +48,8 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
         fx.push({ type: 'annotate', level: 'info', text: 'Your message is held and will be delivered unchanged right after the handoff.' });
         return { ...s, queuedInput: [...s.queuedInput, ev.text] };
       }
-      if (s.preflight && s.settings.mode === 'auto') {
+      // A preflight never starts over an unanswered tool call (the arbiter's rule 3 holds here too).
+      if (s.preflight && s.settings.mode === 'auto' && s.openToolCalls.length === 0) {
         const d: Decision = { ...s.preflight, id: `d${s.counter + 1}`, at: ev.at, point: 'preflight', action: 'compact' };
         const held = { ...s, counter: s.counter + 1, preflight: null, queuedInput: [...s.queuedInput, ev.text] };
         fx.push({ type: 'annotate', level: 'info', text: 'Compacting before your message (preflight); it will be delivered unchanged after the handoff.' });
@@ -64,8 +65,13 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       return next;
     }
     case 'tool_call': {
-      const next: EngineState = { ...s, openToolCalls: [...s.openToolCalls, ev.id] };
-      if (active) return next;
+      if (active) return { ...s, openToolCalls: [...s.openToolCalls, ev.id] };
+      if (s.preflight) {
+        // The turn the preflight was decided at did not end after all: work went on. The decision is
+        // stale; the next evaluation point decides again with what is true then.
+        fx.push({ type: 'annotate', level: 'info', text: 'Preflight compaction dropped: work resumed (a tool call) after the turn it was decided at.' });
+      }
+      const next: EngineState = { ...s, openToolCalls: [...s.openToolCalls, ev.id], preflight: null };
       const input = describeInput(ev.input);
       const file = fileOf(ev.input);
       return {
