@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: every tier in order — unit + property (mocha), then the real-VS-Code suites when the
 // harness is installed — printing how long each tier took. Fails if any tier fails.
-import { spawnSync } from 'node:child_process';
+// A failed tier's failures are printed again at the very end: CI logs are often read from the tail,
+// and the VS Code tier's long log would otherwise bury what the unit tier reported.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,13 +17,38 @@ if (existsSync(vscodeRunner)) {
   tiers.push({ name: 'real VS Code (extension host + e2e)', cmd: process.execPath, args: [vscodeRunner] });
 }
 
+/** Runs a tier with its output passed through, and keeps that output for the recap. */
+function run(tier) {
+  return new Promise((resolve) => {
+    const child = spawn(tier.cmd, tier.args, { cwd: root, stdio: ['inherit', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b) => { process.stdout.write(b); out += b; });
+    child.stderr.on('data', (b) => { process.stderr.write(b); out += b; });
+    child.on('error', (e) => { out += `\ncould not start: ${e.message}\n`; resolve({ status: null, out }); });
+    child.on('close', (status, signal) => resolve({ status: status ?? (signal ? `signal ${signal}` : null), out }));
+  });
+}
+
+/** What a failed tier said about its failures: mocha's "N failing" section, else the last lines. */
+function recap(out) {
+  const lines = out.split('\n');
+  let from = -1;
+  for (let i = lines.length - 1; i >= 0; i--) if (/^\s*\d+ failing\b/.test(lines[i])) { from = i; break; }
+  const picked = from >= 0 ? lines.slice(from) : lines.slice(-60);
+  return picked.slice(0, 200).join('\n');
+}
+
 const results = [];
 for (const tier of tiers) {
   const t0 = Date.now();
   console.log(`\n=== tier: ${tier.name}`);
-  const r = spawnSync(tier.cmd, tier.args, { cwd: root, stdio: 'inherit' });
+  const r = await run(tier);
   const seconds = ((Date.now() - t0) / 1000).toFixed(1);
-  results.push({ name: tier.name, ok: r.status === 0, seconds, status: r.status });
+  results.push({ name: tier.name, ok: r.status === 0, seconds, status: r.status, out: r.out });
+}
+for (const r of results.filter((x) => !x.ok)) {
+  console.log(`\n=== what failed in tier "${r.name}" (repeated from its output above)`);
+  console.log(recap(r.out));
 }
 console.log('\n=== tier timings');
 for (const r of results) console.log(`${r.ok ? 'PASS' : 'FAIL'}  ${r.name}: ${r.seconds}s${r.ok ? '' : ` (exit ${r.status})`}`);

@@ -115,6 +115,8 @@ export interface RecordedRequest extends ScriptRequest {
   at: number;
   /** True when the client went away before the response was complete (abort, cancellation). */
   clientClosed: boolean;
+  /** Streaming: how many SSE chunks the server wrote before it finished or the client went away. */
+  chunksSent: number;
 }
 
 export interface ScriptedModelOptions {
@@ -249,7 +251,7 @@ export async function startScriptedModel(script: Script | ScriptRule[], opts: Sc
       body,
       headers: httpReq.headers,
     };
-    const rec: RecordedRequest = { ...req, rule: '', at: Date.now(), clientClosed: false };
+    const rec: RecordedRequest = { ...req, rule: '', at: Date.now(), clientClosed: false, chunksSent: 0 };
     requests.push(rec);
     for (const w of waiters.splice(0)) w();
     res.on('close', () => {
@@ -342,6 +344,7 @@ export async function startScriptedModel(script: Script | ScriptRule[], opts: Sc
       }
       res.write(`data: ${JSON.stringify(ev)}\n\n`);
       sent++;
+      rec.chunksSent = sent;
     }
     if (res.destroyed) return;
     res.end('data: [DONE]\n\n');

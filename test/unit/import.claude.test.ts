@@ -114,13 +114,10 @@ describe('importClaude: real recordings', function () {
     for (const f of fs.readdirSync(DIR).filter((n) => n.startsWith('claude-'))) assert.equal(detectFormat(load(f)), 'claude', f);
   });
 
-  it('imports ~11 MB in well under 2 s', () => {
+  it('imports ~11 MB whole (its speed is measured by npm run bench)', () => {
     const text = load('claude-spotter-258c7280.jsonl').repeat(4);
-    const t0 = performance.now();
     const r = importRecording(text);
-    const ms = performance.now() - t0;
     assert.equal(r.lines, 4 * 1863);
-    assert.ok(ms < 2000, `took ${ms.toFixed(0)} ms`);
   });
 });
 

@@ -108,13 +108,10 @@ describe('importCodex: real recordings', function () {
     for (const f of fs.readdirSync(DIR).filter((n) => n.startsWith('codex-'))) assert.equal(detectFormat(load(f)), 'codex', f);
   });
 
-  it('imports ~10 MB in well under 2 s', () => {
+  it('imports ~10 MB whole (its speed is measured by npm run bench)', () => {
     const text = load('codex-localpush-compacted.jsonl').repeat(10);
-    const t0 = performance.now();
     const r = importRecording(text);
-    const ms = performance.now() - t0;
     assert.equal(r.lines, 10 * 2722);
-    assert.ok(ms < 2000, `took ${ms.toFixed(0)} ms`);
   });
 });
 

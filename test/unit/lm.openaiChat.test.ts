@@ -170,7 +170,6 @@ describe('openaiChat.streamChat against the scripted model (real openai client, 
   it('aborting mid-stream stops the stream and the server sees the client go away', async () => {
     const ac = new AbortController();
     const parts: StreamPart[] = [];
-    const t0 = Date.now();
     const e = await rejects(
       (async () => {
         for await (const p of streamChat(client, { model: 'scripted', messages: user('slow'), signal: ac.signal })) {
@@ -181,10 +180,11 @@ describe('openaiChat.streamChat against the scripted model (real openai client, 
     );
     assert.equal(e.kind, 'aborted');
     assert.equal(parts.length, 5, 'no part after the abort');
-    assert.ok(Date.now() - t0 < 1000, 'stopped long before the 100-chunk reply would have finished');
     const rec = server.requests.at(-1)!;
     assert.equal(rec.rule, 'slow');
-    await waitUntil(() => rec.clientClosed, 2000, 'server saw the disconnect');
+    await waitUntil(() => rec.clientClosed, 10_000, 'server saw the disconnect');
+    // Counted, not timed: the server stopped writing before the end of its 100 text chunks.
+    assert.ok(rec.chunksSent < 100, `the server stopped after ${rec.chunksSent} of its 100 text chunks`);
   });
 
   it('an already-aborted signal never sends the request', async () => {

@@ -216,7 +216,6 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     await bridge('frame', { contains: PANEL_MARK, selector: 'button[aria-label="Cancel the running compaction sequence"]', action: 'click' });
     const result = await running;
     const took = Date.now() - t0;
-    assert.ok(took < 10000, `the request stopped promptly (${took} ms)`);
     assert.ok(!result.errorDetails, result.errorDetails && result.errorDetails.message);
     assert.match(rec.text(), /stopped from the Rawr panel/);
     const snap = await api.core.snapshot(threadId);
