@@ -24,6 +24,7 @@ import { PROMPT_FILE_NAME, promptCompletions, promptDiagnostics, promptHover } f
 // module resolution ("node"); the runtime require resolves it, the types come from the same file.
 // For the same reason the protocol's re-exports are untyped here: the two used are declared below. (The
 // ResponseError must be this package's own class: the connection recognises error results by instanceof.)
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
 const lsp = require('vscode-languageserver/node') as typeof LSP & {
   ResponseError: new (code: number, message: string, data?: unknown) => Error;
   TextDocumentSyncKind: { Incremental: 2 };

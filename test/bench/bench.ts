@@ -25,7 +25,6 @@ function session(n: number): EngineEvent[] {
   let at = 1_700_000_000_000;
   let used = 20_000;
   let k = 0;
-  let seq = 0;
   while (out.length < n) {
     out.push({ type: 'user_message', at: (at += 5000), text: `Phase ${k}: implement the next part of the importer and commit it when the tests pass.` });
     for (let t = 0; t < 12 && out.length < n; t++) {
@@ -42,7 +41,6 @@ function session(n: number): EngineEvent[] {
     }
     out.push({ type: 'evaluate', at, point: 'turn_complete' });
     k++;
-    seq++;
   }
   return out.slice(0, n);
 }

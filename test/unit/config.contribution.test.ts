@@ -24,7 +24,7 @@ import {
 const ROOT = path.resolve(__dirname, '../../..');
 const pkg = () => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const KEYS = Object.keys(SettingsSchema.shape) as SettingKey[];
-type Prop = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Prop = Record<string, any>;  
 const props = configurationProperties() as Record<string, Prop>;
 const prop = (key: SettingKey): Prop => props[`rawr.${camel(key)}`];
 

@@ -123,7 +123,7 @@ describe('step: judgment (single flight, correlation ids, fallback)', () => {
     ({ state, effects } = run(state, [{ type: 'judgment_result', at: at(), corrId, text: '{"should_compact": true, "reason": "phase 2 complete"}' }]));
     assert.ok(types(effects).includes('inject_heads_up'));
     const seqId = seqIdOf(state);
-    ({ state, effects } = run(state, [
+    ({ effects } = run(state, [
       { type: 'packet', at: at(), seqId, text: GOOD_PACKET },
       { type: 'compaction_done', at: at(), seqId, tokensBefore: 140_000, tokensAfter: 30_000 },
     ]));

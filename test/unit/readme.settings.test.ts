@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const { withTable, settingsTable } = require('../../../scripts/settingsTable.cjs') as {
   withTable: (readme: string, pkg: unknown) => string;
   settingsTable: (pkg: unknown) => string;

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/* global document -- only inside page.evaluate callbacks, which run in the workbench page */
 // Real-VS-Code test tier: runs test/vscode/suite/**/*.test.js inside a real VS Code extension host.
 //
 //   node test/vscode/run.mjs [--grep RE] [--timeout SEC] [--keep] [--verbose] [--no-install]
@@ -277,7 +278,7 @@ async function runCodeServer() {
     cleanedUp = true;
     try { if (browser) await withTimeout(browser.close(), 5000); } catch { /* killed below */ }
     await killAll([cs && cs.pid]);
-    try { bridgeServer && bridgeServer.close(); } catch { /* ignore */ }
+    try { bridgeServer?.close(); } catch { /* ignore */ }
     try { csLog.end(); } catch { /* ignore */ }
     fs.writeFileSync(path.join(ART, 'console.log'), consoleLines.join('\n') + '\n');
     if (args.keep) log(`kept temp root ${dirs.root}`);

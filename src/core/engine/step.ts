@@ -366,7 +366,7 @@ function finishCompaction(s: EngineState, seq: Extract<SequenceState, { phase: '
   fx.push({ type: 'inject_handoff', seqId: seq.seqId, text: handoffText(s.prompts, seq.packet, seq.scratchPath, s.plan, s.trail, { origin: seq.packetAuthor }) });
 
   // Loop prevention: a compaction that frees too little must not re-fire at once — escalate, then stop.
-  let stall = s.stall;
+  let stall: EngineState['stall'];
   if (pBefore !== null && pAfter !== null && pAfter - pBefore < s.settings.min_gain_percent) {
     stall = s.stall === 'none' ? 'stalled' : 'suspended';
     fx.push({

@@ -22,6 +22,7 @@ import { localCore } from './localCore';
 
 // The package's `exports` map ('vscode-languageclient/node') is not visible to this repo's TypeScript
 // module resolution ("node"); the runtime require resolves it, the types come from the same file.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
 const lc = require('vscode-languageclient/node') as typeof LC;
 
 /** The prompt files the core process serves diagnostics, hover and completion for. */

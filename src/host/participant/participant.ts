@@ -84,7 +84,7 @@ export class Participant implements vscode.Disposable {
     if (token.isCancellationRequested) cts.cancel();
     session.activeRequest = cts;
     const byPanel = () => cts.token.isCancellationRequested && !token.isCancellationRequested;
-    let stoppedByPanel = false;
+    let stoppedByPanel: boolean;
     const turn = new Turn(session, request.model, stream, cts.token, request.toolInvocationToken);
     try {
       switch (request.command) {

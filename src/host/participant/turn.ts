@@ -108,7 +108,7 @@ export class Turn {
   }
 
   private async runTool(call: { id: string; name: string; input: unknown }): Promise<void> {
-    let output = '';
+    let output: string;
     let isError = false;
     try {
       if (call.name === PLAN_TOOL) {

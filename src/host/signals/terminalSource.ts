@@ -154,7 +154,6 @@ export function stripAnsi(text: string): string {
       // eslint-disable-next-line no-control-regex
       .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, '')
       // 8-bit CSI
-      // eslint-disable-next-line no-control-regex
       .replace(/\x9b[0-?]*[ -/]*[@-~]/g, '')
       // two-character escapes (charset selection, keypad modes, …)
       // eslint-disable-next-line no-control-regex

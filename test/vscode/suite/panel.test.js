@@ -27,7 +27,7 @@ const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
 const { PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
-const { startScriptedModel, multiPhaseScript, scriptedPacket, phaseState, RAWR_MARKERS } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
+const { startScriptedModel, multiPhaseScript, scriptedPacket, phaseState } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
 
 const XSS_IMG = '<img src=x onerror=alert(1)>';
 const XSS_SCRIPT = '<script>alert(1)</script>';

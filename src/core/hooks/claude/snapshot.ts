@@ -159,7 +159,7 @@ function readSmall(file: string): string | undefined {
   }
 }
 
-const PLAN_PATH_RE = /(?:[~A-Za-z0-9_.\-/\\]*[\\/])?[A-Za-z0-9_.\-]+\.md\b/g;
+const PLAN_PATH_RE = /(?:[~A-Za-z0-9_./\\-]*[\\/])?[A-Za-z0-9_.-]+\.md\b/g;
 export function isPlanPath(p: string): boolean {
   const norm = p.replace(/\\/g, '/');
   if (!/\.md$/i.test(norm)) return false;
