@@ -23,7 +23,11 @@
   const ui = {
     threadId: typeof saved.threadId === 'string' ? saved.threadId : null,
     showNoise: saved.showNoise === true,
-    openPackets: Array.isArray(saved.openPackets) ? saved.openPackets.filter((x) => typeof x === 'string') : [],
+    // The packets the user opened or closed by hand, as [`thread/seq`, open] pairs: per thread, so another
+    // thread's choices never hide this thread's newest packet (which is open unless the user closed it).
+    packetChoices: Array.isArray(saved.packetChoices)
+      ? saved.packetChoices.filter((x) => Array.isArray(x) && typeof x[0] === 'string' && typeof x[1] === 'boolean')
+      : [],
     instructions: typeof saved.instructions === 'string' ? saved.instructions : '',
   };
   let vm = saved.vm && typeof saved.vm === 'object' ? saved.vm : null;
@@ -32,7 +36,7 @@
   const app = document.getElementById('app');
 
   function save() {
-    vscode.setState({ threadId: ui.threadId, showNoise: ui.showNoise, openPackets: ui.openPackets.slice(-50), instructions: ui.instructions, vm });
+    vscode.setState({ threadId: ui.threadId, showNoise: ui.showNoise, packetChoices: ui.packetChoices.slice(-50), instructions: ui.instructions, vm });
   }
   function send(msg) {
     vscode.postMessage(msg);
@@ -316,17 +320,17 @@
     if (!list.length) return section('compactions', 'Compactions', 'fold', el('p', { class: 'muted' }, 'This thread has not been compacted.'));
     const wrap = el('div', {});
     for (const c of list) {
-      const det = el('details', {
-        class: 'packet',
-        ontoggle: (e) => {
-          const open = e.target.open;
-          ui.openPackets = ui.openPackets.filter((x) => x !== c.seqId);
-          if (open) ui.openPackets.push(c.seqId);
-          save();
-        },
-      });
-      if (ui.openPackets.includes(c.seqId) || (list[0] === c && !ui.openPackets.length)) det.open = true;
-      det.appendChild(el('summary', {}, `Continuation packet${c.packetAuthor ? ` (by the ${c.packetAuthor})` : ''}`));
+      const key = `${vm.threadId}/${c.seqId}`;
+      const choice = ui.packetChoices.find((x) => x[0] === key);
+      const det = el('details', { class: 'packet' });
+      det.open = choice ? choice[1] : list[0] === c;
+      // Only a person's click (or Enter/Space on the summary, which clicks it) is remembered, not the
+      // default opening above; the click runs before the details element toggles, so the new state is !open.
+      const summaryClicked = () => {
+        ui.packetChoices = ui.packetChoices.filter((x) => x[0] !== key).concat([[key, !det.open]]);
+        save();
+      };
+      det.appendChild(el('summary', { onclick: summaryClicked }, `Continuation packet${c.packetAuthor ? ` (by the ${c.packetAuthor})` : ''}`));
       det.appendChild(c.packet ? markdown(c.packet) : el('p', { class: 'muted' }, 'Packet not recorded.'));
       wrap.appendChild(
         el(

@@ -2,7 +2,7 @@
 /* global document -- only inside page.evaluate callbacks, which run in the workbench page */
 // Real-VS-Code test tier: runs test/vscode/suite/**/*.test.js inside a real VS Code extension host.
 //
-//   node test/vscode/run.mjs [--grep RE] [--timeout SEC] [--keep] [--verbose] [--no-install]
+//   node test/vscode/run.mjs [--grep RE] [--timeout SEC] [--keep] [--verbose] [--no-install] [--update-docs]
 //   node test/vscode/run.mjs --vscode-executable /path/to/code     (or VSCODE_EXECUTABLE_PATH=...)
 //
 // Default (code-server) mode — the recipe in /work/shared/vscode-e2e/README.md, ported from its
@@ -47,13 +47,13 @@ for (let i = 0; i < argv.length; i++) {
   const m = /^--([^=]+)(?:=(.*))?$/.exec(argv[i]);
   if (!m) { usage(`unexpected argument ${argv[i]}`); }
   const [, k, v] = m;
-  if (['keep', 'verbose', 'no-install', 'help'].includes(k)) args[k] = true;
+  if (['keep', 'verbose', 'no-install', 'update-docs', 'help'].includes(k)) args[k] = true;
   else if (['grep', 'timeout', 'vscode-executable'].includes(k)) args[k] = v ?? argv[++i];
   else usage(`unknown option --${k}`);
 }
 function usage(msg) {
   if (msg) console.error(`run.mjs: ${msg}`);
-  console.error('usage: node test/vscode/run.mjs [--grep RE] [--timeout SEC] [--keep] [--verbose] [--no-install] [--vscode-executable PATH]');
+  console.error('usage: node test/vscode/run.mjs [--grep RE] [--timeout SEC] [--keep] [--verbose] [--no-install] [--update-docs] [--vscode-executable PATH]');
   process.exit(msg ? 2 : 0);
 }
 if (args.help) usage();
@@ -73,6 +73,9 @@ const ART = path.join(ROOT, 'test-artifacts/vscode');
 const TIMEOUT_MS = Number(args.timeout || process.env.VSCODE_TEST_TIMEOUT_SEC || 300) * 1000;
 const STARTUP_MS = 150_000; // code-server up + workbench + extension host + suite started
 const GREP = args.grep || process.env.VSCODE_TEST_GREP || '';
+// --update-docs: the end-to-end test also copies its screenshots over the README's (docs/images/);
+// without it a test run leaves the working tree as it found it.
+const DOCS_ENV = args['update-docs'] ? { RAWR_UPDATE_DOCS_IMAGES: '1' } : {};
 const VSCODE_EXECUTABLE = args['vscode-executable'] || process.env.VSCODE_EXECUTABLE_PATH || '';
 const RUN_ID = crypto.randomBytes(6).toString('hex');
 const MARKER = { RAWR_VSCODE_TEST_RUN: RUN_ID }; // in the env of everything we start: lets cleanup sweep stragglers
@@ -300,7 +303,7 @@ async function runCodeServer() {
     frames: async () => Promise.all(page.frames().map(async (f) => ({ url: f.url(), text: await f.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '') }))),
     mark: async ({ name }) => { timing[name] = Date.now() - T0; return true; },
     // Drive an element inside a frame (webviews are nested iframes): the first frame whose text contains
-    // `contains`; action 'select' (option value) or 'click'.
+    // `contains`; action 'select' (option value), 'fill' (type `value` into an input, as keystrokes) or 'click'.
     frame: async ({ contains, selector, action, value }) => {
       for (const f of page.frames()) {
         const text = await f.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '');
@@ -308,6 +311,7 @@ async function runCodeServer() {
         const el = f.locator(selector).first();
         if (action === 'select') await el.selectOption(String(value));
         else if (action === 'click') await el.click();
+        else if (action === 'fill') { await el.click(); await el.pressSequentially(String(value)); }
         else throw new Error(`unknown frame action ${action}`);
         return true;
       }
@@ -353,7 +357,7 @@ async function runCodeServer() {
           ...isolatedEnv(dirs),
           PATH: path.dirname(CS_NODE) + path.delimiter + process.env.PATH,
           VSCODE_TEST_RESULTS: RESULTS, VSCODE_TEST_BRIDGE: bridgeUrl, VSCODE_TEST_WORKSPACE: dirs.ws,
-          VSCODE_TEST_MOCHA: MOCHA_DIR, VSCODE_TEST_ARTIFACTS: ART, VSCODE_TEST_GREP: GREP,
+          VSCODE_TEST_MOCHA: MOCHA_DIR, VSCODE_TEST_ARTIFACTS: ART, VSCODE_TEST_GREP: GREP, ...DOCS_ENV,
         },
       });
       let buf = '';
@@ -477,7 +481,7 @@ async function runElectron(executable) {
         // can find every process of this run by the marker)
         extensionTestsEnv: {
           ...MARKER, VSCODE_TEST_RESULTS: RESULTS, VSCODE_TEST_WORKSPACE: dirs.ws, VSCODE_TEST_MOCHA: MOCHA_DIR,
-          VSCODE_TEST_ARTIFACTS: ART, VSCODE_TEST_GREP: GREP,
+          VSCODE_TEST_ARTIFACTS: ART, VSCODE_TEST_GREP: GREP, ...DOCS_ENV,
         },
       }),
       new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timeout after ${TIMEOUT_MS / 1000}s`)), TIMEOUT_MS - (Date.now() - T0)); }),

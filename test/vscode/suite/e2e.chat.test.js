@@ -21,7 +21,7 @@
 //  4. "Rawr: Compact Now" from the command palette (F1), instructions typed into its input box: a new
 //     response shows heads-up … Context compacted … handoff again, and the instructions reach the summary;
 //  5. `@rawr /status` again (two compactions) and the status bar item's percent (and tier) agree.
-// Copied for the README: docs/images/golden-path.png ("Context compacted" + handoff),
+// Copied for the README (with --update-docs): docs/images/golden-path.png ("Context compacted" + handoff),
 // docs/images/golden-path-packet.png (heads-up + packet), docs/images/status.png (/status).
 'use strict';
 const assert = require('assert');
@@ -29,6 +29,7 @@ const path = require('path');
 const fs = require('fs');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
+const { copyToDocs, panelText, PANEL_MARK } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript, phaseState, RAWR_MARKERS } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
@@ -217,11 +218,6 @@ const GOLDEN_PATH = [
   ['the handoff banner', /CONTEXT COMPACTION DETECTED/],
 ];
 
-function copyToDocs(file, name) {
-  const dir = path.join(repo, 'docs/images');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.copyFileSync(file, path.join(dir, name));
-}
 
 describe('End to end, as a person would use it (Chat view, scripted model over HTTP)', function () {
   this.timeout(300000);
@@ -388,5 +384,30 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     assert.ok(whole.includes(`${p[1]}%`), whole);
     await shot('status-bar');
     info().e2eStatusBar = { status: m[0], statusBar: bar.trim() };
+  });
+
+  it('6. a click on the status bar item opens the panel; its own "Compact now", with typed instructions, runs the golden path in the chat', async () => {
+    const requestsBefore = server.requests.length;
+    await bridge('click', { selector: SEL.rawrStatusItem });
+    const cards = (t) => (t.match(/\bs\d+ · \S+ → \S+ tokens · /g) || []).length; // one heading per compaction card
+    const panel = await poll(async () => { const t = await panelText(); return t && /Compact now/.test(t) && cards(t) === 2 ? t : undefined; }, 30000, 'the panel opened from the status bar, with both compactions');
+    info().e2ePanelFromStatusBar = panel.slice(0, 400);
+    await bridge('frame', { contains: PANEL_MARK, selector: '#instructions', action: 'fill', value: 'keep the middleware notes verbatim' });
+    await shot('panel-compact-now-instructions');
+    await bridge('frame', { contains: PANEL_MARK, selector: 'button[aria-label^="Compact now"]', action: 'click' });
+    // The panel runs "@rawr /compact <instructions>" in the Chat view, so the output lands in the conversation.
+    const text = await waitLast((t) => /keep the middleware notes verbatim/.test(t) && /rawr watcher → agent/.test(t) && /All done/.test(t), 90000, "the panel's Compact now response in the chat");
+    fs.writeFileSync(path.join(ART, 'e2e-panel-compact-now-rendered.txt'), text);
+    inOrder(text, [...GOLDEN_PATH, ['the continuation', /All done/]], 'test-artifacts/vscode/e2e-panel-compact-now-rendered.txt');
+    assert.match(text, /requested by the user \(instructions: keep the middleware notes verbatim\)/);
+    const summary = server.requests.slice(requestsBefore).find((r) => r.rule === 'summary');
+    assert.ok(summary && JSON.stringify(summary.messages).includes('keep the middleware notes verbatim'), 'instructions reached the summary request');
+    // The panel itself shows the third compaction.
+    await poll(async () => { const t = await panelText(); return t && cards(t) === 3 ? t : undefined; }, 30000, 'the third compaction in the panel');
+    await shot('panel-after-compact-now');
+    // Leave the workbench as the next suites expect it: no panel open.
+    const panelTabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('rawr.panel'));
+    assert.strictEqual(panelTabs.length, 1, 'one panel tab');
+    await vscode.window.tabGroups.close(panelTabs);
   });
 });

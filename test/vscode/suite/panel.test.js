@@ -16,7 +16,7 @@
 //    notice the refusal leaves; the undo itself is tested through /undo in participant.test.js);
 //  - the webview's mode picker changes rawr.mode, and the core follows.
 // Screenshots in a light, a dark and a high-contrast theme: test-artifacts/vscode/panel-light.png,
-// panel-dark.png, panel-high-contrast.png.
+// panel-dark.png, panel-high-contrast.png (copied over docs/images/ with --update-docs).
 'use strict';
 const assert = require('assert');
 const cp = require('child_process');
@@ -24,7 +24,7 @@ const fs = require('fs');
 const path = require('path');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
-const { PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText } = require('./support');
+const { PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText, copyToDocs } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript, scriptedPacket, phaseState } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
@@ -162,17 +162,21 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
       await waitPanel((t) => t.includes(sha), 10000, 'the panel after the theme change');
       const shot = await bridge('screenshot', { name });
       assert.ok(fs.existsSync(shot), shot);
+      copyToDocs(shot, `${name}.png`);
     }
 
     // Hide (another editor on top in the same group), then show: the webview is recreated and redraws.
-    await vscode.commands.executeCommand('workbench.action.files.newUntitledFile');
+    const cover = await vscode.workspace.openTextDocument({ content: '' });
+    await vscode.window.showTextDocument(cover, { preview: false });
     // retainContextWhenHidden is off: the webview's document goes away while hidden (recorded, not asserted:
     // how long the workbench keeps a hidden frame around is its business).
     info().panelFrameGoneWhenHidden = await poll(async () => !(await panelText()), 8000, 'the panel hidden').then(() => true, () => false);
     await vscode.commands.executeCommand('rawr.openPanel');
     const again = await waitPanel((t) => t.includes(sha) && /Context compacted/.test(t), 20000, 'the panel redrawn after show');
     assert.ok(again.includes(threadId));
-    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor').then(undefined, () => undefined);
+    // Close the editor that covered the panel (an empty untitled document: no save prompt).
+    const coverTabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === cover.uri.toString());
+    await vscode.window.tabGroups.close(coverTabs);
   });
 
   it('"Undo this compaction" in the webview asks for confirmation first; without a yes nothing is undone', async function () {

@@ -1,5 +1,7 @@
 // Helpers shared by the suites that drive @rawr and its panel (not a test file: no `.test.js`).
 'use strict';
+const fs = require('fs');
+const path = require('path');
 const vscode = require('vscode');
 const { bridge } = require('./index');
 
@@ -50,4 +52,13 @@ async function panelText() {
   return f && f.text;
 }
 
-module.exports = { PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText };
+/** Copies a screenshot over the README's copy in docs/images/, only under `node test/vscode/run.mjs --update-docs`:
+ *  a plain test run never rewrites tracked files. */
+function copyToDocs(file, name) {
+  if (process.env.RAWR_UPDATE_DOCS_IMAGES !== '1') return;
+  const dir = path.resolve(__dirname, '../../../docs/images');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.copyFileSync(file, path.join(dir, name));
+}
+
+module.exports = { PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText, copyToDocs };
