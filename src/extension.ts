@@ -53,11 +53,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   const statusBar = new RawrStatusBar(bus);
   context.subscriptions.push(statusBar);
 
+  // rawr's OpenAI-compatible models; the token counter asks it when a model's counts were recalibrated.
+  const openai = registerOpenAIProvider(context, log);
+  context.subscriptions.push(openai);
   const participant = new Participant({
     core,
     bus,
     log,
-    tokens: new TokenCounter(),
+    tokens: new TokenCounter((model) => openai.countEpoch(model)),
     workspace,
     settings: () => loaded.set.settings,
     allowedTools: () => loaded.host.toolsAllowed,
@@ -91,7 +94,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
     }),
   );
 
-  context.subscriptions.push(registerOpenAIProvider(context, log));
   registerCommands(context, { core: () => core, participant, log });
   // The compaction panel: the rawr.openPanel command and the serializer that restores it after a reload.
   registerPanel(context, { core, participant, bus, log, logDir });

@@ -117,6 +117,8 @@ export interface RecordedRequest extends ScriptRequest {
   clientClosed: boolean;
   /** Streaming: how many SSE chunks the server wrote before it finished or the client went away. */
   chunksSent: number;
+  /** The prompt tokens the server counted (and reported as usage) for this request. */
+  promptTokens?: number;
 }
 
 export interface ScriptedModelOptions {
@@ -128,6 +130,13 @@ export interface ScriptedModelOptions {
   port?: number;
   /** Called with one line per request (debugging). */
   log?: (line: string) => void;
+  /**
+   * The model's "tokenizer": how many tokens a piece of text is, for the `usage` the server reports
+   * (prompt: every message's text and tool-call arguments plus 4 per message, and the tool definitions'
+   * JSON; completion: the reply). Default: ceil(chars / 4), which agrees with rawr's own estimate; a test
+   * of the calibration gives a denser one (per model id, so one server can play several models).
+   */
+  tokenizer?: (text: string, model: string) => number;
 }
 
 export interface ScriptedModel {
@@ -186,6 +195,16 @@ const includesCI = (hay: string, needle: string) => hay.toLowerCase().includes(n
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const approxTokens = (s: string) => Math.ceil(s.length / 4);
+
+/** What a server counts as the prompt: messages (text, tool-call names and arguments, 4 per message) and tools. */
+function promptTokensOf(req: ScriptRequest, tokenize: (text: string) => number): number {
+  let n = 0;
+  for (const m of req.messages) {
+    const text = typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join('');
+    n += tokenize(text) + (m.tool_calls ?? []).reduce((k, c) => k + tokenize(c.function.name + c.function.arguments), 0) + 4;
+  }
+  return n + (req.tools.length ? tokenize(JSON.stringify(req.tools)) : 0);
+}
 
 function splitEvery(s: string, size: number): string[] {
   if (s === '') return [];
@@ -284,8 +303,10 @@ export async function startScriptedModel(script: Script | ScriptRule[], opts: Sc
       args: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
     }));
     const finish = reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
-    const promptTokens = approxTokens(raw);
-    const completionTokens = approxTokens((reply.text ?? '') + calls.map((c) => c.name + c.args).join(''));
+    const tokenize = (text: string) => (opts.tokenizer ? opts.tokenizer(text, model) : approxTokens(text));
+    const promptTokens = promptTokensOf(req, tokenize);
+    rec.promptTokens = promptTokens;
+    const completionTokens = tokenize((reply.text ?? '') + calls.map((c) => c.name + c.args).join(''));
     const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 
     if (!req.stream) {

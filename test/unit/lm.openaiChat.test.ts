@@ -225,6 +225,52 @@ describe('openaiChat.streamChat against the scripted model (real openai client, 
   });
 });
 
+describe("streamChat's usage part: the server's own token count (loopback, real openai client)", () => {
+  let plain: ScriptedModel;
+  let dense: ScriptedModel;
+  before(async () => {
+    plain = await startScriptedModel([], {});
+    // A model whose tokenizer makes twice as many tokens as the chars/4 estimate (CJK text, dense JSON).
+    dense = await startScriptedModel([], { tokenizer: (t) => Math.ceil(t.length / 2) });
+  });
+  after(async () => {
+    await plain.close();
+    await dense.close();
+  });
+  const long: OpenAIChatMessage[] = [
+    { role: 'system', content: 'You are a careful engineer. '.repeat(40) },
+    { role: 'user', content: 'Explain the token bucket algorithm in detail. '.repeat(60) },
+  ];
+
+  it('with includeUsage: stream_options is sent and a usage part carries the prompt count', async () => {
+    const c = new OpenAI({ baseURL: plain.url, apiKey: 'x', maxRetries: 0 });
+    const parts = await collect(streamChat(c, { model: 'scripted', messages: long, includeUsage: true }));
+    assert.deepEqual(plain.requests.at(-1)!.body.stream_options, { include_usage: true });
+    const usage = parts.filter((p) => p.type === 'usage');
+    assert.equal(usage.length, 1);
+    const u = usage[0] as Extract<StreamPart, { type: 'usage' }>;
+    // The default scripted tokenizer is chars/4, like the estimate: they agree within a few tokens.
+    assert.ok(Math.abs(u.promptTokens - estimateTokens(long)) <= 4, `${u.promptTokens} vs estimate ${estimateTokens(long)}`);
+    assert.ok(u.completionTokens! > 0);
+    assert.equal(parts.at(-1)!.type, 'usage', 'the usage chunk comes last');
+  });
+
+  it("a denser tokenizer's count is what the usage part reports", async () => {
+    const c = new OpenAI({ baseURL: dense.url, apiKey: 'x', maxRetries: 0 });
+    const parts = await collect(streamChat(c, { model: 'scripted', messages: long, includeUsage: true }));
+    const u = parts.find((p) => p.type === 'usage') as Extract<StreamPart, { type: 'usage' }>;
+    const ratio = u.promptTokens / estimateTokens(long);
+    assert.ok(ratio > 1.9 && ratio < 2.1, `ratio ${ratio}`);
+  });
+
+  it('without includeUsage: no stream_options, no usage part', async () => {
+    const c = new OpenAI({ baseURL: plain.url, apiKey: 'x', maxRetries: 0 });
+    const parts = await collect(streamChat(c, { model: 'scripted', messages: long }));
+    assert.equal(plain.requests.at(-1)!.body.stream_options, undefined);
+    assert.deepEqual(parts.map((p) => p.type), parts.map(() => 'text'));
+  });
+});
+
 describe('scripted model server', () => {
   it('answers non-streaming requests with text and tool calls', async () => {
     const m = await startScriptedModel([{ when: () => true, reply: { text: 'plain', toolCalls: [{ name: 't', arguments: { a: 1 } }] } }]);

@@ -6,6 +6,7 @@
  */
 import type OpenAI from 'openai';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import { z } from 'zod';
 
 // ---- message shapes (the subset of the chat-completions API rawr uses) ------------------------------
 
@@ -40,12 +41,26 @@ export interface StreamChatRequest {
    */
   maxTokens?: number;
   temperature?: number;
+  /**
+   * Ask for `stream_options.include_usage`: the server then reports its own token counts in a last chunk,
+   * yielded as a `usage` part (the provider calibrates its estimate with it). Servers that do not know
+   * the option ignore it and send no usage.
+   */
+  includeUsage?: boolean;
   signal?: AbortSignal;
 }
 
 export type StreamPart =
   | { type: 'text'; text: string }
-  | { type: 'tool_call'; id: string; name: string; input: unknown };
+  | { type: 'tool_call'; id: string; name: string; input: unknown }
+  /** The server's count for this request (only with includeUsage, and only from servers that send it). */
+  | { type: 'usage'; promptTokens: number; completionTokens?: number };
+
+/** The usage object servers put in the last chunk; anything else there is ignored, not trusted. */
+const UsageSchema = z.object({
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative().optional(),
+});
 
 // ---- errors -------------------------------------------------------------------------------------------
 
@@ -173,6 +188,7 @@ export async function* streamChat(client: OpenAI, req: StreamChatRequest): Async
   }
   if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
   if (req.temperature !== undefined) body.temperature = req.temperature;
+  if (req.includeUsage) body.stream_options = { include_usage: true };
 
   const pending = new Map<number, PendingCall>();
   const flush = function* (): Generator<StreamPart> {
@@ -207,6 +223,10 @@ export async function* streamChat(client: OpenAI, req: StreamChatRequest): Async
         break;
       }
       if (req.signal?.aborted) throw new OpenAIChatError('aborted', 'The request was cancelled.', 'aborted');
+      if (req.includeUsage && r.value.usage) {
+        const u = UsageSchema.safeParse(r.value.usage);
+        if (u.success) yield { type: 'usage', promptTokens: u.data.prompt_tokens, ...(u.data.completion_tokens !== undefined ? { completionTokens: u.data.completion_tokens } : {}) };
+      }
       const choice = r.value.choices?.[0];
       if (!choice) continue; // e.g. the usage-only chunk
       const delta = choice.delta ?? {};

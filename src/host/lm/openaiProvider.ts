@@ -21,6 +21,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { toOpenAIMessages, toOpenAITools, toToolChoice } from './convert';
 import { estimateTokens, OpenAIChatError, streamChat, toOpenAIChatError } from './openaiChat';
+import { TokenCalibration } from './tokenCalibration';
 
 export const OPENAI_VENDOR = 'rawr-openai';
 export const OPENAI_KEY_SECRET = 'rawr.openai.apiKey';
@@ -112,6 +113,8 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
   private apiKey: string | undefined;
   private client: { key: string; client: OpenAI } | undefined;
   private loaded: Promise<void> = Promise.resolve();
+  /** The estimate's correction per model, learnt from the server's own usage counts (see tokenCalibration.ts). */
+  readonly calibration = new TokenCalibration();
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -122,7 +125,9 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
   reload(why: string): Promise<void> {
     this.loaded = (async () => {
       const cfg = vscode.workspace.getConfiguration('rawr.openai');
+      const previousUrl = this.config.baseUrl;
       this.config = parseOpenAIConfig(cfg.get<unknown>('baseUrl'), cfg.get<unknown>('models'));
+      if (this.config.baseUrl !== previousUrl) this.calibration.reset(); // another server, other tokenizers
       const where = cfg.inspect<unknown>('baseUrl');
       const local = where?.workspaceFolderValue ?? where?.workspaceValue;
       this.config.baseUrlFromWorkspace = local !== undefined && local !== where?.globalValue;
@@ -191,6 +196,8 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
     const tools = entry.toolCalling === false ? undefined : toOpenAITools(options.tools);
     if (entry.toolCalling === false && options.tools?.length) this.log.info(`rawr-openai ${model.id}: toolCalling is false: ${options.tools.length} tool(s) not sent.`);
     const temperature = options.modelOptions?.temperature;
+    // rawr's estimate of this very request, to set against the server's own count when it reports one.
+    const estimate = estimateTokens(converted.messages) + (tools?.length ? estimateTokens(JSON.stringify(tools)) : 0);
 
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort());
@@ -203,11 +210,20 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
         toolChoice: toToolChoice(options.toolMode, !!tools),
         maxTokens: entry.maxOutputTokens,
         temperature: typeof temperature === 'number' ? temperature : undefined,
+        includeUsage: true,
         signal: abort.signal,
       })) {
         if (token.isCancellationRequested) return;
         if (part.type === 'text') {
           progress.report(new vscode.LanguageModelTextPart(part.text));
+        } else if (part.type === 'usage') {
+          const r = this.calibration.observe(model.id, estimate, part.promptTokens);
+          if (r.changed) {
+            this.log.info(
+              `rawr-openai ${model.id}: token counts calibrated from the server's usage: ×${r.calibration.factor.toFixed(2)} ` +
+                `(the server counted ${part.promptTokens} prompt tokens where the estimate was ${estimate})`,
+            );
+          }
         } else {
           const input = part.input;
           if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -245,9 +261,10 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
     }
   }
 
-  async provideTokenCount(_model: vscode.LanguageModelChatInformation, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
-    if (typeof text === 'string') return estimateTokens(text);
-    return estimateTokens(toOpenAIMessages([text]).messages);
+  /** The chars/4 estimate, scaled by what the server's own counts taught about this model (tokenCalibration.ts). */
+  async provideTokenCount(model: vscode.LanguageModelChatInformation, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
+    const estimate = typeof text === 'string' ? estimateTokens(text) : estimateTokens(toOpenAIMessages([text]).messages);
+    return this.calibration.scale(model.id, estimate);
   }
 }
 
@@ -255,7 +272,15 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
  * Registers the `rawr-openai` provider and the `rawr.setOpenAIKey` command, watches the settings and the
  * secret, and asks VS Code for the vendor's models once so the Chat view knows them. Dispose to undo.
  */
-export function registerOpenAIProvider(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable {
+export interface RegisteredOpenAIProvider extends vscode.Disposable {
+  /**
+   * Changes whenever the token counts of `model` change meaning (a new calibration): per-message counts
+   * cached under another epoch must be counted again. Always 0 for other vendors' models.
+   */
+  countEpoch(model: { vendor: string; id: string }): number;
+}
+
+export function registerOpenAIProvider(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): RegisteredOpenAIProvider {
   const provider = new OpenAICompatibleProvider(context.secrets, log);
   const disposables: vscode.Disposable[] = [provider];
   void provider.reload('activation');
@@ -290,5 +315,9 @@ export function registerOpenAIProvider(context: vscode.ExtensionContext, log: vs
     (ms) => log.info(`rawr-openai: models visible to VS Code: [${ms.map((m) => m.id).join(', ')}]`),
     (e: unknown) => log.warn(`rawr-openai: selectChatModels failed: ${(e as Error).message}`),
   );
-  return vscode.Disposable.from(...disposables);
+  const all = vscode.Disposable.from(...disposables);
+  return {
+    dispose: () => all.dispose(),
+    countEpoch: (model) => (model.vendor === OPENAI_VENDOR ? provider.calibration.get(model.id).epoch : 0),
+  };
 }

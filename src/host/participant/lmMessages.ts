@@ -30,11 +30,22 @@ export function toLmMessages(thread: readonly ThreadMessage[]): vscode.LanguageM
   return out;
 }
 
-/** Counts a thread with model.countTokens, caching per message object and model. */
+/** Counts a thread with model.countTokens, caching per message object, model and count epoch. */
 export class TokenCounter {
   private cache = new WeakMap<ThreadMessage, { model: string; tokens: number }>();
   /** Tool-definition counts per model and tool set (the set rarely changes within a session). */
   private toolCache = new Map<string, number>();
+
+  /**
+   * @param epochOf when a model's counts change meaning (rawr's own provider calibrating its estimate from
+   *   the server's usage), its epoch changes and every cached count of that model is made again: a thread's
+   *   total is never a sum of counts made two different ways.
+   */
+  constructor(private readonly epochOf: (model: vscode.LanguageModelChat) => number = () => 0) {}
+
+  private modelKey(model: vscode.LanguageModelChat): string {
+    return `${model.vendor}/${model.id}#${this.epochOf(model)}`;
+  }
 
   /**
    * What the tool definitions sent with every agent request take of the context window: each tool's name,
@@ -44,7 +55,7 @@ export class TokenCounter {
    */
   async countTools(model: vscode.LanguageModelChat, tools: readonly vscode.LanguageModelChatTool[], token?: vscode.CancellationToken): Promise<number> {
     if (tools.length === 0) return 0;
-    const key = `${model.id}\n${tools.map((t) => t.name).join('\n')}`;
+    const key = `${this.modelKey(model)}\n${tools.map((t) => t.name).join('\n')}`;
     const hit = this.toolCache.get(key);
     if (hit !== undefined) return hit;
     const text = JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema ?? {} })));
@@ -61,9 +72,10 @@ export class TokenCounter {
 
   async count(model: vscode.LanguageModelChat, thread: readonly ThreadMessage[], token?: vscode.CancellationToken): Promise<number> {
     let total = 0;
+    const modelKey = this.modelKey(model);
     for (const m of thread) {
       const hit = this.cache.get(m);
-      if (hit && hit.model === model.id) {
+      if (hit && hit.model === modelKey) {
         total += hit.tokens;
         continue;
       }
@@ -73,7 +85,7 @@ export class TokenCounter {
       } catch {
         n = Math.ceil(JSON.stringify(m).length / 4); // a provider without counting: the usual chars/4 estimate
       }
-      this.cache.set(m, { model: model.id, tokens: n });
+      this.cache.set(m, { model: modelKey, tokens: n });
       total += n;
     }
     return total;

@@ -67,8 +67,9 @@ export class Session {
   sequenceRunning = false;
   /** `used/window` last reported to the arbiter; cleared when the thread is swapped or restored. */
   private lastTokens: string | undefined;
-  /** The tool definitions last counted (they ride along with every agent request). */
-  private tools: { model: string; count: number; tokens: number } | undefined;
+  /** The tool definitions the last agent request of `model` carried (they ride along with every request);
+   *  counted again (cached) at every sync. */
+  private tools: { model: string; list: readonly vscode.LanguageModelChatTool[] } | undefined;
   /** The token count in the log when the session was opened (before any model counted this window). */
   private loggedTokens: { used: number; window: number } | null = null;
   /** The running chat request of this thread (set by Participant.handler): cancel() stops it. */
@@ -177,8 +178,11 @@ export class Session {
    * the last counted set of this model) and tells the arbiter; returns the view for the status bar.
    */
   async syncTokens(model: vscode.LanguageModelChat, token?: vscode.CancellationToken, tools?: readonly vscode.LanguageModelChatTool[]): Promise<StatusView> {
-    if (tools) this.tools = { model: model.id, count: tools.length, tokens: await this.deps.tokens.countTools(model, tools, token) };
-    const toolPart = this.tools?.model === model.id ? this.tools : undefined;
+    if (tools) this.tools = { model: model.id, list: tools };
+    const toolList = this.tools?.model === model.id ? this.tools.list : undefined;
+    // Counted on every sync, not kept as a number: the TokenCounter's cache answers, and a recalibrated
+    // model's tools are counted again with the rest of the thread.
+    const toolPart = toolList ? { count: toolList.length, tokens: await this.deps.tokens.countTools(model, toolList, token) } : undefined;
     const used = (await this.deps.tokens.count(model, this.messages, token)) + (toolPart?.tokens ?? 0);
     const window = model.maxInputTokens;
     // The loop syncs before every model call and at every evaluation point; only a change is news to

@@ -13,6 +13,8 @@ const { poll, info, bridge, hasBridge, sleep } = require('./index');
 const EXT_ID = 'rawr.rawr';
 const VENDOR = 'rawr-openai';
 const MODEL_ID = 'scripted-e2e';
+/** Played by the same server with a tokenizer twice as dense as rawr's chars/4 estimate (CJK text, dense JSON). */
+const DENSE_ID = 'dense-tokenizer';
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const LOOKUP_TOOL = {
   name: 'rawr_test_lookup',
@@ -52,7 +54,7 @@ describe('openai-compatible provider (rawr-openai)', function () {
         },
       ],
       fallback: { text: 'hello from the scripted model' },
-    });
+    }, { tokenizer: (text, m) => Math.ceil(text.length / (m === DENSE_ID ? 2 : 4)) });
     info().openaiScriptedUrl = server.url;
 
     ext = vscode.extensions.getExtension(EXT_ID);
@@ -212,6 +214,33 @@ describe('openai-compatible provider (rawr-openai)', function () {
     const m = await model.countTokens(vscode.LanguageModelChatMessage.User('hello world, this is a token count'));
     assert.ok(m >= t, `countTokens(message) = ${m} ≥ ${t}`);
     info().openaiTokenCounts = { text: t, message: m };
+  });
+
+  it("token counts follow the server's own count once it has reported one (calibration from usage)", async () => {
+    const cfg = vscode.workspace.getConfiguration('rawr.openai');
+    const models = cfg.get('models');
+    await cfg.update('models', [...models, { id: DENSE_ID, name: 'Dense tokenizer', contextWindow: 32768 }], vscode.ConfigurationTarget.Workspace);
+    try {
+      const dense = await poll(async () => (await vscode.lm.selectChatModels({ vendor: VENDOR, id: DENSE_ID }))[0], 20000, `${VENDOR}/${DENSE_ID}`);
+      const text = 'Explain the token bucket algorithm in detail, with its edge cases. '.repeat(80);
+      const before = await dense.countTokens(text);
+      const other = await model.countTokens(text);
+      assert.strictEqual(before, other, 'before any response both models are estimated alike (chars / 4)');
+      const n = server.requests.length;
+      await drain(await dense.sendRequest([vscode.LanguageModelChatMessage.User(text)], {}));
+      const rec = server.requests[n];
+      assert.deepStrictEqual(rec.body.stream_options, { include_usage: true }, 'the provider asks for usage');
+      const after = await dense.countTokens(text);
+      const ratio = after / before;
+      assert.ok(ratio > 1.85 && ratio < 2.15, `countTokens went ${before} → ${after} (×${ratio.toFixed(2)}); the server counts twice the estimate`);
+      // The request as a whole: rawr's count of its message now agrees with what the server counted.
+      const counted = await dense.countTokens(vscode.LanguageModelChatMessage.User(text));
+      assert.ok(Math.abs(counted - rec.promptTokens) / rec.promptTokens < 0.05, `counted ${counted} vs the server's ${rec.promptTokens}`);
+      assert.strictEqual(await model.countTokens(text), other, 'another model keeps its own factor');
+      info().openaiCalibration = { before, after, counted, serverPromptTokens: rec.promptTokens };
+    } finally {
+      await cfg.update('models', models, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   it('an HTTP error from the server surfaces with the server message', async () => {

@@ -8,7 +8,7 @@ const path = require('path');
 const fs = require('fs');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, info } = require('./index');
-const { recordingStream, request, configureModel } = require('./support');
+const { recordingStream, request, configureModel, unconfigureModel } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
@@ -28,9 +28,7 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
     model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'the scripted model through rawr\'s provider');
   });
   after(async () => {
-    const cfg = vscode.workspace.getConfiguration('rawr');
-    await cfg.update('openai.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
-    await cfg.update('openai.models', undefined, vscode.ConfigurationTarget.Workspace);
+    await unconfigureModel();
     if (server) await server.close();
   });
 
@@ -203,5 +201,39 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
       await configure(server.url, 20000);
       await failing.close();
     }
+  });
+});
+
+describe('@rawr context count against the server\'s own count (real VS Code, calibration from usage)', function () {
+  this.timeout(60000);
+  let api;
+  let server;
+
+  before(async () => {
+    api = await vscode.extensions.getExtension('rawr.rawr').activate();
+    // A model whose tokenizer makes twice as many tokens as rawr's chars/4 estimate.
+    server = await startScriptedModel({ rules: [], fallback: { text: 'Noted: the requirements are clear.' } }, { tokenizer: (text) => Math.ceil(text.length / 2) });
+    await configureModel(server.url, { id: 'dense', name: 'Dense tokenizer', windowTokens: 200000 });
+  });
+  after(async () => {
+    await unconfigureModel();
+    if (server) await server.close();
+  });
+
+  it('after the first answer the thread is counted as the server counts it, tool definitions included', async () => {
+    const model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'dense' }))[0], 15000, 'the dense model');
+    const prompt = 'Requirements for the limiter: burst 20, refill 5/s, per-client keys, 429 with Retry-After. '.repeat(200);
+    const rec = recordingStream();
+    const result = await api.participant.handler(request(model, prompt), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
+    assert.ok(!result.errorDetails, result.errorDetails && result.errorDetails.message);
+    const last = server.requests.at(-1);
+    assert.ok(last.promptTokens > 9000, `the server counted ${last.promptTokens}`);
+    // What the arbiter last saw: the thread after the answer (the request's messages + the reply) and the tools.
+    const snap = await api.core.snapshot(result.metadata.rawrThreadId);
+    const used = snap.state.tokens.used;
+    const server_ = last.promptTokens + Math.ceil('Noted: the requirements are clear.'.length / 2) + 4;
+    const off = Math.abs(used - server_) / server_;
+    info().participantCalibration = { used, serverCount: server_, off: Number(off.toFixed(3)), uncalibratedWouldBe: Math.round(server_ / 2) };
+    assert.ok(off < 0.05, `rawr counted ${used} tokens, the server ${server_} (${(off * 100).toFixed(1)}% apart); uncalibrated it would be about half`);
   });
 });
