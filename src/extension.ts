@@ -60,7 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
     core,
     bus,
     log,
-    tokens: new TokenCounter((model) => openai.countEpoch(model)),
+    tokens: new TokenCounter({ epoch: (model) => openai.countEpoch(model), describe: (model) => openai.describeCounts(model) }),
     workspace,
     settings: () => loaded.set.settings,
     allowedTools: () => loaded.host.toolsAllowed,

@@ -278,6 +278,8 @@ export interface RegisteredOpenAIProvider extends vscode.Disposable {
    * cached under another epoch must be counted again. Always 0 for other vendors' models.
    */
   countEpoch(model: { vendor: string; id: string }): number;
+  /** How this provider counts `model`'s tokens, for /status; undefined for other vendors' models. */
+  describeCounts(model: { vendor: string; id: string }): string | undefined;
 }
 
 export function registerOpenAIProvider(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): RegisteredOpenAIProvider {
@@ -319,5 +321,12 @@ export function registerOpenAIProvider(context: vscode.ExtensionContext, log: vs
   return {
     dispose: () => all.dispose(),
     countEpoch: (model) => (model.vendor === OPENAI_VENDOR ? provider.calibration.get(model.id).epoch : 0),
+    describeCounts: (model) => {
+      if (model.vendor !== OPENAI_VENDOR) return undefined;
+      const c = provider.calibration.get(model.id);
+      return c.from
+        ? `rawr's estimate ×${c.factor.toFixed(2)}, calibrated from the server's usage (it counted ${c.from.promptTokens} prompt tokens where the estimate was ${c.from.estimate})`
+        : "rawr's estimate (about 4 characters per token): the server has not reported a usage count to calibrate it yet";
+    },
   };
 }

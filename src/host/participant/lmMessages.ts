@@ -37,14 +37,20 @@ export class TokenCounter {
   private toolCache = new Map<string, number>();
 
   /**
-   * @param epochOf when a model's counts change meaning (rawr's own provider calibrating its estimate from
-   *   the server's usage), its epoch changes and every cached count of that model is made again: a thread's
-   *   total is never a sum of counts made two different ways.
+   * @param source.epoch when a model's counts change meaning (rawr's own provider calibrating its estimate
+   *   from the server's usage), its epoch changes and every cached count of that model is made again: a
+   *   thread's total is never a sum of counts made two different ways.
+   * @param source.describe how a model's counts are made, for /status (undefined: the model's own countTokens).
    */
-  constructor(private readonly epochOf: (model: vscode.LanguageModelChat) => number = () => 0) {}
+  constructor(private readonly source: { epoch?: (model: vscode.LanguageModelChat) => number; describe?: (model: vscode.LanguageModelChat) => string | undefined } = {}) {}
 
   private modelKey(model: vscode.LanguageModelChat): string {
-    return `${model.vendor}/${model.id}#${this.epochOf(model)}`;
+    return `${model.vendor}/${model.id}#${this.source.epoch?.(model) ?? 0}`;
+  }
+
+  /** How `model`'s counts are made, in words. */
+  describe(model: vscode.LanguageModelChat): string {
+    return this.source.describe?.(model) ?? "the model's own countTokens";
   }
 
   /**

@@ -316,7 +316,7 @@ export class Turn {
       `**rawr status** — thread \`${s.threadId}\`, model ${this.model.name}`,
       '',
       `- Context: ${view.usedTokens ?? '?'} / ${view.window ?? '?'} tokens, **${view.percentRemaining === null ? '?' : view.percentRemaining.toFixed(1)}% remaining**, tier **${view.tier ?? 'none'}**`,
-      `- Counted: the thread ${(view.usedTokens ?? 0) - (view.toolTokens ?? 0)} tokens + ${view.toolCount ?? 0} tool definitions ${view.toolTokens ?? 0} tokens`,
+      `- Counted: the thread ${(view.usedTokens ?? 0) - (view.toolTokens ?? 0)} tokens + ${view.toolCount ?? 0} tool definitions ${view.toolTokens ?? 0} tokens, with ${this.deps.tokens.describe(this.model)}`,
       `- Mode: ${snap.state.settings.mode}; sequence: ${snap.state.seq.phase}`,
       `- Boundaries pending: ${snap.state.pending.map((b) => `${b.kind} ${b.detail}`).join('; ') || 'none'}`,
       `- Boundaries at the last decision: ${s.lastDecision?.boundaries.map((b) => `${b.kind} (${b.source}) ${b.detail}`).join('; ') || 'none'}`,

@@ -177,7 +177,7 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
     assert.match(txt, /Last decision: /);
     // The count is the thread plus the tool definitions every agent request carries (rawr's two tools here).
     const total = /Context: (\d+) \/ \d+ tokens/.exec(txt);
-    const parts = /Counted: the thread (\d+) tokens \+ (\d+) tool definitions (\d+) tokens/.exec(txt);
+    const parts = /Counted: the thread (\d+) tokens \+ (\d+) tool definitions (\d+) tokens, with rawr's estimate/.exec(txt);
     assert.ok(total && parts, txt);
     assert.ok(Number(parts[2]) >= 2, `rawr's own tools are counted: ${parts[0]}`);
     assert.ok(Number(parts[3]) > 100, `their definitions take tokens: ${parts[0]}`);
@@ -235,5 +235,11 @@ describe('@rawr context count against the server\'s own count (real VS Code, cal
     const off = Math.abs(used - server_) / server_;
     info().participantCalibration = { used, serverCount: server_, off: Number(off.toFixed(3)), uncalibratedWouldBe: Math.round(server_ / 2) };
     assert.ok(off < 0.05, `rawr counted ${used} tokens, the server ${server_} (${(off * 100).toFixed(1)}% apart); uncalibrated it would be about half`);
+    // /status says how the count was made.
+    const st = recordingStream();
+    const history = [new vscode.ChatResponseTurn([], { metadata: { rawrThreadId: result.metadata.rawrThreadId } }, 'rawr.rawr')];
+    await api.participant.handler(request(model, '', 'status'), { history }, st.stream, new vscode.CancellationTokenSource().token);
+    assert.match(st.text(), /Counted: the thread \d+ tokens \+ 2 tool definitions \d+ tokens, with rawr's estimate ×2\.0\d, calibrated from the server's usage \(it counted \d+ prompt tokens where the estimate was \d+\)/, st.text());
+    info().participantCalibrationStatus = /Counted: .*/.exec(st.text())[0];
   });
 });
