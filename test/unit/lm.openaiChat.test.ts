@@ -263,6 +263,37 @@ describe("streamChat's usage part: the server's own token count (loopback, real 
     assert.ok(ratio > 1.9 && ratio < 2.1, `ratio ${ratio}`);
   });
 
+  it('a server that rejects stream_options is asked again without it, once, and the caller is told', async () => {
+    // As older Azure OpenAI API versions answer an unknown argument.
+    const strict = await startScriptedModel({
+      rules: [
+        {
+          name: 'reject-stream-options',
+          when: (r) => r.body.stream_options !== undefined,
+          reply: { status: 400, error: { message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error', code: null } },
+        },
+      ],
+      fallback: { text: 'answered without usage' },
+    });
+    try {
+      const c = new OpenAI({ baseURL: strict.url, apiKey: 'x', maxRetries: 0 });
+      const rejected: string[] = [];
+      const parts = await collect(streamChat(c, { model: 'scripted', messages: long, includeUsage: true, onUsageRejected: (m) => rejected.push(m) }));
+      assert.equal(textOfParts(parts), 'answered without usage');
+      assert.deepEqual(rejected, ['Unrecognized request argument supplied: stream_options']);
+      assert.deepEqual(strict.requests.map((r) => r.rule), ['reject-stream-options', 'fallback']);
+      assert.equal(strict.requests[1]!.body.stream_options, undefined);
+      // Any other 400 is the caller's error, not retried.
+      strict.setScript({ rules: [{ name: 'bad', when: () => true, reply: { status: 400, error: 'messages: too long' } }] });
+      const e = await rejects(collect(streamChat(c, { model: 'scripted', messages: long, includeUsage: true, onUsageRejected: (m) => rejected.push(m) })));
+      assert.equal(e.kind, 'bad_request');
+      assert.equal(rejected.length, 1);
+      assert.equal(strict.requests.length, 3);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('without includeUsage: no stream_options, no usage part', async () => {
     const c = new OpenAI({ baseURL: plain.url, apiKey: 'x', maxRetries: 0 });
     const parts = await collect(streamChat(c, { model: 'scripted', messages: long }));

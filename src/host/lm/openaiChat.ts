@@ -44,9 +44,12 @@ export interface StreamChatRequest {
   /**
    * Ask for `stream_options.include_usage`: the server then reports its own token counts in a last chunk,
    * yielded as a `usage` part (the provider calibrates its estimate with it). Servers that do not know
-   * the option ignore it and send no usage.
+   * the option mostly ignore it and send no usage; one that rejects it (HTTP 400 naming stream_options,
+   * as older Azure OpenAI API versions do) is asked again without it, and `onUsageRejected` is called
+   * so the caller stops asking that server.
    */
   includeUsage?: boolean;
+  onUsageRejected?: (serverMessage: string) => void;
   signal?: AbortSignal;
 }
 
@@ -198,9 +201,19 @@ export async function* streamChat(client: OpenAI, req: StreamChatRequest): Async
   };
 
   let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+  const create = () => client.chat.completions.create(body, req.signal ? { signal: req.signal } : undefined);
   try {
     if (req.signal?.aborted) throw new OpenAIChatError('aborted', 'The request was cancelled.', 'aborted');
-    stream = await client.chat.completions.create(body, req.signal ? { signal: req.signal } : undefined);
+    try {
+      stream = await create();
+    } catch (e) {
+      const err = toOpenAIChatError(e);
+      if (!(body.stream_options && err.kind === 'bad_request' && /stream_options|include_usage/i.test(err.serverMessage))) throw err;
+      // The server rejects the usage option itself: ask again without it (nothing was streamed yet).
+      delete body.stream_options;
+      req.onUsageRejected?.(err.serverMessage);
+      stream = await create();
+    }
   } catch (e) {
     throw toOpenAIChatError(e);
   }

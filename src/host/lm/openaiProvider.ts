@@ -115,6 +115,8 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
   private loaded: Promise<void> = Promise.resolve();
   /** The estimate's correction per model, learnt from the server's own usage counts (see tokenCalibration.ts). */
   readonly calibration = new TokenCalibration();
+  /** Base URLs whose server rejected `stream_options`: not asked for usage again (they keep the estimate). */
+  private readonly usageRejectedBy = new Set<string>();
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -210,7 +212,11 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
         toolChoice: toToolChoice(options.toolMode, !!tools),
         maxTokens: entry.maxOutputTokens,
         temperature: typeof temperature === 'number' ? temperature : undefined,
-        includeUsage: true,
+        includeUsage: !this.usageRejectedBy.has(baseUrl),
+        onUsageRejected: (why) => {
+          this.usageRejectedBy.add(baseUrl);
+          this.log.warn(`rawr-openai: ${baseUrl} rejects stream_options.include_usage (${why}); asked again without it. Token counts stay rawr's estimate for this server.`);
+        },
         signal: abort.signal,
       })) {
         if (token.isCancellationRequested) return;

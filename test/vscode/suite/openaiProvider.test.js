@@ -325,4 +325,21 @@ describe('openai-compatible provider (rawr-openai)', function () {
       await cfg().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
     }
   });
+
+  // Last in the suite: the provider then stops asking this server for usage.
+  it('a server that rejects stream_options (older Azure OpenAI API versions) is asked again without it, and not asked again', async () => {
+    server.setScript({
+      rules: [{ name: 'reject-stream-options', when: (r) => r.body.stream_options !== undefined, reply: { status: 400, error: { message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error', code: null } } }],
+      fallback: { text: 'answered without usage' },
+    });
+    try {
+      const n = server.requests.length;
+      assert.strictEqual(textOf(await drain(await model.sendRequest([vscode.LanguageModelChatMessage.User('first')], {}))), 'answered without usage');
+      assert.deepStrictEqual(server.requests.slice(n).map((r) => r.rule), ['reject-stream-options', 'fallback']);
+      assert.strictEqual(textOf(await drain(await model.sendRequest([vscode.LanguageModelChatMessage.User('second')], {}))), 'answered without usage');
+      assert.deepStrictEqual(server.requests.slice(n).map((r) => r.rule), ['reject-stream-options', 'fallback', 'fallback'], 'the second request goes without stream_options at once');
+    } finally {
+      server.setScript({ rules: [], fallback: { text: 'hello from the scripted model' } });
+    }
+  });
 });
