@@ -49,7 +49,7 @@
     for (const [k, v] of Object.entries(attrs || {})) {
       if (v === undefined || v === null || v === false) continue;
       if (k === 'class') node.className = String(v);
-      else if (k === 'onclick' || k === 'onchange' || k === 'oninput' || k === 'ontoggle' || k === 'onkeydown') node.addEventListener(k.slice(2), v);
+      else if (k === 'onclick' || k === 'onchange' || k === 'oninput' || k === 'onkeydown') node.addEventListener(k.slice(2), v);
       else if (k === 'dataset') Object.assign(node.dataset, v);
       else node.setAttribute(k, v === true ? '' : String(v));
     }
