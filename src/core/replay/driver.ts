@@ -148,8 +148,30 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
           feed({ type: 'compaction_done', at, seqId: fx.seqId, tokensBefore: before, tokensAfter: postTokens });
           break;
         }
-        default:
+        // Nothing to execute in a counterfactual: no chat, no thread, no timers (a timeout is fed at once).
+        case 'annotate':
+        case 'suggest':
+        case 'append_user_message':
+        case 'hold_user_message':
+        case 'boundary_noted':
+        case 'boundaries_consumed':
+        case 'sequence_started':
+        case 'judgment_ended':
+        case 'start_timer':
+        case 'cancel_timer':
+        case 'progress':
+        case 'inject_heads_up':
+        case 'show_packet':
+        case 'abort_compaction':
+        case 'compacted':
+        case 'inject_handoff':
+        case 'deliver_queued_input':
+        case 'sequence_ended':
           break;
+        default: {
+          const unknown: never = fx;
+          throw new Error(`unknown effect ${JSON.stringify(unknown)}`);
+        }
       }
     }
   };
