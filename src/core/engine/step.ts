@@ -29,7 +29,7 @@ import { clip, pushCapped } from './state';
 import type { Decision, Effect, EngineEvent, EngineState, PacketAuthor, SequenceState, StepResult } from './types';
 
 /**
- * Below this many free tokens even a packet turn may not fit: rawr writes the packet (seed 000 §3).
+ * Below this many free tokens even a packet turn may not fit: rawr writes the packet (docs/ARCHITECTURE.md#packets).
  * 8k covers a packet request plus a long packet; small windows scale it down to 15% of the window.
  */
 const minTokensForAgentPacket = (window: number) => Math.min(8_000, window * 0.15);

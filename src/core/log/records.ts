@@ -1,5 +1,5 @@
 /**
- * Event-log records (seed 003 "persistent structured state"): one JSON object a line, append-only, one
+ * Event-log records (docs/ARCHITECTURE.md#the-event-log): one JSON object a line, append-only, one
  * file per thread. Every record carries `rawr: 1` (format detection and versioning), the thread id, a
  * sequence number and a time. Validated with zod when read back: the log is untrusted input too.
  */
