@@ -20,22 +20,29 @@ export function headTail(text: string, headLines: number, tailLines: number, max
   return out;
 }
 
+const ends = (s: string, n: number) => (s.length > n ? `${s.slice(0, Math.ceil(n * 0.4))} … [${s.length - n} characters omitted] … ${s.slice(-Math.floor(n * 0.6))}` : s);
+
+const TELLING = /error|fail|exception|cannot|can't|undefined|not found|no such|denied|invalid|expected|assert|refused|timed? ?out|fatal|panic|traceback/i;
+
+/**
+ * What an error output says, in one line: its first line plus the lines that name the failure (a test
+ * runner's or compiler's message is rarely on the first line), without the bare exit-code header.
+ */
+export function telling(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l && !/^(Error: )?Exit code -?\d+$/.test(l) && !/^Process exited with code/.test(l));
+  const picked: string[] = [];
+  for (const l of lines) {
+    if (picked.length >= 4) break;
+    if ((picked.length === 0 || TELLING.test(l)) && !picked.includes(l)) picked.push(l.length > 200 ? `${l.slice(0, 200)}…` : l);
+  }
+  return picked.join(' | ');
+}
+
 /** A fenced block whose fence cannot be closed by the text inside it. */
 function fenced(text: string): string {
   const longest = Math.max(2, ...[...text.matchAll(/`{3,}/g)].map((m) => m[0].length));
   const fence = '`'.repeat(longest + 1);
   return `${fence}\n${text}\n${fence}`;
-}
-
-/** The directory every absolute path shares, so the list can name them relative to it. */
-export function commonDir(paths: readonly string[]): string {
-  const abs = paths.filter((p) => p.startsWith('/'));
-  if (abs.length < 2) return '';
-  const split = abs.map((p) => p.split('/').slice(0, -1));
-  let k = 0;
-  while (split.every((s) => k < s.length && s[k] === split[0]![k])) k++;
-  const dir = split[0]!.slice(0, k).join('/');
-  return dir.split('/').length > 2 ? `${dir}/` : ''; // never strip just "/" or "/home"
 }
 
 /** Commits once each: a `? subject` entry (no sha seen) is dropped when a sha entry has its subject. */
@@ -88,11 +95,8 @@ export function assembleWatcherPacketText(trail: Trail, plan: PlanState | null, 
   const done = steps.filter((s) => s.status === 'completed');
   if (done.length) out.push(`- Plan steps completed: ${done.map((s) => clip(oneLine(s.text), 200)).join('; ')}`);
   const edited = trail.edited ?? [];
-  if (edited.length) {
-    const root = commonDir(edited);
-    const names = edited.map((f) => (root && f.startsWith(root) ? f.slice(root.length) : f));
-    out.push(`- Files edited (${edited.length}${root ? `, under ${root}` : ''}): ${names.join(', ')}`);
-  }
+  // Full paths: the packet cannot know the project root, and a shortened path may name another file.
+  if (edited.length) out.push(`- Files edited (${edited.length}, most recent last): ${edited.join(', ')}`);
   const read = trail.files.filter((f) => !edited.includes(f)).slice(-8);
   if (read.length) out.push(`- Files also read: ${read.join(', ')}`);
   if (!commits.length && !done.length && !edited.length) out.push('- Nothing committed, completed or edited yet that the trail shows.');
@@ -114,9 +118,10 @@ export function assembleWatcherPacketText(trail: Trail, plan: PlanState | null, 
   const errors = trail.errors ?? [];
   if (errors.length) {
     out.push(`- Latest tool errors, newest last:`);
-    for (const e of errors.slice(-3)) out.push(`  - ${e.name} \`${clip(oneLine(e.input), 200)}\` → ${clip(oneLine(headTail(e.output ?? '', 4, 2, 400)), 400)}`);
+    for (const e of errors.slice(-3)) out.push(`  - ${e.name} \`${clip(oneLine(e.input), 200)}\` → ${clip(telling(e.output ?? ''), 500)}`);
   }
-  if (trail.lastAgentMessage.trim()) out.push(`- Your last message: ${clip(oneLine(trail.lastAgentMessage), 700)}`);
+  // Its end usually says where the agent stopped and what it meant to do next: keep both ends.
+  if (trail.lastAgentMessage.trim()) out.push(`- Your last message: ${ends(oneLine(trail.lastAgentMessage), 900)}`);
 
   out.push('', "## What's next");
   const intent = statedIntent(trail.lastAgentMessage);
