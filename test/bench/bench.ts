@@ -14,6 +14,7 @@ import { rebuild } from '../../src/core/log/rebuild';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { replayFile } from '../../src/cli/replayCommand';
+import { formatHandoffBench, runHandoffBench } from './handoff';
 
 const set = loadPromptSet([dirReader(shippedPromptsDir())]);
 const settings = { ...set.settings, judgment_enabled: false };
@@ -134,6 +135,8 @@ function main(): void {
   for (const r of transcripts()) {
     console.log(`  ${r.file.padEnd(48)} ${r.mb.toFixed(1).padStart(5)} MB  ${r.ms.toFixed(0).padStart(6)} ms  ${r.compactions} compaction(s), ${r.overflows} overflow(s)`);
   }
+  console.log('');
+  console.log(formatHandoffBench(runHandoffBench()));
 }
 
 main();

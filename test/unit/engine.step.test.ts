@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Effect, EngineEvent, EngineState } from '../../src/core/engine/types';
 import { GOOD_PACKET, mkState, run, types, usedFor, WINDOW } from '../support/engine';
+import { validateAgentPacket } from '../../src/core/sequence/packet';
 
 const T0 = 1_700_000_000_000;
 let clock = T0;
@@ -66,9 +67,11 @@ describe('step: golden path', () => {
     ]);
     const pk = find(effects, 'show_packet')[0]!;
     assert.equal(pk.author, 'watcher');
-    for (const h of ['## User request chain', '**Current ask:**', '## Agent plan and action chain', '## Where we are now', "## What's next", '## Decisions, invariants and traps', '## Recent activity']) {
+    for (const h of ['## What just completed', '**Current ask**', '## Where we are now', "## What's next", '## Decisions, invariants and traps', '## Recent tool calls']) {
       assert.ok(pk.packet.includes(h), `missing ${h}`);
     }
+    // rawr's own packet has the sections it asks the agent for.
+    assert.deepEqual(validateAgentPacket(pk.packet, 300), { ok: true });
     assert.ok(pk.packet.includes('git commit -am "importer"'), 'tool tail verbatim');
     assert.equal(state.seq.phase, 'compacting');
     const done = run(state, [{ type: 'compaction_done', at: at(), seqId: seqIdOf(state), tokensBefore: 140_000, tokensAfter: 20_000 }]);

@@ -22,6 +22,7 @@ import { percentRemaining } from '../arbiter/tiers';
 import { fillTemplate } from '../prompts/promptSet';
 import { assembleWatcherPacket, validateAgentPacket } from '../sequence/packet';
 import { handoffText, headsUpText, scratchPathFor } from '../sequence/texts';
+import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
 import { applyPlan } from '../signals/plan';
 import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoundary } from '../signals/types';
@@ -83,13 +84,13 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       return {
         ...next,
         workActivityThisTurn: true,
-        trail: {
+        trail: noteToolCall({
           ...s.trail,
           actions: pushCapped(s.trail.actions, { turn: s.turn, text: `${ev.name}: ${clip(input.replace(/\s+/g, ' '), 140)}` }, 60),
           toolTail: pushCapped(s.trail.toolTail, { id: ev.id, name: ev.name, input: clip(input, 4000) }, 20),
           files: file && !s.trail.files.includes(file) ? pushCapped(s.trail.files, file, 30) : s.trail.files,
           excerpt: pushCapped(s.trail.excerpt, { role: 'tool' as const, text: `${ev.name} ${clip(input, 200)}` }, 12),
-        },
+        }, ev, input),
       };
     }
     case 'tool_result': {
@@ -100,7 +101,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       if (k < 0) return { ...s, openToolCalls: open };
       const toolTail = tail.slice();
       toolTail[k] = { ...tail[k]!, output: clip(ev.output, 4000), isError: ev.isError };
-      return { ...s, openToolCalls: open, trail: { ...s.trail, toolTail } };
+      return { ...s, openToolCalls: open, trail: noteToolResult({ ...s.trail, toolTail }, ev, tail[k]) };
     }
     case 'boundary':
       if (active) {

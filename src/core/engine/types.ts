@@ -79,6 +79,12 @@ export interface Trail {
   lastAgentMessage: string;
   excerpt: Array<{ role: 'user' | 'assistant' | 'tool'; text: string }>;
   commits: string[];
+  /** Files the agent changed (edit/write/patch tools), oldest first, bounded (see sequence/trailFacts.ts). */
+  edited?: string[];
+  /** The latest failed tool calls, newest last, bounded: they outlive toolTail. */
+  errors?: TrailToolCall[];
+  /** The latest shell command and its outcome. */
+  lastCommand?: TrailToolCall & { exitCode?: number };
 }
 
 export type SequencePhase = SequenceState['phase'];

@@ -83,9 +83,9 @@ export interface ReplaySummary {
 }
 
 const SHELL_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'run_in_terminal', 'runinterminal']);
-const isShell = (name: string) => SHELL_TOOLS.has(name.toLowerCase());
+export const isShell = (name: string) => SHELL_TOOLS.has(name.toLowerCase());
 
-function commandOf(input: unknown): string | undefined {
+export function commandOf(input: unknown): string | undefined {
   if (typeof input === 'string') return input;
   if (!input || typeof input !== 'object') return undefined;
   const o = input as Record<string, unknown>;
