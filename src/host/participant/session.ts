@@ -43,6 +43,8 @@ export interface SessionDeps {
   onDecision?: (threadId: string, d: Decision) => void;
   /** A request made this thread the active one (remembered across window reloads). */
   onActiveThread?: (threadId: string) => void;
+  /** The agent's base instructions template (prompts/rawr-agent.md), put at the start of a new thread. */
+  agentPrompt?: () => string;
 }
 
 /**

@@ -11,8 +11,10 @@ import { summarise } from './compactor';
 import { toLmMessages } from './lmMessages';
 import { block } from './render';
 import type { Session } from './session';
-import { toolAllowed } from '../settingsMerge';
 import { PLAN_TOOL, RAWR_TOOL_INFOS, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
+import { agentTools } from './agentTools';
+import { instructionsMessage, isInstructions } from './agentPrompt';
+import { DECLINED_RESULT, planChecklist, toolLine } from './toolDisplay';
 
 /** Safety net against a model that never stops calling tools. */
 const MAX_MODEL_CALLS = 60;
@@ -43,13 +45,13 @@ export class Turn {
 
   /** Tools offered to the agent: rawr's own plus the workspace tools the settings allow. */
   private tools(): vscode.LanguageModelChatTool[] {
-    const globs = this.deps.allowedTools();
-    const extra = vscode.lm.tools.filter((t) => !t.name.startsWith('rawr_') && toolAllowed(t.name, globs));
-    return [...RAWR_TOOL_INFOS, ...extra.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))];
+    return agentTools(this.deps.allowedTools());
   }
 
   /** A person's message: straight into the thread, or held if the arbiter compacts first (preflight). */
   async userMessage(text: string): Promise<void> {
+    // A new thread starts with the agent's base instructions (agentPrompt.ts).
+    if (this.session.messages.length === 0 && this.deps.agentPrompt) await this.session.append(await instructionsMessage(this.deps.agentPrompt(), this.tools()));
     const effects = await this.session.step({ type: 'user_message', at: Date.now(), text });
     const held = effects.some((e) => e.type === 'inject_heads_up' || e.type === 'annotate');
     if (!held) await this.session.append({ role: 'user', text });
@@ -117,28 +119,32 @@ export class Turn {
         await this.session.step({ type: 'plan', at: Date.now(), steps: plan.steps });
         const done = plan.steps.filter((s) => s.status === 'completed').length;
         output = `Plan recorded (${done}/${plan.steps.length} steps completed).`;
-        this.stream.progress(`Plan: ${done}/${plan.steps.length} steps completed`);
+        this.stream.markdown(planChecklist(plan.steps));
       } else if (call.name === SCRATCH_TOOL) {
         const r = await writeScratch(this.deps.workspace(), this.session.agentName, call.input);
         if (!r.ok) throw new Error(r.error);
         output = `Scratch notes written to ${r.path}.`;
       } else if (this.tools().some((t) => t.name === call.name)) {
-        this.stream.progress(`Running ${call.name}…`);
         const result = await vscode.lm.invokeTool(call.name, { input: (call.input ?? {}) as object, toolInvocationToken: this.toolInvocationToken }, this.token);
         output = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+        this.stream.markdown(toolLine(call.name, call.input, output, false));
       } else {
         throw new Error(`tool "${call.name}" is not available to @rawr (see the rawr.tools.allowed setting)`);
       }
     } catch (err) {
       isError = true;
-      output = `Error: ${(err as Error).message}`;
+      // Skip in VS Code's confirmation arrives as a cancellation while the request itself goes on.
+      const declined = (err instanceof vscode.CancellationError || (err as Error)?.name === 'Canceled') && !this.token.isCancellationRequested;
+      output = declined ? DECLINED_RESULT : `Error: ${(err as Error).message}`;
+      if (call.name !== PLAN_TOOL && call.name !== SCRATCH_TOOL) this.stream.markdown(toolLine(call.name, call.input, output, true));
     }
     await this.session.append({ role: 'tool', toolCallId: call.id, name: call.name, text: output, ...(isError ? { isError } : {}) });
     await this.session.step({ type: 'tool_result', at: Date.now(), id: call.id, output, isError });
     // Commits and pushes run through a terminal tool count like those typed in a terminal.
     const command = (call.input as { command?: unknown } | null)?.command;
     if (TERMINAL_TOOL.test(call.name) && typeof command === 'string') {
-      for (const b of detectShellBoundaries({ command, exitCode: isError ? 1 : undefined, output })) {
+      const exit = /^exit code (\d+)/.exec(output)?.[1];
+      for (const b of detectShellBoundaries({ command, exitCode: isError ? 1 : exit !== undefined ? Number(exit) : undefined, output })) {
         await this.session.step({ type: 'boundary', at: Date.now(), source: 'tool_result', boundary: b });
       }
     }
@@ -291,6 +297,7 @@ export class Turn {
         try {
           const summary = await summarise(this.model, s.messages, fx.summaryPrompt, this.token);
           const replacement: ThreadMessage[] = [
+            ...s.messages.filter(isInstructions), // the base instructions outlive every compaction
             { role: 'user', text: `[rawr] Summary of this thread before it was compacted:\n\n${summary}`, synthetic: true, kind: 'summary' },
             { role: 'assistant', text: fx.packet, synthetic: true, kind: 'packet' },
           ];
