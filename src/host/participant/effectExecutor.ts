@@ -16,6 +16,7 @@ import type { ThreadMessage } from '../../core/thread/thread';
 import { RAWR_TOOL_INFOS, SCRATCH_TOOL, writeScratch } from '../tools/rawrTools';
 import { block, handoffForChat, headsUpForChat, note } from './chatText';
 import { summarise } from './compactor';
+import { isInstructions } from './agentPrompt';
 import type { Session } from './session';
 
 /** What the Chat view is given: the part of vscode.ChatResponseStream rawr uses. */
@@ -279,6 +280,7 @@ export class EffectExecutor {
       const summary = await summarise(agent.model, s.messages, fx.summaryPrompt, cancel.token);
       if (cancel.token.isCancellationRequested) throw new vscode.CancellationError();
       const replacement: ThreadMessage[] = [
+        ...s.messages.filter(isInstructions), // the base instructions outlive every compaction
         { role: 'user', text: `[rawr] Summary of this thread before it was compacted:\n\n${summary}`, synthetic: true, kind: 'summary' },
         { role: 'assistant', text: fx.packet, synthetic: true, kind: 'packet' },
       ];
