@@ -11,9 +11,9 @@ import type { ThreadMessage } from '../../core/thread/thread';
 import type { AgentPort, EffectExecutor, ModelReply } from './effectExecutor';
 import { toLmMessages } from './lmMessages';
 import type { Session } from './session';
-import { PLAN_TOOL, RAWR_TOOL_INFOS, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
+import { PLAN_TOOL, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
 import { agentTools } from './agentTools';
-import { instructionsMessage, isInstructions } from './agentPrompt';
+import { instructionsMessage } from './agentPrompt';
 import { DECLINED_RESULT, planChecklist, toolLine } from './toolDisplay';
 
 /** Safety net against a model that never stops calling tools. */
