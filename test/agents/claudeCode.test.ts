@@ -101,7 +101,10 @@ describe('real Claude Code: rawr injects exactly when a compaction happened', fu
     await turn(s, 'one more prompt', '--continue');
     const f = facts(s);
     assertInjectedOnce(f, 'SessionStart');
-    assert.ok(f.confirmedBy.includes('PostCompact'), f.report);
+    // Claude Code's own summary (PostCompact's compact_summary) is kept beside the snapshot
+    const summaries = filesUnder(path.join(s.repo, '.rawr/claude'), /\.summary\.json$/);
+    assert.equal(summaries.length, 1, f.report);
+    assert.match(fs.readFileSync(summaries[0]!, 'utf8'), /Pending Tasks: step 2/);
   });
 
   it('B: auto-compaction after "prompt is too long": injects once', async () => {

@@ -25,7 +25,7 @@ import type { TranscriptFacts } from './facts';
 import { transcriptConfirms } from './confirm';
 import {
   claimSnapshot, confirmSnapshot, isClaimed, isConfirmed, latestSnapshotFile, readMarker, readStateFile, sessionDir,
-  writeMarker, writeSnapshotFile, type AgentId,
+  saveCompactSummary, writeMarker, writeSnapshotFile, type AgentId,
 } from './store';
 
 /** Workspace prompt overrides, as in the VS Code extension (src/host/settings.ts WORKSPACE_PROMPTS_DIR). */
@@ -116,12 +116,18 @@ async function preCompact(agent: AgentSpec, tag: string, input: HookInput, root:
   return { stdout: '', stderr: warnings.map((w) => `${tag}: ${oneLine(w)}`), outcome: 'snapshot', snapshotFile: file };
 }
 
+/**
+ * Claude Code 2.1 runs SessionStart(compact) before PostCompact (it may have injected already), so the
+ * summary is kept whatever the snapshot's state; the confirmation matters for a later UserPromptSubmit.
+ */
 function postCompact(agent: AgentSpec, input: HookInput, root: string, now: Date): HookRunResult {
   const dir = sessionDir(root, agent.id, input.session_id, false);
   const latest = dir ? latestSnapshotFile(dir) : null;
-  if (!latest || isClaimed(latest.file)) return { stdout: '', stderr: [], outcome: 'nothing' };
+  if (!latest) return { stdout: '', stderr: [], outcome: 'nothing' };
   const i = input as { trigger?: string | null; compact_summary?: string | null };
-  confirmSnapshot(latest.file, { by: 'PostCompact', at: now.toISOString(), ...(i.trigger ? { trigger: i.trigger } : {}), ...(i.compact_summary ? { compactSummary: i.compact_summary } : {}) });
+  const trigger = i.trigger ? { trigger: i.trigger } : {};
+  if (i.compact_summary) saveCompactSummary(latest.file, { at: now.toISOString(), ...trigger, compactSummary: i.compact_summary });
+  confirmSnapshot(latest.file, { by: 'PostCompact', at: now.toISOString(), ...trigger });
   return { stdout: '', stderr: [], outcome: 'confirmed', snapshotFile: latest.file };
 }
 

@@ -4,8 +4,9 @@
  *   <root>/.rawr/<agent>/.gitignore                          "*": the state never makes the repo dirty
  *   <root>/.rawr/<agent>/<session>/snapshot-<time>-<n>.json  one per PreCompact (history kept)
  *   …/snapshot-<time>-<n>.json.confirmed   the compaction happened (PostCompact, SessionStart(compact)
- *                                           or a compaction record in the transcript); holds the
- *                                           agent's compact_summary when it sent one
+ *                                           or a compaction record in the transcript)
+ *   …/snapshot-<time>-<n>.json.summary.json  Claude Code's own `compact_summary` (PostCompact), kept
+ *                                           with the snapshot; PostCompact can come after the injection
  *   …/snapshot-<time>-<n>.json.injected    claim: created exclusively by the one hook run that injects
  *   <root>/.rawr/<agent>/<session>/last-injection.json       which snapshot was last injected, when
  *
@@ -201,8 +202,6 @@ export interface Confirmation {
   by: string;
   at: string;
   trigger?: string;
-  /** The agent's own summary of the compaction (Claude Code's PostCompact `compact_summary`). */
-  compactSummary?: string;
 }
 /** Claude Code's summaries are a few KB; a bigger one is cut, not refused. */
 const MAX_SUMMARY_CHARS = 200_000;
@@ -212,8 +211,12 @@ export const isClaimed = (snapshotFile: string) => fs.existsSync(`${snapshotFile
 
 /** Records that the snapshot's compaction happened; the first confirmation wins (false: already confirmed). */
 export function confirmSnapshot(snapshotFile: string, c: Confirmation): boolean {
-  const data = c.compactSummary !== undefined ? { ...c, compactSummary: c.compactSummary.slice(0, MAX_SUMMARY_CHARS) } : c;
-  return createExclusive(`${snapshotFile}.confirmed`, `${JSON.stringify(data, null, 2)}\n`);
+  return createExclusive(`${snapshotFile}.confirmed`, `${JSON.stringify(c, null, 2)}\n`);
+}
+
+/** Keeps the agent's own compaction summary beside the snapshot (the first one wins). */
+export function saveCompactSummary(snapshotFile: string, s: { at: string; trigger?: string; compactSummary: string }): boolean {
+  return createExclusive(`${snapshotFile}.summary.json`, `${JSON.stringify({ ...s, compactSummary: s.compactSummary.slice(0, MAX_SUMMARY_CHARS) }, null, 2)}\n`);
 }
 
 /**
