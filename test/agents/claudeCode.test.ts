@@ -102,7 +102,7 @@ describe('real Claude Code: rawr injects exactly when a compaction happened', fu
     const f = facts(s);
     assertInjectedOnce(f, 'SessionStart');
     // Claude Code's own summary (PostCompact's compact_summary) is kept beside the snapshot
-    const summaries = filesUnder(path.join(s.repo, '.rawr/claude'), /\.summary\.json$/);
+    const summaries = filesUnder(path.join(s.repo, '.rawr/claude'), /\.compact-summary$/);
     assert.equal(summaries.length, 1, f.report);
     assert.match(fs.readFileSync(summaries[0]!, 'utf8'), /Pending Tasks: step 2/);
   });

@@ -181,7 +181,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     assert.deepEqual([early.code, early.stdout, early.stderr], [0, '', '']);
     postCompact(root, 'sess-1', tp, { compact_summary: '<summary>the parser is half done</summary>' });
     assert.equal((JSON.parse(fs.readFileSync(`${files[0]!}.confirmed`, 'utf8')) as { by: string }).by, 'PostCompact');
-    const summary = JSON.parse(fs.readFileSync(`${files[0]!}.summary.json`, 'utf8')) as { compactSummary: string; trigger: string };
+    const summary = JSON.parse(fs.readFileSync(`${files[0]!}.compact-summary`, 'utf8')) as { compactSummary: string; trigger: string };
     assert.deepEqual([summary.compactSummary, summary.trigger], ['<summary>the parser is half done</summary>', 'auto'], 'compact_summary kept with the snapshot');
     const first = hook('UserPromptSubmit', input(root, 'sess-1', tp, 'UserPromptSubmit', { prompt: 'continue' }));
     const text = injected(first, 'UserPromptSubmit');

@@ -5,7 +5,7 @@
  *   <root>/.rawr/<agent>/<session>/snapshot-<time>-<n>.json  one per PreCompact (history kept)
  *   …/snapshot-<time>-<n>.json.confirmed   the compaction happened (PostCompact, SessionStart(compact)
  *                                           or a compaction record in the transcript)
- *   …/snapshot-<time>-<n>.json.summary.json  Claude Code's own `compact_summary` (PostCompact), kept
+ *   …/snapshot-<time>-<n>.json.compact-summary  Claude Code's own `compact_summary` (PostCompact), kept
  *                                           with the snapshot; PostCompact can come after the injection
  *   …/snapshot-<time>-<n>.json.injected    claim: created exclusively by the one hook run that injects
  *   <root>/.rawr/<agent>/<session>/last-injection.json       which snapshot was last injected, when
@@ -216,7 +216,7 @@ export function confirmSnapshot(snapshotFile: string, c: Confirmation): boolean 
 
 /** Keeps the agent's own compaction summary beside the snapshot (the first one wins). */
 export function saveCompactSummary(snapshotFile: string, s: { at: string; trigger?: string; compactSummary: string }): boolean {
-  return createExclusive(`${snapshotFile}.summary.json`, `${JSON.stringify({ ...s, compactSummary: s.compactSummary.slice(0, MAX_SUMMARY_CHARS) }, null, 2)}\n`);
+  return createExclusive(`${snapshotFile}.compact-summary`, `${JSON.stringify({ ...s, compactSummary: s.compactSummary.slice(0, MAX_SUMMARY_CHARS) }, null, 2)}\n`);
 }
 
 /**
