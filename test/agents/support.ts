@@ -26,6 +26,7 @@ export function run(cmd: string, args: string[], o: { cwd: string; env: NodeJS.P
     const timer = setTimeout(() => { child.kill('SIGKILL'); stderr += `\n[killed after ${o.timeoutMs} ms]`; }, o.timeoutMs ?? 180_000);
     child.on('error', (e) => { clearTimeout(timer); reject(e); });
     child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.stdin.on('error', () => { /* the process exited without reading its stdin (EPIPE): not a failure */ });
     child.stdin.end(o.stdin ?? '');
   });
 }
