@@ -1,7 +1,7 @@
 /**
  * `rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|install>`:
  * compaction detection for Claude Code and Codex sessions through their command hooks (see
- * docs/ARCHITECTURE.md, agent hooks).
+ * docs/ARCHITECTURE.md#claude-code-and-codex-hooks).
  *
  * Exit codes: a hook event always exits 0 (a problem is one line on stderr, nothing on stdout); a usage
  * error exits 1, never 2, because the agents treat exit 2 from a hook as "block".

@@ -5,7 +5,7 @@
  * `$CODEX_HOME/hooks.json` name only the launcher, so they keep working after the extension updates
  * (the next activation re-points it). Between an update and the next activation the old version's
  * folder may be gone: the script then uses the newest installed rawr next to it.
- * See docs/ARCHITECTURE.md (agent hooks).
+ * See docs/ARCHITECTURE.md#claude-code-and-codex-hooks.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -8,7 +8,7 @@
  *     `{"type":"system","subtype":"compact_boundary"}`, Codex's top-level `compacted` record or its
  *     `event_msg` `item_completed` with a `ContextCompaction` item (older Codex: `context_compacted`).
  * The last one covers settings installed before the PostCompact hook existed, and a SessionStart hook
- * that was removed. See docs/ARCHITECTURE.md (agent hooks).
+ * that was removed. See docs/ARCHITECTURE.md#claude-code-and-codex-hooks.
  */
 import type { AgentId } from './store';
 import { readRegularFrom, readRegularTail } from './safeRead';
