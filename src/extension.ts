@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { BoundaryBus } from './host/boundaryBus';
 import { registerCommands } from './host/commands';
+import { registerHookInstallCommands } from './host/hooks/installCommands';
 import type { CoreApi } from './host/core/coreApi';
 import { startCore } from './host/core/coreClient';
 import { registerOpenAIProvider } from './host/lm/openaiProvider';
@@ -100,6 +101,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   );
 
   registerCommands(context, { core: () => core, participant, log });
+  registerHookInstallCommands(context, log);
   // The compaction panel: the rawr.openPanel command and the serializer that restores it after a reload.
   registerPanel(context, { core, participant, bus, log, logDir });
 
