@@ -5,7 +5,7 @@
 import type { Recording, RecordingItem } from '../recording';
 import {
   ClaudeAssistant, ClaudeBashResult, ClaudeBlock, ClaudeSystem, ClaudeText, ClaudeToolResult, ClaudeToolUse,
-  ClaudeUser, Envelope, Problem, TodoWriteInput, describeIssue, normalizeStatus, readJsonLines, timeOf,
+  ClaudeUser, Envelope, LineSource, Problem, TodoWriteInput, describeIssue, normalizeStatus, readJsonLines, timeOf,
 } from './schemas';
 import type { z } from 'zod';
 
@@ -72,7 +72,7 @@ function resultText(content: z.infer<typeof ClaudeToolResult>['content']): strin
   return content.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('\n');
 }
 
-export function importClaude(text: string): Recording {
+export function importClaude(text: LineSource): Recording {
   const items: RecordingItem[] = [];
   const problems: Problem[] = [];
   // One API response is split over several records sharing message.id: usage once per id, its text

@@ -5,7 +5,7 @@
 import type { Recording, RecordingItem } from '../recording';
 import {
   CodexCompacted, CodexCustomToolCall, CodexEnvelope, CodexFunctionCall, CodexMessage, CodexShellOutputJson,
-  CodexTokenCount, CodexToolOutput, CodexUserMessage, PayloadType, Problem, UpdatePlanArgs, describeIssue,
+  CodexTokenCount, CodexToolOutput, CodexUserMessage, LineSource, PayloadType, Problem, UpdatePlanArgs, describeIssue,
   normalizeStatus, readJsonLines, timeOf,
 } from './schemas';
 import type { z } from 'zod';
@@ -48,7 +48,7 @@ function toolOutput(raw: z.infer<typeof CodexToolOutput>['output']): { output: s
   return m ? { output: raw, exitCode: Number(m[1]) } : { output: raw };
 }
 
-export function importCodex(text: string): Recording {
+export function importCodex(text: LineSource): Recording {
   const items: RecordingItem[] = [];
   const problems: Problem[] = [];
   let at = 0;
