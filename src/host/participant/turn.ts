@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { Effect } from '../../core/engine/types';
 import { detectShellBoundaries } from '../../core/signals/shell';
 import type { ThreadMessage } from '../../core/thread/thread';
+import { compactedThread, selectRecentTail, tailBudget } from '../../core/sequence/recentTail';
 import { summarise } from './compactor';
 import { toLmMessages } from './lmMessages';
 import { block } from './render';
@@ -290,10 +291,9 @@ export class Turn {
         const before = await this.deps.tokens.count(this.model, s.messages, this.token);
         try {
           const summary = await summarise(this.model, s.messages, fx.summaryPrompt, this.token);
-          const replacement: ThreadMessage[] = [
-            { role: 'user', text: `[rawr] Summary of this thread before it was compacted:\n\n${summary}`, synthetic: true, kind: 'summary' },
-            { role: 'assistant', text: fx.packet, synthetic: true, kind: 'packet' },
-          ];
+          // Summary, packet, then the recent turns verbatim (keep_recent_tokens); the handoff follows.
+          const tail = selectRecentTail(s.messages, tailBudget(this.deps.settings().keep_recent_tokens, this.model.maxInputTokens, before));
+          const replacement: ThreadMessage[] = compactedThread(summary, fx.packet, tail);
           const after = await this.deps.tokens.count(this.model, replacement, this.token);
           await s.swap(fx.seqId, before, after, replacement);
           return s.step({ type: 'compaction_done', at: Date.now(), seqId: fx.seqId, tokensBefore: before, tokensAfter: after });
