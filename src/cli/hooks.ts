@@ -1,6 +1,6 @@
 /**
  * `rawr hooks claude <PreCompact|UserPromptSubmit|SessionStart|install>`: compaction detection for
- * Claude Code sessions (seed 004 / SEP-027) through Claude Code's command hooks.
+ * Claude Code sessions (docs/ARCHITECTURE.md#claude-code-hooks) through Claude Code's command hooks.
  *
  * Exit codes: a hook event always exits 0 (a problem is one line on stderr, nothing on stdout); a usage
  * error exits 1, never 2, because Claude Code treats exit 2 from a hook as "block".

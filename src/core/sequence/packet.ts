@@ -1,5 +1,5 @@
 /**
- * Continuation packets (seed 000). Variant A — the agent writes it — is accepted only when it is
+ * Continuation packets (docs/ARCHITECTURE.md#packets). Variant A — the agent writes it — is accepted only when it is
  * non-trivial and has the required sections; otherwise Variant B — rawr assembles it from the structured
  * trail, then appends the recent-activity tail verbatim.
  */

@@ -1,6 +1,6 @@
 /**
  * Every knob of the arbiter, with its zod schema and default. The defaults' single source of truth is the
- * YAML frontmatter of prompts/rawr-auto-compact.md (seed 001 §C); DEFAULT_SETTINGS mirrors that file and a
+ * YAML frontmatter of prompts/rawr-auto-compact.md (docs/ARCHITECTURE.md#settings-and-prompt-files); DEFAULT_SETTINGS mirrors that file and a
  * unit test keeps the two equal, so the core still has safe values if the file itself is unreadable.
  */
 import { z } from 'zod';
