@@ -267,10 +267,30 @@ export class EffectExecutor {
     return s.step({ type: 'packet', at: this.now(), seqId: fx.seqId, text: reply.text });
   }
 
+  /**
+   * Overflow recovery's compaction: no model call (it could be rejected as too long again). The thread
+   * becomes the recent turns verbatim; the handoff that follows carries the watcher packet.
+   */
+  private async compactWithoutSummary(fx: Extract<Effect, { type: 'compact' }>, model: vscode.LanguageModelChat, token: vscode.CancellationToken): Promise<Effect[]> {
+    const s = this.session;
+    try {
+      const before = await this.deps.tokens.count(model, s.messages, token);
+      const tail = selectRecentTail(s.messages, tailBudget(this.deps.settings().keep_recent_tokens, model.maxInputTokens, before));
+      const replacement = compactedThread(null, fx.packet, tail);
+      const after = await this.deps.tokens.count(model, replacement, token);
+      await s.swap(fx.seqId, before, after, replacement);
+      return s.step({ type: 'compaction_done', at: this.now(), seqId: fx.seqId, tokensBefore: before, tokensAfter: after });
+    } catch (err) {
+      const msg = err instanceof vscode.CancellationError || token.isCancellationRequested ? 'cancelled' : (err as Error).message;
+      return s.step({ type: 'compaction_failed', at: this.now(), seqId: fx.seqId, error: msg });
+    }
+  }
+
   private async compact(fx: Extract<Effect, { type: 'compact' }>): Promise<Effect[]> {
     const s = this.session;
     const agent = this.ctx.agent;
     if (!agent) return s.step({ type: 'compaction_failed', at: this.now(), seqId: fx.seqId, error: 'no chat request is running to summarise the thread' });
+    if (fx.summarise === false) return this.compactWithoutSummary(fx, agent.model, agent.token);
     const cancel = new vscode.CancellationTokenSource();
     const outer = agent.token.onCancellationRequested(() => cancel.cancel());
     if (agent.token.isCancellationRequested) cancel.cancel();
