@@ -700,3 +700,18 @@ export function multiPhaseScript(opts: MultiPhaseOptions = {}): Script {
   ];
   return { rules, fallback: { text: 'OK.' } };
 }
+
+/**
+ * The reply of a server whose context the request does not fit: HTTP 400 with OpenAI's body and code
+ * (vLLM and LM Studio answer alike), for rawr's overflow recovery (src/host/participant/overflow.ts).
+ */
+export function contextLengthExceeded(window = 8192, tokens = window + 1808): ScriptReply {
+  return {
+    status: 400,
+    error: {
+      message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      type: 'invalid_request_error',
+      code: 'context_length_exceeded',
+    },
+  };
+}

@@ -48,5 +48,6 @@ export const EngineEventSchema: z.ZodType<EngineEvent> = z.discriminatedUnion('t
   z.object({ type: z.literal('timeout'), at, timerId: z.string() }),
   z.object({ type: z.literal('cancel'), at }),
   z.object({ type: z.literal('compact_now'), at, instructions: z.string().optional() }),
+  z.object({ type: z.literal('overflow'), at, error: z.string().max(10_000) }),
   z.object({ type: z.literal('settings'), at, settings: SettingsSchema, prompts: PromptsSchema.optional() }),
 ]);

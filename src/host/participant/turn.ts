@@ -10,6 +10,7 @@ import { detectShellBoundaries } from '../../core/signals/shell';
 import type { ThreadMessage } from '../../core/thread/thread';
 import type { AgentPort, EffectExecutor, ModelReply } from './effectExecutor';
 import { toLmMessages } from './lmMessages';
+import { callWithOverflowRecovery } from './overflow';
 import type { Session } from './session';
 import { PLAN_TOOL, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
 import { agentTools } from './agentTools';
@@ -78,7 +79,10 @@ export class Turn implements AgentPort {
       }
       const tools = this.tools();
       await this.session.syncTokens(this.model, this.token, tools);
-      const reply = await this.callModel(tools, true, this.token);
+      // A request rejected as too long compacts (no LM) and is sent once more (overflow.ts).
+      const r = await callWithOverflowRecovery(() => this.callModel(tools, true, this.token), { compact: (error) => this.feed({ type: 'overflow', at: this.now(), error }), say: (md) => this.stream.markdown(md) });
+      if (!r.ok) return void this.stream.markdown(r.message);
+      const reply = r.value;
       const assistant: ThreadMessage = { role: 'assistant', text: reply.text, ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}) };
       await this.session.append(assistant);
       if (reply.text) await this.feed({ type: 'assistant_message', at: this.now(), text: reply.text });
