@@ -11,6 +11,7 @@ import type { CoreApi } from './host/core/coreApi';
 import { startCore } from './host/core/coreClient';
 import { registerOpenAIProvider } from './host/lm/openaiProvider';
 import { TokenCounter } from './host/participant/lmMessages';
+import { registerFollow } from './host/panel/follow';
 import { registerPanel } from './host/panel/panel';
 import { Participant, PARTICIPANT_ID } from './host/participant/participant';
 import { loadSettings, onSettingsChanged } from './host/settings';
@@ -103,7 +104,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   registerCommands(context, { core: () => core, participant, log });
   registerHookInstallCommands(context, log);
   // The compaction panel: the rawr.openPanel command and the serializer that restores it after a reload.
-  registerPanel(context, { core, participant, bus, log, logDir });
+  // Live follow of an external agent's session (Claude Code, Codex), shown in the panel.
+  const follow = registerFollow(context, { log, workspace, config: () => ({ settings: loaded.set.settings, prompts: loaded.set.prompts }) });
+  registerPanel(context, { core, participant, bus, log, logDir, follow });
 
   return { core, bus, participant, statusBar, log };
 }
