@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
  * The `rawr` command line. Built on the core library only (no vscode), like the core process.
+ *   rawr --help | --version
  *   rawr replay FILE [--json] [--format claude|codex|rawr] [--window N] [--post-tokens N] [--prompts DIR]
  *   rawr hooks claude <PreCompact|UserPromptSubmit|SessionStart|install>   (see ./hooks.ts)
  */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPromptSet } from '../core/prompts/promptSet';
 import { dirReader, shippedPromptsDir } from '../core/prompts/fs';
@@ -18,13 +20,36 @@ const USAGE = `usage: rawr replay FILE [--json] [--format claude|codex|rawr] [--
   where it would have compacted and why. --prompts DIR: a folder whose rawr-auto-compact.md overrides
   the shipped settings. --judge-url/--judge-model: answer the judgment calls with an OpenAI-compatible
   endpoint (key from RAWR_JUDGE_API_KEY); without them the deterministic fallback decides.
-${HOOKS_USAGE.replace(/^usage: /, '       ')}`;
+${HOOKS_USAGE.replace(/^usage: /, '       ')}
+       rawr --help | --version`;
+
+/** rawr's version, from the package.json above this file (out/src/cli/ in the repo, dist/ in the package). */
+function version(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === 'rawr' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // no package.json here: look further up
+    }
+    if (dirname(dir) === dir) return 'unknown';
+  }
+}
 
 function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
+  // Asked-for help is output (stdout, exit 0); help shown because of a usage error goes to stderr (exit 2).
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`rawr ${version()}\n`);
+    return 0;
+  }
   if (command !== 'replay') {
-    process.stderr.write(`${USAGE}\n`);
-    return command === '--help' || command === '-h' ? 0 : 2;
+    process.stderr.write(`${command === undefined ? '' : `rawr: unknown command "${command}"\n`}${USAGE}\n`);
+    return 2;
   }
   let parsed;
   try {

@@ -33,6 +33,9 @@ export interface ReplayOptions {
   needJudgments?: boolean;
 }
 
+/** Why a replay without --judge-url decides by the fallback rule (not a timeout: nobody was asked). */
+export const NO_JUDGE = 'no judge configured: deterministic rule';
+
 export const judgmentKey = (system: string, user: string) => `${system}\n\u0000\n${user}`;
 
 /** Thrown when a judgment is needed that `judgments` does not hold yet. */
@@ -133,7 +136,7 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
           const answer = opts.judgments?.get(key);
           if (answer !== undefined) feed({ type: 'judgment_result', at, corrId: fx.corrId, text: answer });
           else if (opts.needJudgments) throw new NeedJudgment(key, fx.system, fx.user);
-          else feed({ type: 'timeout', at, timerId: `judgment:${fx.corrId}` });
+          else feed({ type: 'judgment_unavailable', at, corrId: fx.corrId, why: NO_JUDGE });
           break;
         }
         case 'request_scratch_write':
