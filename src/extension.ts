@@ -15,6 +15,7 @@ import { Participant, PARTICIPANT_ID } from './host/participant/participant';
 import { loadSettings, onSettingsChanged } from './host/settings';
 import { watchGit } from './host/signals/gitSource';
 import { watchTerminals } from './host/signals/terminalSource';
+import { registerRawrTools } from './host/tools/registerTools';
 import { RawrStatusBar } from './host/ui/statusBar';
 
 export interface RawrApi {
@@ -50,6 +51,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   stopCore = () => core.dispose();
   await core.configure(loaded.set);
 
+  // The agent's default tools (read, list, search, create, edit, git status/diff, terminal): docs/TOOLS.md.
+  context.subscriptions.push(registerRawrTools(log));
+
   const statusBar = new RawrStatusBar(bus);
   context.subscriptions.push(statusBar);
 
@@ -64,6 +68,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
     workspace,
     settings: () => loaded.set.settings,
     allowedTools: () => loaded.host.toolsAllowed,
+    agentPrompt: () => loaded.set.prompts.agent,
     judgmentModel: async () => {
       const selector = loaded.host.judgmentModel;
       return selector ? (await vscode.lm.selectChatModels(selector))[0] : undefined;

@@ -51,8 +51,15 @@ export function rebuild(records: Iterable<{ record: LogRecord }>, initial: Engin
         if (record.rid) lastRequest = { rid: record.rid, result: { seqId: record.seqId, messages: thread.slice() } };
         break;
       }
-      default:
-        break;
+      case 'decision':
+      case 'judgment':
+      case 'packet':
+      case 'effect':
+        break; // derived from events: history for the panel and the export, not state
+      default: {
+        const unknown: never = record;
+        throw new Error(`unknown log record ${JSON.stringify(unknown)}`);
+      }
     }
   }
   return { state, thread, compactions, events, lastRequest };

@@ -33,6 +33,12 @@ export const LogRecordSchema = z.discriminatedUnion('kind', [
   /** Undo of a compaction: the archived thread becomes current again. */
   z.object({ ...base, kind: z.literal('undo'), seqId: z.string() }),
   z.object({ ...base, kind: z.literal('packet'), seqId: z.string(), author: z.enum(['agent', 'watcher']), text: z.string() }),
+  /**
+   * An effect of the event before it, in the log's form (loggedEffect.ts): what happened, said once by
+   * the engine, for the panel and the export. Checked loosely here (a newer rawr may log kinds this one
+   * does not know; they are skipped by readers), strictly by the readers that use them.
+   */
+  z.object({ ...base, kind: z.literal('effect'), effect: z.object({ type: z.string() }).passthrough() }),
 ]);
 export type LogRecord = z.infer<typeof LogRecordSchema>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

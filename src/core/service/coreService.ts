@@ -11,6 +11,7 @@ import { step } from '../engine/step';
 import { initialState } from '../engine/state';
 import type { Decision, Effect, EngineEvent, EngineState } from '../engine/types';
 import { EventLog, readLog } from '../log/eventLog';
+import { loggedEffect } from '../log/loggedEffect';
 import { rebuild, type Rebuilt } from '../log/rebuild';
 import type { PromptSet } from '../prompts/promptSet';
 import type { ThreadMessage } from '../thread/thread';
@@ -101,6 +102,9 @@ export class CoreService {
         t.log.append({ kind: 'judgment', at: event.at, corrId: fx.corrId, phase: 'request', text: fx.user });
       } else if (fx.type === 'show_packet') {
         t.log.append({ kind: 'packet', at: event.at, seqId: fx.seqId, author: fx.author, text: fx.packet });
+      } else {
+        const logged = loggedEffect(fx);
+        if (logged) t.log.append({ kind: 'effect', at: event.at, effect: logged });
       }
     }
     if (event.type === 'judgment_result') t.log.append({ kind: 'judgment', at: event.at, corrId: event.corrId, phase: 'result', text: event.text });

@@ -13,7 +13,11 @@ export interface TranscriptFacts {
   userRequests: Array<{ line: number; at: number; text: string }>;
   /** Files touched by FILE_TOOLS, each once, ordered by its last touch (most recent last). */
   files: string[];
-  /** The latest non-empty TodoWrite list (an empty list is a transient clear, as in signals/plan). */
+  /**
+   * The latest non-empty plan: a TodoWrite list, or the Task tools' list (TaskCreate / TaskUpdate /
+   * TaskList, Claude Code 2.1), rebuilt by the importer's ClaudePlanTracker. An empty list is a
+   * transient clear, as in signals/plan.
+   */
   todos: PlanStep[] | null;
   /** File paths a Write/Edit/MultiEdit/Read touched with their line, and the text a Write gave them. */
   fileTouches: Array<{ line: number; path: string; written?: string }>;
