@@ -18,8 +18,8 @@
 //  4. starts the offline demo model on loopback: the scripted OpenAI-compatible server from
 //     test/support/scriptedModel.ts playing a 6-step session (multiPhaseScript), big enough that rawr
 //     compacts mid-session. It is NOT a language model: whatever you type, it plays the same session.
-//     The demo workspace's .vscode/settings.json points rawr.openai.baseUrl at it, names it
-//     "Rawr offline demo model (scripted, not a real LLM)" and makes it the default chat model
+//     The demo's user settings (its throw-away profile; the workspace stays clean) point rawr.openai.baseUrl at it, name it
+//     "Rawr offline demo model (scripted, not a real LLM)" and make it the default chat model
 //     (chat.defaultModel), so the demo uses it even where other models exist;
 //     The demo's fresh user profile keeps finished chat answers unfolded
 //     (chat.agent.collapseCompletedResponses: false; VS Code 1.139 folds them behind "Completed N steps");
@@ -140,50 +140,11 @@ if (!(await portFree(opt.port))) fail(`port ${opt.port} on 127.0.0.1 is in use: 
 
 const demo = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-demo-'));
 const D = { ws: path.join(demo, 'workspace'), ud: path.join(demo, 'user-data'), exts: path.join(demo, 'extensions'), tmp: path.join(demo, 'tmp'), xdg: path.join(demo, 'xdg') };
-for (const d of [path.join(D.ws, 'src'), path.join(D.ws, '.vscode'), path.join(D.ud, 'User'), D.exts, D.tmp, D.xdg]) fs.mkdirSync(d, { recursive: true });
+for (const d of [D.ws, path.join(D.ud, 'User'), D.exts, D.tmp, D.xdg]) fs.mkdirSync(d, { recursive: true });
 fs.symlinkSync(ROOT, path.join(D.exts, `${PKG.publisher}.${PKG.name}-${PKG.version}`), 'dir');
 
-fs.writeFileSync(path.join(D.ws, 'README.md'), [
-  '# rawr demo workspace',
-  '',
-  'A throw-away workspace created by `npm start` in the rawr repository.',
-  '',
-  'Open the Chat view (Ctrl+Alt+I) and type:',
-  '',
-  '    @rawr Build a token-bucket rate limiter, phase by phase.',
-  '',
-  'The model is **Rawr offline demo model (scripted, not a real LLM)**: a scripted server on loopback that',
-  'plays a 6-step session, whatever you type, so the golden path can be watched offline —',
-  'heads-up → continuation packet → "Context compacted" → handoff → the agent continues.',
-  '',
-].join('\n'));
-fs.writeFileSync(path.join(D.ws, 'src/limiter.ts'), [
-  '// The demo session "builds" this token-bucket rate limiter (the scripted model does not edit files).',
-  'export class TokenBucket {',
-  '  private tokens: number;',
-  '  private last: number;',
-  '  constructor(private readonly capacity: number, private readonly refillPerSecond: number, now: number) {',
-  '    this.tokens = capacity;',
-  '    this.last = now;',
-  '  }',
-  '  take(now: number): boolean {',
-  '    this.tokens = Math.min(this.capacity, this.tokens + ((now - this.last) / 1000) * this.refillPerSecond);',
-  '    this.last = now;',
-  '    if (this.tokens < 1) return false;',
-  '    this.tokens -= 1;',
-  '    return true;',
-  '  }',
-  '}',
-  '',
-].join('\n'));
-const git = (...a) => cp.execFileSync('git', a, { cwd: D.ws, stdio: 'pipe' });
-try {
-  git('init', '-q', '-b', 'main');
-  git('-c', 'user.email=demo@rawr.invalid', '-c', 'user.name=rawr demo', '-c', 'commit.gpgsign=false', 'add', '.');
-  git('-c', 'user.email=demo@rawr.invalid', '-c', 'user.name=rawr demo', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'demo: initial commit');
-} catch (e) {
-  log(`note: could not make the demo workspace a git repo (${String(e.message).split('\n')[0]}); commit boundaries will not show.`);
-}
+const demoNote = require(path.join(ROOT, 'scripts/demoWorkspace.cjs')).createDemoWorkspace(D.ws);
+if (demoNote) log(demoNote);
 
 // ---- 4. the offline demo model ----------------------------------------------------------------------
 const DEMO_MODEL = { id: 'rawr-offline-demo', name: 'Rawr offline demo model (scripted, not a real LLM)' };
@@ -216,13 +177,13 @@ function demoScript() {
 const model = await startScriptedModel(demoScript());
 log(`offline demo model (scripted, not a real LLM) on ${model.url}`);
 
-fs.writeFileSync(path.join(D.ws, '.vscode/settings.json'), JSON.stringify({
+// The demo's settings live in its throw-away user profile, not in the workspace: the workspace starts
+// clean (nothing for `git status` to show), and a user-level base URL is the normal setup anyway.
+fs.writeFileSync(path.join(D.ud, 'User/settings.json'), JSON.stringify({
   'rawr.openai.baseUrl': model.url,
   'rawr.openai.models': [{ ...DEMO_MODEL, contextWindow: CONTEXT_WINDOW, maxOutputTokens: 2000, toolCalling: true }],
   // New chats start on the demo model even where other models exist (matched by model id).
   'chat.defaultModel': DEMO_MODEL.id,
-}, null, 2) + '\n');
-fs.writeFileSync(path.join(D.ud, 'User/settings.json'), JSON.stringify({
   ...QUIET_USER_SETTINGS,
   // VS Code 1.139 folds a finished agent answer behind "Completed N steps"; the demo is about those steps.
   'chat.agent.collapseCompletedResponses': false,
