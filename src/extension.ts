@@ -16,6 +16,7 @@ import { loadSettings, onSettingsChanged } from './host/settings';
 import { watchGit } from './host/signals/gitSource';
 import { watchTerminals } from './host/signals/terminalSource';
 import { registerRawrTools } from './host/tools/registerTools';
+import { setRestrictedModeForTests } from './host/trust';
 import { RawrStatusBar } from './host/ui/statusBar';
 
 export interface RawrApi {
@@ -24,6 +25,8 @@ export interface RawrApi {
   participant: Participant;
   statusBar: RawrStatusBar;
   log: vscode.LogOutputChannel;
+  /** For the real-VS-Code tests (their host runs with workspace trust disabled). */
+  testing: { setRestrictedMode: (restricted: boolean | undefined) => void };
 }
 
 /** workspaceState key: the thread of the last @rawr request in this workspace. */
@@ -103,7 +106,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   // The compaction panel: the rawr.openPanel command and the serializer that restores it after a reload.
   registerPanel(context, { core, participant, bus, log, logDir });
 
-  return { core, bus, participant, statusBar, log };
+  return { core, bus, participant, statusBar, log, testing: { setRestrictedMode: setRestrictedModeForTests } };
 }
 
 /** Set by activate(): stops the core process (shutdown + exit, awaited, so a window reload leaves none behind). */
