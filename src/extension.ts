@@ -18,6 +18,7 @@ import { loadSettings, onSettingsChanged } from './host/settings';
 import { watchGit } from './host/signals/gitSource';
 import { watchTerminals } from './host/signals/terminalSource';
 import { registerRawrTools } from './host/tools/registerTools';
+import { setRestrictedModeForTests } from './host/trust';
 import { RawrStatusBar } from './host/ui/statusBar';
 
 export interface RawrApi {
@@ -28,6 +29,8 @@ export interface RawrApi {
   log: vscode.LogOutputChannel;
   /** How long activate() took, in ms (logged; the real-VS-Code tier reports it). */
   activationMs: number;
+  /** For the real-VS-Code tests (their host runs with workspace trust disabled). */
+  testing: { setRestrictedMode: (restricted: boolean | undefined) => void };
 }
 
 /** workspaceState key: the thread of the last @rawr request in this workspace. */
@@ -120,7 +123,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
 
   const activationMs = Math.round(performance.now() - started);
   log.info(`rawr activated in ${activationMs} ms`);
-  return { core, bus, participant, statusBar, log, activationMs };
+  return { core, bus, participant, statusBar, log, activationMs, testing: { setRestrictedMode: setRestrictedModeForTests } };
 }
 
 /** Set by activate(): stops the core process (shutdown + exit, awaited, so a window reload leaves none behind). */
