@@ -52,6 +52,12 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     // The heads-up reads as sentences: no hard line break inside one.
     const headsUp = /\*\*rawr watcher → agent\*\*\n>\s*\n> (.*)/.exec(text)![1]!;
     assert.match(headsUp, /Before anything else you will write a continuation packet; then rawr compacts this thread/);
+    // Ids stay in the panel and the log: the chat speaks in words.
+    assert.deepEqual(text.match(/\b(?:s\d+|d\d+j?|j\d+)\b/g), null);
+    // The decision's reason is not repeated block after block: the heads-up says why in its own words,
+    // the "Context compacted" line names tier, boundary and judgment once more, nothing else repeats them.
+    assert.equal(count(text, 'remaining (<'), 0, "the arbiter's raw reason is not in the chat");
+    assert.ok(count(text, 'judgment: phase boundary') <= 2, 'the judgment is quoted at most twice');
     // The thread was swapped: it starts with the summary and the packet, then the handoff.
     const session = await h.participant.session(threadId);
     assert.deepEqual(session.messages.slice(0, 3).map(kindOf), ['summary', 'packet', 'handoff']);
@@ -200,6 +206,56 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       const { author, clock } = await run(50_000, 100_000);
       assert.equal(author, 'agent');
       assert.equal(clock.pending, 0, 'no deadline timer left behind');
+    });
+  });
+
+  describe('rough edges of a first run', () => {
+    it('/undo restores the thread as it was before the heads-up, counts it again (status bar and arbiter), and says so in words', async () => {
+      h = participantHarness({ script: session6(), window: 20_000 });
+      const first = await h.ask(PROMPT);
+      const threadId = first.threadId;
+      const session = await h.participant.session(threadId);
+      const afterCompaction = h.statuses.at(-1)!;
+      const undo = await h.ask('', { command: 'undo', threadId });
+      assert.match(undo.text, /^Undid the last compaction \([\d.]+k → [\d.]+k? tokens\): the thread is back as it was before it — \d+ messages, [\d.]+% of the context left\.$/);
+      assert.deepEqual(undo.text.match(/\b(?:s\d+|d\d+j?|j\d+)\b/g), null, 'no ids in the chat');
+      // No heads-up, scratch or packet turns: not more context than before the sequence.
+      const kinds = session.messages.map(kindOf);
+      for (const k of ['heads_up', 'scratch_request', 'scratch', 'packet_request', 'packet', 'summary', 'handoff']) assert.ok(!kinds.includes(k), `${k} in the restored thread: ${kinds}`);
+      assert.deepEqual(unansweredToolCalls(session.messages), []);
+      // The status bar got the restored thread's count at once, and the arbiter has it too.
+      const shown = h.statuses.at(-1)!;
+      assert.equal(shown.threadId, threadId);
+      assert.ok(shown.percentRemaining! < afterCompaction.percentRemaining!, `${shown.percentRemaining}% after the undo, ${afterCompaction.percentRemaining}% before`);
+      assert.match(undo.text, new RegExp(`${shown.percentRemaining!.toFixed(1).replace('.', '\\.')}% of the context left`));
+      assert.equal((await h.core.snapshot(threadId)).state.tokens?.used, shown.usedTokens);
+      // /status agrees with the status bar.
+      const status = await h.ask('', { command: 'status', threadId });
+      assert.match(status.text, new RegExp(`${shown.percentRemaining!.toFixed(1).replace('.', '\\.')}% remaining`));
+    });
+
+    it('a new chat shows no percentage: the status bar forgets the previous thread, /status and /undo say there is no thread yet', async () => {
+      h = participantHarness({ script: session6(), window: 20_000 });
+      const first = await h.ask(PROMPT);
+      assert.ok(h.statuses.at(-1)!.percentRemaining !== null);
+      const status = await h.ask('', { command: 'status' });
+      assert.notEqual(status.threadId, first.threadId);
+      assert.deepEqual({ ...h.statuses.at(-1)! }, { threadId: status.threadId, percentRemaining: null, tier: null, sequenceRunning: false, lastDecision: null, usedTokens: null, window: null });
+      assert.match(status.text, /no @rawr thread yet/);
+      const undo = await h.ask('', { command: 'undo' });
+      assert.match(undo.text, /Nothing to undo: this chat has no @rawr thread yet/);
+      assert.ok(!fs.existsSync(path.join(h.logDir, `${status.threadId}.jsonl`)), 'no empty thread log was created');
+    });
+
+    it('/help says what @rawr does and lists its commands, and package.json offers it', async () => {
+      h = participantHarness({ script: session6(), window: 20_000 });
+      const help = await h.ask('', { command: 'help' });
+      for (const c of ['/status', '/compact', '/undo', '/help']) assert.ok(help.text.includes(`\`${c}`), `${c} in /help`);
+      assert.match(help.text, /phase boundaries/);
+      assert.equal(h.model.requests.length, 0, '/help asks no model');
+      const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8'));
+      const names = pkg.contributes.chatParticipants[0].commands.map((c: { name: string }) => c.name);
+      assert.deepEqual(names.sort(), ['compact', 'help', 'status', 'undo']);
     });
   });
 });

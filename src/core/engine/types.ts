@@ -70,7 +70,7 @@ export interface TrailToolCall {
   isError?: boolean;
 }
 
-/** Seed 000 Variant B's structured trail + what judgment needs (seed 003). Bounded so steps stay cheap. */
+/** The structured trail a watcher packet is assembled from, plus what judgment needs. Bounded so steps stay cheap. */
 export interface Trail {
   userRequests: Array<{ turn: number; at: number; text: string }>;
   actions: Array<{ turn: number; text: string }>;

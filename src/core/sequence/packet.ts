@@ -1,7 +1,7 @@
 /**
- * Continuation packets (seed 000). Variant A — the agent writes it — is accepted only when it is
- * non-trivial and has the required sections; otherwise Variant B — rawr assembles it from the structured
- * trail, then appends the recent-activity tail verbatim.
+ * Continuation packets. The agent packet — the agent writes it — is accepted only when it is
+ * non-trivial and has the required sections; otherwise the watcher packet — rawr assembles it from the
+ * structured trail, then appends the recent-activity tail verbatim.
  */
 import type { Trail } from '../engine/types';
 import type { PlanState } from '../signals/plan';
@@ -30,7 +30,7 @@ export function validateAgentPacket(text: string, minChars: number): { ok: true 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} more characters]` : s);
 
 export function assembleWatcherPacket(trail: Trail, plan: PlanState | null, tailCount: number): string {
-  const out: string[] = ['_Continuation packet assembled by the rawr watcher (Variant B), not written by the agent._', ''];
+  const out: string[] = ['_Continuation packet assembled by the rawr watcher, not written by the agent._', ''];
   out.push('## User request chain');
   const reqs = trail.userRequests;
   if (reqs.length === 0) out.push('- (no user request recorded)');
