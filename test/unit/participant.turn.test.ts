@@ -257,5 +257,21 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       const names = pkg.contributes.chatParticipants[0].commands.map((c: { name: string }) => c.name);
       assert.deepEqual(names.sort(), ['compact', 'help', 'status', 'undo']);
     });
+
+    it('a sequence left running by an earlier window (reload mid-sequence) is cancelled by the next request, which is not held', async () => {
+      h = participantHarness({ script: session6(), window: 20_000 });
+      const first = await h.ask(PROMPT);
+      // The earlier window: a compaction was requested and the window went away before anyone answered.
+      const started = await h.core.step(first.threadId, { type: 'compact_now', at: Date.now(), instructions: '' });
+      assert.ok(started.some((fx) => fx.type === 'inject_heads_up'));
+      const fresh = h.reopen();
+      const next = await h.ask('Thanks. What is left to do?', { threadId: first.threadId });
+      assert.ok(!next.result.errorDetails, next.result.errorDetails?.message);
+      assert.match(next.text, /left unfinished \(the window reloaded during it\); it is cancelled/);
+      assert.doesNotMatch(next.text, /held/);
+      const messages = (await fresh.session(first.threadId)).messages;
+      assert.ok(messages.some((m) => m.role === 'user' && m.text === 'Thanks. What is left to do?'), 'the message went into the thread');
+      assert.equal((await h.core.snapshot(first.threadId)).state.seq.phase, 'idle');
+    });
   });
 });

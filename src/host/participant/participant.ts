@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { unansweredToolCalls } from '../../core/thread/thread';
 import { newThreadId, Session, type SessionActivity, type SessionDeps, type StatusView } from './session';
+import { note } from './chatText';
 import { Turn } from './turn';
 
 export const PARTICIPANT_ID = 'rawr.rawr';
@@ -98,6 +99,13 @@ export class Participant implements vscode.Disposable {
     let stoppedByPanel: boolean;
     const turn = new Turn(session, request.model, stream, cts.token, request.toolInvocationToken);
     try {
+      if (session.orphanedSequence) {
+        // Left running by an earlier window: nothing would ever answer it, and it would hold this message.
+        session.orphanedSequence = false;
+        const effects = await session.step({ type: 'cancel', at: session.clock.now() });
+        if (effects.length) stream.markdown(note('A compaction sequence was left unfinished (the window reloaded during it); it is cancelled, and the thread is unchanged.'));
+        await session.executor().run(effects);
+      }
       switch (request.command) {
         case 'status':
           await turn.status();
