@@ -48,7 +48,7 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     ]);
     // The packet is in the chat once (the agent streamed it); the handoff points to it.
     assert.equal(count(text, '## What just completed'), 1, 'the packet is shown once');
-    assert.match(text, /the continuation packet shown above/);
+    assert.match(text, /Here is the continuation packet you wrote before the compaction: _\(shown above\)_/);
     // The heads-up reads as sentences: no hard line break inside one.
     const headsUp = /\*\*rawr watcher → agent\*\*\n>\s*\n> (.*)/.exec(text)![1]!;
     assert.match(headsUp, /Before anything else you will write a continuation packet; then rawr compacts this thread/);
