@@ -524,7 +524,8 @@ export function phaseState(req: ScriptRequest, steps: string[] = DEFAULT_STEPS):
     const text = textOf(m);
     const summarised = SUMMARY_TASK_RE.exec(text)?.[1];
     if (summarised && (!task || task === text.trim())) task = summarised;
-    else if (m.role === 'user' && !task && text.trim() && !isRawrText(text)) task = text.trim();
+    // (a prompt's attachments block, which rawr appends to the person's words, is not the task)
+    else if (m.role === 'user' && !task && text.trim() && !isRawrText(text)) task = text.split('\n\n[rawr] Attached by the user:')[0]!.trim();
     for (const hit of text.matchAll(PROGRESS_RE)) {
       done = Math.min(Number(hit[1]), steps.length);
       inProgress = !!hit[3];
@@ -699,4 +700,19 @@ export function multiPhaseScript(opts: MultiPhaseOptions = {}): Script {
     },
   ];
   return { rules, fallback: { text: 'OK.' } };
+}
+
+/**
+ * The reply of a server whose context the request does not fit: HTTP 400 with OpenAI's body and code
+ * (vLLM and LM Studio answer alike), for rawr's overflow recovery (src/host/participant/overflow.ts).
+ */
+export function contextLengthExceeded(window = 8192, tokens = window + 1808): ScriptReply {
+  return {
+    status: 400,
+    error: {
+      message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      type: 'invalid_request_error',
+      code: 'context_length_exceeded',
+    },
+  };
 }

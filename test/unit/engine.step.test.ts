@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Effect, EngineEvent, EngineState } from '../../src/core/engine/types';
 import { GOOD_PACKET, mkState, run, types, usedFor, WINDOW } from '../support/engine';
+import { validateAgentPacket } from '../../src/core/sequence/packet';
 
 const T0 = 1_700_000_000_000;
 let clock = T0;
@@ -66,9 +67,11 @@ describe('step: golden path', () => {
     ]);
     const pk = find(effects, 'show_packet')[0]!;
     assert.equal(pk.author, 'watcher');
-    for (const h of ['## User request chain', '**Current ask:**', '## Agent plan and action chain', '## Where we are now', "## What's next", '## Decisions, invariants and traps', '## Recent activity']) {
+    for (const h of ['## What just completed', '**Current ask**', '## Where we are now', "## What's next", '## Decisions, invariants and traps', '## Recent tool calls']) {
       assert.ok(pk.packet.includes(h), `missing ${h}`);
     }
+    // rawr's own packet has the sections it asks the agent for.
+    assert.deepEqual(validateAgentPacket(pk.packet, 300), { ok: true });
     assert.ok(pk.packet.includes('git commit -am "importer"'), 'tool tail verbatim');
     assert.equal(state.seq.phase, 'compacting');
     const done = run(state, [{ type: 'compaction_done', at: at(), seqId: seqIdOf(state), tokensBefore: 140_000, tokensAfter: 20_000 }]);
@@ -168,6 +171,18 @@ describe('step: judgment (single flight, correlation ids, fallback)', () => {
     assert.equal(find(r1.effects, 'decision')[0]!.decision.code, 'judgment_fallback');
     const r2 = run(r1.state, [{ type: 'judgment_result', at: at(), corrId, text: '{"should_compact": false, "reason": "late"}' }]);
     assert.deepEqual(r2.effects, []);
+  });
+
+  it('no judge available → the fallback rule decides and says why (not "timed out"); its timer is cancelled', () => {
+    const { state, effects } = judged();
+    const corrId = find(effects, 'request_judgment')[0]!.corrId;
+    const r = run(state, [{ type: 'judgment_unavailable', at: at(), corrId, why: 'no judge configured: deterministic rule' }]);
+    const d = find(r.effects, 'decision')[0]!.decision;
+    assert.equal(d.code === 'judgment_fallback' || d.code === 'judgment_vetoed', true, d.code);
+    assert.match(d.reason, /fallback \(no judge configured: deterministic rule\)/);
+    assert.doesNotMatch(d.reason, /timed out/);
+    assert.deepEqual(find(r.effects, 'cancel_timer').map((c) => c.timerId), [`judgment:${corrId}`]);
+    assert.deepEqual(run(state, [{ type: 'judgment_unavailable', at: at(), corrId: 'j999', why: 'x' }]).effects, [], 'an unknown correlation id is ignored');
   });
 
   it('a result with an unknown correlation id is ignored', () => {

@@ -20,6 +20,8 @@ export type DecisionAction = 'compact' | 'judge' | 'preflight' | 'suggest' | 'ta
 export type DecisionCode =
   | 'compact'
   | 'emergency'
+  /** The model rejected a request as too long: emergency compaction with the watcher packet, no LM call. */
+  | 'overflow'
   | 'manual'
   | 'preflight'
   | 'judgment_approved'
@@ -50,7 +52,7 @@ export interface DecisionBoundary {
 export interface Decision {
   id: string;
   at: number;
-  point: EvaluationPoint | 'manual' | 'preflight';
+  point: EvaluationPoint | 'manual' | 'preflight' | 'overflow';
   action: DecisionAction;
   code: DecisionCode;
   tier: Tier | null;
@@ -70,7 +72,7 @@ export interface TrailToolCall {
   isError?: boolean;
 }
 
-/** The structured trail a watcher packet is assembled from, plus what judgment needs. Bounded so steps stay cheap. */
+/** The trail the watcher-authored packet and judgment are built from (docs/ARCHITECTURE.md#the-trail). Bounded so steps stay cheap. */
 export interface Trail {
   userRequests: Array<{ turn: number; at: number; text: string }>;
   actions: Array<{ turn: number; text: string }>;
@@ -79,6 +81,12 @@ export interface Trail {
   lastAgentMessage: string;
   excerpt: Array<{ role: 'user' | 'assistant' | 'tool'; text: string }>;
   commits: string[];
+  /** Files the agent changed (edit/write/patch tools), oldest first, bounded (see sequence/trailFacts.ts). */
+  edited?: string[];
+  /** The latest failed tool calls, newest last, bounded: they outlive toolTail. */
+  errors?: TrailToolCall[];
+  /** The latest shell command and its outcome. */
+  lastCommand?: TrailToolCall & { exitCode?: number };
 }
 
 export type SequencePhase = SequenceState['phase'];
@@ -139,6 +147,8 @@ export type EngineEvent =
   | { type: 'plan'; at: number; steps: PlanStep[] }
   | { type: 'evaluate'; at: number; point: EvaluationPoint }
   | { type: 'judgment_result'; at: number; corrId: string; text: string }
+  /** No judge can answer (none configured, or the call failed): the deterministic rule decides, saying why. */
+  | { type: 'judgment_unavailable'; at: number; corrId: string; why: string }
   | { type: 'scratch_written'; at: number; seqId: string; path: string }
   | { type: 'packet'; at: number; seqId: string; text: string }
   | { type: 'compaction_done'; at: number; seqId: string; tokensBefore: number; tokensAfter: number }
@@ -146,6 +156,8 @@ export type EngineEvent =
   | { type: 'timeout'; at: number; timerId: string }
   | { type: 'cancel'; at: number }
   | { type: 'compact_now'; at: number; instructions?: string }
+  /** The model rejected the agent's request as too long for its context (overflow recovery, host/participant/overflow.ts). */
+  | { type: 'overflow'; at: number; error: string }
   | { type: 'settings'; at: number; settings: Settings; prompts?: Prompts };
 
 /**
@@ -179,7 +191,8 @@ export type Effect =
   | { type: 'request_scratch_write'; seqId: string; text: string; path: string }
   | { type: 'request_packet'; seqId: string; text: string }
   | { type: 'show_packet'; seqId: string; packet: string; author: PacketAuthor }
-  | { type: 'compact'; seqId: string; packet: string; summaryPrompt: string }
+  /** summarise false: no summary LM call (overflow recovery): the replacement is the recent turns, the handoff carries the packet. */
+  | { type: 'compact'; seqId: string; packet: string; summaryPrompt: string; summarise?: false }
   | { type: 'abort_compaction'; seqId: string }
   | { type: 'compacted'; seqId: string; tokensBefore: number; tokensAfter: number; text: string }
   | { type: 'inject_handoff'; seqId: string; text: string }

@@ -8,6 +8,9 @@ import { unansweredToolCalls } from '../../core/thread/thread';
 import { newThreadId, Session, type SessionActivity, type SessionDeps, type StatusView } from './session';
 import { note } from './chatText';
 import { Turn } from './turn';
+import { restrictedModeNotice } from './agentTools';
+import { withAttachments } from './attachments';
+import { describeModelError } from './modelErrors';
 
 export const PARTICIPANT_ID = 'rawr.rawr';
 
@@ -116,8 +119,12 @@ export class Participant implements vscode.Disposable {
         case 'compact':
           await turn.compactNow(request.prompt);
           break;
-        default:
-          await turn.userMessage(request.prompt);
+        default: {
+          restrictedModeNotice(stream);
+          const attached = await withAttachments(request, request.model, cts.token);
+          if (attached.lines.length) stream.markdown(`\n\n${attached.lines.join('  \n')}\n\n`);
+          await turn.userMessage(attached.text);
+        }
       }
     } catch (err) {
       await this.recover(session, err, stream, cts.token);
@@ -181,7 +188,5 @@ export const HELP = [
 ].join('\n');
 
 export function describeError(err: unknown): string {
-  if (err instanceof vscode.LanguageModelError) return `The language model request failed (${err.code || 'error'}): ${err.message}`;
-  if (err instanceof vscode.CancellationError) return 'Cancelled.';
-  return err instanceof Error ? err.message : String(err);
+  return describeModelError(err);
 }
