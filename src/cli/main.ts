@@ -4,10 +4,8 @@
  *   rawr replay FILE [--json] [--format claude|codex|rawr] [--window N] [--post-tokens N] [--prompts DIR]
  *   rawr hooks claude <PreCompact|UserPromptSubmit|SessionStart|install>   (see ./hooks.ts)
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadPromptSet } from '../core/prompts/promptSet';
-import { dirReader, shippedPromptsDir } from '../core/prompts/fs';
+import { assertPromptDir, loadPromptDirs, shippedPromptsDir } from '../core/prompts/fs';
 import { openAIJudge } from './judge';
 import { replayFile, replayFileWithJudge } from './replayCommand';
 import { HOOKS_USAGE, hooksMain } from './hooks';
@@ -20,7 +18,7 @@ const USAGE = `usage: rawr replay FILE [--json] [--format claude|codex|rawr] [--
   endpoint (key from RAWR_JUDGE_API_KEY); without them the deterministic fallback decides.
 ${HOOKS_USAGE.replace(/^usage: /, '       ')}`;
 
-function main(argv: string[]): number | Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command !== 'replay') {
     process.stderr.write(`${USAGE}\n`);
@@ -82,11 +80,20 @@ function main(argv: string[]): number | Promise<number> {
     process.stderr.write(`rawr replay: ${(err as Error).message}\n`);
     return 2;
   }
+  // A --prompts folder that does not exist is a mistake to report, not a silent fall back to the defaults.
+  if (values.prompts !== undefined) {
+    try {
+      await assertPromptDir(values.prompts);
+    } catch (err) {
+      process.stderr.write(`rawr replay: --prompts: ${(err as Error).message}\n`);
+      return 2;
+    }
+  }
   try {
-    const readers = values.prompts ? [dirReader(values.prompts), dirReader(shippedPromptsDir())] : [dirReader(shippedPromptsDir())];
-    const promptSet = loadPromptSet(readers);
+    const promptSet = await loadPromptDirs(values.prompts ? [values.prompts, shippedPromptsDir()] : [shippedPromptsDir()]);
     for (const p of promptSet.problems) process.stderr.write(`${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}\n`);
-    const text = readFileSync(positionals[0]!, 'utf8');
+    // The file is read line by line (a regular file only: a FIFO or a device is an error, not a hang).
+    const input = { path: positionals[0]! };
     const options = {
       settings: promptSet.settings,
       prompts: promptSet.prompts,
@@ -97,12 +104,11 @@ function main(argv: string[]): number | Promise<number> {
       file: positionals[0]!,
     };
     if (judgeUrl !== undefined && judgeModel !== undefined) {
-      return replayFileWithJudge(text, options, openAIJudge(judgeUrl, judgeModel), (n) => process.stderr.write(`rawr replay: judgment ${n} answered by ${judgeModel}\n`)).then(
-        (out) => (process.stdout.write(out), 0),
-        (err: Error) => (process.stderr.write(`rawr replay: ${err.message}\n`), 1),
-      );
+      const out = await replayFileWithJudge(input, options, openAIJudge(judgeUrl, judgeModel), (n) => process.stderr.write(`rawr replay: judgment ${n} answered by ${judgeModel}\n`));
+      process.stdout.write(out);
+      return 0;
     }
-    process.stdout.write(replayFile(text, options));
+    process.stdout.write(replayFile(input, options));
     return 0;
   } catch (err) {
     process.stderr.write(`rawr replay: ${(err as Error).message}\n`);
@@ -115,5 +121,5 @@ if (args[0] === 'hooks') {
   // Async (reads the hook input from stdin); never exits 2, which Claude Code reads as "block".
   void hooksMain(args.slice(1)).then((code) => { process.exitCode = code; });
 } else {
-  void Promise.resolve(main(args)).then((code) => { process.exitCode = code; });
+  void main(args).then((code) => { process.exitCode = code; });
 }

@@ -332,17 +332,16 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     assert.equal(forced.stdout, detected.stdout);
 
     // A Claude session read as Codex: every line is reported as not a Codex record, nothing is evaluated.
+    // The wrong format reads no record at all: an error (exit 1), not a clean verdict about nothing.
     const wrong = rawr('replay', claude, '--json', '--format', 'codex');
-    assert.equal(wrong.code, 0, wrong.stderr);
-    const { decisions, summary } = parseJsonOutput(wrong.stdout);
-    assert.equal(summary.format, 'codex');
-    assert.equal(decisions.length, 0);
-    assert.equal(summary.problems, 1863);
+    assert.equal(wrong.code, 1, wrong.stdout);
+    assert.equal(wrong.stdout, '');
+    assert.match(wrong.stderr, /^rawr replay: no record could be read as codex \(\d+ problems; first: line 1: Codex record does not match schema/);
 
     const codex = real('codex-acidicsoil-lmstudio.jsonl');
-    const asClaude = parseJsonOutput(rawr('replay', codex, '--json', '--format', 'claude').stdout).summary;
-    assert.equal(asClaude.format, 'claude');
-    assert.equal(asClaude.compactions.length, 0);
+    const asClaude = rawr('replay', codex, '--json', '--format', 'claude');
+    assert.equal(asClaude.code, 1, asClaude.stdout);
+    assert.match(asClaude.stderr, /^rawr replay: no record could be read as claude/);
   });
 
   it('--window changes the modelled window', function () {
