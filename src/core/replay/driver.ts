@@ -12,7 +12,7 @@ import { initialState } from '../engine/state';
 import type { Decision, EngineEvent, EngineState } from '../engine/types';
 import type { Prompts } from '../prompts/promptSet';
 import type { Settings } from '../settings/schema';
-import { detectShellBoundaries } from '../signals/shell';
+import { analyzeShellCommand } from '../signals/shell';
 import type { Recording, RecordingItem } from './recording';
 
 export interface ReplayOptions {
@@ -76,6 +76,8 @@ export interface ReplaySummary {
   commitsSeen: number;
   planCheckpoints: number;
   problems: number;
+  /** Records that were read but could not be analysed (e.g. a shell command nested too deeply). */
+  analysisProblems: Array<{ line: number; message: string }>;
 }
 
 const SHELL_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'run_in_terminal', 'runinterminal']);
@@ -102,7 +104,7 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
   const summary: ReplaySummary = {
     type: 'summary', format: rec.format, lines: rec.lines, window, postTokens, evaluationPoints: 0, compactions: [], nativeCompactions: [],
     counterfactualOverflows: 0, overflowLines: [], peakModelledTokens: 0, peakRecordedTokens: 0,
-    baseline: { fraction: baselineFraction, compactions: [], overflows: 0 }, commitsSeen: 0, planCheckpoints: 0, problems: rec.problems.length,
+    baseline: { fraction: baselineFraction, compactions: [], overflows: 0 }, commitsSeen: 0, planCheckpoints: 0, problems: rec.problems.length, analysisProblems: [],
   };
 
   // Context model. recorded = last reported context + estimate of what was appended since.
@@ -227,7 +229,12 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
         const call = calls.get(it.id);
         const command = call && isShell(call.name) ? commandOf(call.input) : undefined;
         if (command !== undefined) {
-          for (const b of detectShellBoundaries({ command, exitCode: it.exitCode, output: it.output })) {
+          const analysed = analyzeShellCommand({ command, exitCode: it.exitCode, output: it.output });
+          if (analysed.problem) {
+            summary.problems++;
+            summary.analysisProblems.push({ line: it.line, message: analysed.problem.message });
+          }
+          for (const b of analysed.boundaries) {
             if (b.kind === 'commit') summary.commitsSeen++;
             feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
           }
