@@ -5,6 +5,7 @@
  */
 import type { Trail } from '../engine/types';
 import type { PlanState } from '../signals/plan';
+import { defang, quoteBlock } from '../text/quote';
 
 /** Headings the packet request asks for; matched loosely (any heading level, bold, or a "Label:" line). */
 export const PACKET_SECTIONS: Array<{ name: string; pattern: RegExp }> = [
@@ -36,36 +37,37 @@ export function assembleWatcherPacket(trail: Trail, plan: PlanState | null, tail
   if (reqs.length === 0) out.push('- (no user request recorded)');
   reqs.forEach((r, k) => {
     const current = k === reqs.length - 1;
-    out.push(`${k + 1}. ${current ? '**Current ask:** ' : ''}${clip(r.text.replace(/\s+/g, ' ').trim(), current ? 1500 : 300)}`);
+    out.push(`${k + 1}. ${current ? '**Current ask:** ' : ''}${defang(clip(r.text.replace(/\s+/g, ' ').trim(), current ? 1500 : 300))}`);
   });
   out.push('', '## Agent plan and action chain');
   if (plan && plan.steps.length) {
-    for (const st of plan.steps) out.push(`- [${st.status === 'completed' ? 'x' : st.status === 'in_progress' ? '~' : ' '}] ${st.text}`);
+    for (const st of plan.steps) out.push(`- [${st.status === 'completed' ? 'x' : st.status === 'in_progress' ? '~' : ' '}] ${defang(st.text)}`);
   } else out.push('- (no structured plan)');
   const actions = trail.actions.slice(-15);
   if (actions.length) {
     out.push('', 'Recent actions, in order:');
-    for (const a of actions) out.push(`- turn ${a.turn}: ${a.text}`);
+    for (const a of actions) out.push(`- turn ${a.turn}: ${defang(a.text)}`);
   }
   out.push('', '## Where we are now');
   const inProgress = plan?.steps.find((s) => s.status === 'in_progress');
-  if (inProgress) out.push(`- In progress: ${inProgress.text}`);
-  if (trail.commits.length) out.push(`- Latest commits: ${trail.commits.slice(-5).join('; ')}`);
-  if (trail.files.length) out.push(`- Files touched recently: ${trail.files.slice(-12).join(', ')}`);
-  out.push(`- Last agent message: ${clip((trail.lastAgentMessage || '(none)').replace(/\s+/g, ' ').trim(), 800)}`);
+  if (inProgress) out.push(`- In progress: ${defang(inProgress.text)}`);
+  if (trail.commits.length) out.push(`- Latest commits: ${defang(trail.commits.slice(-5).join('; '))}`);
+  if (trail.files.length) out.push(`- Files touched recently: ${defang(trail.files.slice(-12).join(', '))}`);
+  out.push(`- Last agent message: ${defang(clip((trail.lastAgentMessage || '(none)').replace(/\s+/g, ' ').trim(), 800))}`);
   out.push('', "## What's next");
   const nextSteps = plan?.steps.filter((s) => s.status !== 'completed') ?? [];
-  if (nextSteps.length) for (const st of nextSteps.slice(0, 8)) out.push(`- ${st.text}`);
+  if (nextSteps.length) for (const st of nextSteps.slice(0, 8)) out.push(`- ${defang(st.text)}`);
   else out.push('- Continue the current ask above; check the last actions below before repeating any of them.');
   out.push('', '## Decisions, invariants and traps');
   const errors = trail.toolTail.filter((t) => t.isError);
-  if (errors.length) for (const e of errors.slice(-3)) out.push(`- A recent ${e.name} call failed: ${clip(e.output ?? '', 200).replace(/\s+/g, ' ')}`);
+  if (errors.length) for (const e of errors.slice(-3)) out.push(`- A recent ${defang(e.name)} call failed: ${defang(clip(e.output ?? '', 200).replace(/\s+/g, ' '))}`);
   out.push('- Do not redo work that the commits and completed plan steps above show as done.');
   if (tailCount > 0 && trail.toolTail.length) {
     out.push('', `## Recent activity (last ${Math.min(tailCount, trail.toolTail.length)} tool calls, verbatim)`);
     for (const t of trail.toolTail.slice(-tailCount)) {
-      out.push('', `### ${t.name}`, '```', clip(t.input, 1200), '```');
-      if (t.output !== undefined) out.push(`Result${t.isError ? ' (error)' : ''}:`, '```', clip(t.output, 1200), '```');
+      // Tool input and output are untrusted: fenced so they cannot close the block, markers defanged.
+      out.push('', `### ${defang(t.name.replace(/\s+/g, ' '))}`, quoteBlock(clip(t.input, 1200)));
+      if (t.output !== undefined) out.push(`Result${t.isError ? ' (error)' : ''}:`, quoteBlock(clip(t.output, 1200)));
     }
   }
   return out.join('\n');
