@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeShellCommand, detectShellBoundaries, shellJoin } from '../../src/core/signals/shell';
+import { needShared } from '../support/sharedData';
 
 interface Case {
   name: string;
@@ -1035,7 +1036,7 @@ describe('detectShellBoundaries on real recordings', function () {
   for (const [file, expected] of Object.entries(EXPECTED)) {
     it(`${file}: ${expected.commits.length} commits, ${expected.pushes.length} pushes`, function () {
       const full = path.join(dir, file);
-      if (!fs.existsSync(full)) this.skip();
+      needShared(this, full);
       const calls = shellCalls(full);
       assert.equal(calls.filter((c) => c.command.includes('git commit')).length, expected.attempts, 'git commit attempts');
       for (const mode of ['stated exit code', 'exit code unknown'] as const) {
