@@ -20,7 +20,7 @@ const skipped = new Map<string, number>();
 export function needShared(ctx: Mocha.Context, file: string = TRANSCRIPTS_DIR): void {
   if (fs.existsSync(file)) return;
   // A file in a missing folder: name the folder (one line for all of them).
-  const missing = fs.existsSync(path.dirname(file)) ? file : path.dirname(file);
+  const missing = path.extname(file) && !fs.existsSync(path.dirname(file)) ? path.dirname(file) : file;
   const why = `shared test data missing: ${missing}`;
   if (sharedRequired()) throw new Error(`${why} (required here: CI or RAWR_REQUIRE_SHARED=1; set RAWR_TRANSCRIPTS or provide ../shared)`);
   const runnable = ctx.test;
