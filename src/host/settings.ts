@@ -14,8 +14,8 @@ import { promises as fsp } from 'node:fs';
 import { loadPromptDirs } from '../core/prompts/fs';
 import type { Problem } from '../core/prompts/frontmatter';
 import type { PromptSet } from '../core/prompts/promptSet';
-import { CONFIG_SECTION, HOST_KEYS, SETTING_KEYS, camel } from './configSchema';
-import { mergeExplicit, parseHostSettings, type HostSettings } from './settingsMerge';
+import { CONFIG_SECTION, HOST_KEYS } from './configSchema';
+import { EXPLICIT_NAMES, mergeExplicit, parseHostSettings, type HostSettings } from './settingsMerge';
 
 export const WORKSPACE_PROMPTS_DIR = '.rawr/prompts';
 
@@ -67,7 +67,7 @@ export async function loadSettings(workspaceFolder: vscode.Uri | undefined, exte
     }
     return found?.value;
   };
-  for (const knob of SETTING_KEYS) read(camel(knob));
+  for (const name of EXPLICIT_NAMES) read(name);
   const merged = mergeExplicit(fileSet.settings, explicit);
   const host = parseHostSettings({ toolsAllowed: read(HOST_KEYS.toolsAllowed), judgmentModel: read(HOST_KEYS.judgmentModel) });
 

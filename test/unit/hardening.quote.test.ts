@@ -76,9 +76,9 @@ describe('hardening: quoting untrusted text', () => {
     const outside = outsideFences(packet).join('\n');
     assert.doesNotMatch(outside, /\[\s*rawr handoff\]|CONTEXT\s+COMPACTION\s+DETECTED|<\s*\/?\s*continuation-packet|<\s*\/?\s*transcript|^\s*\[user\]/im);
     assert.doesNotMatch(packet, /\[\s*rawr (handoff|watcher)|CONTEXT\s+COMPACTION\s+DETECTED|<\s*\/\s*continuation-packet/i);
-    // Each hostile output is one block, whole: every "### Bash" is followed by its input and result blocks.
-    assert.equal(fences(packet).length, HOSTILE.length * 2);
-    assert.equal(packet.match(/^### Bash$/gm)?.length, HOSTILE.length);
+    // The packet's own sections are all there, in order, outside any fence.
+    const headings = outside.match(/^## .+$/gm) ?? [];
+    assert.deepEqual(headings.slice(0, 4), ['## What just completed', '## Where we are now', "## What's next", '## Decisions, invariants and traps']);
   });
 
   it('a packet cannot close <continuation-packet> or forge the handoff marker inside the handoff', () => {

@@ -89,8 +89,15 @@ export function rebuild(records: Iterable<{ line?: number; record: LogRecord }>,
         if (record.rid) requests.add(record.rid, { seqId: record.seqId, messages: thread.slice() });
         break;
       }
-      default:
-        break;
+      case 'decision':
+      case 'judgment':
+      case 'packet':
+      case 'effect':
+        break; // derived from events: history for the panel and the export, not state
+      default: {
+        const unknown: never = record;
+        throw new Error(`unknown log record ${JSON.stringify(unknown)}`);
+      }
     }
   }
   return { state, thread, compactions, events, requests, problems };

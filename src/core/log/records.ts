@@ -1,5 +1,5 @@
 /**
- * Event-log records (seed 003 "persistent structured state"): one JSON object a line, append-only, one
+ * Event-log records (docs/ARCHITECTURE.md#the-event-log): one JSON object a line, append-only, one
  * file per thread. Every record carries `rawr: 1` (format detection and versioning), the thread id, a
  * sequence number and a time. Validated with zod when read back: the log is untrusted input too.
  */
@@ -57,6 +57,12 @@ export const LogRecordSchema = z.discriminatedUnion('kind', [
   /** Undo of a compaction: the archived thread becomes current again. */
   z.object({ ...base, kind: z.literal('undo'), seqId: z.string() }),
   z.object({ ...base, kind: z.literal('packet'), seqId: z.string(), author: z.enum(['agent', 'watcher']), text: z.string() }),
+  /**
+   * An effect of the event before it, in the log's form (loggedEffect.ts): what happened, said once by
+   * the engine, for the panel and the export. Checked loosely here (a newer rawr may log kinds this one
+   * does not know; they are skipped by readers), strictly by the readers that use them.
+   */
+  z.object({ ...base, kind: z.literal('effect'), effect: z.object({ type: z.string() }).passthrough() }),
 ]);
 export type LogRecord = z.infer<typeof LogRecordSchema>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

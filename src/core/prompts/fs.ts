@@ -59,9 +59,9 @@ export async function assertPromptDir(dir: string): Promise<void> {
   if (!st.isDirectory()) throw new Error(`${dir} is not a folder (expected a folder of rawr prompt files)`);
 }
 
-/** The prompts/ folder shipped with rawr (works from src/ and from compiled out/src/). */
+/** The prompts/ folder shipped with rawr (works from src/, compiled out/src/ and the bundled dist/). */
 export function shippedPromptsDir(): string {
-  for (const candidate of [resolve(__dirname, '../../../prompts'), resolve(__dirname, '../../../../prompts')]) {
+  for (const candidate of [resolve(__dirname, '../../../prompts'), resolve(__dirname, '../../../../prompts'), resolve(__dirname, '../prompts')]) {
     if (existsSync(join(candidate, 'rawr-auto-compact.md'))) return candidate;
   }
   return resolve(__dirname, '../../../prompts');

@@ -12,6 +12,7 @@ import { MAX_LOG_BYTES, safeReadTextIfExistsSync } from '../io/safeRead';
 import { initialState } from '../engine/state';
 import type { Decision, Effect, EngineEvent, EngineState } from '../engine/types';
 import { EventLog, readLog } from '../log/eventLog';
+import { loggedEffect } from '../log/loggedEffect';
 import type { NewLogRecord } from '../log/records';
 import { AppliedRequests, rebuild } from '../log/rebuild';
 import type { PromptSet } from '../prompts/promptSet';
@@ -106,6 +107,9 @@ export class CoreService {
         t.log.append({ kind: 'judgment', at: event.at, corrId: fx.corrId, phase: 'request', text: fx.user });
       } else if (fx.type === 'show_packet') {
         t.log.append({ kind: 'packet', at: event.at, seqId: fx.seqId, author: fx.author, text: fx.packet });
+      } else {
+        const logged = loggedEffect(fx);
+        if (logged) t.log.append({ kind: 'effect', at: event.at, effect: logged });
       }
     }
     if (event.type === 'judgment_result') t.log.append({ kind: 'judgment', at: event.at, corrId: event.corrId, phase: 'result', text: event.text });

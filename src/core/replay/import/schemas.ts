@@ -85,8 +85,11 @@ const Usage = z.object({
 export const ClaudeAssistant = z.object({
   type: z.literal('assistant'),
   timestamp: z.string().optional(),
+  isSidechain: z.boolean().optional(),
   message: z.object({
     id: z.string(),
+    /** e.g. "claude-opus-4-6"; "<synthetic>" on Claude Code's own notices. Not the window (windows.ts). */
+    model: z.string().optional(),
     content: z.array(ClaudeBlock),
     usage: Usage.optional(),
   }),
@@ -126,7 +129,25 @@ export const TodoWriteInput = z.object({
 
 // ---------------------------------------------------------------- Codex rollout
 
-export const CodexEnvelope = z.object({ type: z.string(), timestamp: z.string().optional(), payload: z.unknown() });
+export const CodexEnvelope = z.object({
+  type: z.string(),
+  timestamp: z.string().optional(),
+  payload: z.unknown(),
+  /** 0.171 response items: `compaction_output: true` marks the compaction's summary, not the agent's words. */
+  metadata: z.object({ compaction_output: z.boolean().optional() }).nullish(),
+});
+
+/** 0.171 `event_msg` `item_completed`: the item kinds read here (others pass untouched). */
+export const CodexItemCompleted = z.object({
+  type: z.literal('item_completed'),
+  item: z.looseObject({
+    type: z.string(),
+    content: z.array(z.object({ type: z.string(), text: z.string().optional() })).optional(),
+  }),
+});
+
+/** `turn_context` (one per model request): the model it asked. */
+export const CodexTurnContext = z.object({ model: z.string().optional() });
 
 export const CodexTokenCount = z.object({
   type: z.literal('token_count'),
