@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { hasCompactionRecord, isCompactionRecord, transcriptConfirms } from '../../src/core/hooks/shared/confirm';
 import { latestSnapshotFile, writeSnapshotFile } from '../../src/core/hooks/shared/store';
 import { readTextFrom, regularFileSize } from '../../src/core/hooks/shared/readFrom';
+import { needShared } from '../support/sharedData';
 
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
 const TMP = fs.realpathSync(os.tmpdir());
@@ -105,10 +106,7 @@ describe('agent hooks: inject only after a confirmed compaction', function () {
 
   it('recognises the compaction records of the real Claude Code 2.1 and Codex 0.171 recordings', function () {
     const sets = [['claude-code-2.1', 'claude'], ['codex-0.171', 'codex']] as const;
-    if (!sets.every(([d]) => fs.existsSync(path.join(DATA, d)))) {
-      if (process.env.CI) assert.fail(`shared data missing: ${DATA}`);
-      this.skip();
-    }
+    for (const [d] of sets) needShared(this, path.join(DATA, d));
     for (const [d, agent] of sets) {
       const files = fs.readdirSync(path.join(DATA, d)).filter((f) => f.endsWith('.jsonl'));
       assert.ok(files.length > 0, d);
