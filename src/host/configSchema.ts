@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { BOUNDARY_KINDS, type BoundaryKind } from '../core/signals/types';
+import { DEFAULT_ALLOWED_TOOLS } from './tools/catalog';
 import { DEFAULT_SETTINGS, MID_TURN_POLICIES, MODES, SETTING_DOCS, SettingsSchema, type SettingKey } from '../core/settings/schema';
 
 export const CONFIG_SECTION = 'rawr';
@@ -129,9 +130,9 @@ function hostProperties(firstOrder: number): Record<string, JsonSchema> {
       type: 'array',
       items: { type: 'string', minLength: 1 },
       uniqueItems: true,
-      default: [],
+      default: [...DEFAULT_ALLOWED_TOOLS],
       markdownDescription:
-        "Language-model tools the @rawr agent may call besides rawr's own tools, by name or glob (`*` matches any characters, e.g. `mcp_github_*`). Empty: rawr's own tools only.",
+        "Language-model tools the @rawr agent may call, by name or glob (`*` matches any characters). The default is rawr's own tool set (read, list, search, create, edit, git status/diff, terminal). Add Copilot's or MCP tools with globs (e.g. `[\"rawr_*\", \"copilot_*\", \"mcp_github_*\"]`), or list fewer to restrict. `rawr_update_plan` and `rawr_write_scratch` are always offered. Writing and executing tools ask before they run; in Restricted Mode only reading tools are offered.",
       order: firstOrder,
     },
     [`${CONFIG_SECTION}.${HOST_KEYS.judgmentModel}`]: {

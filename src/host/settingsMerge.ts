@@ -9,6 +9,7 @@
 import { resolveSettings, type SettingsIssue } from '../core/settings/load';
 import type { Settings, SettingKey } from '../core/settings/schema';
 import { CONFIG_SECTION, HOST_KEYS, LEGACY_NAMES, SETTING_KEYS, vscodeKey } from './configSchema';
+import { DEFAULT_ALLOWED_TOOLS } from './tools/catalog';
 
 const HOST_KEY_SET = new Set<string>(Object.values(HOST_KEYS));
 const KNOB_BY_NAME = new Map<string, SettingKey>(SETTING_KEYS.map((k) => [vscodeKey(k), k]));
@@ -85,8 +86,9 @@ export function parseHostSettings(raw: { toolsAllowed?: unknown; judgmentModel?:
   const issues: SettingsIssue[] = [];
   const toolsKey = `${CONFIG_SECTION}.${HOST_KEYS.toolsAllowed}`;
   const modelKey = `${CONFIG_SECTION}.${HOST_KEYS.judgmentModel}`;
-  let toolsAllowed: string[] = [];
+  let toolsAllowed: string[] = [...DEFAULT_ALLOWED_TOOLS];
   if (raw.toolsAllowed !== undefined && raw.toolsAllowed !== null) {
+    toolsAllowed = [];
     if (Array.isArray(raw.toolsAllowed)) {
       for (const t of raw.toolsAllowed) {
         if (typeof t === 'string' && t.trim()) toolsAllowed.push(t.trim());
@@ -94,7 +96,8 @@ export function parseHostSettings(raw: { toolsAllowed?: unknown; judgmentModel?:
       }
       toolsAllowed = [...new Set(toolsAllowed)];
     } else {
-      issues.push({ key: toolsKey, message: `"${toolsKey}" must be a list of tool names or globs; using []` });
+      toolsAllowed = [...DEFAULT_ALLOWED_TOOLS];
+      issues.push({ key: toolsKey, message: `"${toolsKey}" must be a list of tool names or globs; using rawr's default tools` });
     }
   }
   let judgmentModel: HostSettings['judgmentModel'];

@@ -4,6 +4,7 @@
  * contribution must equal the generator's output, and the generator's output is checked against the
  * zod schema directly (keys, defaults, enums, bounds), not against itself.
  */
+import { DEFAULT_ALLOWED_TOOLS } from '../../src/host/tools/catalog';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -183,11 +184,12 @@ describe('configuration contribution: generator vs the zod schema', () => {
     assert.deepEqual(orders, orders.map((_, i) => i));
   });
 
-  it('host-only knobs: rawr.tools.allowed (string list, default []) and rawr.judgment.model (string, default "")', () => {
+  it('host-only knobs: rawr.tools.allowed (string list, default rawr\'s tool set) and rawr.judgment.model (string, default "")', () => {
     const tools = props['rawr.tools.allowed'];
     assert.equal(tools.type, 'array');
     assert.equal(tools.items.type, 'string');
-    assert.deepEqual(tools.default, []);
+    assert.deepEqual(tools.default, [...DEFAULT_ALLOWED_TOOLS]);
+    assert.ok(tools.default.includes('rawr_run_in_terminal') && tools.default.includes('rawr_edit_file'));
     const model = props['rawr.judgment.model'];
     assert.equal(model.type, 'string');
     assert.equal(model.default, '');

@@ -1,4 +1,5 @@
 /** VS Code settings over the policy file's YAML settings (src/host/settingsMerge.ts). */
+import { DEFAULT_ALLOWED_TOOLS } from '../../src/host/tools/catalog';
 import * as assert from 'node:assert/strict';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/core/settings/schema';
 import { mergeExplicit, parseHostSettings, settingName, toolAllowed } from '../../src/host/settingsMerge';
@@ -125,8 +126,8 @@ describe('settings merge: mergeExplicit', () => {
 });
 
 describe('settings merge: host-only settings', () => {
-  it('defaults: no extra tools, the chat\'s model', () => {
-    assert.deepEqual(parseHostSettings({}), { settings: { toolsAllowed: [], judgmentModel: undefined }, issues: [] });
+  it('defaults: rawr\'s own tool set, the chat\'s model', () => {
+    assert.deepEqual(parseHostSettings({}), { settings: { toolsAllowed: [...DEFAULT_ALLOWED_TOOLS], judgmentModel: undefined }, issues: [] });
     assert.deepEqual(parseHostSettings({ toolsAllowed: [], judgmentModel: '' }).settings, { toolsAllowed: [], judgmentModel: undefined });
   });
 
@@ -139,7 +140,7 @@ describe('settings merge: host-only settings', () => {
 
   it('rejects malformed values', () => {
     const r = parseHostSettings({ toolsAllowed: 'all', judgmentModel: 'gpt-4o' });
-    assert.deepEqual(r.settings, { toolsAllowed: [], judgmentModel: undefined });
+    assert.deepEqual(r.settings, { toolsAllowed: [...DEFAULT_ALLOWED_TOOLS], judgmentModel: undefined });
     assert.deepEqual(r.issues.map((i) => i.key), ['rawr.tools.allowed', 'rawr.judgment.model']);
   });
 

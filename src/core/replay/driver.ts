@@ -32,7 +32,16 @@ export interface ReplayOptions {
    */
   judgments?: ReadonlyMap<string, string>;
   needJudgments?: boolean;
+  /**
+   * Live follow of a running session (the panel): rawr cannot compact someone else's agent, so a
+   * "compact" decision changes nothing in the modelled context, and the tool's own compactions are real
+   * drops. The arbiter then keeps seeing the context the agent really has.
+   */
+  live?: boolean;
 }
+
+/** Why a replay without --judge-url decides by the fallback rule (not a timeout: nobody was asked). */
+export const NO_JUDGE = 'no judge configured: deterministic rule';
 
 export const judgmentKey = (system: string, user: string) => `${system}\n\u0000\n${user}`;
 
@@ -186,7 +195,7 @@ export class Replayer {
           const answer = this.opts.judgments?.get(key);
           if (answer !== undefined) this.feed({ type: 'judgment_result', at, corrId: fx.corrId, text: answer });
           else if (this.opts.needJudgments) throw new NeedJudgment(key, fx.system, fx.user);
-          else this.feed({ type: 'timeout', at, timerId: `judgment:${fx.corrId}` });
+          else this.feed({ type: 'judgment_unavailable', at, corrId: fx.corrId, why: NO_JUDGE });
           break;
         }
         case 'request_scratch_write':
@@ -197,7 +206,7 @@ export class Replayer {
           break;
         case 'compact': {
           const before = this.modelled();
-          const post = this.postTokens();
+          const post = this.opts.live ? before : this.postTokens();
           this.offset += before - post;
           this.feed({ type: 'compaction_done', at, seqId: fx.seqId, tokensBefore: before, tokensAfter: post });
           break;
@@ -334,9 +343,11 @@ export class Replayer {
       }
       case 'usage': {
         if (this.nativePending) {
-          // The recorded tool compacted: in rawr's counterfactual that drop never happens.
-          this.offset -= this.nativePending.before - it.contextTokens;
-          this.baseOffset -= this.nativePending.before - it.contextTokens;
+          // The recorded tool compacted: in rawr's counterfactual that drop never happens (live: it did).
+          if (!this.opts.live) {
+            this.offset -= this.nativePending.before - it.contextTokens;
+            this.baseOffset -= this.nativePending.before - it.contextTokens;
+          }
           this.nativePending = null;
         }
         if (this.firstUsage === undefined) {

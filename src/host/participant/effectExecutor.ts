@@ -17,6 +17,7 @@ import { RAWR_TOOL_INFOS, SCRATCH_TOOL, writeScratch } from '../tools/rawrTools'
 import { block, handoffForChat, headsUpForChat, note } from './chatText';
 import { compactedThread, selectRecentTail, tailBudget } from '../../core/sequence/recentTail';
 import { summarise } from './compactor';
+import { isInstructions } from './agentPrompt';
 import type { Session } from './session';
 
 /** What the Chat view is given: the part of vscode.ChatResponseStream rawr uses. */
@@ -268,6 +269,18 @@ export class EffectExecutor {
   }
 
   /**
+   * The thread after a compaction: the agent's base instructions (they outlive every compaction), the
+   * summary and packet, then the recent turns verbatim within keep_recent_tokens.
+   */
+  private replacementThread(summary: string | null, packet: string, model: vscode.LanguageModelChat, tokensBefore: number): ThreadMessage[] {
+    const messages = this.session.messages;
+    const instructions = messages.filter(isInstructions);
+    const work = messages.filter((m) => !isInstructions(m));
+    const tail = selectRecentTail(work, tailBudget(this.deps.settings().keep_recent_tokens, model.maxInputTokens, tokensBefore));
+    return [...instructions, ...compactedThread(summary, packet, tail)];
+  }
+
+  /**
    * Overflow recovery's compaction: no model call (it could be rejected as too long again). The thread
    * becomes the recent turns verbatim; the handoff that follows carries the watcher packet.
    */
@@ -275,8 +288,7 @@ export class EffectExecutor {
     const s = this.session;
     try {
       const before = await this.deps.tokens.count(model, s.messages, token);
-      const tail = selectRecentTail(s.messages, tailBudget(this.deps.settings().keep_recent_tokens, model.maxInputTokens, before));
-      const replacement = compactedThread(null, fx.packet, tail);
+      const replacement = this.replacementThread(null, fx.packet, model, before);
       const after = await this.deps.tokens.count(model, replacement, token);
       await s.swap(fx.seqId, before, after, replacement);
       return s.step({ type: 'compaction_done', at: this.now(), seqId: fx.seqId, tokensBefore: before, tokensAfter: after });
@@ -300,8 +312,7 @@ export class EffectExecutor {
       const summary = await summarise(agent.model, s.messages, fx.summaryPrompt, cancel.token);
       if (cancel.token.isCancellationRequested) throw new vscode.CancellationError();
       // Summary, packet, then the recent turns verbatim (keep_recent_tokens); the handoff follows.
-      const tail = selectRecentTail(s.messages, tailBudget(this.deps.settings().keep_recent_tokens, agent.model.maxInputTokens, before));
-      const replacement: ThreadMessage[] = compactedThread(summary, fx.packet, tail);
+      const replacement = this.replacementThread(summary, fx.packet, agent.model, before);
       const after = await this.deps.tokens.count(agent.model, replacement, cancel.token);
       await s.swap(fx.seqId, before, after, replacement);
       return s.step({ type: 'compaction_done', at: this.now(), seqId: fx.seqId, tokensBefore: before, tokensAfter: after });

@@ -7,6 +7,9 @@ import * as vscode from 'vscode';
 import { unansweredToolCalls } from '../../core/thread/thread';
 import { newThreadId, Session, type SessionActivity, type SessionDeps } from './session';
 import { Turn } from './turn';
+import { restrictedModeNotice } from './agentTools';
+import { withAttachments } from './attachments';
+import { describeModelError } from './modelErrors';
 
 export const PARTICIPANT_ID = 'rawr.rawr';
 
@@ -97,8 +100,12 @@ export class Participant implements vscode.Disposable {
         case 'compact':
           await turn.compactNow(request.prompt);
           break;
-        default:
-          await turn.userMessage(request.prompt);
+        default: {
+          restrictedModeNotice(stream);
+          const attached = await withAttachments(request, request.model, cts.token);
+          if (attached.lines.length) stream.markdown(`\n\n${attached.lines.join('  \n')}\n\n`);
+          await turn.userMessage(attached.text);
+        }
       }
     } catch (err) {
       await this.recover(session, err, stream, cts.token);
@@ -142,7 +149,5 @@ export class Participant implements vscode.Disposable {
 }
 
 export function describeError(err: unknown): string {
-  if (err instanceof vscode.LanguageModelError) return `The language model request failed (${err.code || 'error'}): ${err.message}`;
-  if (err instanceof vscode.CancellationError) return 'Cancelled.';
-  return err instanceof Error ? err.message : String(err);
+  return describeModelError(err);
 }

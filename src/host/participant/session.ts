@@ -47,6 +47,8 @@ export interface SessionDeps {
   onActiveThread?: (threadId: string) => void;
   /** Event times and deadlines (a fake one in the unit tests); the system clock by default. */
   clock?: Clock;
+  /** The agent's base instructions template (prompts/rawr-agent.md), put at the start of a new thread. */
+  agentPrompt?: () => string;
 }
 
 /**

@@ -12,8 +12,10 @@ import type { AgentPort, EffectExecutor, ModelReply } from './effectExecutor';
 import { toLmMessages } from './lmMessages';
 import { callWithOverflowRecovery } from './overflow';
 import type { Session } from './session';
-import { toolAllowed } from '../settingsMerge';
-import { PLAN_TOOL, RAWR_TOOL_INFOS, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
+import { PLAN_TOOL, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
+import { agentTools } from './agentTools';
+import { instructionsMessage } from './agentPrompt';
+import { DECLINED_RESULT, isSkippedResult, planChecklist, toolLine } from './toolDisplay';
 
 /** Safety net against a model that never stops calling tools. */
 const MAX_MODEL_CALLS = 60;
@@ -48,9 +50,7 @@ export class Turn implements AgentPort {
 
   /** Tools offered to the agent: rawr's own plus the workspace tools the settings allow. */
   private tools(): vscode.LanguageModelChatTool[] {
-    const globs = this.deps.allowedTools();
-    const extra = vscode.lm.tools.filter((t) => !t.name.startsWith('rawr_') && toolAllowed(t.name, globs));
-    return [...RAWR_TOOL_INFOS, ...extra.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))];
+    return agentTools(this.deps.allowedTools());
   }
 
   /**
@@ -58,6 +58,8 @@ export class Turn implements AgentPort {
    * held until a compaction ends (hold_user_message, then deliver_queued_input); then the agent works.
    */
   async userMessage(text: string): Promise<void> {
+    // A new thread starts with the agent's base instructions (agentPrompt.ts).
+    if (this.session.messages.length === 0 && this.deps.agentPrompt) await this.session.append(await instructionsMessage(this.deps.agentPrompt(), this.tools()));
     await this.feed({ type: 'user_message', at: this.now(), text });
     await this.loop();
   }
@@ -122,28 +124,34 @@ export class Turn implements AgentPort {
         await this.feed({ type: 'plan', at: this.now(), steps: plan.steps });
         const done = plan.steps.filter((s) => s.status === 'completed').length;
         output = `Plan recorded (${done}/${plan.steps.length} steps completed).`;
-        this.stream.progress(`Plan: ${done}/${plan.steps.length} steps completed`);
+        this.stream.markdown(planChecklist(plan.steps));
       } else if (call.name === SCRATCH_TOOL) {
         const r = await writeScratch(this.deps.workspace(), this.session.agentName, call.input);
         if (!r.ok) throw new Error(r.error);
         output = `Scratch notes written to ${r.path}.`;
       } else if (this.tools().some((t) => t.name === call.name)) {
-        this.stream.progress(`Running ${call.name}…`);
         const result = await vscode.lm.invokeTool(call.name, { input: (call.input ?? {}) as object, toolInvocationToken: this.toolInvocationToken }, token);
         output = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+        const skipped = isSkippedResult(output);
+        if (skipped) output = DECLINED_RESULT;
+        this.stream.markdown(toolLine(call.name, call.input, output, skipped ? 'skipped' : 'ok'));
       } else {
         throw new Error(`tool "${call.name}" is not available to @rawr (see the rawr.tools.allowed setting)`);
       }
     } catch (err) {
       isError = true;
-      output = `Error: ${(err as Error).message}`;
+      // Skip in VS Code's confirmation arrives as a cancellation while the request itself goes on.
+      const declined = (err instanceof vscode.CancellationError || (err as Error)?.name === 'Canceled') && !this.token.isCancellationRequested;
+      output = declined ? DECLINED_RESULT : `Error: ${(err as Error).message}`;
+      if (call.name !== PLAN_TOOL && call.name !== SCRATCH_TOOL) this.stream.markdown(toolLine(call.name, call.input, output, declined ? 'skipped' : 'error'));
     }
     await this.session.append({ role: 'tool', toolCallId: call.id, name: call.name, text: output, ...(isError ? { isError } : {}) });
     await this.feed({ type: 'tool_result', at: this.now(), id: call.id, output, isError });
     // Commits and pushes run through a terminal tool count like those typed in a terminal.
     const command = (call.input as { command?: unknown } | null)?.command;
     if (TERMINAL_TOOL.test(call.name) && typeof command === 'string') {
-      for (const b of detectShellBoundaries({ command, exitCode: isError ? 1 : undefined, output })) {
+      const exit = /^exit code (\d+)/.exec(output)?.[1];
+      for (const b of detectShellBoundaries({ command, exitCode: isError ? 1 : exit !== undefined ? Number(exit) : undefined, output })) {
         await this.feed({ type: 'boundary', at: this.now(), source: 'tool_result', boundary: b });
       }
     }
