@@ -52,9 +52,14 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     // The heads-up reads as sentences: no hard line break inside one.
     const headsUp = /\*\*rawr watcher → agent\*\*\n>\s*\n> (.*)/.exec(text)![1]!;
     assert.match(headsUp, /Before anything else you will write a continuation packet; then rawr compacts this thread/);
-    // The thread was swapped: it starts with the summary and the packet, then the handoff.
+    // The thread was swapped: it starts with the summary and the packet, then the recent turns kept
+    // verbatim (keep_recent_tokens, introduced by recent_intro), then the handoff.
     const session = await h.participant.session(threadId);
-    assert.deepEqual(session.messages.slice(0, 3).map(kindOf), ['summary', 'packet', 'handoff']);
+    const kinds = session.messages.map(kindOf);
+    assert.deepEqual(kinds.slice(0, 2), ['summary', 'packet']);
+    const handoffAt = kinds.indexOf('handoff');
+    assert.ok(handoffAt >= 2, `a handoff after the summary and packet: ${JSON.stringify(kinds)}`);
+    if (handoffAt > 2) assert.equal(kinds[2], 'recent_intro', 'anything between the packet and the handoff is the verbatim tail');
     assert.equal(session.sequenceRunning, false);
     assert.deepEqual(unansweredToolCalls(session.messages), []);
     const scratch = path.join(h.workspaceDir, '.scratch');
