@@ -1,7 +1,7 @@
 /**
- * Continuation packets (docs/ARCHITECTURE.md#packets). Variant A — the agent writes it — is accepted only when it is
- * non-trivial and has the required sections; otherwise Variant B — rawr assembles it from the structured
- * trail, then appends the recent-activity tail verbatim.
+ * Continuation packets (docs/ARCHITECTURE.md#packets). The agent packet — the agent writes it — is
+ * accepted only when it is non-trivial and has the required sections; otherwise the watcher packet —
+ * rawr assembles it from the structured trail, then appends the recent-activity tail verbatim.
  */
 import type { Trail } from '../engine/types';
 import type { PlanState } from '../signals/plan';
@@ -28,7 +28,7 @@ export function validateAgentPacket(text: string, minChars: number): { ok: true 
   return { ok: true };
 }
 
-/** Variant B (watcherPacket.ts): rawr's packet from the session trail. */
+/** The watcher packet (watcherPacket.ts): rawr's packet from the session trail. */
 export function assembleWatcherPacket(trail: Trail, plan: PlanState | null, tailCount: number): string {
   return assembleWatcherPacketText(trail, plan, { tailCount });
 }
