@@ -35,3 +35,13 @@ export function assembleWatcherPacket(trail: Trail, plan: PlanState | null, tail
   // tags inside it are quoted, so the packet cannot close <continuation-packet> or speak as rawr.
   return defang(assembleWatcherPacketText(trail, plan, { tailCount }));
 }
+
+/**
+ * The agent's packet standing in for the summary (knob agent_packet_replaces_summary): the facts rawr
+ * recorded from the trail (commits, files edited, last command, errors…) are appended, at no model cost,
+ * so what a summary would have kept is still there.
+ */
+export function withTrailFacts(agentPacket: string, trail: Trail, plan: PlanState | null): string {
+  const facts = assembleWatcherPacketText(trail, plan, { tailCount: 0 }).split('\n').slice(1).map((l) => l.replace(/^## /, '### ')).join('\n');
+  return `${agentPacket.trim()}\n\n## Facts rawr recorded from the session trail (no summary was written)\n${facts}`;
+}

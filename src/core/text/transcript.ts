@@ -36,3 +36,8 @@ export function renderTranscript(thread: readonly ThreadMessage[], budgetChars: 
 export function summaryRequest(summaryPrompt: string, thread: readonly ThreadMessage[], budgetChars: number): string {
   return `${summaryPrompt}\n\n<transcript>\n${renderTranscript(thread, budgetChars)}\n</transcript>`;
 }
+
+/** The one user message of the summary call: the request sized to the model's window (~3 characters a token, room left for the answer). */
+export function summaryRequestText(summaryPrompt: string, thread: readonly ThreadMessage[], maxInputTokens: number): string {
+  return summaryRequest(summaryPrompt, thread, Math.max(4_000, (maxInputTokens - 2_000) * 3));
+}
