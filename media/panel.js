@@ -170,29 +170,31 @@
 
   function gauge() {
     const g = vm.gauge;
-    const used = g.percentRemaining === null ? null : 100 - g.percentRemaining;
+    // Everything here speaks in context *remaining*, like the status bar, /status and the tier thresholds:
+    // the bar is what is left (it shrinks as the thread grows), and a tier's mark sits at its threshold.
+    const remaining = g.percentRemaining;
     const bar = el('div', {
       class: `gauge-bar tier-${g.tier || 'none'}`,
       role: 'meter',
-      'aria-label': 'Context window used',
+      'aria-label': 'Context remaining',
       'aria-valuemin': '0',
       'aria-valuemax': '100',
-      'aria-valuenow': used === null ? undefined : used.toFixed(1),
+      'aria-valuenow': remaining === null ? undefined : remaining.toFixed(1),
       'aria-valuetext': g.percentLabel ? `${g.percentLabel} remaining${g.tier ? `, tier ${g.tier}` : ''}` : 'unknown',
     });
     const fill = el('div', { class: 'gauge-fill' });
-    fill.style.width = `${used === null ? 0 : Math.max(0, Math.min(100, used))}%`;
+    fill.style.width = `${remaining === null ? 0 : Math.max(0, Math.min(100, remaining))}%`;
     bar.appendChild(fill);
     for (const t of g.thresholds) {
       const mark = el('div', { class: `gauge-mark mark-${t.tier}${g.tier === t.tier ? ' current' : ''}`, title: `${t.tier}: below ${t.below}% remaining` }, el('span', { class: 'mark-label' }, TIER_LABEL[t.tier], el('br'), `<${t.below}%`));
-      mark.style.left = `${100 - t.below}%`;
+      mark.style.left = `${t.below}%`;
       bar.appendChild(mark);
     }
     const summary = el(
       'p',
       { class: 'gauge-text' },
-      el('strong', { id: 'gauge-percent', 'data-testid': 'gauge-percent' }, g.percentLabel ? `${g.percentLabel} remaining` : 'Context use not known yet'),
-      g.usedTokens !== null && g.window !== null ? ` · ${tokens(g.usedTokens)} / ${tokens(g.window)} tokens used` : '',
+      el('strong', { id: 'gauge-percent', 'data-testid': 'gauge-percent' }, g.percentLabel ? `${g.percentLabel} remaining` : 'Context remaining not known yet'),
+      g.usedTokens !== null && g.window !== null ? ` · ${tokens(Math.max(0, g.window - g.usedTokens))} of ${tokens(g.window)} tokens remaining` : '',
       ' · ',
       el('span', { class: `tier-badge tier-${g.tier || 'none'}` }, g.tier ? `tier ${g.tier}` : 'no tier'),
       vm.turn !== null ? ` · turn ${vm.turn}` : '',
@@ -303,7 +305,7 @@
               icon(ACTION_ICON[it.action] || 'dash'), ' ',
               el('span', { class: 'time' }, clock(it.at)), ' ',
               el('span', { class: 'badge' }, `${it.action} · ${it.code}`), ' ',
-              el('span', { class: 'muted' }, `${it.id} at ${it.point}${it.tier ? ` · tier ${it.tier}` : ''}${it.percentRemaining !== null ? ` · ${it.percentRemaining}% left` : ''}`),
+              el('span', { class: 'muted' }, `${it.id} at ${it.point}${it.tier ? ` · tier ${it.tier}` : ''}${it.percentRemaining !== null ? ` · ${it.percentRemaining}% remaining` : ''}`),
             ),
             el('div', { class: 'reason' }, it.reason),
             j ? el('div', { class: `judgment verdict-${j.verdict}` }, icon('law'), ' Judgment ', el('code', {}, j.corrId), `: ${VERDICT_LABEL[j.verdict] || j.verdict}`, j.latencyMs !== null ? ` in ${j.latencyMs} ms` : '', j.timedOut ? ' (timed out)' : '', j.reason ? ` — ${j.reason}` : '') : null,

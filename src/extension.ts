@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { BoundaryBus } from './host/boundaryBus';
 import { registerCommands } from './host/commands';
+import { registerHookInstallCommands } from './host/hooks/installCommands';
 import type { CoreApi } from './host/core/coreApi';
 import { startCore } from './host/core/coreClient';
 import { registerOpenAIProvider } from './host/lm/openaiProvider';
@@ -16,6 +17,7 @@ import { Participant, PARTICIPANT_ID } from './host/participant/participant';
 import { loadSettings, onSettingsChanged } from './host/settings';
 import { watchGit } from './host/signals/gitSource';
 import { watchTerminals } from './host/signals/terminalSource';
+import { registerRawrTools } from './host/tools/registerTools';
 import { RawrStatusBar } from './host/ui/statusBar';
 
 export interface RawrApi {
@@ -51,6 +53,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   stopCore = () => core.dispose();
   await core.configure(loaded.set);
 
+  // The agent's default tools (read, list, search, create, edit, git status/diff, terminal): docs/TOOLS.md.
+  context.subscriptions.push(registerRawrTools(log));
+
   const statusBar = new RawrStatusBar(bus);
   context.subscriptions.push(statusBar);
 
@@ -65,6 +70,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
     workspace,
     settings: () => loaded.set.settings,
     allowedTools: () => loaded.host.toolsAllowed,
+    agentPrompt: () => loaded.set.prompts.agent,
     judgmentModel: async () => {
       const selector = loaded.host.judgmentModel;
       return selector ? (await vscode.lm.selectChatModels(selector))[0] : undefined;
@@ -96,6 +102,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   );
 
   registerCommands(context, { core: () => core, participant, log });
+  registerHookInstallCommands(context, log);
   // The compaction panel: the rawr.openPanel command and the serializer that restores it after a reload.
   // Live follow of an external agent's session (Claude Code, Codex), shown in the panel.
   const follow = registerFollow(context, { log, workspace, config: () => ({ settings: loaded.set.settings, prompts: loaded.set.prompts }) });

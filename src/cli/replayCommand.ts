@@ -1,4 +1,4 @@
-/** Formats a replay as JSON Lines (ARCHITECTURE §6 contract) or as a readable table with a verdict. */
+/** Formats a replay as JSON Lines (the contract in docs/ARCHITECTURE.md#replay) or as a readable table with a verdict. */
 import { NeedJudgment, replay, type ReplayDecision, type ReplaySummary } from '../core/replay/driver';
 import { detectFormat, importRecording } from '../core/replay/import/detect';
 import { importRawrLog } from '../core/replay/import/rawrLog';

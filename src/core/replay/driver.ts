@@ -89,9 +89,9 @@ export interface ReplaySummary {
 }
 
 const SHELL_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'run_in_terminal', 'runinterminal']);
-const isShell = (name: string) => SHELL_TOOLS.has(name.toLowerCase());
+export const isShell = (name: string) => SHELL_TOOLS.has(name.toLowerCase());
 
-function commandOf(input: unknown): string | undefined {
+export function commandOf(input: unknown): string | undefined {
   if (typeof input === 'string') return input;
   if (!input || typeof input !== 'object') return undefined;
   const o = input as Record<string, unknown>;
@@ -208,8 +208,30 @@ export class Replayer {
           this.feed({ type: 'compaction_done', at, seqId: fx.seqId, tokensBefore: before, tokensAfter: post });
           break;
         }
-        default:
+        // Nothing to execute in a counterfactual: no chat, no thread, no timers (a timeout is fed at once).
+        case 'annotate':
+        case 'suggest':
+        case 'append_user_message':
+        case 'hold_user_message':
+        case 'boundary_noted':
+        case 'boundaries_consumed':
+        case 'sequence_started':
+        case 'judgment_ended':
+        case 'start_timer':
+        case 'cancel_timer':
+        case 'progress':
+        case 'inject_heads_up':
+        case 'show_packet':
+        case 'abort_compaction':
+        case 'compacted':
+        case 'inject_handoff':
+        case 'deliver_queued_input':
+        case 'sequence_ended':
           break;
+        default: {
+          const unknown: never = fx;
+          throw new Error(`unknown effect ${JSON.stringify(unknown)}`);
+        }
       }
     }
   }

@@ -219,10 +219,9 @@ export class RawrPanel implements vscode.Disposable {
   private async journalFor(threadId: string, snapshot: ThreadSnapshot): Promise<ThreadJournal> {
     let entry = this.journals.get(threadId);
     if (!entry) {
-      entry = { journal: new ThreadJournal(threadId, snapshot.state.settings, snapshot.state.prompts), tail: new LogTail(join(this.deps.logDir, `${threadId}.jsonl`)) };
+      entry = { journal: new ThreadJournal(threadId), tail: new LogTail(join(this.deps.logDir, `${threadId}.jsonl`)) };
       this.journals.set(threadId, entry);
     }
-    entry.journal.syncSettings(snapshot.state.settings);
     const { lines, reset } = await entry.tail.read();
     if (reset) {
       this.journals.delete(threadId);

@@ -7,6 +7,9 @@ import * as vscode from 'vscode';
 import { unansweredToolCalls } from '../../core/thread/thread';
 import { newThreadId, Session, type SessionActivity, type SessionDeps } from './session';
 import { Turn } from './turn';
+import { restrictedModeNotice } from './agentTools';
+import { withAttachments } from './attachments';
+import { describeModelError } from './modelErrors';
 
 export const PARTICIPANT_ID = 'rawr.rawr';
 
@@ -97,8 +100,12 @@ export class Participant implements vscode.Disposable {
         case 'compact':
           await turn.compactNow(request.prompt);
           break;
-        default:
-          await turn.userMessage(request.prompt);
+        default: {
+          restrictedModeNotice(stream);
+          const attached = await withAttachments(request, request.model, cts.token);
+          if (attached.lines.length) stream.markdown(`\n\n${attached.lines.join('  \n')}\n\n`);
+          await turn.userMessage(attached.text);
+        }
       }
     } catch (err) {
       await this.recover(session, err, stream, cts.token);
@@ -117,23 +124,20 @@ export class Participant implements vscode.Disposable {
     return result;
   };
 
-  /** After an error or cancel mid-sequence: tell the arbiter, so it returns to idle and frees held input. */
+  /**
+   * After an error or cancel mid-sequence: the arbiter hears a cancel, so it returns to idle and frees held
+   * input (its effects run in the executor like any others), and every tool call gets a result.
+   */
   private async recover(session: Session, err: unknown, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<void> {
     this.deps.log.warn(`[${session.threadId}] request ended with ${describeError(err)}`);
-    if (session.sequenceRunning) {
-      const effects = await session.step({ type: 'cancel', at: Date.now() });
-      for (const fx of effects) {
-        if (fx.type === 'abort_compaction') await session.step({ type: 'compaction_failed', at: Date.now(), seqId: fx.seqId, error: 'request ended' });
-        if (fx.type === 'deliver_queued_input') await session.append({ role: 'user', text: fx.text });
-      }
-      session.sequenceRunning = false;
-      if (!token.isCancellationRequested) stream.markdown('\n\n_[rawr] the compaction sequence was stopped; the thread is unchanged._');
-    }
+    // After a Stop nobody reads this request's stream any more; after an error the person does.
+    const exec = session.executor(token.isCancellationRequested ? {} : { out: stream });
+    if (session.sequenceRunning) await exec.feed({ type: 'cancel', at: session.clock.now() });
     // Every tool call in the thread must have its result, or the next request would be rejected.
     for (const id of unansweredToolCalls(session.messages)) {
       const text = 'Error: the request ended before this tool ran.';
       await session.append({ role: 'tool', toolCallId: id, name: 'unknown', text, isError: true });
-      await session.step({ type: 'tool_result', at: Date.now(), id, output: text, isError: true });
+      await exec.feed({ type: 'tool_result', at: session.clock.now(), id, output: text, isError: true });
     }
   }
 
@@ -145,7 +149,5 @@ export class Participant implements vscode.Disposable {
 }
 
 export function describeError(err: unknown): string {
-  if (err instanceof vscode.LanguageModelError) return `The language model request failed (${err.code || 'error'}): ${err.message}`;
-  if (err instanceof vscode.CancellationError) return 'Cancelled.';
-  return err instanceof Error ? err.message : String(err);
+  return describeModelError(err);
 }
