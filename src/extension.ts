@@ -18,6 +18,7 @@ import { loadSettings, onSettingsChanged } from './host/settings';
 import { watchGit } from './host/signals/gitSource';
 import { watchTerminals } from './host/signals/terminalSource';
 import { registerRawrTools } from './host/tools/registerTools';
+import { setRestrictedModeForTests } from './host/trust';
 import { RawrStatusBar } from './host/ui/statusBar';
 
 export interface RawrApi {
@@ -26,15 +27,27 @@ export interface RawrApi {
   participant: Participant;
   statusBar: RawrStatusBar;
   log: vscode.LogOutputChannel;
+  /** How long activate() took, in ms (logged; the real-VS-Code tier reports it). */
+  activationMs: number;
+  /** For the real-VS-Code tests (their host runs with workspace trust disabled). */
+  testing: { setRestrictedMode: (restricted: boolean | undefined) => void };
 }
 
 /** workspaceState key: the thread of the last @rawr request in this workspace. */
 const ACTIVE_THREAD_KEY = 'rawr.activeThread';
 
+/**
+ * Activation waits for what needs rawr (package.json `activationEvents`, docs/ARCHITECTURE.md#activation):
+ * the @rawr participant (onChatParticipant), a command (onCommand), the panel restored after a reload
+ * (onWebviewPanel), rawr's models or tools being resolved (onLanguageModelChatProvider,
+ * onLanguageModelTool) or a workspace with prompt overrides (workspaceContains: their diagnostics). Not
+ * onStartupFinished: the status bar item has nothing to show before rawr is used, and the chat resolving
+ * its models activates rawr as soon as the Chat view opens, which brings the last thread's status back.
+ */
 export async function activate(context: vscode.ExtensionContext): Promise<RawrApi> {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel('Rawr', { log: true });
   context.subscriptions.push(log);
-  log.info('rawr activated');
 
   const workspace = () => vscode.workspace.workspaceFolders?.[0]?.uri;
   let loaded = loadSettings(workspace(), context.extensionPath);
@@ -108,7 +121,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   const follow = registerFollow(context, { log, workspace, config: () => ({ settings: loaded.set.settings, prompts: loaded.set.prompts }) });
   registerPanel(context, { core, participant, bus, log, logDir, follow });
 
-  return { core, bus, participant, statusBar, log };
+  const activationMs = Math.round(performance.now() - started);
+  log.info(`rawr activated in ${activationMs} ms`);
+  return { core, bus, participant, statusBar, log, activationMs, testing: { setRestrictedMode: setRestrictedModeForTests } };
 }
 
 /** Set by activate(): stops the core process (shutdown + exit, awaited, so a window reload leaves none behind). */

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
  * The `rawr` command line. Built on the core library only (no vscode), like the core process.
+ *   rawr --help | --version
  *   rawr replay FILE [--json] [--format claude|codex|rawr] [--window N] [--post-tokens N] [--prompts DIR]
  *   rawr handoff FILE --line N [--json] [--format claude|codex|rawr] [--prompts DIR]   (see ./handoffCommand.ts)
  *   rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|install>   (see ./hooks.ts)
  */
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPromptSet } from '../core/prompts/promptSet';
 import { dirReader, shippedPromptsDir } from '../core/prompts/fs';
@@ -24,14 +26,37 @@ const USAGE = `usage: rawr replay FILE [--json] [--format claude|codex|rawr] [--
   Prints the model-facing thread rawr would continue with if it compacted the recorded session before
   line N, with no language model: the recent turns kept verbatim, then the handoff with the packet rawr
   assembles from the session trail. --json adds the parts and their token counts (estimated, ~4 chars).
-${HOOKS_USAGE.replace(/^usage: /, '       ')}`;
+${HOOKS_USAGE.replace(/^usage: /, '       ')}
+       rawr --help | --version`;
+
+/** rawr's version, from the package.json above this file (out/src/cli/ in the repo, dist/ in the package). */
+function version(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === 'rawr' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // no package.json here: look further up
+    }
+    if (dirname(dir) === dir) return 'unknown';
+  }
+}
 
 function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
+  // Asked-for help is output (stdout, exit 0); help shown because of a usage error goes to stderr (exit 2).
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`rawr ${version()}\n`);
+    return 0;
+  }
   if (command === 'handoff') return handoffMain(rest);
   if (command !== 'replay') {
-    process.stderr.write(`${USAGE}\n`);
-    return command === '--help' || command === '-h' ? 0 : 2;
+    process.stderr.write(`${command === undefined ? '' : `rawr: unknown command "${command}"\n`}${USAGE}\n`);
+    return 2;
   }
   let parsed;
   try {

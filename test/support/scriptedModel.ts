@@ -524,7 +524,8 @@ export function phaseState(req: ScriptRequest, steps: string[] = DEFAULT_STEPS):
     const text = textOf(m);
     const summarised = SUMMARY_TASK_RE.exec(text)?.[1];
     if (summarised && (!task || task === text.trim())) task = summarised;
-    else if (m.role === 'user' && !task && text.trim() && !isRawrText(text)) task = text.trim();
+    // (a prompt's attachments block, which rawr appends to the person's words, is not the task)
+    else if (m.role === 'user' && !task && text.trim() && !isRawrText(text)) task = text.split('\n\n[rawr] Attached by the user:')[0]!.trim();
     for (const hit of text.matchAll(PROGRESS_RE)) {
       done = Math.min(Number(hit[1]), steps.length);
       inProgress = !!hit[3];

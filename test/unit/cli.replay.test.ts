@@ -273,6 +273,33 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     assert.equal(r.stdout, '');
   });
 
+  it('--help, -h and help: the usage on stdout, exit 0 (asked-for help is output, not an error)', () => {
+    for (const flag of ['--help', '-h', 'help']) {
+      const r = rawr(flag);
+      assert.equal(r.code, 0, flag);
+      assert.match(r.stdout, /^usage: rawr replay FILE/, flag);
+      assert.match(r.stdout, /rawr hooks claude/, flag);
+      assert.equal(r.stderr, '', flag);
+    }
+  });
+
+  it('--version prints the version from package.json', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const r = rawr(flag);
+      assert.equal(r.code, 0, flag);
+      assert.equal(r.stdout, `rawr ${pkg.version}\n`, flag);
+      assert.equal(r.stderr, '', flag);
+    }
+  });
+
+  it('an unknown command: exit 2, names it, usage on stderr', () => {
+    const r = rawr('replya', 'x.jsonl');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^rawr: unknown command "replya"\nusage: rawr replay FILE/);
+    assert.equal(r.stdout, '');
+  });
+
   it('`replay` without a FILE: exit 2, says what is missing, shows the usage', () => {
     const r = rawr('replay');
     assert.equal(r.code, 2);

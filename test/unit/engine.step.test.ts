@@ -173,6 +173,18 @@ describe('step: judgment (single flight, correlation ids, fallback)', () => {
     assert.deepEqual(r2.effects, []);
   });
 
+  it('no judge available → the fallback rule decides and says why (not "timed out"); its timer is cancelled', () => {
+    const { state, effects } = judged();
+    const corrId = find(effects, 'request_judgment')[0]!.corrId;
+    const r = run(state, [{ type: 'judgment_unavailable', at: at(), corrId, why: 'no judge configured: deterministic rule' }]);
+    const d = find(r.effects, 'decision')[0]!.decision;
+    assert.equal(d.code === 'judgment_fallback' || d.code === 'judgment_vetoed', true, d.code);
+    assert.match(d.reason, /fallback \(no judge configured: deterministic rule\)/);
+    assert.doesNotMatch(d.reason, /timed out/);
+    assert.deepEqual(find(r.effects, 'cancel_timer').map((c) => c.timerId), [`judgment:${corrId}`]);
+    assert.deepEqual(run(state, [{ type: 'judgment_unavailable', at: at(), corrId: 'j999', why: 'x' }]).effects, [], 'an unknown correlation id is ignored');
+  });
+
   it('a result with an unknown correlation id is ignored', () => {
     const { state } = judged();
     const r = run(state, [{ type: 'judgment_result', at: at(), corrId: 'j999', text: '{"should_compact": true, "reason": "x"}' }]);

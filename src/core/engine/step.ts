@@ -143,6 +143,10 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       const verdict = parsed.ok ? parsed.value : fallbackJudgment(s.seq.decision, `invalid judgment output, ${parsed.error}`);
       return applyJudgment(s, s.seq.decision, verdict, parsed.ok ? 'judgment_approved' : 'judgment_fallback', ev.at, fx);
     }
+    case 'judgment_unavailable':
+      if (s.seq.phase !== 'assessing' || s.seq.corrId !== ev.corrId) return s; // stale or unknown: ignored
+      fx.push({ type: 'cancel_timer', timerId: `judgment:${ev.corrId}` });
+      return applyJudgment(s, s.seq.decision, fallbackJudgment(s.seq.decision, ev.why), 'judgment_fallback', ev.at, fx);
     case 'timeout':
       return onTimeout(s, ev.timerId, ev.at, fx);
     case 'scratch_written': {

@@ -147,6 +147,8 @@ export type EngineEvent =
   | { type: 'plan'; at: number; steps: PlanStep[] }
   | { type: 'evaluate'; at: number; point: EvaluationPoint }
   | { type: 'judgment_result'; at: number; corrId: string; text: string }
+  /** No judge can answer (none configured, or the call failed): the deterministic rule decides, saying why. */
+  | { type: 'judgment_unavailable'; at: number; corrId: string; why: string }
   | { type: 'scratch_written'; at: number; seqId: string; path: string }
   | { type: 'packet'; at: number; seqId: string; text: string }
   | { type: 'compaction_done'; at: number; seqId: string; tokensBefore: number; tokensAfter: number }

@@ -40,6 +40,9 @@ export interface ReplayOptions {
   live?: boolean;
 }
 
+/** Why a replay without --judge-url decides by the fallback rule (not a timeout: nobody was asked). */
+export const NO_JUDGE = 'no judge configured: deterministic rule';
+
 export const judgmentKey = (system: string, user: string) => `${system}\n\u0000\n${user}`;
 
 /** Thrown when a judgment is needed that `judgments` does not hold yet. */
@@ -192,7 +195,7 @@ export class Replayer {
           const answer = this.opts.judgments?.get(key);
           if (answer !== undefined) this.feed({ type: 'judgment_result', at, corrId: fx.corrId, text: answer });
           else if (this.opts.needJudgments) throw new NeedJudgment(key, fx.system, fx.user);
-          else this.feed({ type: 'timeout', at, timerId: `judgment:${fx.corrId}` });
+          else this.feed({ type: 'judgment_unavailable', at, corrId: fx.corrId, why: NO_JUDGE });
           break;
         }
         case 'request_scratch_write':
