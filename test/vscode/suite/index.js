@@ -21,7 +21,8 @@
 const path = require('path');
 const fs = require('fs');
 
-const SUITE_DIR = __dirname;
+// The suites of this folder; `run.mjs --vsix` runs test/vscode/suite-vsix/ instead (VSCODE_TEST_SUITE_DIR).
+const SUITE_DIR = process.env.VSCODE_TEST_SUITE_DIR ? path.resolve(process.env.VSCODE_TEST_SUITE_DIR) : __dirname;
 const AFTER_RELOAD_DIR = path.join(SUITE_DIR, 'afterReload');
 /** Written by requestReload(); its presence at the start of run() means this is the after-reload phase. */
 const reloadFile = () => (process.env.VSCODE_TEST_RESULTS ? process.env.VSCODE_TEST_RESULTS + '.reload.json' : null);
