@@ -5,8 +5,9 @@
  */
 import * as vscode from 'vscode';
 import type { ThreadMessage } from '../../core/thread/thread';
+import { clip as clipText } from '../../core/text/clip';
 
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} characters omitted]` : s);
+const clip = (s: string, n: number) => clipText(s, n, { marker: (omitted) => `… [${omitted} characters omitted]` });
 
 export function renderTranscript(thread: readonly ThreadMessage[], budgetChars: number): string {
   const lines = thread.map((m) => {
