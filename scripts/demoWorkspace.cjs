@@ -1,4 +1,4 @@
-// The `npm start` demo workspace: a git repo with a README and src/limiter.ts, committed, so it starts
+// The `npm start` demo workspace: a git repo with a README and a limiter spec, committed, so it starts
 // clean (`git status` shows nothing: rawr's own settings for the demo live in the throw-away user
 // profile, not in the workspace). Used by scripts/start.mjs; unit-tested (test/unit/demoWorkspace.test.ts).
 'use strict';
@@ -7,11 +7,12 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 /**
- * Writes the demo files into `ws` (created if missing) and commits them. Returns a note when git is
+ * Writes the demo files into `ws` (created if missing) and commits them. `extraFiles` maps relative paths
+ * to contents (start.mjs adds the long design notes the scripted agent reads). Returns a note when git is
  * unavailable (the demo then runs without commit boundaries), else undefined.
  */
-function createDemoWorkspace(ws) {
-  fs.mkdirSync(path.join(ws, 'src'), { recursive: true });
+function createDemoWorkspace(ws, extraFiles = {}) {
+  fs.mkdirSync(path.join(ws, 'docs'), { recursive: true });
   fs.writeFileSync(path.join(ws, 'README.md'), [
     '# rawr demo workspace',
     '',
@@ -19,37 +20,28 @@ function createDemoWorkspace(ws) {
     '',
     'Open the Chat view (Ctrl+Alt+I) and type:',
     '',
-    '    @rawr Build a token-bucket rate limiter, phase by phase.',
+    '    @rawr Build a token-bucket rate limiter with HTTP middleware, phase by phase.',
     '',
     'The model is **Rawr offline demo model (scripted, not a real LLM)**: a scripted server on loopback that',
-    'plays a 6-step session, whatever you type, so the golden path can be watched offline —',
-    'heads-up → continuation packet → "Context compacted" → handoff → the agent continues.',
+    "plays a two-phase coding session through rawr's tools, whatever you type. Each file it writes and each",
+    'command it runs asks you first (Allow / Skip). It commits phase 1 in the terminal, rawr compacts at that',
+    'commit (heads-up → continuation packet → "Context compacted" → handoff), and the agent goes on.',
     '',
   ].join('\n'));
-  fs.writeFileSync(path.join(ws, 'src/limiter.ts'), [
-    '// The demo session "builds" this token-bucket rate limiter (the scripted model does not edit files).',
-    'export class TokenBucket {',
-    '  private tokens: number;',
-    '  private last: number;',
-    '  constructor(private readonly capacity: number, private readonly refillPerSecond: number, now: number) {',
-    '    this.tokens = capacity;',
-    '    this.last = now;',
-    '  }',
-    '  take(now: number): boolean {',
-    '    this.tokens = Math.min(this.capacity, this.tokens + ((now - this.last) / 1000) * this.refillPerSecond);',
-    '    this.last = now;',
-    '    if (this.tokens < 1) return false;',
-    '    this.tokens -= 1;',
-    '    return true;',
-    '  }',
-    '}',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(path.join(ws, 'docs/limiter-spec.md'), '# Limiter spec\n\nCapacity 2, refill 1 token/s; answer 429 when the bucket is empty.\n');
+  for (const [rel, text] of Object.entries(extraFiles)) {
+    fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+    fs.writeFileSync(path.join(ws, rel), text);
+  }
   const git = (...a) => cp.execFileSync('git', a, { cwd: ws, stdio: 'pipe' });
   try {
     git('init', '-q', '-b', 'main');
-    git('-c', 'user.email=demo@rawr.invalid', '-c', 'user.name=rawr demo', '-c', 'commit.gpgsign=false', 'add', '.');
-    git('-c', 'user.email=demo@rawr.invalid', '-c', 'user.name=rawr demo', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'demo: initial commit');
+    // The agent commits in the terminal: the repository needs an identity of its own.
+    git('config', 'user.email', 'demo@rawr.invalid');
+    git('config', 'user.name', 'rawr demo');
+    git('config', 'commit.gpgsign', 'false');
+    git('add', '.');
+    git('commit', '-q', '-m', 'demo: initial commit');
   } catch (e) {
     return `note: could not make the demo workspace a git repo (${String(e.message).split('\n')[0]}); commit boundaries will not show.`;
   }

@@ -6,16 +6,19 @@
 import * as vscode from 'vscode';
 import { BoundaryBus } from './host/boundaryBus';
 import { registerCommands } from './host/commands';
+import { registerHookInstallCommands } from './host/hooks/installCommands';
 import type { CoreApi } from './host/core/coreApi';
 import { startCore } from './host/core/coreClient';
 import { registerOpenAIProvider } from './host/lm/openaiProvider';
 import { TokenCounter } from './host/participant/lmMessages';
+import { registerFollow } from './host/panel/follow';
 import { registerPanel } from './host/panel/panel';
 import { Participant, PARTICIPANT_ID } from './host/participant/participant';
 import { loadSettings, onSettingsChanged } from './host/settings';
 import { watchGit } from './host/signals/gitSource';
 import { watchTerminals } from './host/signals/terminalSource';
 import { registerRawrTools } from './host/tools/registerTools';
+import { setRestrictedModeForTests } from './host/trust';
 import { RawrStatusBar } from './host/ui/statusBar';
 
 export interface RawrApi {
@@ -26,6 +29,8 @@ export interface RawrApi {
   log: vscode.LogOutputChannel;
   /** How long activate() took, in ms (logged; the real-VS-Code tier reports it). */
   activationMs: number;
+  /** For the real-VS-Code tests (their host runs with workspace trust disabled). */
+  testing: { setRestrictedMode: (restricted: boolean | undefined) => void };
 }
 
 /** workspaceState key: the thread of the last @rawr request in this workspace. */
@@ -110,12 +115,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   );
 
   registerCommands(context, { core: () => core, participant, log });
+  registerHookInstallCommands(context, log);
   // The compaction panel: the rawr.openPanel command and the serializer that restores it after a reload.
-  registerPanel(context, { core, participant, bus, log, logDir });
+  // Live follow of an external agent's session (Claude Code, Codex), shown in the panel.
+  const follow = registerFollow(context, { log, workspace, config: () => ({ settings: loaded.set.settings, prompts: loaded.set.prompts }) });
+  registerPanel(context, { core, participant, bus, log, logDir, follow });
 
   const activationMs = Math.round(performance.now() - started);
   log.info(`rawr activated in ${activationMs} ms`);
-  return { core, bus, participant, statusBar, log, activationMs };
+  return { core, bus, participant, statusBar, log, activationMs, testing: { setRestrictedMode: setRestrictedModeForTests } };
 }
 
 /** Set by activate(): stops the core process (shutdown + exit, awaited, so a window reload leaves none behind). */

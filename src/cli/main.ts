@@ -4,7 +4,7 @@
  *   rawr --help | --version
  *   rawr replay FILE [--json] [--format claude|codex|rawr] [--window N] [--post-tokens N] [--prompts DIR]
  *   rawr handoff FILE --line N [--json] [--format claude|codex|rawr] [--prompts DIR]   (see ./handoffCommand.ts)
- *   rawr hooks claude <PreCompact|UserPromptSubmit|SessionStart|install>   (see ./hooks.ts)
+ *   rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|install>   (see ./hooks.ts)
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { DEFAULT_ALLOWED_TOOLS, DEFAULT_TOOL_SPECS, allowedInRestrictedMode, inputJsonSchema, languageModelToolsContribution, TOOL_SPECS } from '../../src/host/tools/catalog';
 import { applyEdit, capText, MAX_READ_LINES, numberedRange, readTextFile } from '../../src/host/tools/fileText';
 import { resolveInWorkspace, ToolError } from '../../src/host/tools/workspacePath';
-import { describeToolCall, planChecklist } from '../../src/host/participant/toolDisplay';
+import { describeToolCall, isSkippedResult, planChecklist } from '../../src/host/participant/toolDisplay';
 
 const ROOT = path.resolve(__dirname, '../../..');
 let tmp: string;
@@ -121,16 +121,19 @@ describe('agent tools: catalog and package.json', () => {
 
 describe('agent tools: what the chat shows', () => {
   it('one short line per call', () => {
-    assert.equal(describeToolCall('rawr_edit_file', { path: 'src/limiter.ts' }, 'Edited src/limiter.ts: replaced 1 occurrence.', false), '✓ Edited `src/limiter.ts`');
-    assert.equal(describeToolCall('rawr_run_in_terminal', { command: 'npm test' }, 'exit code 0\nok', false), '✓ Ran `npm test` — exit 0');
-    assert.equal(describeToolCall('rawr_read_file', { path: 'a.ts' }, 'a.ts (lines 1-20 of 20)\n…', false), '✓ Read `a.ts` (lines 1–20 of 20)');
-    assert.equal(describeToolCall('rawr_create_file', { path: 'b.ts' }, 'Created b.ts (3 lines).', false), '✓ Created `b.ts`');
+    assert.equal(describeToolCall('rawr_edit_file', { path: 'src/limiter.ts' }, 'Edited src/limiter.ts: replaced 1 occurrence.', 'ok'), '✓ Edited `src/limiter.ts`');
+    assert.equal(describeToolCall('rawr_run_in_terminal', { command: 'npm test' }, 'exit code 0\nok', 'ok'), '✓ Ran `npm test` — exit 0');
+    assert.equal(describeToolCall('rawr_read_file', { path: 'a.ts' }, 'a.ts (lines 1-20 of 20)\n…', 'ok'), '✓ Read `a.ts` (lines 1–20 of 20)');
+    assert.equal(describeToolCall('rawr_create_file', { path: 'b.ts' }, 'Created b.ts (3 lines).', 'ok'), '✓ Created `b.ts`');
     assert.equal(
-      describeToolCall('rawr_run_in_terminal', { command: 'sleep 999' }, 'Error: The command did not finish within 5 s and was interrupted.', true),
+      describeToolCall('rawr_run_in_terminal', { command: 'sleep 999' }, 'Error: The command did not finish within 5 s and was interrupted.', 'error'),
       '✗ Ran `sleep 999` — The command did not finish within 5 s and was interrupted.',
     );
-    assert.equal(describeToolCall('mcp_x', {}, 'ok', false), '✓ Used `mcp_x`');
-    assert.equal(describeToolCall('rawr_edit_file', { path: 'a`b' }, 'x', false), '✓ Edited `` a`b ``');
+    assert.equal(describeToolCall('mcp_x', {}, 'ok', 'ok'), '✓ Used `mcp_x`');
+    assert.equal(describeToolCall('rawr_edit_file', { path: 'a`b' }, 'x', 'ok'), '✓ Edited `` a`b ``');
+    assert.equal(describeToolCall('rawr_run_in_terminal', { command: 'git clean -fdX' }, 'The user declined', 'skipped'), '⊘ Skipped: run `git clean -fdX` (you chose Skip)');
+    assert.ok(isSkippedResult('The user chose to skip the tool call, they want to proceed without running it'));
+    assert.ok(!isSkippedResult('exit code 0'));
   });
 
   it('the plan as a checklist, step text escaped', () => {

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { EventLog } from '../../src/core/log/eventLog';
+import type { EngineEvent } from '../../src/core/engine/types';
 
 // Compiled to out/test/unit/; the CLI is out/src/cli/main.js; the shared data sits beside the repo.
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
@@ -412,7 +413,7 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     const file = path.join(tmp, 'thread-7f3a.jsonl');
     const log = new EventLog(file, 'thread-7f3a');
     let t = Date.parse('2026-03-02T09:00:00.000Z');
-    const ev = (event: { type: string } & Record<string, unknown>) => log.append({ kind: 'event', at: (t += 1000), event: { at: t, ...event } });
+    const ev = (event: { type: string } & Record<string, unknown>) => log.append({ kind: 'event', at: (t += 1000), event: { at: t, ...event } as unknown as EngineEvent });
     ev({ type: 'user_message', text: 'Finish phase 2 (codex importer) and commit it.' });
     ev({ type: 'tokens', used: 24_000, window: 200_000 });
     ev({ type: 'assistant_message', text: 'Reading the importer.' });

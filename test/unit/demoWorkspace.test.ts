@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const { createDemoWorkspace } = require(resolve(__dirname, '../../../scripts/demoWorkspace.cjs')) as { createDemoWorkspace: (ws: string) => string | undefined };
+const { createDemoWorkspace } = require(resolve(__dirname, '../../../scripts/demoWorkspace.cjs')) as { createDemoWorkspace: (ws: string, extra?: Record<string, string>) => string | undefined };
 
 describe('npm start: the demo workspace', () => {
   let root: string;
@@ -16,11 +16,11 @@ describe('npm start: the demo workspace', () => {
 
   it('is a git repo with one commit and a clean working tree (no settings file left uncommitted)', () => {
     const ws = join(root, 'workspace');
-    assert.equal(createDemoWorkspace(ws), undefined);
+    assert.equal(createDemoWorkspace(ws, { 'docs/notes.md': '# notes\n' }), undefined);
     const git = (...a: string[]) => execFileSync('git', a, { cwd: ws, encoding: 'utf8' }).trim();
     assert.equal(git('rev-list', '--count', 'HEAD'), '1');
     assert.equal(git('status', '--porcelain', '--untracked-files=all'), '');
-    assert.deepEqual(git('ls-files').split('\n').sort(), ['README.md', 'src/limiter.ts']);
+    assert.deepEqual(git('ls-files').split('\n').sort(), ['README.md', 'docs/limiter-spec.md', 'docs/notes.md']);
     assert.ok(!existsSync(join(ws, '.vscode')), 'no workspace settings: the demo configures its throw-away user profile');
     assert.match(readFileSync(join(ws, 'README.md'), 'utf8'), /@rawr Build a token-bucket rate limiter/);
   });

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { importClaude } from '../../src/core/replay/import/claude';
 import { replay } from '../../src/core/replay/driver';
 import type { Recording, RecordingItem } from '../../src/core/replay/recording';
-import { readTranscriptFacts } from '../../src/core/hooks/claude/transcript';
+import { readTranscriptFacts } from '../../src/core/hooks/shared/facts';
 import { modelWindow } from '../../src/core/replay/windows';
 import { shipped } from '../support/engine';
 

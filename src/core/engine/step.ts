@@ -133,6 +133,8 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       }
       return startManual(s, ev.at, ev.instructions ?? '', fx);
     }
+    case 'overflow':
+      return overflowCompaction(s, ev.at, ev.error, fx);
     case 'judgment_result': {
       if (s.seq.phase !== 'assessing' || s.seq.corrId !== ev.corrId) return s; // stale or unknown: ignored
       fx.push({ type: 'cancel_timer', timerId: `judgment:${ev.corrId}` });
@@ -300,6 +302,32 @@ function consume(s: EngineState, by: string, why: 'decision' | 'compaction', fx:
   if (s.pending.length) fx.push({ type: 'boundaries_consumed', ids: s.pending.map((b) => b.id), by, why });
 }
 
+/**
+ * Overflow recovery: the model rejected the agent's request as too long. Compact at once with the watcher
+ * packet and no summary call (any model call could be rejected again); the host retries its request once.
+ */
+function overflowCompaction(s: EngineState, at: number, error: string, fx: Effect[]): EngineState {
+  if (s.seq.phase !== 'idle') {
+    fx.push({ type: 'annotate', level: 'warning', text: 'The model rejected a request as too long while a compaction was running; that compaction continues.' });
+    return s;
+  }
+  const pct = s.tokens ? Math.round(percentRemaining(s.tokens.used, s.tokens.window) * 10) / 10 : null;
+  const d: Decision = {
+    id: `d${s.counter + 1}`,
+    at,
+    point: 'overflow',
+    action: 'compact',
+    code: 'overflow',
+    tier: null,
+    percentRemaining: pct,
+    boundaries: [],
+    matched: [],
+    reason: `the model rejected the request as too long (${clip(error.replace(/\s+/g, ' '), 300)}): emergency compaction with rawr's own packet, no model call`,
+  };
+  fx.push({ type: 'decision', decision: d });
+  return startSequence({ ...s, counter: s.counter + 1, lastDecision: d, preflight: null, manualPending: null }, d, fx);
+}
+
 function startManual(s: EngineState, at: number, instructions: string, fx: Effect[]): EngineState {
   const pct = s.tokens ? Math.round(percentRemaining(s.tokens.used, s.tokens.window) * 10) / 10 : null;
   const d: Decision = {
@@ -348,11 +376,13 @@ function startSequence(s: EngineState, d: Decision, fx: Effect[], judgment?: str
   const seqId = `s${s.counter + 1}`;
   const st = { ...s, counter: s.counter + 1, preflight: null };
   const free = st.tokens ? st.tokens.window - st.tokens.used : Infinity;
-  const tight = st.tokens ? free < minTokensForAgentPacket(st.tokens.window) : false;
+  // After an overflow no model call may run before the swap: the watcher writes the packet, no scratch turn.
+  const overflow = d.code === 'overflow';
+  const tight = overflow || (st.tokens ? free < minTokensForAgentPacket(st.tokens.window) : false);
   const packetAuthor: PacketAuthor = st.settings.packet_author === 'agent' && !tight ? 'agent' : 'watcher';
   fx.push({ type: 'sequence_started', seqId, decisionId: d.id, reason: d.reason, packetAuthor });
   fx.push({ type: 'inject_heads_up', seqId, text: headsUpText(st.prompts, d) });
-  if (tight) fx.push({ type: 'annotate', level: 'warning', text: `Only ${free} tokens left: no room for a packet turn, rawr writes the packet itself.` });
+  if (tight && !overflow) fx.push({ type: 'annotate', level: 'warning', text: `Only ${free} tokens left: no room for a packet turn, rawr writes the packet itself.` });
   const base = { seqId, decision: d, judgment };
   if (st.settings.scratch_write_enabled && !tight) {
     const path = scratchPathFor(st.agentName);
@@ -380,7 +410,8 @@ function toCompacting(
   if (timerRunning) fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
   fx.push({ type: 'show_packet', seqId: seq.seqId, packet, author });
   fx.push({ type: 'progress', text: 'Compacting thread context…' });
-  fx.push({ type: 'compact', seqId: seq.seqId, packet, summaryPrompt: fillTemplate(s.prompts.compactionSummary, { instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '' }) });
+  const summaryPrompt = fillTemplate(s.prompts.compactionSummary, { instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '' });
+  fx.push({ type: 'compact', seqId: seq.seqId, packet, summaryPrompt, ...(seq.decision.code === 'overflow' ? { summarise: false as const } : {}) });
   const next: SequenceState = {
     phase: 'compacting',
     seqId: seq.seqId,
@@ -405,7 +436,7 @@ function finishCompaction(s: EngineState, seq: Extract<SequenceState, { phase: '
   const matched = d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => `${b.kind} ${b.detail}`.trim());
   const why = [
     d.tier ? `tier ${d.tier}` : d.code === 'manual' ? 'manual' : null,
-    matched.length ? `boundary ${matched.join(', ')}` : d.code === 'emergency' ? 'emergency' : null,
+    matched.length ? `boundary ${matched.join(', ')}` : d.code === 'emergency' ? 'emergency' : d.code === 'overflow' ? 'the model rejected the request as too long; no summary call' : null,
     seq.judgment ? `judgment: ${clip(seq.judgment, 120)}` : null,
   ].filter(Boolean);
   fx.push({ type: 'compacted', seqId: seq.seqId, tokensBefore: before, tokensAfter: after, text: `Context compacted — ${kTokens(before)} → ${kTokens(after)} tokens (${why.join(', ')})` });

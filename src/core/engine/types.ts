@@ -20,6 +20,8 @@ export type DecisionAction = 'compact' | 'judge' | 'preflight' | 'suggest' | 'ta
 export type DecisionCode =
   | 'compact'
   | 'emergency'
+  /** The model rejected a request as too long: emergency compaction with the watcher packet, no LM call. */
+  | 'overflow'
   | 'manual'
   | 'preflight'
   | 'judgment_approved'
@@ -50,7 +52,7 @@ export interface DecisionBoundary {
 export interface Decision {
   id: string;
   at: number;
-  point: EvaluationPoint | 'manual' | 'preflight';
+  point: EvaluationPoint | 'manual' | 'preflight' | 'overflow';
   action: DecisionAction;
   code: DecisionCode;
   tier: Tier | null;
@@ -154,6 +156,8 @@ export type EngineEvent =
   | { type: 'timeout'; at: number; timerId: string }
   | { type: 'cancel'; at: number }
   | { type: 'compact_now'; at: number; instructions?: string }
+  /** The model rejected the agent's request as too long for its context (overflow recovery, host/participant/overflow.ts). */
+  | { type: 'overflow'; at: number; error: string }
   | { type: 'settings'; at: number; settings: Settings; prompts?: Prompts };
 
 /**
@@ -187,7 +191,8 @@ export type Effect =
   | { type: 'request_scratch_write'; seqId: string; text: string; path: string }
   | { type: 'request_packet'; seqId: string; text: string }
   | { type: 'show_packet'; seqId: string; packet: string; author: PacketAuthor }
-  | { type: 'compact'; seqId: string; packet: string; summaryPrompt: string }
+  /** summarise false: no summary LM call (overflow recovery): the replacement is the recent turns, the handoff carries the packet. */
+  | { type: 'compact'; seqId: string; packet: string; summaryPrompt: string; summarise?: false }
   | { type: 'abort_compaction'; seqId: string }
   | { type: 'compacted'; seqId: string; tokensBefore: number; tokensAfter: number; text: string }
   | { type: 'inject_handoff'; seqId: string; text: string }

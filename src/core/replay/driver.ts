@@ -32,6 +32,12 @@ export interface ReplayOptions {
    */
   judgments?: ReadonlyMap<string, string>;
   needJudgments?: boolean;
+  /**
+   * Live follow of a running session (the panel): rawr cannot compact someone else's agent, so a
+   * "compact" decision changes nothing in the modelled context, and the tool's own compactions are real
+   * drops. The arbiter then keeps seeing the context the agent really has.
+   */
+  live?: boolean;
 }
 
 /** Why a replay without --judge-url decides by the fallback rule (not a timeout: nobody was asked). */
@@ -200,7 +206,7 @@ export class Replayer {
           break;
         case 'compact': {
           const before = this.modelled();
-          const post = this.postTokens();
+          const post = this.opts.live ? before : this.postTokens();
           this.offset += before - post;
           this.feed({ type: 'compaction_done', at, seqId: fx.seqId, tokensBefore: before, tokensAfter: post });
           break;
@@ -337,9 +343,11 @@ export class Replayer {
       }
       case 'usage': {
         if (this.nativePending) {
-          // The recorded tool compacted: in rawr's counterfactual that drop never happens.
-          this.offset -= this.nativePending.before - it.contextTokens;
-          this.baseOffset -= this.nativePending.before - it.contextTokens;
+          // The recorded tool compacted: in rawr's counterfactual that drop never happens (live: it did).
+          if (!this.opts.live) {
+            this.offset -= this.nativePending.before - it.contextTokens;
+            this.baseOffset -= this.nativePending.before - it.contextTokens;
+          }
           this.nativePending = null;
         }
         if (this.firstUsage === undefined) {

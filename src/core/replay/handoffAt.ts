@@ -105,7 +105,7 @@ export function handoffAt(rec: Recording, line: number, settings: Settings, prom
   const { state, items } = stateBefore(rec, line, settings, prompts);
   const packet = assembleWatcherPacket(state.trail, state.plan, settings.activity_tail_tool_calls);
   const handoff = handoffText(prompts, packet, undefined, state.plan, state.trail, { origin: 'watcher' });
-  const tail = selectRecentTail(recordingThread(items), tailBudget(settings.keep_recent_tokens, state.tokens?.window));
+  const tail = selectRecentTail(recordingThread(items), tailBudget(settings.keep_recent_tokens, state.tokens?.window, state.tokens?.used));
   const replacement = compactedThread(null, packet, tail);
   const thread: ThreadMessage[] = [...replacement, { role: 'user', text: handoff, synthetic: true, kind: 'handoff' }];
   const count = (ms: readonly ThreadMessage[]) => ms.reduce((n, m) => n + messageTokens(m), 0);

@@ -23,11 +23,19 @@ function safeJson(v: unknown): string {
   }
 }
 
-/** The share of the window the tail may take at most, whatever the knob says: the compaction must free room. */
-export const TAIL_MAX_WINDOW_SHARE = 0.15;
+/**
+ * The tail may take at most this share of the window and of the context before the compaction, whatever
+ * the knob says: a compaction must free room (min_gain_percent), and in a small window a few big tool
+ * results would otherwise be all that is kept.
+ */
+export const TAIL_MAX_WINDOW_SHARE = 0.1;
+export const TAIL_MAX_USED_SHARE = 0.25;
 
-export function tailBudget(keepRecentTokens: number, window: number | null | undefined): number {
-  return Math.max(0, Math.floor(window ? Math.min(keepRecentTokens, window * TAIL_MAX_WINDOW_SHARE) : keepRecentTokens));
+export function tailBudget(keepRecentTokens: number, window: number | null | undefined, used?: number | null): number {
+  let b = keepRecentTokens;
+  if (window) b = Math.min(b, window * TAIL_MAX_WINDOW_SHARE);
+  if (used) b = Math.min(b, used * TAIL_MAX_USED_SHARE);
+  return Math.max(0, Math.floor(b));
 }
 
 /** Units that stay together: a person message; an agent message with all its tool calls' results. */

@@ -99,6 +99,6 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   packet_deadline_seconds: 'If the agent has not produced its packet by then, rawr assembles one (Variant B).',
   packet_min_chars: 'An agent packet shorter than this is not accepted (Variant B is used instead).',
   activity_tail_tool_calls: 'How many of the last tool calls are summarised (input, head and tail of the output) at the end of a watcher-authored packet.',
-  keep_recent_tokens: 'After a compaction, keep this many tokens of the most recent messages verbatim (person messages, agent messages, tool calls with their results, never split), after the summary and packet. At most 15% of the window; 0 keeps none.',
+  keep_recent_tokens: 'After a compaction, keep this many tokens of the most recent messages verbatim (person messages, agent messages, tool calls with their results, never split), after the summary and packet. At most 10% of the window and a quarter of the context before the compaction; 0 keeps none.',
   min_gain_percent: 'A compaction must raise the percent remaining by at least this much; otherwise rawr says so and does not re-fire.',
 };

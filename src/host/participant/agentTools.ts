@@ -9,6 +9,7 @@ import { allowedInRestrictedMode, specOf } from '../tools/catalog';
 import { RESTRICTED_HINT } from '../tools/toolHost';
 import { RAWR_TOOL_INFOS } from '../tools/rawrTools';
 import { toolAllowed } from '../settingsMerge';
+import { workspaceTrusted } from '../trust';
 
 const INTERNAL = new Set(RAWR_TOOL_INFOS.map((t) => t.name));
 
@@ -20,14 +21,14 @@ export function offeredInTrust(name: string, trusted: boolean): boolean {
   return !!spec && allowedInRestrictedMode(spec);
 }
 
-export function agentTools(globs: readonly string[], trusted = vscode.workspace.isTrusted): vscode.LanguageModelChatTool[] {
+export function agentTools(globs: readonly string[], trusted = workspaceTrusted()): vscode.LanguageModelChatTool[] {
   const extra = vscode.lm.tools.filter((t) => !INTERNAL.has(t.name) && toolAllowed(t.name, globs) && offeredInTrust(t.name, trusted));
   return [...RAWR_TOOL_INFOS, ...extra.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))];
 }
 
 /** Said once per request in Restricted Mode, before the agent starts. */
 export function restrictedModeNotice(stream: vscode.ChatResponseStream): void {
-  if (vscode.workspace.isTrusted) return;
+  if (workspaceTrusted()) return;
   stream.markdown(
     `_[rawr] **Restricted Mode**: this workspace is not trusted, so the agent can read and search files but cannot edit files, run commands or run git. ${RESTRICTED_HINT}_\n\n`,
   );

@@ -15,6 +15,7 @@ import type { Effect, EngineEvent } from '../../core/engine/types';
 import type { ThreadMessage } from '../../core/thread/thread';
 import { RAWR_TOOL_INFOS, SCRATCH_TOOL, writeScratch } from '../tools/rawrTools';
 import { block, handoffForChat, headsUpForChat, note } from './chatText';
+import { compactedThread, selectRecentTail, tailBudget } from '../../core/sequence/recentTail';
 import { summarise } from './compactor';
 import { isInstructions } from './agentPrompt';
 import type { Session } from './session';
@@ -267,10 +268,41 @@ export class EffectExecutor {
     return s.step({ type: 'packet', at: this.now(), seqId: fx.seqId, text: reply.text });
   }
 
+  /**
+   * The thread after a compaction: the agent's base instructions (they outlive every compaction), the
+   * summary and packet, then the recent turns verbatim within keep_recent_tokens.
+   */
+  private replacementThread(summary: string | null, packet: string, model: vscode.LanguageModelChat, tokensBefore: number): ThreadMessage[] {
+    const messages = this.session.messages;
+    const instructions = messages.filter(isInstructions);
+    const work = messages.filter((m) => !isInstructions(m));
+    const tail = selectRecentTail(work, tailBudget(this.deps.settings().keep_recent_tokens, model.maxInputTokens, tokensBefore));
+    return [...instructions, ...compactedThread(summary, packet, tail)];
+  }
+
+  /**
+   * Overflow recovery's compaction: no model call (it could be rejected as too long again). The thread
+   * becomes the recent turns verbatim; the handoff that follows carries the watcher packet.
+   */
+  private async compactWithoutSummary(fx: Extract<Effect, { type: 'compact' }>, model: vscode.LanguageModelChat, token: vscode.CancellationToken): Promise<Effect[]> {
+    const s = this.session;
+    try {
+      const before = await this.deps.tokens.count(model, s.messages, token);
+      const replacement = this.replacementThread(null, fx.packet, model, before);
+      const after = await this.deps.tokens.count(model, replacement, token);
+      await s.swap(fx.seqId, before, after, replacement);
+      return s.step({ type: 'compaction_done', at: this.now(), seqId: fx.seqId, tokensBefore: before, tokensAfter: after });
+    } catch (err) {
+      const msg = err instanceof vscode.CancellationError || token.isCancellationRequested ? 'cancelled' : (err as Error).message;
+      return s.step({ type: 'compaction_failed', at: this.now(), seqId: fx.seqId, error: msg });
+    }
+  }
+
   private async compact(fx: Extract<Effect, { type: 'compact' }>): Promise<Effect[]> {
     const s = this.session;
     const agent = this.ctx.agent;
     if (!agent) return s.step({ type: 'compaction_failed', at: this.now(), seqId: fx.seqId, error: 'no chat request is running to summarise the thread' });
+    if (fx.summarise === false) return this.compactWithoutSummary(fx, agent.model, agent.token);
     const cancel = new vscode.CancellationTokenSource();
     const outer = agent.token.onCancellationRequested(() => cancel.cancel());
     if (agent.token.isCancellationRequested) cancel.cancel();
@@ -279,11 +311,8 @@ export class EffectExecutor {
       const before = await this.deps.tokens.count(agent.model, s.messages, cancel.token);
       const summary = await summarise(agent.model, s.messages, fx.summaryPrompt, cancel.token);
       if (cancel.token.isCancellationRequested) throw new vscode.CancellationError();
-      const replacement: ThreadMessage[] = [
-        ...s.messages.filter(isInstructions), // the base instructions outlive every compaction
-        { role: 'user', text: `[rawr] Summary of this thread before it was compacted:\n\n${summary}`, synthetic: true, kind: 'summary' },
-        { role: 'assistant', text: fx.packet, synthetic: true, kind: 'packet' },
-      ];
+      // Summary, packet, then the recent turns verbatim (keep_recent_tokens); the handoff follows.
+      const replacement = this.replacementThread(summary, fx.packet, agent.model, before);
       const after = await this.deps.tokens.count(agent.model, replacement, cancel.token);
       await s.swap(fx.seqId, before, after, replacement);
       return s.step({ type: 'compaction_done', at: this.now(), seqId: fx.seqId, tokensBefore: before, tokensAfter: after });

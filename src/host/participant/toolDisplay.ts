@@ -13,8 +13,11 @@ export function code(text: string): string {
   return `${ticks}${t.includes('`') ? ` ${t} ` : t}${ticks}`;
 }
 
+export type ToolOutcome = 'ok' | 'error' | 'skipped';
+
 /** What the call did, in a few words (past tense), from its input and its output. */
-export function describeToolCall(name: string, input: unknown, output: string, isError: boolean): string {
+export function describeToolCall(name: string, input: unknown, output: string, outcome: ToolOutcome): string {
+  const isError = outcome !== 'ok';
   const i = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
   const firstLine = output.replace(/^Error:\s*/, '').split('\n')[0]!.slice(0, 200);
   let what: string;
@@ -50,12 +53,21 @@ export function describeToolCall(name: string, input: unknown, output: string, i
     default:
       what = `Used ${code(name)}`;
   }
+  if (outcome === 'skipped') return `⊘ Skipped: ${what.replace(/^(\S+)/, (v) => PRESENT[v] ?? v)} (you chose Skip)`;
   return isError ? `✗ ${what} — ${firstLine}` : `✓ ${what}`;
 }
 
+/** "Ran npm test" reads wrong for a call that did not run. */
+const PRESENT: Record<string, string> = { Ran: 'run', Edited: 'edit', Created: 'create', Overwrote: 'overwrite', Read: 'read', Listed: 'list', Searched: 'search', Checked: 'check', Used: 'use' };
+
 /** The line as Markdown for the chat (one paragraph of its own). */
-export function toolLine(name: string, input: unknown, output: string, isError: boolean): string {
-  return `\n\n${describeToolCall(name, input, output, isError)}\n\n`;
+export function toolLine(name: string, input: unknown, output: string, outcome: ToolOutcome): string {
+  return `\n\n${describeToolCall(name, input, output, outcome)}\n\n`;
+}
+
+/** VS Code answers a call the person skipped with this text instead of running the tool (1.139). */
+export function isSkippedResult(output: string): boolean {
+  return /^The user chose to skip the tool call/.test(output.trim());
 }
 
 /** The plan as a checklist (one line per step). */

@@ -10,11 +10,12 @@ import { detectShellBoundaries } from '../../core/signals/shell';
 import type { ThreadMessage } from '../../core/thread/thread';
 import type { AgentPort, EffectExecutor, ModelReply } from './effectExecutor';
 import { toLmMessages } from './lmMessages';
+import { callWithOverflowRecovery } from './overflow';
 import type { Session } from './session';
 import { PLAN_TOOL, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
 import { agentTools } from './agentTools';
 import { instructionsMessage } from './agentPrompt';
-import { DECLINED_RESULT, planChecklist, toolLine } from './toolDisplay';
+import { DECLINED_RESULT, isSkippedResult, planChecklist, toolLine } from './toolDisplay';
 
 /** Safety net against a model that never stops calling tools. */
 const MAX_MODEL_CALLS = 60;
@@ -78,7 +79,10 @@ export class Turn implements AgentPort {
       }
       const tools = this.tools();
       await this.session.syncTokens(this.model, this.token, tools);
-      const reply = await this.callModel(tools, true, this.token);
+      // A request rejected as too long compacts (no LM) and is sent once more (overflow.ts).
+      const r = await callWithOverflowRecovery(() => this.callModel(tools, true, this.token), { compact: (error) => this.feed({ type: 'overflow', at: this.now(), error }), say: (md) => this.stream.markdown(md) });
+      if (!r.ok) return void this.stream.markdown(r.message);
+      const reply = r.value;
       const assistant: ThreadMessage = { role: 'assistant', text: reply.text, ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}) };
       await this.session.append(assistant);
       if (reply.text) await this.feed({ type: 'assistant_message', at: this.now(), text: reply.text });
@@ -128,7 +132,9 @@ export class Turn implements AgentPort {
       } else if (this.tools().some((t) => t.name === call.name)) {
         const result = await vscode.lm.invokeTool(call.name, { input: (call.input ?? {}) as object, toolInvocationToken: this.toolInvocationToken }, token);
         output = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
-        this.stream.markdown(toolLine(call.name, call.input, output, false));
+        const skipped = isSkippedResult(output);
+        if (skipped) output = DECLINED_RESULT;
+        this.stream.markdown(toolLine(call.name, call.input, output, skipped ? 'skipped' : 'ok'));
       } else {
         throw new Error(`tool "${call.name}" is not available to @rawr (see the rawr.tools.allowed setting)`);
       }
@@ -137,7 +143,7 @@ export class Turn implements AgentPort {
       // Skip in VS Code's confirmation arrives as a cancellation while the request itself goes on.
       const declined = (err instanceof vscode.CancellationError || (err as Error)?.name === 'Canceled') && !this.token.isCancellationRequested;
       output = declined ? DECLINED_RESULT : `Error: ${(err as Error).message}`;
-      if (call.name !== PLAN_TOOL && call.name !== SCRATCH_TOOL) this.stream.markdown(toolLine(call.name, call.input, output, true));
+      if (call.name !== PLAN_TOOL && call.name !== SCRATCH_TOOL) this.stream.markdown(toolLine(call.name, call.input, output, declined ? 'skipped' : 'error'));
     }
     await this.session.append({ role: 'tool', toolCallId: call.id, name: call.name, text: output, ...(isError ? { isError } : {}) });
     await this.feed({ type: 'tool_result', at: this.now(), id: call.id, output, isError });

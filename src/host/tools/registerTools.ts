@@ -5,8 +5,9 @@ import { gitDiffTool, gitStatusTool } from './gitTools';
 import { TerminalRunner } from './terminalRunner';
 import { runInTerminalTool } from './terminalTool';
 import { registerTool, type ToolContext } from './toolHost';
+import { workspaceTrusted } from '../trust';
 
-export function registerRawrTools(log: vscode.LogOutputChannel, trusted: () => boolean = () => vscode.workspace.isTrusted): vscode.Disposable {
+export function registerRawrTools(log: vscode.LogOutputChannel, trusted: () => boolean = workspaceTrusted): vscode.Disposable {
   const ctx: ToolContext = {
     roots: () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
     trusted,

@@ -5,7 +5,7 @@
 import type { RecordImporter, Recording, RecordingItem } from '../recording';
 import {
   ClaudeAssistant, ClaudeBashResult, ClaudeBlock, ClaudeSystem, ClaudeText, ClaudeToolResult, ClaudeToolUse,
-  ClaudeUser, Envelope, Problem, describeIssue, readJsonLines, timeOf,
+  ClaudeUser, Envelope, LineSource, Problem, describeIssue, readJsonLines, timeOf,
 } from './schemas';
 import { ClaudePlanTracker, type PlanChange } from './claudePlan';
 import { countModel, modelList } from './models';
@@ -74,7 +74,7 @@ function resultText(content: z.infer<typeof ClaudeToolResult>['content']): strin
   return content.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('\n');
 }
 
-export function importClaude(text: string): Recording {
+export function importClaude(text: LineSource): Recording {
   const imp = claudeImporter();
   return imp.finish(readJsonLines(text, imp.problems, (rec, line) => imp.onRecord(rec, line)));
 }

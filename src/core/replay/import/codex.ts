@@ -6,8 +6,8 @@ import type { RecordImporter, Recording, RecordingItem } from '../recording';
 import { countModel, modelList } from './models';
 import {
   CodexCompacted, CodexCustomToolCall, CodexEnvelope, CodexFunctionCall, CodexItemCompleted, CodexMessage,
-  CodexShellOutputJson, CodexTokenCount, CodexToolOutput, CodexTurnContext, CodexUserMessage, PayloadType, Problem,
-  UpdatePlanArgs, describeIssue, normalizeStatus, readJsonLines, timeOf,
+  CodexShellOutputJson, CodexTokenCount, CodexToolOutput, CodexTurnContext, CodexUserMessage, LineSource, PayloadType,
+  Problem, UpdatePlanArgs, describeIssue, normalizeStatus, readJsonLines, timeOf,
 } from './schemas';
 import type { z } from 'zod';
 
@@ -49,7 +49,7 @@ function toolOutput(raw: z.infer<typeof CodexToolOutput>['output']): { output: s
   return m ? { output: raw, exitCode: Number(m[1]) } : { output: raw };
 }
 
-export function importCodex(text: string): Recording {
+export function importCodex(text: LineSource): Recording {
   const imp = codexImporter();
   return imp.finish(readJsonLines(text, imp.problems, (rec, line) => imp.onRecord(rec, line)));
 }
