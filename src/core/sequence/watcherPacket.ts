@@ -8,9 +8,10 @@
  */
 import type { Trail, TrailToolCall } from '../engine/types';
 import type { PlanState } from '../signals/plan';
+import { clip as clipText, moreCharacters } from '../text/clip';
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} more characters]` : s);
+const clip = (s: string, n: number) => clipText(s, n, { marker: moreCharacters });
 
 /** Head and tail of a long output: errors and results are usually at one end or the other. */
 export function headTail(text: string, headLines: number, tailLines: number, maxChars: number): string {
