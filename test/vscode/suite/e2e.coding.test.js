@@ -22,6 +22,7 @@ const fs = require('fs');
 const cp = require('child_process');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
+const { copyToDocs } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const coding = require(path.join(repo, 'out/test/support/codingScript.js'));
@@ -193,10 +194,18 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
 
     // Answer every confirmation as it appears: Allow, except the `git clean` (Skip).
     const deadline = Date.now() + 200000;
+    let compactionShot = false;
     for (;;) {
       assert.ok(Date.now() < deadline, `the session did not end; confirmations so far: ${confirmations.map((c) => c.title).join(' | ')}; last response: ${(await lastResponse()).slice(-1500)}`);
       const last = await lastResponse();
       if (/All done: both phases are committed/.test(last)) break;
+      if (!compactionShot && /Continue from here\./.test(last)) {
+        // The commit-triggered compaction, for the README (copied with --update-docs).
+        compactionShot = true;
+        await bridge('click', { selector: SEL.scrollDown }).catch(() => undefined);
+        await sleep(600);
+        copyToDocs(await shot('commit-compaction'), 'commit-compaction.png');
+      }
       const pending = await bridge('text', { selector: SEL.pending });
       if (!pending.length) {
         await sleep(400);
@@ -282,7 +291,7 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
 
     // What the person saw: one line per tool call, the plan as a checklist; not the notes the agent read.
     // (inline code renders without its backticks)
-    for (const line of ['✓ Created src/limiter.js', `✓ Ran ${coding.TEST_COMMAND} — exit 0`, '✓ Edited test/limiter.test.js', `✓ Read ${coding.NOTES_FILE}`, 'Plan (1/2 done)']) {
+    for (const line of ['✓ Created src/limiter.js', `✓ Ran ${coding.TEST_COMMAND} — exit 0`, '✓ Edited test/limiter.test.js', `✓ Read ${coding.NOTES_FILE}`, 'Plan (0/2 done)', 'Plan (1/2 done)', 'Plan (2/2 done)']) {
       assert.ok(text.includes(line), `"${line}" in the rendered chat`);
     }
     assert.ok(!text.includes(coding.NOTES_MARKER), 'the notes file the agent read is not rendered');
