@@ -21,8 +21,8 @@
 //     test in rawr's terminal and commits — each write and command asks you first — and rawr compacts at
 //     that commit; then it edits both files, tests and commits phase 2. It is NOT a language model:
 //     whatever you type, it plays the same session.
-//     The demo workspace's .vscode/settings.json points rawr.openai.baseUrl at it, names it
-//     "Rawr offline demo model (scripted, not a real LLM)" and makes it the default chat model
+//     The demo's user settings (its throw-away profile; the workspace stays clean) point rawr.openai.baseUrl
+//     at it, name it "Rawr offline demo model (scripted, not a real LLM)" and make it the default chat model
 //     (chat.defaultModel), so the demo uses it even where other models exist;
 //     The demo's fresh user profile keeps finished chat answers unfolded
 //     (chat.agent.collapseCompletedResponses: false; VS Code 1.139 folds them behind "Completed N steps");
@@ -143,41 +143,13 @@ if (!(await portFree(opt.port))) fail(`port ${opt.port} on 127.0.0.1 is in use: 
 
 const demo = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-demo-'));
 const D = { ws: path.join(demo, 'workspace'), ud: path.join(demo, 'user-data'), exts: path.join(demo, 'extensions'), tmp: path.join(demo, 'tmp'), xdg: path.join(demo, 'xdg') };
-for (const d of [path.join(D.ws, 'src'), path.join(D.ws, '.vscode'), path.join(D.ud, 'User'), D.exts, D.tmp, D.xdg]) fs.mkdirSync(d, { recursive: true });
+for (const d of [D.ws, path.join(D.ud, 'User'), D.exts, D.tmp, D.xdg]) fs.mkdirSync(d, { recursive: true });
 fs.symlinkSync(ROOT, path.join(D.exts, `${PKG.publisher}.${PKG.name}-${PKG.version}`), 'dir');
 
 const { codingSessionScript, notesFile, NOTES_FILE } = require(path.join(ROOT, 'out/test/support/codingScript.js'));
-fs.writeFileSync(path.join(D.ws, 'README.md'), [
-  '# rawr demo workspace',
-  '',
-  'A throw-away workspace created by `npm start` in the rawr repository.',
-  '',
-  'Open the Chat view (Ctrl+Alt+I) and type:',
-  '',
-  '    @rawr Build a token-bucket rate limiter with HTTP middleware, phase by phase.',
-  '',
-  'The model is **Rawr offline demo model (scripted, not a real LLM)**: a scripted server on loopback that',
-  'plays a two-phase coding session through rawr\'s tools, whatever you type. Each file it writes and each',
-  'command it runs asks you first (Allow / Skip). It commits phase 1 in the terminal, rawr compacts at that',
-  'commit (heads-up → continuation packet → "Context compacted" → handoff), and the agent goes on.',
-  '',
-].join('\n'));
-fs.mkdirSync(path.join(D.ws, 'docs'), { recursive: true });
-fs.writeFileSync(path.join(D.ws, 'docs/limiter-spec.md'), '# Limiter spec\n\nCapacity 2, refill 1 token/s; answer 429 when the bucket is empty.\n');
 // Long design notes the agent reads: they fill the context window (in the thread, not on the screen).
-fs.writeFileSync(path.join(D.ws, NOTES_FILE), notesFile(20000));
-const git = (...a) => cp.execFileSync('git', a, { cwd: D.ws, stdio: 'pipe' });
-try {
-  git('init', '-q', '-b', 'main');
-  // The agent commits in the terminal: the repository needs an identity of its own.
-  git('config', 'user.email', 'demo@rawr.invalid');
-  git('config', 'user.name', 'rawr demo');
-  git('config', 'commit.gpgsign', 'false');
-  git('add', '.');
-  git('commit', '-q', '-m', 'demo: initial commit');
-} catch (e) {
-  log(`note: could not make the demo workspace a git repo (${String(e.message).split('\n')[0]}); commit boundaries will not show.`);
-}
+const demoNote = require(path.join(ROOT, 'scripts/demoWorkspace.cjs')).createDemoWorkspace(D.ws, { [NOTES_FILE]: notesFile(20000) });
+if (demoNote) log(demoNote);
 
 // ---- 4. the offline demo model ----------------------------------------------------------------------
 const DEMO_MODEL = { id: 'rawr-offline-demo', name: 'Rawr offline demo model (scripted, not a real LLM)' };
@@ -200,13 +172,13 @@ function demoScript() {
 const model = await startScriptedModel(demoScript());
 log(`offline demo model (scripted, not a real LLM) on ${model.url}`);
 
-fs.writeFileSync(path.join(D.ws, '.vscode/settings.json'), JSON.stringify({
+// The demo's settings live in its throw-away user profile, not in the workspace: the workspace starts
+// clean (nothing for `git status` to show), and a user-level base URL is the normal setup anyway.
+fs.writeFileSync(path.join(D.ud, 'User/settings.json'), JSON.stringify({
   'rawr.openai.baseUrl': model.url,
   'rawr.openai.models': [{ ...DEMO_MODEL, contextWindow: CONTEXT_WINDOW, maxOutputTokens: 4000, toolCalling: true }],
   // New chats start on the demo model even where other models exist (matched by model id).
   'chat.defaultModel': DEMO_MODEL.id,
-}, null, 2) + '\n');
-fs.writeFileSync(path.join(D.ud, 'User/settings.json'), JSON.stringify({
   ...QUIET_USER_SETTINGS,
   // VS Code 1.139 folds a finished agent answer behind "Completed N steps"; the demo is about those steps.
   'chat.agent.collapseCompletedResponses': false,

@@ -6,10 +6,12 @@
 import * as vscode from 'vscode';
 import { BoundaryBus } from './host/boundaryBus';
 import { registerCommands } from './host/commands';
+import { registerHookInstallCommands } from './host/hooks/installCommands';
 import type { CoreApi } from './host/core/coreApi';
 import { startCore } from './host/core/coreClient';
 import { registerOpenAIProvider } from './host/lm/openaiProvider';
 import { TokenCounter } from './host/participant/lmMessages';
+import { registerFollow } from './host/panel/follow';
 import { registerPanel } from './host/panel/panel';
 import { Participant, PARTICIPANT_ID } from './host/participant/participant';
 import { loadSettings, onSettingsChanged } from './host/settings';
@@ -25,6 +27,8 @@ export interface RawrApi {
   participant: Participant;
   statusBar: RawrStatusBar;
   log: vscode.LogOutputChannel;
+  /** How long activate() took, in ms (logged; the real-VS-Code tier reports it). */
+  activationMs: number;
   /** For the real-VS-Code tests (their host runs with workspace trust disabled). */
   testing: { setRestrictedMode: (restricted: boolean | undefined) => void };
 }
@@ -32,10 +36,18 @@ export interface RawrApi {
 /** workspaceState key: the thread of the last @rawr request in this workspace. */
 const ACTIVE_THREAD_KEY = 'rawr.activeThread';
 
+/**
+ * Activation waits for what needs rawr (package.json `activationEvents`, docs/ARCHITECTURE.md#activation):
+ * the @rawr participant (onChatParticipant), a command (onCommand), the panel restored after a reload
+ * (onWebviewPanel), rawr's models or tools being resolved (onLanguageModelChatProvider,
+ * onLanguageModelTool) or a workspace with prompt overrides (workspaceContains: their diagnostics). Not
+ * onStartupFinished: the status bar item has nothing to show before rawr is used, and the chat resolving
+ * its models activates rawr as soon as the Chat view opens, which brings the last thread's status back.
+ */
 export async function activate(context: vscode.ExtensionContext): Promise<RawrApi> {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel('Rawr', { log: true });
   context.subscriptions.push(log);
-  log.info('rawr activated');
 
   const workspace = () => vscode.workspace.workspaceFolders?.[0]?.uri;
   let loaded = loadSettings(workspace(), context.extensionPath);
@@ -103,10 +115,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   );
 
   registerCommands(context, { core: () => core, participant, log });
+  registerHookInstallCommands(context, log);
   // The compaction panel: the rawr.openPanel command and the serializer that restores it after a reload.
-  registerPanel(context, { core, participant, bus, log, logDir });
+  // Live follow of an external agent's session (Claude Code, Codex), shown in the panel.
+  const follow = registerFollow(context, { log, workspace, config: () => ({ settings: loaded.set.settings, prompts: loaded.set.prompts }) });
+  registerPanel(context, { core, participant, bus, log, logDir, follow });
 
-  return { core, bus, participant, statusBar, log, testing: { setRestrictedMode: setRestrictedModeForTests } };
+  const activationMs = Math.round(performance.now() - started);
+  log.info(`rawr activated in ${activationMs} ms`);
+  return { core, bus, participant, statusBar, log, activationMs, testing: { setRestrictedMode: setRestrictedModeForTests } };
 }
 
 /** Set by activate(): stops the core process (shutdown + exit, awaited, so a window reload leaves none behind). */

@@ -13,6 +13,10 @@ const tiers = [
   { name: 'lint (eslint)', cmd: process.execPath, args: [join(root, 'node_modules/eslint/bin/eslint.js'), '.'] },
   { name: 'unit + property', cmd: process.execPath, args: [join(root, 'node_modules/mocha/bin/mocha.js'), '--config', 'test/.mocharc.json'] },
 ];
+// The real agent CLIs (Claude Code, Codex; installed by test/agents/install.sh into .claude-test/ and
+// .codex-test/) with rawr's hooks, against the project's scripted model servers. A missing install
+// fails the tier in CI and is reported as skipped elsewhere (test/agents/support.ts).
+tiers.push({ name: 'real agents (Claude Code + Codex hooks)', cmd: process.execPath, args: [join(root, 'node_modules/mocha/bin/mocha.js'), '--config', 'test/agents/.mocharc.json'] });
 const vscodeRunner = join(root, 'test/vscode/run.mjs');
 if (existsSync(vscodeRunner)) {
   tiers.push({ name: 'real VS Code (extension host + e2e)', cmd: process.execPath, args: [vscodeRunner] });

@@ -1,4 +1,4 @@
-/** Formats a replay as JSON Lines (ARCHITECTURE §6 contract) or as a readable table with a verdict. */
+/** Formats a replay as JSON Lines (the contract in docs/ARCHITECTURE.md#replay) or as a readable table with a verdict. */
 import { NeedJudgment, replay, type ReplayDecision, type ReplaySummary } from '../core/replay/driver';
 import { detectFormat, importRecording } from '../core/replay/import/detect';
 import { importRawrLog } from '../core/replay/import/rawrLog';
@@ -72,6 +72,7 @@ const k = (n: number | null) => (n === null ? '?' : `${(n / 1000).toFixed(1)}k`)
 function table(decisions: ReplayDecision[], s: ReplaySummary, file: string): string {
   const out: string[] = [];
   out.push(`rawr replay ${file}  (${s.format}, ${s.lines} lines, window ${k(s.window)}, post-compaction ${k(s.postTokens)})`);
+  out.push(`window ${s.window.toLocaleString('en-US')} tokens: ${s.windowWhy}`);
   out.push('');
   out.push('  line  point          context  remain  tier       action   why');
   // Only the evaluation points that did or could have done something: a full log is --json.
@@ -83,6 +84,7 @@ function table(decisions: ReplayDecision[], s: ReplaySummary, file: string): str
   }
   if (shown.length === 0) out.push('  (no evaluation point came near a tier)');
   out.push('');
+  out.push(`boundaries in the recording: ${s.commitsSeen} commit${s.commitsSeen === 1 ? '' : 's'}, ${s.planCheckpoints} plan checkpoint${s.planCheckpoints === 1 ? '' : 's'} (TodoWrite / Task tools / update_plan)`);
   for (const n of s.nativeCompactions) out.push(`recorded tool compacted by itself at line ${n.line} (${n.trigger}${n.preTokens ? `, ${k(n.preTokens)} tokens` : ''})`);
   const lines = s.compactions.map((c) => `${c.line} (${c.boundaries.map((b) => b.split(' ')[0]).join('+') || c.code})`);
   out.push(`rawr would compact ${s.compactions.length}× at line ${lines.join(', ') || '—'}; a plain ${(s.baseline.fraction * 100).toFixed(1)}% threshold ${s.baseline.compactions.length}×`);

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { dirReader } from '../core/prompts/fs';
 import type { Problem } from '../core/prompts/frontmatter';
 import { loadPromptSet, type PromptReader, type PromptSet } from '../core/prompts/promptSet';
-import { CONFIG_SECTION, HOST_KEYS, SETTING_KEYS, camel } from './configSchema';
-import { mergeExplicit, parseHostSettings, type HostSettings } from './settingsMerge';
+import { CONFIG_SECTION, HOST_KEYS } from './configSchema';
+import { EXPLICIT_NAMES, mergeExplicit, parseHostSettings, type HostSettings } from './settingsMerge';
 
 export const WORKSPACE_PROMPTS_DIR = '.rawr/prompts';
 
@@ -48,7 +48,7 @@ export function loadSettings(workspaceFolder: vscode.Uri | undefined, extensionP
     }
     return found?.value;
   };
-  for (const knob of SETTING_KEYS) read(camel(knob));
+  for (const name of EXPLICIT_NAMES) read(name);
   const merged = mergeExplicit(fileSet.settings, explicit);
   const host = parseHostSettings({ toolsAllowed: read(HOST_KEYS.toolsAllowed), judgmentModel: read(HOST_KEYS.judgmentModel) });
 

@@ -1,5 +1,5 @@
 /**
- * The rawr core process (ARCHITECTURE §4): a language server, started by the extension with
+ * The rawr core process (docs/ARCHITECTURE.md#the-core-process): a language server, started by the extension with
  * vscode-languageclient over IPC, that hosts the workspace's single arbiter — a CoreService — and the
  * language features of the prompt files (promptLanguage.ts).
  *

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: decision latency, event-log cold replay rate, and replay time on the real recordings.
  * Performance is measured here, never asserted by timing in tests. Targets (issue 2): decision p99 <
- * 0.2 ms on a 10,000-event session, cold replay >= 200k events/s on 100,000 events.
+ * 0.2 ms on a 10,000-event session, cold replay >= 200k events/s on 100,000 events. Then schedule quality
+ * on the labelled phased sessions (phased.ts; issue 9).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ import { rebuild } from '../../src/core/log/rebuild';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { replayFile } from '../../src/cli/replayCommand';
+import { formatHandoffBench, runHandoffBench } from './handoff';
+import { printPhased } from './phased';
 
 const set = loadPromptSet([dirReader(shippedPromptsDir())]);
 const settings = { ...set.settings, judgment_enabled: false };
@@ -134,6 +137,10 @@ function main(): void {
   for (const r of transcripts()) {
     console.log(`  ${r.file.padEnd(48)} ${r.mb.toFixed(1).padStart(5)} MB  ${r.ms.toFixed(0).padStart(6)} ms  ${r.compactions} compaction(s), ${r.overflows} overflow(s)`);
   }
+  // Schedule quality with the shipped policy as it runs (judgment on, answered by its fallback in replay).
+  printPhased(set.settings, set.prompts);
+  console.log('');
+  console.log(formatHandoffBench(runHandoffBench()));
 }
 
 main();

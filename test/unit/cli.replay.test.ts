@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { EventLog } from '../../src/core/log/eventLog';
+import type { EngineEvent } from '../../src/core/engine/types';
 
 // Compiled to out/test/unit/; the CLI is out/src/cli/main.js; the shared data sits beside the repo.
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
@@ -272,6 +273,33 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     assert.equal(r.stdout, '');
   });
 
+  it('--help, -h and help: the usage on stdout, exit 0 (asked-for help is output, not an error)', () => {
+    for (const flag of ['--help', '-h', 'help']) {
+      const r = rawr(flag);
+      assert.equal(r.code, 0, flag);
+      assert.match(r.stdout, /^usage: rawr replay FILE/, flag);
+      assert.match(r.stdout, /rawr hooks claude/, flag);
+      assert.equal(r.stderr, '', flag);
+    }
+  });
+
+  it('--version prints the version from package.json', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const r = rawr(flag);
+      assert.equal(r.code, 0, flag);
+      assert.equal(r.stdout, `rawr ${pkg.version}\n`, flag);
+      assert.equal(r.stderr, '', flag);
+    }
+  });
+
+  it('an unknown command: exit 2, names it, usage on stderr', () => {
+    const r = rawr('replya', 'x.jsonl');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^rawr: unknown command "replya"\nusage: rawr replay FILE/);
+    assert.equal(r.stdout, '');
+  });
+
   it('`replay` without a FILE: exit 2, says what is missing, shows the usage', () => {
     const r = rawr('replay');
     assert.equal(r.code, 2);
@@ -385,7 +413,7 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     const file = path.join(tmp, 'thread-7f3a.jsonl');
     const log = new EventLog(file, 'thread-7f3a');
     let t = Date.parse('2026-03-02T09:00:00.000Z');
-    const ev = (event: { type: string } & Record<string, unknown>) => log.append({ kind: 'event', at: (t += 1000), event: { at: t, ...event } });
+    const ev = (event: { type: string } & Record<string, unknown>) => log.append({ kind: 'event', at: (t += 1000), event: { at: t, ...event } as unknown as EngineEvent });
     ev({ type: 'user_message', text: 'Finish phase 2 (codex importer) and commit it.' });
     ev({ type: 'tokens', used: 24_000, window: 200_000 });
     ev({ type: 'assistant_message', text: 'Reading the importer.' });

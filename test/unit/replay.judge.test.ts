@@ -25,6 +25,16 @@ describe('rawr replay with a judgment endpoint', function () {
     if (!existsSync(file)) this.skip();
   });
 
+  it('without a judge, judgment is decided by the deterministic rule and says so (not "judgment timed out")', () => {
+    const out = replayFile(readFileSync(file, 'utf8'), opts);
+    const judgedPoints = decisions(out).filter((d) => /judgment:/.test(d.reason));
+    assert.ok(judgedPoints.length > 0, 'this recording reaches judgment at least once');
+    for (const d of judgedPoints) {
+      assert.match(d.reason, /fallback \(no judge configured: deterministic rule\)/);
+      assert.doesNotMatch(d.reason, /timed out/);
+    }
+  });
+
   it('a judge that approves turns the fallback\'s early-tier veto into a compaction at the first commit', async () => {
     const text = readFileSync(file, 'utf8');
     const fallback = lastJson(replayFile(text, opts));
@@ -40,7 +50,7 @@ describe('rawr replay with a judgment endpoint', function () {
       assert.ok(judged.compactions[0]!.line < fallback.compactions[0]!.line, `judge moved the first compaction earlier: ${judged.compactions[0]!.line} < ${fallback.compactions[0]!.line}`);
       const first = decisions(out).find((d) => d.action === 'compact')!;
       assert.match(first.reason, /judgment: scripted judge: commit closes the phase/);
-      // The request carried the seed-002 context plus the plan trail and the user-request chain.
+      // The request carried the judgment context plus the plan trail and the user-request chain.
       const sent = JSON.stringify(server.requests[0]!.messages);
       assert.match(sent, /User request chain/);
       assert.match(sent, /Plan trail/);

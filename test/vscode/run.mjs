@@ -179,6 +179,7 @@ function report(r, { exitCode, infraError, exitLabel = 'workbench exit code' } =
   const pending = tests.filter((t) => t.state === 'pending').length;
   if (r && r.error) console.log('  runner error: ' + String(r.error).replace(/\n/g, '\n    '));
   if (r && r.state === 'running') console.log(`  (suite did not finish${r.current ? `; it was in: ${r.current}` : ''})`);
+  if (r && r.info && typeof r.info.activationMs === 'number') console.log(`  activation: rawr's activate() took ${r.info.activationMs} ms`);
   if (r && Object.keys(r.info || {}).length) {
     // Measurements the tests recorded (timings, rendered text): kept as a file so the log's tail stays readable.
     const infoFile = path.join(ART, 'info.json');

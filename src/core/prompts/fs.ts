@@ -11,9 +11,9 @@ export function dirReader(dir: string): PromptReader {
   };
 }
 
-/** The prompts/ folder shipped with rawr (works from src/ and from compiled out/src/). */
+/** The prompts/ folder shipped with rawr (works from src/, compiled out/src/ and the bundled dist/). */
 export function shippedPromptsDir(): string {
-  for (const candidate of [resolve(__dirname, '../../../prompts'), resolve(__dirname, '../../../../prompts')]) {
+  for (const candidate of [resolve(__dirname, '../../../prompts'), resolve(__dirname, '../../../../prompts'), resolve(__dirname, '../prompts')]) {
     if (existsSync(join(candidate, 'rawr-auto-compact.md'))) return candidate;
   }
   return resolve(__dirname, '../../../prompts');

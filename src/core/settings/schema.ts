@@ -1,6 +1,6 @@
 /**
  * Every knob of the arbiter, with its zod schema and default. The defaults' single source of truth is the
- * YAML frontmatter of prompts/rawr-auto-compact.md (seed 001 §C); DEFAULT_SETTINGS mirrors that file and a
+ * YAML frontmatter of prompts/rawr-auto-compact.md (docs/ARCHITECTURE.md#settings-and-prompt-files); DEFAULT_SETTINGS mirrors that file and a
  * unit test keeps the two equal, so the core still has safe values if the file itself is unreadable.
  */
 import { z } from 'zod';
@@ -45,6 +45,7 @@ export const DEFAULT_SETTINGS = {
   packet_deadline_seconds: 180,
   packet_min_chars: 300,
   activity_tail_tool_calls: 6,
+  keep_recent_tokens: 4000,
   min_gain_percent: 15,
 };
 
@@ -69,6 +70,7 @@ export const SettingsSchema = z
     packet_deadline_seconds: z.number().min(5).max(3600),
     packet_min_chars: z.number().int().min(0).max(100_000),
     activity_tail_tool_calls: z.number().int().min(0).max(100),
+    keep_recent_tokens: z.number().int().min(0).max(1_000_000),
     min_gain_percent: percent,
   })
   .strict();
@@ -96,6 +98,7 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   mid_turn_policy: 'At tool-loop boundaries inside a long turn: golden_path runs the full sequence, emergency_only only in the emergency tier, off never.',
   packet_deadline_seconds: 'If the agent has not produced its packet by then, rawr assembles one (Variant B).',
   packet_min_chars: 'An agent packet shorter than this is not accepted (Variant B is used instead).',
-  activity_tail_tool_calls: 'How many of the last tool calls are appended verbatim to a watcher-authored packet.',
+  activity_tail_tool_calls: 'How many of the last tool calls are summarised (input, head and tail of the output) at the end of a watcher-authored packet.',
+  keep_recent_tokens: 'After a compaction, keep this many tokens of the most recent messages verbatim (person messages, agent messages, tool calls with their results, never split), after the summary and packet. At most 10% of the window and a quarter of the context before the compaction; 0 keeps none.',
   min_gain_percent: 'A compaction must raise the percent remaining by at least this much; otherwise rawr says so and does not re-fire.',
 };

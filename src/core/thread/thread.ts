@@ -1,5 +1,5 @@
 /**
- * The model-facing thread @rawr owns (ARCHITECTURE §1): what is sent to the model, as opposed to what
+ * The model-facing thread @rawr owns (docs/ARCHITECTURE.md#the-thread-rawr-owns): what is sent to the model, as opposed to what
  * the Chat view shows. Compaction replaces it as a whole (`swap`), never piecemeal.
  */
 import { z } from 'zod';

@@ -124,23 +124,20 @@ export class Participant implements vscode.Disposable {
     return result;
   };
 
-  /** After an error or cancel mid-sequence: tell the arbiter, so it returns to idle and frees held input. */
+  /**
+   * After an error or cancel mid-sequence: the arbiter hears a cancel, so it returns to idle and frees held
+   * input (its effects run in the executor like any others), and every tool call gets a result.
+   */
   private async recover(session: Session, err: unknown, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<void> {
     this.deps.log.warn(`[${session.threadId}] request ended with ${describeError(err)}`);
-    if (session.sequenceRunning) {
-      const effects = await session.step({ type: 'cancel', at: Date.now() });
-      for (const fx of effects) {
-        if (fx.type === 'abort_compaction') await session.step({ type: 'compaction_failed', at: Date.now(), seqId: fx.seqId, error: 'request ended' });
-        if (fx.type === 'deliver_queued_input') await session.append({ role: 'user', text: fx.text });
-      }
-      session.sequenceRunning = false;
-      if (!token.isCancellationRequested) stream.markdown('\n\n_[rawr] the compaction sequence was stopped; the thread is unchanged._');
-    }
+    // After a Stop nobody reads this request's stream any more; after an error the person does.
+    const exec = session.executor(token.isCancellationRequested ? {} : { out: stream });
+    if (session.sequenceRunning) await exec.feed({ type: 'cancel', at: session.clock.now() });
     // Every tool call in the thread must have its result, or the next request would be rejected.
     for (const id of unansweredToolCalls(session.messages)) {
       const text = 'Error: the request ended before this tool ran.';
       await session.append({ role: 'tool', toolCallId: id, name: 'unknown', text, isError: true });
-      await session.step({ type: 'tool_result', at: Date.now(), id, output: text, isError: true });
+      await exec.feed({ type: 'tool_result', at: session.clock.now(), id, output: text, isError: true });
     }
   }
 

@@ -1,15 +1,17 @@
 /**
- * The PreCompact snapshot: what the agent needs to find its way back after Claude Code compacts.
+ * The PreCompact snapshot: what the agent needs to find its way back after Claude Code or Codex
+ * compacts.
  *
  * Built from (each part optional, a missing source just leaves it out):
- * - the transcript (`transcript_path`): the last person prompts, the latest TodoWrite list, the files
- *   touched by Read/Edit/MultiEdit/Write/NotebookEdit (the in-scope files);
+ * - the transcript (`transcript_path`): the last person prompts, the latest TodoWrite / update_plan
+ *   list, the files touched by Read/Edit/MultiEdit/Write/NotebookEdit or apply_patch (the in-scope
+ *   files), and its size at the snapshot (where to look for the compaction record that confirms it);
  * - git (`git` subprocesses with a timeout, no index lock): branch, HEAD, dirty + changed paths;
  * - the plan, by this convention, first match wins:
  *     1. `<root>/.rawr/plan.json` = `{"planFile": "docs/PLAN.md", "objective": "…"}` (both optional);
  *     2. the most recent plan-looking path in the transcript: a file a tool touched, or a path named in
  *        the latest TodoWrite list (Claude Code's plan mode writes `~/.claude/plans/<slug>.md`);
- *     3. the first plan-looking path named in `<root>/CLAUDE.md`;
+ *     3. the first plan-looking path named in `<root>/CLAUDE.md` (Codex: `<root>/AGENTS.md`);
  *     4. `<root>/PLAN.md`, `<root>/plan.md`.
  *   "Plan-looking" = a `.md` path whose file name has the word "plan" (PLAN.md, IMPLEMENTATION_PLAN.md,
  *   migrationPlan.md; not explanation.md) or that sits in a `plans/` folder.
@@ -21,7 +23,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { readTranscriptFacts, type TranscriptFacts } from './transcript';
+import type { TranscriptFacts } from './facts';
+import { readRegularTail } from './safeRead';
 
 export const SNAPSHOT_VERSION = 1;
 export const LIMITS = { userRequests: 5, requestChars: 2000, files: 50, todos: 50, gitChanged: 50, objectiveChars: 300 };
@@ -32,6 +35,8 @@ const MAX_PLAN_BYTES = 256 * 1024;
 const Status = z.enum(['pending', 'in_progress', 'completed']);
 export const Snapshot = z.object({
   version: z.literal(SNAPSHOT_VERSION),
+  /** Which agent's hook wrote it; absent in snapshots written before Codex was supported (Claude Code). */
+  agent: z.enum(['claude', 'codex']).optional(),
   sessionId: z.string(),
   takenAt: z.string(),
   trigger: z.string().optional(),
@@ -51,6 +56,8 @@ export const Snapshot = z.object({
     error: z.string().optional(),
     lines: z.number().int().nonnegative().optional(),
     problems: z.number().int().nonnegative().optional(),
+    /** Its size in bytes at the snapshot: a compaction record after this offset confirms the compaction. */
+    size: z.number().int().nonnegative().optional(),
   }),
   userRequests: z.array(z.string()),
   todos: z.array(z.object({ text: z.string(), status: Status })).nullable(),
@@ -60,6 +67,9 @@ export const Snapshot = z.object({
 export type Snapshot = z.infer<typeof Snapshot>;
 
 export interface BuildInput {
+  agent: 'claude' | 'codex';
+  /** The agent's transcript format → facts (facts.ts). */
+  readFacts: (text: string) => TranscriptFacts;
   root: string;
   sessionId: string;
   transcriptPath?: string | null;
@@ -69,15 +79,17 @@ export interface BuildInput {
   gitTimeoutMs?: number;
 }
 
-export function buildSnapshot(b: BuildInput): { snapshot: Snapshot; warnings: string[] } {
+export async function buildSnapshot(b: BuildInput): Promise<{ snapshot: Snapshot; warnings: string[] }> {
   const warnings: string[] = [];
   let facts: TranscriptFacts | null = null;
   const transcript: Snapshot['transcript'] = b.transcriptPath ? { path: b.transcriptPath } : { error: 'no transcript_path in the hook input' };
   if (b.transcriptPath) {
     try {
-      facts = readTranscriptFacts(readTail(path.resolve(b.root, b.transcriptPath), MAX_TRANSCRIPT_BYTES));
+      const read = await readRegularTail(path.resolve(b.root, b.transcriptPath), MAX_TRANSCRIPT_BYTES);
+      facts = b.readFacts(read.text);
       transcript.lines = facts.lines;
       transcript.problems = facts.problems;
+      transcript.size = read.size;
     } catch (err) {
       transcript.error = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'transcript not found' : `transcript unreadable: ${(err as Error).message}`;
       warnings.push(`${transcript.error} (${b.transcriptPath}); snapshot written without transcript data`);
@@ -85,10 +97,11 @@ export function buildSnapshot(b: BuildInput): { snapshot: Snapshot; warnings: st
   }
   const rel = (p: string) => relativeIfInside(b.root, p);
   const files = facts ? facts.files.map(rel) : [];
-  const plan = findPlan(b.root, facts, warnings);
+  const plan = await findPlan(b.root, facts, warnings);
   const git = gitState(b.root, b.gitTimeoutMs ?? 3000);
   const snapshot: Snapshot = {
     version: SNAPSHOT_VERSION,
+    agent: b.agent,
     sessionId: b.sessionId,
     takenAt: b.now.toISOString(),
     ...(b.trigger ? { trigger: b.trigger } : {}),
@@ -134,26 +147,10 @@ export function relativeIfInside(root: string, p: string): string {
   return r && !r.startsWith('..') && !path.isAbsolute(r) ? r.split(path.sep).join('/') : p;
 }
 
-/** The whole file, or its last `max` bytes starting after the first newline in them. */
-function readTail(file: string, max: number): string {
-  const size = fs.statSync(file).size;
-  if (size <= max) return fs.readFileSync(file, 'utf8');
-  const fd = fs.openSync(file, 'r');
+/** A small text file (the tail of a bigger one); undefined when it is missing, not a regular file or unreadable. */
+async function readSmall(file: string): Promise<string | undefined> {
   try {
-    const buf = Buffer.alloc(max);
-    const n = fs.readSync(fd, buf, 0, max, size - max);
-    const text = buf.subarray(0, n).toString('utf8');
-    return text.slice(text.indexOf('\n') + 1);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function readSmall(file: string): string | undefined {
-  try {
-    const st = fs.statSync(file);
-    if (!st.isFile()) return undefined;
-    return st.size <= MAX_PLAN_BYTES ? fs.readFileSync(file, 'utf8') : readTail(file, MAX_PLAN_BYTES);
+    return (await readRegularTail(file, MAX_PLAN_BYTES)).text;
   } catch {
     return undefined;
   }
@@ -173,10 +170,10 @@ const planPathsIn = (text: string) => (text.match(PLAN_PATH_RE) ?? []).filter(is
 const PlanJson = z.object({ planFile: z.string().min(1).optional(), objective: z.string().min(1).optional() });
 
 type Plan = NonNullable<Snapshot['plan']>;
-function findPlan(root: string, facts: TranscriptFacts | null, warnings: string[]): Plan | undefined {
+async function findPlan(root: string, facts: TranscriptFacts | null, warnings: string[]): Promise<Plan | undefined> {
   let plan: Plan | undefined;
   const planJsonPath = path.join(root, '.rawr', 'plan.json');
-  const planJsonText = readSmall(planJsonPath);
+  const planJsonText = await readSmall(planJsonPath);
   let objective: string | undefined;
   if (planJsonText !== undefined) {
     let parsed: z.infer<typeof PlanJson> | undefined;
@@ -198,9 +195,11 @@ function findPlan(root: string, facts: TranscriptFacts | null, warnings: string[
     else if (inTodos) plan = { file: inTodos, source: 'transcript (latest todo list)' };
   }
   if (!plan) {
-    const claudeMd = readSmall(path.join(root, 'CLAUDE.md'));
-    const named = claudeMd !== undefined ? planPathsIn(claudeMd)[0] : undefined;
-    if (named) plan = { file: named, source: 'CLAUDE.md' };
+    for (const name of ['CLAUDE.md', 'AGENTS.md']) {
+      const text = await readSmall(path.join(root, name));
+      const named = text !== undefined ? planPathsIn(text)[0] : undefined;
+      if (named) { plan = { file: named, source: name }; break; }
+    }
   }
   if (!plan) {
     for (const name of ['PLAN.md', 'plan.md']) {
@@ -209,7 +208,7 @@ function findPlan(root: string, facts: TranscriptFacts | null, warnings: string[
   }
   if (!objective && plan?.file) {
     const abs = path.resolve(root, plan.file.replace(/^~(?=[\\/])/, process.env.HOME ?? '~'));
-    const text = readSmall(abs) ?? [...(facts?.fileTouches ?? [])].reverse().find((t) => t.path === plan!.file && t.written !== undefined)?.written;
+    const text = (await readSmall(abs)) ?? [...(facts?.fileTouches ?? [])].reverse().find((t) => t.path === plan!.file && t.written !== undefined)?.written;
     if (text !== undefined) objective = objectiveOf(text);
   }
   if (!plan && !objective) return undefined;

@@ -12,7 +12,7 @@ import type { PlanState } from '../../signals/plan';
 import { handoffText } from '../../sequence/texts';
 import type { Snapshot } from './snapshot';
 
-/** Claude Code shortens hook context above ~10,000 characters; stay under it. */
+/** Claude Code shortens hook context above ~10,000 characters; stay under it (Codex too). */
 export const MAX_INJECTION_CHARS = 9500;
 
 const LEVELS = [
@@ -29,7 +29,7 @@ const clip = (s: string, n: number) => {
 /** The snapshot as the handoff's "packet": plain Markdown, bounded per level. */
 export function snapshotPacket(s: Snapshot, snapshotFile: string, level = LEVELS[0]!): string {
   const out: string[] = [];
-  out.push(`(Snapshot written by rawr's Claude Code PreCompact hook at ${s.takenAt}${s.trigger ? `, just before the ${s.trigger} compaction` : ''}. Full data: ${snapshotFile})`);
+  out.push(`(Snapshot written by rawr's ${s.agent === 'codex' ? 'Codex' : 'Claude Code'} PreCompact hook at ${s.takenAt}${s.trigger ? `, just before the ${s.trigger} compaction` : ''}. Full data: ${snapshotFile})`);
   if (s.plan) {
     out.push('', '## Plan');
     if (s.plan.file) out.push(`Plan file: ${s.plan.file}  (found via ${s.plan.source})`);

@@ -1,16 +1,16 @@
 /**
- * Claude Code hook input (the JSON object Claude Code writes to the hook command's stdin).
- *
- * Assumed contract (Claude Code hooks documentation): every event sends `session_id`,
- * `transcript_path`, `cwd` and `hook_event_name`; PreCompact adds `trigger` (manual | auto) and
- * `custom_instructions`; SessionStart adds `source` (startup | resume | clear | compact);
+ * Hook input (the JSON object Claude Code or Codex writes to the hook command's stdin). Both agents
+ * send the same shape (Codex copied Claude Code's hooks), as recorded from the real CLIs: every event
+ * sends `session_id`, `transcript_path`, `cwd` and `hook_event_name`; PreCompact adds `trigger`
+ * (manual | auto) and, from Claude Code, `custom_instructions`; PostCompact adds `trigger` and, from
+ * Claude Code, `compact_summary`; SessionStart adds `source` (startup | resume | clear | compact);
  * UserPromptSubmit adds `prompt`. Unknown extra fields are allowed (a newer Claude Code may send
  * more, e.g. `permission_mode`), and the event-specific fields are optional so a variation in them
  * never makes rawr drop a hook. Pure: no I/O.
  */
 import { z } from 'zod';
 
-export const HOOK_EVENTS = ['PreCompact', 'UserPromptSubmit', 'SessionStart'] as const;
+export const HOOK_EVENTS = ['PreCompact', 'PostCompact', 'UserPromptSubmit', 'SessionStart'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 export const isHookEvent = (s: string | undefined): s is HookEvent => (HOOK_EVENTS as readonly string[]).includes(s ?? '');
 
@@ -26,16 +26,23 @@ export const PreCompactInput = z.looseObject({
   trigger: z.string().nullish(),
   custom_instructions: z.string().nullish(),
 });
+export const PostCompactInput = z.looseObject({
+  ...Common,
+  trigger: z.string().nullish(),
+  compact_summary: z.string().nullish(),
+});
 export const UserPromptSubmitInput = z.looseObject({ ...Common, prompt: z.string().nullish() });
 export const SessionStartInput = z.looseObject({ ...Common, source: z.string().nullish() });
 
 export type PreCompactInput = z.infer<typeof PreCompactInput>;
+export type PostCompactInput = z.infer<typeof PostCompactInput>;
 export type UserPromptSubmitInput = z.infer<typeof UserPromptSubmitInput>;
 export type SessionStartInput = z.infer<typeof SessionStartInput>;
-export type HookInput = PreCompactInput | UserPromptSubmitInput | SessionStartInput;
+export type HookInput = PreCompactInput | PostCompactInput | UserPromptSubmitInput | SessionStartInput;
 
 const SCHEMAS: Record<HookEvent, z.ZodType<HookInput>> = {
   PreCompact: PreCompactInput,
+  PostCompact: PostCompactInput,
   UserPromptSubmit: UserPromptSubmitInput,
   SessionStart: SessionStartInput,
 };
