@@ -15,7 +15,7 @@ import type { Session } from './session';
 import { PLAN_TOOL, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
 import { agentTools } from './agentTools';
 import { instructionsMessage } from './agentPrompt';
-import { DECLINED_RESULT, isSkippedResult, planChecklist, toolLine } from './toolDisplay';
+import { DECLINED_RESULT, isSkippedResult, showPlan, toolLine } from './toolDisplay';
 
 /** Safety net against a model that never stops calling tools. */
 const MAX_MODEL_CALLS = 60;
@@ -124,7 +124,8 @@ export class Turn implements AgentPort {
         await this.feed({ type: 'plan', at: this.now(), steps: plan.steps });
         const done = plan.steps.filter((s) => s.status === 'completed').length;
         output = `Plan recorded (${done}/${plan.steps.length} steps completed).`;
-        this.stream.markdown(planChecklist(plan.steps));
+        this.stream.progress(`Plan: ${done}/${plan.steps.length} steps completed`); // a step of the response (VS Code folds finished steps)
+        this.stream.markdown(showPlan(this.session, plan.steps));
       } else if (call.name === SCRATCH_TOOL) {
         const r = await writeScratch(this.deps.workspace(), this.session.agentName, call.input);
         if (!r.ok) throw new Error(r.error);
