@@ -2,6 +2,7 @@
 import { fillTemplate, type Prompts } from '../prompts/promptSet';
 import type { Decision, Trail } from '../engine/types';
 import type { PlanState } from '../signals/plan';
+import { defang } from '../text/quote';
 
 const JUDGMENT_SPLIT = ' — judgment: ';
 
@@ -60,7 +61,8 @@ export function handoffText(
   steps.push(`3. Review the in-scope files for changes already made${trail.files.length ? `: ${trail.files.slice(-10).join(', ')}` : ''}`);
   steps.push('4. Reconstruct your position from the packet below before taking the next step');
   return fillTemplate(prompts.handoff, {
-    packet: packet.trim(),
+    // The packet is quoted inside <continuation-packet>: it cannot close the tag or speak as rawr.
+    packet: defang(packet.trim()),
     scratchLine: scratchPath ? `\nYour scratch notes from before the compaction are in \`${scratchPath}\` — read them when you need the details.\n` : '',
     recoverySteps: steps.join('\n'),
     packetOrigin: ORIGIN_TEXT[opts.origin ?? 'agent'],

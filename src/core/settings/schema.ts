@@ -46,6 +46,7 @@ export const DEFAULT_SETTINGS = {
   packet_min_chars: 300,
   activity_tail_tool_calls: 6,
   keep_recent_tokens: 4000,
+  agent_packet_replaces_summary: false,
   min_gain_percent: 15,
 };
 
@@ -71,6 +72,7 @@ export const SettingsSchema = z
     packet_min_chars: z.number().int().min(0).max(100_000),
     activity_tail_tool_calls: z.number().int().min(0).max(100),
     keep_recent_tokens: z.number().int().min(0).max(1_000_000),
+    agent_packet_replaces_summary: z.boolean(),
     min_gain_percent: percent,
   })
   .strict();
@@ -100,5 +102,6 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   packet_min_chars: 'An agent packet shorter than this is not accepted (the watcher packet is used instead).',
   activity_tail_tool_calls: 'How many of the last tool calls are summarised (input, head and tail of the output) at the end of a watcher-authored packet.',
   keep_recent_tokens: 'After a compaction, keep this many tokens of the most recent messages verbatim (person messages, agent messages, tool calls with their results, never split), after the summary and packet. At most 10% of the window and a quarter of the context before the compaction; 0 keeps none.',
+  agent_packet_replaces_summary: 'When the agent\'s own packet passes validation, use it (with the facts rawr recorded appended) instead of a separate summary call: one full-thread model call less per compaction.',
   min_gain_percent: 'A compaction must raise the percent remaining by at least this much; otherwise rawr says so and does not re-fire.',
 };
