@@ -119,7 +119,11 @@ const plan = (done: number, inProgress: boolean): PlanItem[] =>
 const planCall = (done: number, inProgress: boolean, explanation: string) => ({ name: 'rawr_update_plan', arguments: { steps: plan(done, inProgress), explanation } });
 const call = (name: string, args: object) => ({ name, arguments: args });
 
-export function codingSessionScript(opts: { notesPath?: string } = {}): { script: Script; log: CodingSessionLog } {
+/**
+ * @param opts.afterHandoff awaited before the first answer after rawr's handoff (a test photographs the
+ *   compaction while the chat holds still there).
+ */
+export function codingSessionScript(opts: { notesPath?: string; afterHandoff?: () => Promise<void> } = {}): { script: Script; log: CodingSessionLog } {
   const log: CodingSessionLog = { declined: [], results: {}, played: 0 };
   const notes = opts.notesPath ?? NOTES_FILE;
   const wasDeclined = (r: ScriptRequest) => trailingToolResults(r).some((m) => /declined|skip/i.test(textOf(m)));
@@ -132,7 +136,15 @@ export function codingSessionScript(opts: { notesPath?: string } = {}): { script
     () => ({ toolCalls: [call('rawr_read_file', { path: notes })] }),
     () => ({ text: 'The notes ask for lazy refill and injected time. Writing the limiter.', toolCalls: [call('rawr_create_file', { path: 'src/limiter.js', content: LIMITER_V1 })] }),
     () => ({ toolCalls: [call('rawr_create_file', { path: 'test/limiter.test.js', content: TEST_V1 })] }),
-    () => ({ toolCalls: [call('rawr_run_in_terminal', { command: TEST_COMMAND, timeoutSeconds: 60 })] }),
+    () => ({ text: 'Removing ignored build files before the first test run.', toolCalls: [call('rawr_run_in_terminal', { command: SKIPPABLE_COMMAND, timeoutSeconds: 30 })] }),
+    (r) => {
+      const skipped = wasDeclined(r);
+      if (skipped) log.declined.push(textOf(trailingToolResults(r)[0]));
+      return {
+        text: skipped ? `You skipped \`${SKIPPABLE_COMMAND}\`: fine, nothing depends on it. Running the test.` : 'Cleaned. Running the test.',
+        toolCalls: [call('rawr_run_in_terminal', { command: TEST_COMMAND, timeoutSeconds: 60 })],
+      };
+    },
     () => ({ toolCalls: [call('rawr_git_status', {})] }),
     () => ({ text: 'Tests pass. Committing phase 1.', toolCalls: [call('rawr_run_in_terminal', { command: `git add -A && git commit -m "${COMMIT_MESSAGES[0]}"`, timeoutSeconds: 60 })] }),
     () => ({ text: 'Phase 1 is done: the token bucket and its test are committed. Next phase: the middleware.', toolCalls: [planCall(1, true, 'phase 1 done; starting phase 2')] }),
@@ -140,15 +152,7 @@ export function codingSessionScript(opts: { notesPath?: string } = {}): { script
     () => ({ toolCalls: [call('rawr_edit_file', { path: 'src/limiter.js', old_string: MIDDLEWARE_OLD, new_string: MIDDLEWARE_NEW })] }),
     () => ({ toolCalls: [call('rawr_edit_file', { path: 'test/limiter.test.js', old_string: TEST_OLD, new_string: TEST_NEW })] }),
     () => ({ toolCalls: [call('rawr_run_in_terminal', { command: TEST_COMMAND, timeoutSeconds: 60 })] }),
-    () => ({ text: 'Tests pass. Removing ignored build files before the commit.', toolCalls: [call('rawr_run_in_terminal', { command: SKIPPABLE_COMMAND, timeoutSeconds: 30 })] }),
-    (r) => {
-      const skipped = wasDeclined(r);
-      if (skipped) log.declined.push(textOf(trailingToolResults(r)[0]));
-      return {
-        text: skipped ? `You skipped \`${SKIPPABLE_COMMAND}\`: fine, nothing depends on it. Committing phase 2.` : 'Cleaned. Committing phase 2.',
-        toolCalls: [call('rawr_run_in_terminal', { command: `git add -A && git commit -m "${COMMIT_MESSAGES[1]}"`, timeoutSeconds: 60 })],
-      };
-    },
+    () => ({ text: 'Tests pass. Committing phase 2.', toolCalls: [call('rawr_run_in_terminal', { command: `git add -A && git commit -m "${COMMIT_MESSAGES[1]}"`, timeoutSeconds: 60 })] }),
     () => ({ text: 'Phase 2 is done: the middleware and its test are committed.', toolCalls: [planCall(2, false, 'phase 2 done')] }),
     () => ({ text: `All done: both phases are committed (${COMMIT_MESSAGES.join('; ')}). All tests pass.` }),
   ];
@@ -160,7 +164,8 @@ export function codingSessionScript(opts: { notesPath?: string } = {}): { script
       : {
           name: 'work',
           when: () => true,
-          reply: (r: ScriptRequest): ScriptReply => {
+          reply: async (r: ScriptRequest): Promise<ScriptReply> => {
+            if (opts.afterHandoff && lastMessageIsUser(r) && textOf(lastMessage(r)).startsWith('[rawr handoff]')) await opts.afterHandoff();
             for (const m of trailingToolResults(r)) {
               const id = m.tool_call_id;
               const asked = r.messages.flatMap((x) => x.tool_calls ?? []).find((c) => c.id === id);

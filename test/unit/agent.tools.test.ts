@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { DEFAULT_ALLOWED_TOOLS, DEFAULT_TOOL_SPECS, allowedInRestrictedMode, inputJsonSchema, languageModelToolsContribution, TOOL_SPECS } from '../../src/host/tools/catalog';
 import { applyEdit, capText, MAX_READ_LINES, numberedRange, readTextFile } from '../../src/host/tools/fileText';
 import { resolveInWorkspace, ToolError } from '../../src/host/tools/workspacePath';
-import { describeToolCall, isSkippedResult, planChecklist } from '../../src/host/participant/toolDisplay';
+import { describeToolCall, isSkippedResult, planChecklist, planUpdate } from '../../src/host/participant/toolDisplay';
 
 const ROOT = path.resolve(__dirname, '../../..');
 let tmp: string;
@@ -145,5 +145,13 @@ describe('agent tools: what the chat shows', () => {
       ]),
       '\n\n**Plan** (1/3 done)\n\n- ☑ ~~Add the limiter~~\n- ▶ Wire \\*it\\*\n- ☐ Tests\n\n',
     );
+    // Only the step in progress moved: one line; a step completed or new steps: the checklist again.
+    const p1 = [{ text: 'A', status: 'in_progress' as const }, { text: 'B', status: 'pending' as const }];
+    const p2 = [{ text: 'A', status: 'completed' as const }, { text: 'B', status: 'pending' as const }];
+    const p3 = [{ text: 'A', status: 'completed' as const }, { text: 'B', status: 'in_progress' as const }];
+    assert.match(planUpdate(p1, undefined), /\*\*Plan\*\* \(0\/2 done\)/);
+    assert.match(planUpdate(p2, p1), /\*\*Plan\*\* \(1\/2 done\)/);
+    assert.equal(planUpdate(p3, p2), '\n\n▶ Plan step 2/2: B\n\n');
+    assert.match(planUpdate([...p3, { text: 'C', status: 'pending' }], p3), /\*\*Plan\*\* \(1\/3 done\)/);
   });
 });

@@ -4,6 +4,7 @@
 //
 //   node test/vscode/run.mjs [--grep RE] [--timeout SEC] [--keep] [--verbose] [--no-install] [--update-docs]
 //   node test/vscode/run.mjs --vscode-executable /path/to/code     (or VSCODE_EXECUTABLE_PATH=...)
+//   node test/vscode/run.mjs --vsix rawr.vsix      (the packaged extension: see --vsix below)
 //
 // Default (code-server) mode — the recipe in /work/shared/vscode-e2e/README.md, ported from its
 // vscode-test.js: no desktop VS Code can be downloaded on these machines, but code-server 4.139.1
@@ -26,7 +27,7 @@
 // these machines (no desktop VS Code); on Linux without a display run it under xvfb-run.
 //
 // Env: VSCODE_TEST_CACHE (default <repo>/.vscode-test), CHROMIUM (default /usr/bin/chromium),
-// VSCODE_TEST_TIMEOUT_SEC (overall, default 300), VSCODE_TEST_GREP, VSCODE_EXECUTABLE_PATH.
+// VSCODE_TEST_TIMEOUT_SEC (overall, default 900), VSCODE_TEST_GREP, VSCODE_EXECUTABLE_PATH.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,12 +49,12 @@ for (let i = 0; i < argv.length; i++) {
   if (!m) { usage(`unexpected argument ${argv[i]}`); }
   const [, k, v] = m;
   if (['keep', 'verbose', 'no-install', 'update-docs', 'help'].includes(k)) args[k] = true;
-  else if (['grep', 'timeout', 'vscode-executable'].includes(k)) args[k] = v ?? argv[++i];
+  else if (['grep', 'timeout', 'vscode-executable', 'vsix'].includes(k)) args[k] = v ?? argv[++i];
   else usage(`unknown option --${k}`);
 }
 function usage(msg) {
   if (msg) console.error(`run.mjs: ${msg}`);
-  console.error('usage: node test/vscode/run.mjs [--grep RE] [--timeout SEC] [--keep] [--verbose] [--no-install] [--update-docs] [--vscode-executable PATH]');
+  console.error('usage: node test/vscode/run.mjs [--grep RE] [--timeout SEC] [--keep] [--verbose] [--no-install] [--update-docs] [--vscode-executable PATH] [--vsix FILE]');
   process.exit(msg ? 2 : 0);
 }
 if (args.help) usage();
@@ -72,9 +73,15 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const INSTALLER = path.join(ROOT, 'test/vscode/install.sh');
 const SUITE = path.join(ROOT, 'test/vscode/suite/index.js');
 const ART = path.join(ROOT, 'test-artifacts/vscode');
-const TIMEOUT_MS = Number(args.timeout || process.env.VSCODE_TEST_TIMEOUT_SEC || 300) * 1000;
+const TIMEOUT_MS = Number(args.timeout || process.env.VSCODE_TEST_TIMEOUT_SEC || 900) * 1000;
 const STARTUP_MS = 150_000; // code-server up + workbench + extension host + suite started
 const GREP = args.grep || process.env.VSCODE_TEST_GREP || '';
+// --vsix FILE: rawr is not loaded from this repository but installed from the packaged .vsix with
+// code-server's `--install-extension` into the run's extensions dir, and only test/vscode/suite-vsix/ runs
+// (the repository suites expect the development copy). The extension host still needs a development
+// extension to run tests in: an empty stub stands in for it.
+const VSIX = args.vsix ? path.resolve(args.vsix) : undefined;
+const VSIX_ENV = VSIX ? { VSCODE_TEST_SUITE_DIR: path.join(ROOT, 'test/vscode/suite-vsix'), VSCODE_TEST_VSIX: VSIX } : {};
 // --update-docs: the end-to-end test also copies its screenshots over the README's (docs/images/);
 // without it a test run leaves the working tree as it found it.
 const DOCS_ENV = args['update-docs'] ? { RAWR_UPDATE_DOCS_IMAGES: '1' } : {};
@@ -276,6 +283,17 @@ async function runCodeServer() {
   }
   resetArtifacts();
   const dirs = makeTempRoot();
+  let devPath = ROOT;
+  if (VSIX) {
+    if (!fs.existsSync(VSIX)) { console.error(`run.mjs: ${VSIX} does not exist: run \`npm run package\` first.`); process.exit(2); }
+    const r = cp.spawnSync(CS_NODE, [CS_ENTRY, '--install-extension', VSIX, '--extensions-dir', dirs.exts, '--user-data-dir', dirs.ud], { encoding: 'utf8', env: { ...process.env, ...isolatedEnv(dirs) } });
+    fs.writeFileSync(path.join(ART, 'install-extension.log'), `${r.stdout}\n${r.stderr}`);
+    if (r.status !== 0) { console.error(`run.mjs: --install-extension failed (exit ${r.status}):\n${r.stdout}${r.stderr}`); process.exit(2); }
+    log(`installed ${path.relative(ROOT, VSIX)}: ${(r.stdout.trim().split('\n').pop() || '').trim()}`);
+    devPath = path.join(dirs.root, 'test-host');
+    fs.mkdirSync(devPath, { recursive: true });
+    fs.writeFileSync(path.join(devPath, 'package.json'), JSON.stringify({ name: 'rawr-vsix-test-host', publisher: 'rawr-test', version: '0.0.0', engines: { vscode: '*' } }));
+  }
   const RESULTS = path.join(ART, 'results.json');
   const csLog = fs.createWriteStream(path.join(ART, 'code-server.log'));
   const consoleLines = [];
@@ -363,7 +381,7 @@ async function runCodeServer() {
           ...isolatedEnv(dirs),
           PATH: path.dirname(CS_NODE) + path.delimiter + process.env.PATH,
           VSCODE_TEST_RESULTS: RESULTS, VSCODE_TEST_BRIDGE: bridgeUrl, VSCODE_TEST_WORKSPACE: dirs.ws,
-          VSCODE_TEST_MOCHA: MOCHA_DIR, VSCODE_TEST_ARTIFACTS: ART, VSCODE_TEST_GREP: GREP, ...DOCS_ENV,
+          VSCODE_TEST_MOCHA: MOCHA_DIR, VSCODE_TEST_ARTIFACTS: ART, VSCODE_TEST_GREP: GREP, ...DOCS_ENV, ...VSIX_ENV,
         },
       });
       let buf = '';
@@ -404,7 +422,7 @@ async function runCodeServer() {
 
     const host = `127.0.0.1:${port}`;
     const payload = JSON.stringify([
-      ['extensionDevelopmentPath', `vscode-remote://${host}${ROOT}`],
+      ['extensionDevelopmentPath', `vscode-remote://${host}${devPath}`],
       ['extensionTestsPath', `vscode-remote://${host}${SUITE}`],
     ]);
     log('opening the workbench in headless Chromium');

@@ -7,7 +7,9 @@
 import type { ThreadMessage } from '../thread/thread';
 import { quoteTurnText } from './quote';
 
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} characters omitted]` : s);
+import { clip as clipText } from './clip';
+
+const clip = (s: string, n: number) => clipText(s, n, { marker: (omitted) => `… [${omitted} characters omitted]` });
 
 export function renderTranscript(thread: readonly ThreadMessage[], budgetChars: number): string {
   const lines = thread.map((m) => {
@@ -35,4 +37,9 @@ export function renderTranscript(thread: readonly ThreadMessage[], budgetChars: 
 /** The whole summary request: the compaction prompt, then the quoted transcript in <transcript> tags. */
 export function summaryRequest(summaryPrompt: string, thread: readonly ThreadMessage[], budgetChars: number): string {
   return `${summaryPrompt}\n\n<transcript>\n${renderTranscript(thread, budgetChars)}\n</transcript>`;
+}
+
+/** The one user message of the summary call: the request sized to the model's window (~3 characters a token, room left for the answer). */
+export function summaryRequestText(summaryPrompt: string, thread: readonly ThreadMessage[], maxInputTokens: number): string {
+  return summaryRequest(summaryPrompt, thread, Math.max(4_000, (maxInputTokens - 2_000) * 3));
 }

@@ -44,6 +44,20 @@ function numbered(lines: string[], from: number): string {
   return lines.map((l, i) => `${String(from + i).padStart(width)}| ${l}`).join('\n');
 }
 
+/**
+ * A location reference as 0-based first/last line: a vscode.Location, or the `{uri, range}` shape with a
+ * Range or an editor range (`startLineNumber`, 1-based) that some attachment kinds arrive as.
+ */
+function asLocation(v: unknown): { uri: vscode.Uri; start: number; end: number } | undefined {
+  if (!v || typeof v !== 'object' || v instanceof vscode.Uri) return undefined;
+  const o = v as { uri?: unknown; range?: Record<string, unknown> };
+  if (!(o.uri instanceof vscode.Uri) || !o.range || typeof o.range !== 'object') return undefined;
+  const r = o.range as { start?: { line?: unknown }; end?: { line?: unknown }; startLineNumber?: unknown; endLineNumber?: unknown };
+  if (typeof r.start?.line === 'number' && typeof r.end?.line === 'number') return { uri: o.uri, start: r.start.line, end: r.end.line };
+  if (typeof r.startLineNumber === 'number' && typeof r.endLineNumber === 'number') return { uri: o.uri, start: r.startLineNumber - 1, end: r.endLineNumber - 1 };
+  return undefined;
+}
+
 /** The reference's display name (a newer API field, absent from the typings rawr builds against). */
 const refName = (ref: vscode.ChatPromptReference): string | undefined => {
   const n = (ref as { name?: unknown }).name;
@@ -58,12 +72,14 @@ async function pieceOf(ref: vscode.ChatPromptReference): Promise<Piece | string>
     const lines = (await fileText(v)).split(/\r?\n/);
     return { label: `File \`${rel}\` (lines 1–${lines.length})`, body: numbered(lines, 1), lang: langOf(rel) };
   }
-  if (v instanceof vscode.Location) {
-    const rel = vscode.workspace.asRelativePath(v.uri);
-    const all = (await fileText(v.uri)).split(/\r?\n/);
-    const start = v.range.start.line;
-    const end = Math.min(v.range.end.line, all.length - 1);
-    const what = name && !/^(selection|file)/i.test(name) && !name.includes('/') ? `Symbol \`${name}\` in` : 'Selection of';
+  const loc = asLocation(v);
+  if (loc) {
+    const rel = vscode.workspace.asRelativePath(loc.uri);
+    const all = (await fileText(loc.uri)).split(/\r?\n/);
+    const start = Math.min(loc.start, all.length - 1);
+    const end = Math.max(start, Math.min(loc.end, all.length - 1));
+    // A symbol reference is named by its identifier; a selection by its file (and lines).
+    const what = name && /^[A-Za-z_$][\w$.]*$/.test(name) && !/\.[a-z0-9]{1,5}$/i.test(name) ? `Symbol \`${name}\` in` : 'Selection of';
     return { label: `${what} \`${rel}\` (lines ${start + 1}–${end + 1})`, body: numbered(all.slice(start, end + 1), start + 1), lang: langOf(rel) };
   }
   if (typeof v === 'string') return { label: `${name ? `\`${name}\`` : 'Text'}${ref.modelDescription ? ` — ${ref.modelDescription}` : ''}`, body: v, lang: '' };

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { ThreadMessage } from '../../core/thread/thread';
-import { renderTranscript, summaryRequest } from '../../core/text/transcript';
+import { renderTranscript, summaryRequestText } from '../../core/text/transcript';
 
 export { renderTranscript };
 
@@ -15,8 +15,7 @@ export async function summarise(
   summaryPrompt: string,
   token: vscode.CancellationToken,
 ): Promise<string> {
-  const budget = Math.max(4_000, (model.maxInputTokens - 2_000) * 3); // ~3 chars a token, leaving room for the answer
-  const request = summaryRequest(summaryPrompt, thread, budget);
+  const request = summaryRequestText(summaryPrompt, thread, model.maxInputTokens);
   const response = await model.sendRequest([vscode.LanguageModelChatMessage.User(request)], { justification: 'rawr compacts this thread at a phase boundary' }, token);
   let text = '';
   for await (const chunk of response.text) text += chunk;

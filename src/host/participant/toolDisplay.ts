@@ -70,15 +70,40 @@ export function isSkippedResult(output: string): boolean {
   return /^The user chose to skip the tool call/.test(output.trim());
 }
 
+/**
+ * What the chat shows for a plan update: the whole checklist when the plan is new, its steps changed or a
+ * step was completed; a one-line "now working on" when only the step in progress moved (keeps long
+ * sessions readable). `previous` is the plan before this update (undefined: none yet).
+ */
+export function planUpdate(steps: readonly PlanStep[], previous: readonly PlanStep[] | undefined): string {
+  const sameSteps = !!previous && previous.length === steps.length && previous.every((p, i) => p.text === steps[i]!.text);
+  const completedMore = sameSteps && steps.filter((s) => s.status === 'completed').length > previous!.filter((s) => s.status === 'completed').length;
+  if (!sameSteps || completedMore) return planChecklist(steps);
+  const k = steps.findIndex((s) => s.status === 'in_progress');
+  if (k < 0) return planChecklist(steps);
+  return `\n\n▶ Plan step ${k + 1}/${steps.length}: ${escapeStep(steps[k]!.text)}\n\n`;
+}
+
+const escapeStep = (t: string) => t.replace(/[\\`*_[\]<>#|~]/g, '\\$&').replace(/\s+/g, ' ');
+
 /** The plan as a checklist (one line per step). */
 export function planChecklist(steps: readonly PlanStep[]): string {
   const done = steps.filter((s) => s.status === 'completed').length;
   const mark = (s: PlanStep) => (s.status === 'completed' ? '☑' : s.status === 'in_progress' ? '▶' : '☐');
-  // Escape Markdown in the model's step text so it cannot restructure the list.
-  const esc = (t: string) => t.replace(/[\\`*_[\]<>#|]/g, '\\$&').replace(/\s+/g, ' ');
-  return `\n\n**Plan** (${done}/${steps.length} done)\n\n${steps.map((s) => `- ${mark(s)} ${s.status === 'completed' ? `~~${esc(s.text)}~~` : esc(s.text)}`).join('\n')}\n\n`;
+  // Markdown in the model's step text is escaped so it cannot restructure the list.
+  return `\n\n**Plan** (${done}/${steps.length} done)\n\n${steps.map((s) => `- ${mark(s)} ${s.status === 'completed' ? `~~${escapeStep(s.text)}~~` : escapeStep(s.text)}`).join('\n')}\n\n`;
 }
 
 /** What the model gets when the person chose Skip on a confirmation (VS Code reports it as a cancellation). */
 export const DECLINED_RESULT =
   'The user declined this tool call (they chose Skip in the confirmation). It did not run. Do not repeat it unchanged: continue without it, or explain what you need and why.';
+
+/** The last plan shown per thread (keyed by its session object), so each update shows what changed. */
+const shownPlans = new WeakMap<object, readonly PlanStep[]>();
+
+/** planUpdate against the plan last shown for `thread`, remembering this one. */
+export function showPlan(thread: object, steps: readonly PlanStep[]): string {
+  const text = planUpdate(steps, shownPlans.get(thread));
+  shownPlans.set(thread, steps);
+  return text;
+}

@@ -15,7 +15,7 @@ import type { Session } from './session';
 import { PLAN_TOOL, SCRATCH_TOOL, parsePlan, writeScratch } from '../tools/rawrTools';
 import { agentTools } from './agentTools';
 import { instructionsMessage } from './agentPrompt';
-import { DECLINED_RESULT, isSkippedResult, planChecklist, toolLine } from './toolDisplay';
+import { DECLINED_RESULT, isSkippedResult, showPlan, toolLine } from './toolDisplay';
 
 /** Safety net against a model that never stops calling tools. */
 const MAX_MODEL_CALLS = 60;
@@ -124,7 +124,8 @@ export class Turn implements AgentPort {
         await this.feed({ type: 'plan', at: this.now(), steps: plan.steps });
         const done = plan.steps.filter((s) => s.status === 'completed').length;
         output = `Plan recorded (${done}/${plan.steps.length} steps completed).`;
-        this.stream.markdown(planChecklist(plan.steps));
+        this.stream.progress(`Plan: ${done}/${plan.steps.length} steps completed`); // a step of the response (VS Code folds finished steps)
+        this.stream.markdown(showPlan(this.session, plan.steps));
       } else if (call.name === SCRATCH_TOOL) {
         const r = await writeScratch(this.deps.workspace(), this.session.agentName, call.input);
         if (!r.ok) throw new Error(r.error);
@@ -177,9 +178,18 @@ export class Turn implements AgentPort {
     this.stream.markdown(lines.join('\n'));
   }
 
+  /** /undo: the thread as it was before the last compaction, counted again (status bar and arbiter). */
   async undo(): Promise<void> {
+    const last = (await this.deps.core.snapshot(this.session.threadId)).compactions.at(-1);
     const seq = await this.session.undo();
-    this.stream.markdown(seq ? `Restored the thread as it was before compaction \`${seq}\` (${this.session.messages.length} messages).` : 'Nothing to undo: this thread has not been compacted.');
+    if (!seq || !last) {
+      this.stream.markdown('Nothing to undo: this thread has not been compacted.');
+      return;
+    }
+    const view = await this.session.syncTokens(this.model, this.token, this.tools());
+    const left = view.percentRemaining === null ? '' : `, ${view.percentRemaining.toFixed(1)}% of the context left`;
+    this.stream.markdown(`Undid the last compaction (${kTokens(last.tokensBefore)} → ${kTokens(last.tokensAfter)} tokens): the thread is back as it was before it — ${this.session.messages.length} messages${left}.`);
   }
-
 }
+
+const kTokens = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));

@@ -22,6 +22,7 @@ const fs = require('fs');
 const cp = require('child_process');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
+const { copyToDocs } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const coding = require(path.join(repo, 'out/test/support/codingScript.js'));
@@ -43,10 +44,8 @@ const SEL = {
   pendingTitle: '.chat-confirmation-widget-container:has(.chat-confirmation-widget-buttons .monaco-button) .chat-confirmation-widget-title .chat-title',
   confirmButtons: '.chat-confirmation-widget-buttons .monaco-button',
   skip: '.chat-confirmation-widget-buttons .monaco-button:text-is("Skip") >> visible=true',
-  // The primary button is "Allow in this Session" (it would approve every later call of the tool): a single
-  // call is approved with "Allow Once" from its dropdown.
-  allowDropdown: '.chat-confirmation-widget-container .chat-confirmation-widget-buttons .monaco-dropdown-button >> visible=true',
-  allowOnce: ':text-is("Allow Once") >> visible=true',
+  // The primary button: approves this call and every later call of the same tool in this chat.
+  allow: '.chat-confirmation-widget-buttons .monaco-button:has-text("Allow in this Session") >> visible=true',
   scrollDown: '.interactive-session .chat-scroll-down',
 };
 
@@ -91,6 +90,8 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
   const heads = []; // HEAD commits the git extension API reported, in order
   const subs = [];
   const confirmations = []; // { title, message, answer }
+  let shotTaken;
+  const handoffShot = new Promise((r) => (shotTaken = r));
 
   afterEach(async function () {
     if (this.currentTest && this.currentTest.state === 'failed' && process.env.VSCODE_TEST_BRIDGE) {
@@ -113,7 +114,8 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
       const c = gitRepo.state.HEAD && gitRepo.state.HEAD.commit;
       if (c && heads.at(-1) !== c) heads.push(c);
     }));
-    session = coding.codingSessionScript();
+    // The first answer after the handoff waits (at most 30 s) until the compaction has been photographed.
+    session = coding.codingSessionScript({ afterHandoff: () => Promise.race([handoffShot, sleep(30000)]) });
     server = await startScriptedModel(session.script);
     const cfg = vscode.workspace.getConfiguration('rawr');
     await cfg.update('openai.baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
@@ -129,9 +131,10 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     await cfg.update('openai.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
     await cfg.update('openai.models', undefined, vscode.ConfigurationTarget.Workspace);
     await vscode.workspace.getConfiguration('chat').update('agent.collapseCompletedResponses', undefined, vscode.ConfigurationTarget.Workspace);
+    if (shotTaken) shotTaken();
     if (server) await server.close();
     info().codingScreenshots = shots;
-    info().codingConfirmations = confirmations.map((c) => `${c.answer}: ${c.title}${c.dropdownError ? ` (${c.dropdownError.slice(0, 120)})` : ''}`);
+    info().codingConfirmations = confirmations.map((c) => `${c.answer}: ${c.title}`);
   });
 
   it('VS Code 1.139 offers rawr\'s tools and its own; none of its own reads or writes files', async () => {
@@ -156,7 +159,7 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
   });
 
   it('read tools answer bad input with a clear error, in bounded time, and write nothing', async () => {
-    const invoke = (name, input) => vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+    const invoke = (name, input) => Promise.resolve(vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }));
     const text = (r) => r.content.map((p) => p.value || '').join('');
     assert.match(text(await invoke('rawr_read_file', { path: SPEC })), /attached-spec-marker-7f3a/);
     assert.match(text(await invoke('rawr_read_file', { path: coding.NOTES_FILE, startLine: 3, endLine: 4 })), /lines 3-4 of \d+/);
@@ -180,10 +183,11 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     const headBefore = git('rev-parse', 'HEAD');
     await bridge('press', { key: 'Control+Alt+KeyI' });
     await vscode.commands.executeCommand('workbench.action.chat.newChat').then(undefined, () => undefined);
-    // Pick the model and attach the spec, as the paperclip would; then type the request like a person.
+    // Pick the model and attach the spec and a selection of the notes, as the paperclip would (the internal
+    // command takes the workbench's own range shape, 1-based); then type the request like a person.
     await vscode.commands.executeCommand('workbench.action.chat.open', {
       modelSelector: { vendor: 'rawr-openai', id: MODEL.id },
-      attachFiles: [vscode.Uri.file(path.join(wsPath(), SPEC))],
+      attachFiles: [vscode.Uri.file(path.join(wsPath(), SPEC)), { uri: vscode.Uri.file(path.join(wsPath(), coding.NOTES_FILE)), range: { startLineNumber: 3, startColumn: 1, endLineNumber: 5, endColumn: 1 } }],
       query: '',
       isPartialQuery: true,
     });
@@ -191,12 +195,21 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     await shot('attached');
     await sendInChat(PROMPT);
 
-    // Answer every confirmation as it appears: Allow, except the `git clean` (Skip).
+    // Answer every confirmation as it appears, as a person would: "Allow in this Session", except the `git clean` (Skip).
     const deadline = Date.now() + 200000;
+    let compactionShot = false;
     for (;;) {
       assert.ok(Date.now() < deadline, `the session did not end; confirmations so far: ${confirmations.map((c) => c.title).join(' | ')}; last response: ${(await lastResponse()).slice(-1500)}`);
       const last = await lastResponse();
       if (/All done: both phases are committed/.test(last)) break;
+      if (!compactionShot && /Continue from here\./.test(last)) {
+        // The commit-triggered compaction, for the README (copied with --update-docs).
+        compactionShot = true;
+        await bridge('click', { selector: SEL.scrollDown }).catch(() => undefined);
+        await sleep(600);
+        copyToDocs(await shot('commit-compaction'), 'commit-compaction.png');
+        shotTaken();
+      }
       const pending = await bridge('text', { selector: SEL.pending });
       if (!pending.length) {
         await sleep(400);
@@ -209,23 +222,12 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
       // Still the one answered last (a click that did not land): answer it again, do not count it twice.
       const prev = confirmations.at(-1);
       const again = prev && !prev.done && prev.message === whole;
-      const c = again ? prev : { title: title.trim(), message: whole, answer: skip ? 'Skip' : 'Allow Once', tries: 0 };
+      const c = again ? prev : { title: title.trim(), message: whole, answer: skip ? 'Skip' : 'Allow in this Session', tries: 0 };
       c.tries++;
       assert.ok(c.tries <= 4, `the confirmation "${c.title}" could not be answered`);
       if (!again) confirmations.push(c);
-      if ((confirmations.length <= 2 || skip) && c.tries === 1) await shot(`confirm-${confirmations.length}`);
-      if (skip) await bridge('click', { selector: SEL.skip });
-      else {
-        await bridge('click', { selector: SEL.allowDropdown }).catch((e) => (c.dropdownError = e.message));
-        const menu = !c.dropdownError && await poll(async () => (await bridge('text', { selector: SEL.allowOnce })).length > 0, 3000, '"Allow Once" in the dropdown').catch(() => false);
-        if (menu) await bridge('click', { selector: SEL.allowOnce });
-        else {
-          // The dropdown did not open as expected: approve this one call with VS Code's own command.
-          if (!c.dropdownError) await bridge('press', { key: 'Escape' });
-          await vscode.commands.executeCommand('workbench.action.chat.acceptTool');
-          c.answer = 'acceptTool command';
-        }
-      }
+      if (c.tries === 1) await shot(`confirm-${confirmations.length}`);
+      await bridge('click', { selector: skip ? SEL.skip : SEL.allow });
       // The widget gives up its buttons once answered.
       c.done = await poll(async () => (await bridge('text', { selector: SEL.pending })).length === 0 || /All done/.test(await lastResponse()), 6000, 'the answer').catch(() => false);
     }
@@ -240,13 +242,16 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     const find = (re) => confirmations.find((c) => re.test(c.message));
     assert.ok(find(/src\/limiter\.js/) && find(/class TokenBucket/), `the create confirmation previews the file: ${JSON.stringify(confirmations.map((c) => c.message.slice(0, 200)))}`);
     assert.ok(find(new RegExp(coding.TEST_COMMAND.replace(/[.]/g, '\\.'))), 'the test command was shown before it ran');
-    assert.ok(find(/git commit -m/), 'the commit was shown before it ran');
+    assert.ok(find(/git clean -fdX/), 'the skipped command was shown');
     assert.ok(find(/Too Many Requests/), 'the edit confirmation shows the new text');
-    assert.deepStrictEqual(confirmations.filter((c) => c.answer === 'Skip').length, 1);
-    // Approved one at a time: every write and command asked (2 creates, 2 edits, 5 commands).
-    assert.strictEqual(confirmations.length, 9, `confirmations: ${confirmations.map((c) => `${c.answer}: ${c.title}`).join(' | ')}`);
-    assert.ok(confirmations.some((c) => c.title === 'Run this command?') && confirmations.some((c) => /^Edit src\/limiter\.js\?$/.test(c.title)), confirmations.map((c) => c.title).join(' | '));
-
+    // Each tool asked on its first call (creating, running, editing); "Allow in this Session" covered the
+    // later calls of the same tool. The skipped command asked, and so did the next command.
+    assert.deepStrictEqual(confirmations.map((c) => `${c.answer}: ${c.title}`), [
+      'Allow in this Session: Create src/limiter.js?',
+      'Skip: Run this command?',
+      'Allow in this Session: Run this command?',
+      'Allow in this Session: Edit src/limiter.js?',
+    ]);
     // The skipped command: the model was told, and went on.
     assert.strictEqual(session.log.declined.length, 1, 'the model got the Skip as a tool result');
     assert.match(session.log.declined[0], /The user declined this tool call/);
@@ -270,7 +275,7 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     assert.ok(hu >= 0, 'a heads-up in the chat');
     const headsUp = text.slice(hu, hu + 600);
     assert.ok(headsUp.includes(first.slice(0, 7)), `the heads-up names commit ${first.slice(0, 7)}: ${headsUp}`);
-    for (const [what, re] of [['the packet', /What just completed/], ['the compaction', /Context compacted — /], ['the handoff', /rawr handoff → agent/], ['phase 2', /Edited src\/limiter\.js/]]) {
+    for (const [what, re] of /** @type {Array<[string, RegExp]>} */ ([['the packet', /What just completed/], ['the compaction', /Context compacted — /], ['the handoff', /rawr handoff → agent/], ['phase 2', /Edited src\/limiter\.js/]])) {
       assert.ok(re.test(text.slice(hu)), `${what} after the heads-up`);
     }
     info().codingHeadsUp = headsUp.split('\n').slice(0, 3).join(' ');
@@ -279,10 +284,14 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     assert.ok(session.log.prompt && session.log.prompt.includes('[rawr] Attached by the user:'), `the prompt as the model saw it: ${session.log.prompt}`);
     assert.ok(session.log.prompt.includes(`File \`${SPEC}\``) && session.log.prompt.includes('attached-spec-marker-7f3a'), session.log.prompt);
     assert.match(text, /📎 File docs\/limiter-spec\.md/);
+    info().codingPromptAsSeen = session.log.prompt.slice(0, 1500);
+    // …and the selection, with its file and line range (lines 3–5 of the notes).
+    assert.ok(session.log.prompt.includes(`Selection of \`${coding.NOTES_FILE}\` (lines 3–5)`), session.log.prompt.slice(0, 2000));
+    assert.ok(session.log.prompt.includes(`3| ${coding.NOTES_MARKER}`) || session.log.prompt.includes('## Note 1'), 'the selected lines themselves');
 
     // What the person saw: one line per tool call, the plan as a checklist; not the notes the agent read.
     // (inline code renders without its backticks)
-    for (const line of ['✓ Created src/limiter.js', `✓ Ran ${coding.TEST_COMMAND} — exit 0`, '✓ Edited test/limiter.test.js', `✓ Read ${coding.NOTES_FILE}`, 'Plan (1/2 done)']) {
+    for (const line of ['✓ Created src/limiter.js', `✓ Ran ${coding.TEST_COMMAND} — exit 0`, '✓ Edited test/limiter.test.js', `✓ Read ${coding.NOTES_FILE}`, 'Plan (0/2 done)', 'Plan (1/2 done)', 'Plan (2/2 done)']) {
       assert.ok(text.includes(line), `"${line}" in the rendered chat`);
     }
     assert.ok(!text.includes(coding.NOTES_MARKER), 'the notes file the agent read is not rendered');
