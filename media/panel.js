@@ -415,7 +415,7 @@
       mark.style.left = `${100 - t.below}%`;
       bar.appendChild(mark);
     }
-    const pct = g.percentRemaining === null ? 'Context use not known yet' : `${Math.floor(g.percentRemaining)}% remaining`;
+    const pct = g.percentRemaining === null ? 'Context use not known yet' : `${Math.floor(g.percentRemaining)}% left`;
     return [el('p', { class: 'gauge-text' }, el('strong', { 'data-testid': 'follow-percent' }, pct), ` · ${tokens(g.usedTokens)} / ${tokens(v.window.tokens)} tokens · `, el('span', { class: `tier-badge tier-${g.tier || 'none'}` }, g.tier ? `tier ${g.tier}` : 'no tier')), bar];
   }
   function followList(title, items, render) {

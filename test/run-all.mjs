@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every tier in order — lint, unit + property (mocha), then the real-VS-Code suites when the
+// `npm test`: every tier in order — lint, unit + property + fuzz (mocha; test/.mocharc.json), then the real-VS-Code suites when the
 // harness is installed — printing how long each tier took. Fails if any tier fails.
 // A failed tier's failures are printed again at the very end: CI logs are often read from the tail,
 // and the VS Code tier's long log would otherwise bury what the unit tier reported.
@@ -19,7 +19,7 @@ const tiers = [
   // tsc checks the plain JavaScript it does not compile: the webview script and the real-VS-Code suites.
   { name: 'types: media/panel.js', cmd: process.execPath, args: [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.checkjs.json'] },
   { name: 'types: VS Code suites', cmd: process.execPath, args: [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'test/vscode/tsconfig.json'] },
-  { name: 'unit + property', cmd: process.execPath, args: [join(root, 'node_modules/mocha/bin/mocha.js'), '--config', 'test/.mocharc.json'] },
+  { name: 'unit + property + fuzz', cmd: process.execPath, args: [join(root, 'node_modules/mocha/bin/mocha.js'), '--config', 'test/.mocharc.json'] },
 ];
 // The real agent CLIs (Claude Code, Codex; installed by test/agents/install.sh into .claude-test/ and
 // .codex-test/) with rawr's hooks, against the project's scripted model servers. A missing install

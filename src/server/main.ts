@@ -14,8 +14,7 @@ import * as lsp from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { z } from 'zod';
 import { CORE_METHODS } from '../host/core/coreApi';
-import { dirReader } from '../core/prompts/fs';
-import { loadPromptSet } from '../core/prompts/promptSet';
+import { loadPromptDirs } from '../core/prompts/fs';
 import { CoreService } from '../core/service/coreService';
 import { describeZodError, InitOptionsSchema, PARAMS, type InitOptions } from './params';
 import { PROMPT_FILE_NAME, promptCompletions, promptDiagnostics, promptHover } from './promptLanguage';
@@ -43,7 +42,7 @@ const fileNameOf = (uri: string): string => {
   }
 };
 
-connection.onInitialize((params: { initializationOptions?: unknown }) => {
+connection.onInitialize(async (params: { initializationOptions?: unknown }) => {
   const parsed = InitOptionsSchema.safeParse(params.initializationOptions);
   if (!parsed.success) {
     // Without a log folder there is no arbiter; say why instead of failing later on every request.
@@ -52,7 +51,7 @@ connection.onInitialize((params: { initializationOptions?: unknown }) => {
   options = parsed.data;
   // After a restart the client passes the configuration it last set; on the first start, the files
   // (their problems are the extension's to report, and the editor shows them as diagnostics).
-  core = new CoreService(options.logDir, options.config ?? loadPromptSet(options.promptDirs.map(dirReader)));
+  core = new CoreService(options.logDir, options.config ?? (await loadPromptDirs(options.promptDirs)));
   return {
     capabilities: {
       textDocumentSync: lsp.TextDocumentSyncKind.Incremental,

@@ -14,7 +14,6 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import * as lc from 'vscode-languageclient/node';
-import { dirReader } from '../../core/prompts/fs';
 import { loadPromptSet, type PromptSet } from '../../core/prompts/promptSet';
 import type { CoreParams } from '../../server/params';
 import { CORE_METHODS, type CoreApi } from './coreApi';
@@ -124,7 +123,9 @@ export async function startCore(
   const inProcess = (why: string): CoreApi => {
     if (!local) {
       log.error(`rawr core process unavailable (${why}); running the arbiter in-process on the same logs`);
-      local = localCore(opts.logDir, lastConfig ?? loadPromptSet(opts.promptDirs.map(dirReader)));
+      // Before the first configure() (which activation sends right after starting the core) the built-in
+      // texts serve: the extension host reads no prompt file synchronously.
+      local = localCore(opts.logDir, lastConfig ?? loadPromptSet([]));
     }
     return local;
   };
