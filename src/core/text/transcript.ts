@@ -6,8 +6,9 @@
  */
 import type { ThreadMessage } from '../thread/thread';
 import { quoteTurnText } from './quote';
+import { clip as clipText } from './clip';
 
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} characters omitted]` : s);
+const clip = (s: string, n: number) => clipText(s, n, { marker: (omitted) => `… [${omitted} characters omitted]` });
 
 export function renderTranscript(thread: readonly ThreadMessage[], budgetChars: number): string {
   const lines = thread.map((m) => {
