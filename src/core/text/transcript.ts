@@ -6,7 +6,6 @@
  */
 import type { ThreadMessage } from '../thread/thread';
 import { quoteTurnText } from './quote';
-
 import { clip as clipText } from './clip';
 
 const clip = (s: string, n: number) => clipText(s, n, { marker: (omitted) => `… [${omitted} characters omitted]` });

@@ -11,6 +11,7 @@ import type { Trail } from '../../engine/types';
 import type { PlanState } from '../../signals/plan';
 import { handoffText } from '../../sequence/texts';
 import type { Snapshot } from './snapshot';
+import { clip as clipText } from '../../text/clip';
 
 /** Claude Code shortens hook context above ~10,000 characters; stay under it (Codex too). */
 export const MAX_INJECTION_CHARS = 9500;
@@ -21,10 +22,8 @@ const LEVELS = [
   { request: 120, files: 8, changed: 5, todo: 80 },
 ];
 
-const clip = (s: string, n: number) => {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length <= n ? t : `${t.slice(0, n - 1)}…`;
-};
+/** One line of at most n characters. */
+const clip = (s: string, n: number) => clipText(s.replace(/\s+/g, ' ').trim(), n, { total: true });
 
 /** The snapshot as the handoff's "packet": plain Markdown, bounded per level. */
 export function snapshotPacket(s: Snapshot, snapshotFile: string, level = LEVELS[0]!): string {

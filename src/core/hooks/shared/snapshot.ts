@@ -26,6 +26,7 @@ import { z } from 'zod';
 import type { TranscriptFacts } from './facts';
 import { SafeReadError, safeReadText, safeReadTextIfExists } from '../../io/safeRead';
 import { regularFileSize } from './readFrom';
+import { clip as clipText } from '../../text/clip';
 
 export const SNAPSHOT_VERSION = 1;
 export const LIMITS = { userRequests: 5, requestChars: 2000, files: 50, todos: 50, gitChanged: 50, objectiveChars: 300 };
@@ -142,8 +143,7 @@ export function parseSnapshot(text: string): { ok: true; snapshot: Snapshot } | 
 // ---------------------------------------------------------------- parts
 
 function clip(s: string, n: number): string {
-  const t = s.trim();
-  return t.length <= n ? t : `${t.slice(0, n - 1)}…`;
+  return clipText(s.trim(), n, { total: true });
 }
 
 export function relativeIfInside(root: string, p: string): string {
