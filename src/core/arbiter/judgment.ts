@@ -62,6 +62,11 @@ export function parseJudgment(text: string): { ok: true; value: Judgment } | { o
  * Early") waits for a completed plan step or an agent-done signal.
  */
 export function fallbackJudgment(d: Decision, why: string): Judgment {
+  // The phase forecast already weighed the room against the next phase: keeping the context together
+  // here means an emergency compaction mid-phase later.
+  if (d.forecast?.verdict === 'compact') {
+    return { should_compact: true, reason: `fallback (${why}): the next phase (≈ ${Math.round(d.forecast.nextPhaseTokens / 1000)}k tokens) does not fit in the ${Math.round(d.forecast.roomTokens / 1000)}k left before emergency` };
+  }
   const kinds = new Set(d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => b.kind));
   if (d.tier === 'early' && !kinds.has('plan_checkpoint') && !kinds.has('agent_done')) {
     return { should_compact: false, reason: `fallback (${why}): early tier and no completed plan step or done signal — keeping context together` };

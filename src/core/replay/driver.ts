@@ -57,6 +57,8 @@ export interface ReplayDecision {
   point: string;
   code: string;
   contextTokens: number;
+  /** The phase forecast at this point (README, "Forecasting the next phase"), when it was computed. */
+  forecast?: { nextPhaseTokens: number; roomTokens: number; verdict: string; drove: boolean };
 }
 
 export interface ReplaySummary {
@@ -66,7 +68,8 @@ export interface ReplaySummary {
   window: number;
   postTokens: number;
   evaluationPoints: number;
-  compactions: Array<{ line: number; tier: string | null; percentRemaining: number | null; boundaries: string[]; code: string }>;
+  /** `forecast`: the phase forecast drove this compaction (README, "Forecasting the next phase"). */
+  compactions: Array<{ line: number; tier: string | null; percentRemaining: number | null; boundaries: string[]; code: string; forecast: boolean }>;
   nativeCompactions: Array<{ line: number; trigger: string; preTokens?: number }>;
   counterfactualOverflows: number;
   overflowLines: number[];
@@ -171,7 +174,7 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
       baseOverflowing = true;
     } else baseOverflowing = false;
   };
-  const evaluate = (point: 'turn_complete' | 'tool_loop') => {
+  const evaluate = (point: 'turn_complete' | 'tool_loop', final = false) => {
     checkOverflow();
     const b = Math.max(0, recorded + sinceUsage - baseOffset);
     if (b >= baselineFraction * window) {
@@ -187,17 +190,19 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
     if (ds.length === 0) return;
     const first = ds[0]!;
     const last = ds[ds.length - 1]!;
-    // A preflight decision compacts before the next prompt, i.e. at this very point of the recording.
-    const compacted = ds.some((d) => d.action === 'compact' || d.action === 'preflight');
+    // A preflight decision compacts before the next prompt, i.e. at this very point of the recording;
+    // at the end of the recording there is no next prompt, so it never runs.
+    const compacted = ds.some((d) => d.action === 'compact' || (d.action === 'preflight' && !final));
     const action: ReplayDecision['action'] = compacted ? 'compact' : last.action === 'suggest' ? 'suggest' : 'none';
     const boundaries = first.boundaries.map((b) => `${b.kind}${b.detail ? ` ${b.detail}` : ''}`);
     decisions.push({
       type: 'decision', line, percentRemaining: first.percentRemaining, tier: first.tier, boundaries, action,
-      reason: last.action === 'preflight' ? `${last.reason} (compacts before the next prompt)` : last.reason,
+      reason: last.action === 'preflight' ? `${last.reason} (${final ? 'no next prompt in the recording: never runs' : 'compacts before the next prompt'})` : last.reason,
       point, code: last.code, contextTokens,
+      ...(last.forecast ? { forecast: { nextPhaseTokens: last.forecast.nextPhaseTokens, roomTokens: last.forecast.roomTokens, verdict: last.forecast.verdict, drove: last.forecast.drove } } : {}),
     });
     if (compacted) {
-      summary.compactions.push({ line, tier: first.tier, percentRemaining: first.percentRemaining, boundaries, code: last.code });
+      summary.compactions.push({ line, tier: first.tier, percentRemaining: first.percentRemaining, boundaries, code: last.code, forecast: ds.some((d) => d.forecast?.drove === true && d.forecast.verdict === 'compact') });
     }
   };
 
@@ -264,7 +269,7 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
   }
   if (turnOpen) {
     line = rec.lines;
-    evaluate('turn_complete');
+    evaluate('turn_complete', true);
   }
   return { decisions, summary };
 }

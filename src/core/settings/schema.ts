@@ -46,6 +46,10 @@ export const DEFAULT_SETTINGS = {
   packet_min_chars: 300,
   activity_tail_tool_calls: 6,
   min_gain_percent: 15,
+  forecast_enabled: true,
+  forecast_margin_percent: 5,
+  forecast_recent_phases: 3,
+  forecast_first_phase_percent: 30,
 };
 
 export const SettingsSchema = z
@@ -70,6 +74,10 @@ export const SettingsSchema = z
     packet_min_chars: z.number().int().min(0).max(100_000),
     activity_tail_tool_calls: z.number().int().min(0).max(100),
     min_gain_percent: percent,
+    forecast_enabled: z.boolean(),
+    forecast_margin_percent: z.number().min(0).max(200),
+    forecast_recent_phases: z.number().int().min(1).max(20),
+    forecast_first_phase_percent: percent,
   })
   .strict();
 
@@ -98,4 +106,8 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   packet_min_chars: 'An agent packet shorter than this is not accepted (Variant B is used instead).',
   activity_tail_tool_calls: 'How many of the last tool calls are appended verbatim to a watcher-authored packet.',
   min_gain_percent: 'A compaction must raise the percent remaining by at least this much; otherwise rawr says so and does not re-fire.',
+  forecast_enabled: 'Forecast the tokens the next phase will add (from this thread\'s completed phases): at a commit, plan step or PR step, compact when the room left before the emergency line is smaller than the forecast (even above the early threshold), and wait when it fits. Emergency is never affected.',
+  forecast_margin_percent: 'Safety margin on the phase forecast: compact when the room before the emergency line is below the forecast plus this percent of it.',
+  forecast_recent_phases: 'The forecast is the largest of this many most recent completed phases of the thread.',
+  forecast_first_phase_percent: 'Before the thread completed a phase and without earlier threads in the workspace log, the next phase is assumed to add this percent of the context window.',
 };
