@@ -133,9 +133,10 @@ export function forecastVerdict(i: {
   const { forecast: f, settings: s } = i;
   const close = isPhaseClose(i.boundaries);
   const room = roomBeforeEmergency(i.used, i.window, s);
-  const what = close ? 'next phase' : 'rest of this phase';
-  // At a close the whole next phase is ahead; elsewhere, only what the phase has not used yet.
+  // At a close the whole next phase is ahead (also at the end of the turn that finished the plan: the
+  // next request is the next phase); elsewhere, only what the phase has not used yet.
   const whole = close || (i.point === 'turn_complete' && f.planFinished);
+  const what = whole ? 'next phase' : 'rest of this phase';
   const ahead = whole ? f.nextPhaseTokens : f.nextPhaseTokens - f.sinceClose;
   // A phase already longer than the forecast: how much is left is unknown, the tier rules decide.
   if (ahead <= 0) return { kind: 'defer' };
