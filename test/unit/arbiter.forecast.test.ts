@@ -95,6 +95,18 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.ok(fired.effects.some((e) => e.type === 'compact'));
   });
 
+  it('the judgment request carries the forecast as context', () => {
+    let st = run(mkState({ ...settings, judgment_enabled: true }), [{ type: 'user_message', at: at(), text: 'Go.' }, { type: 'tokens', at: at(), used: 20_000, window: WINDOW }]).state;
+    st = run(st, phase(80_000, 0)).state;
+    st = run(st, phase(140_000, 1)).state;
+    const r = run(st, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]);
+    const req = r.effects.find((e) => e.type === 'request_judgment');
+    assert.ok(req && req.type === 'request_judgment');
+    assert.match(req.user, /Phase forecast/);
+    assert.match(req.user, /- next phase ≈ 60k tokens, 36k left before emergency \(estimate from the largest of this thread's recent phases \(2 completed\)\)/);
+    assert.match(req.user, /verdict: the next phase does not fit: compact at this phase close/);
+  });
+
   it('holds back a tier compaction when the next phase fits', () => {
     // Phases of 25k: at 115k used (42% left, tier early) a plan step would compact; 61k are left.
     let st = start();

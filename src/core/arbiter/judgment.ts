@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { fillTemplate, type Prompts } from '../prompts/promptSet';
+import { describeForecast } from './forecast';
 import type { Decision, Trail } from '../engine/types';
 import type { PlanState } from '../signals/plan';
 
@@ -33,12 +34,22 @@ export function buildJudgmentPrompt(
     turnId: ctx.turn,
     totalUsageTokens: ctx.tokens?.used ?? 'unknown',
     modelContextWindow: ctx.tokens?.window ?? 'unknown',
+    phaseForecast: describeDecisionForecast(d),
     lastAgentMessage: clip(ctx.trail.lastAgentMessage || '(none)', 2000),
     transcriptExcerpt: ctx.trail.excerpt.map((e) => `${e.role}: ${clip(e.text.replace(/\s+/g, ' '), 300)}`).join('\n') || '(empty)',
     planTrail,
     userRequestChain,
   });
   return { system: prompts.judgment, user };
+}
+
+/** The forecast as the judgment reads it: numbers, what they rest on, and the verdict. */
+function describeDecisionForecast(d: Decision): string {
+  const f = d.forecast;
+  if (!f) return '(none: no token count, the forecast is off, or no strong boundary here)';
+  const basis = f.basis === 'thread' ? `the largest of this thread's recent phases (${f.phases} completed)` : f.basis === 'workspace' ? 'earlier threads in this workspace (no phase completed here yet)' : 'the settings prior (no phase completed yet)';
+  const verdict = { compact: 'the next phase does not fit: compact at this phase close', fits: 'the next phase fits: a later boundary is enough', plan_done: 'the plan is finished: decide at the end of the turn', defer: 'no verdict: the tier rule decides' }[f.verdict];
+  return `- ${describeForecast(f)} (estimate from ${basis})${f.planFinished ? '\n- every step of the plan is completed' : ''}\n- verdict: ${verdict}`;
 }
 
 /** Accepts the strict JSON, tolerating only a surrounding code fence (models add them despite the rules). */
