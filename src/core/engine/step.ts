@@ -249,7 +249,7 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
   // Only on this thread's own phases: a prior is not evidence enough to move a tier compaction.
   if (close && point === 'tool_loop' && d.forecast?.verdict === 'compact' && d.forecast.basis === 'thread' && d.code !== 'emergency' && (d.action === 'compact' || d.action === 'judge')) {
     hold = { signals: st.pending.filter((b) => d.matched.includes(b.id)), matched: d.matched, forecast: d.forecast };
-    d = { ...decisionFor(input, 'none', 'forecast_held', `${describeForecast(d.forecast)}: compacting when this phase close ends`, d.matched), forecast: d.forecast };
+    d = { ...decisionFor(input, 'none', 'forecast_held', `${describeForecast(d.forecast)}: compacting when this phase close ends`, d.matched), forecast: { ...d.forecast, drove: true } };
   }
   // Edge-triggered: every boundary is looked at by exactly one evaluation point, then it is consumed.
   st = { ...st, counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold };
