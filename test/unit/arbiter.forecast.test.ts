@@ -1,7 +1,11 @@
 /** The phase forecast: phase sizes, the estimate, and what it makes the engine do at a phase close. */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { emptyForecast, forecastNext, onPhaseClose, onTokens, withPrior } from '../../src/core/arbiter/forecast';
 import type { Decision, EngineEvent, EngineState } from '../../src/core/engine/types';
+import { CoreService, workspacePhasePrior } from '../../src/core/service/coreService';
 import { mkState, run, shipped, WINDOW } from '../support/engine';
 
 let clock = 1_700_000_000_000;
@@ -140,5 +144,30 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.equal(d.code, 'forecast');
     assert.equal(d.action, 'preflight');
     assert.match(d.reason, /next phase ≈ 60k tokens, 36k left before emergency: compacting before the next request \(the plan is finished\)/);
+  });
+});
+
+describe('phase forecast: the workspace prior', () => {
+  it('a new thread starts from the phases of the last earlier thread in the workspace log', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-prior-'));
+    try {
+      const svc = new CoreService(dir, shipped);
+      const step = (ev: EngineEvent) => svc.step('first', ev);
+      step({ type: 'user_message', at: at(), text: 'Go.' });
+      step({ type: 'tokens', at: at(), used: 20_000, window: WINDOW });
+      for (const ev of phase(60_000, 0)) step(ev);
+      for (const ev of phase(90_000, 1)) step(ev);
+      assert.deepEqual(workspacePhasePrior(dir, 'second'), [40_000, 30_000]);
+      // The second thread's forecast rests on them before it completes a phase of its own.
+      const snap = svc.snapshot('second');
+      assert.deepEqual(snap.state.forecast.prior, [40_000, 30_000]);
+      assert.equal(forecastNext(snap.state.forecast, snap.state.settings, WINDOW, null).basis, 'workspace');
+      svc.dispose();
+      // A garbage log beside them changes nothing.
+      fs.writeFileSync(path.join(dir, 'junk.jsonl'), '{"kind":"decision","decision":{"forecast":{"basis":"thread","samples":"x"}}}\nnot json\n');
+      assert.deepEqual(workspacePhasePrior(dir, 'third'), [40_000, 30_000]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -116,6 +116,7 @@ export function decide(i: DecisionInput): Decision {
     roomTokens: roomBeforeEmergency(t.used, t.window, i.settings),
     basis: f.basis,
     phases: f.phases,
+    samples: f.samples,
     planFinished: f.planFinished,
     verdict: v.kind,
     drove,

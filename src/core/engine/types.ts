@@ -75,6 +75,8 @@ export interface DecisionForecast {
   basis: 'thread' | 'workspace' | 'settings';
   /** Completed phases of this thread. */
   phases: number;
+  /** The phase sizes the estimate was taken from (also the prior of later threads in the workspace). */
+  samples?: number[];
   planFinished: boolean;
   verdict: 'compact' | 'fits' | 'plan_done' | 'defer';
   /** The forecast, not the tier rule, made this decision (it compacted or held back a compaction). */
