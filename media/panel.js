@@ -170,42 +170,45 @@
 
   function gauge() {
     const g = vm.gauge;
-    const used = g.percentRemaining === null ? null : 100 - g.percentRemaining;
+    // Everything here speaks in context *remaining*, like the status bar, /status and the tier thresholds:
+    // the bar is what is left (it shrinks as the thread grows), and a tier's mark sits at its threshold.
+    const remaining = g.percentRemaining;
     const bar = el('div', {
       class: `gauge-bar tier-${g.tier || 'none'}`,
       role: 'meter',
-      'aria-label': 'Context window used',
+      'aria-label': 'Context remaining',
       'aria-valuemin': '0',
       'aria-valuemax': '100',
-      'aria-valuenow': used === null ? undefined : used.toFixed(1),
+      'aria-valuenow': remaining === null ? undefined : remaining.toFixed(1),
       'aria-valuetext': g.percentLabel ? `${g.percentLabel} remaining${g.tier ? `, tier ${g.tier}` : ''}` : 'unknown',
     });
     const fill = el('div', { class: 'gauge-fill' });
-    fill.style.width = `${used === null ? 0 : Math.max(0, Math.min(100, used))}%`;
+    fill.style.width = `${remaining === null ? 0 : Math.max(0, Math.min(100, remaining))}%`;
     bar.appendChild(fill);
     for (const t of g.thresholds) {
       const mark = el('div', { class: `gauge-mark mark-${t.tier}${g.tier === t.tier ? ' current' : ''}`, title: `${t.tier}: below ${t.below}% remaining` }, el('span', { class: 'mark-label' }, TIER_LABEL[t.tier], el('br'), `<${t.below}%`));
-      mark.style.left = `${100 - t.below}%`;
+      mark.style.left = `${t.below}%`;
       bar.appendChild(mark);
     }
-    // The phase forecast: the next phase drawn from the current use onwards (red past the emergency line).
+    // The phase forecast: what the next phase will take off the remaining bar (red past the emergency line).
     const f = g.forecast;
-    if (f && used !== null) {
+    if (f && remaining !== null) {
       const span = el('div', {
         class: `gauge-forecast${f.fits ? '' : ' no-fit'}`,
         'data-testid': 'gauge-forecast',
         title: `Next phase ≈ ${tokens(f.nextPhaseTokens)} tokens (${f.basis === 'thread' ? `largest of the recent ${f.phases} phase(s)` : f.basis === 'workspace' ? 'earlier threads' : 'settings prior'}): ${f.fits ? 'fits before the emergency line' : 'does not fit before the emergency line'}`,
       });
-      const start = Math.max(0, Math.min(100, used));
+      const end = Math.max(0, Math.min(100, remaining));
+      const start = Math.max(0, Math.min(end, 100 - f.endPercentUsed));
       span.style.left = `${start}%`;
-      span.style.width = `${Math.max(0, Math.min(100, f.endPercentUsed) - start)}%`;
+      span.style.width = `${end - start}%`;
       bar.appendChild(span);
     }
     const summary = el(
       'p',
       { class: 'gauge-text' },
-      el('strong', { id: 'gauge-percent', 'data-testid': 'gauge-percent' }, g.percentLabel ? `${g.percentLabel} remaining` : 'Context use not known yet'),
-      g.usedTokens !== null && g.window !== null ? ` · ${tokens(g.usedTokens)} / ${tokens(g.window)} tokens used` : '',
+      el('strong', { id: 'gauge-percent', 'data-testid': 'gauge-percent' }, g.percentLabel ? `${g.percentLabel} remaining` : 'Context remaining not known yet'),
+      g.usedTokens !== null && g.window !== null ? ` · ${tokens(Math.max(0, g.window - g.usedTokens))} of ${tokens(g.window)} tokens remaining` : '',
       ' · ',
       el('span', { class: `tier-badge tier-${g.tier || 'none'}` }, g.tier ? `tier ${g.tier}` : 'no tier'),
       vm.turn !== null ? ` · turn ${vm.turn}` : '',
@@ -319,7 +322,7 @@
               el('span', { class: 'badge' }, `${it.action} · ${it.code}`), ' ',
               it.forecast && it.forecast.drove ? el('span', { class: 'badge forecast', 'data-testid': 'forecast-badge', title: `next phase ≈ ${tokens(it.forecast.nextPhaseTokens)} tokens, ${tokens(it.forecast.roomTokens)} left before emergency` }, 'forecast') : null,
               it.forecast && it.forecast.drove ? ' ' : null,
-              el('span', { class: 'muted' }, `${it.id} at ${it.point}${it.tier ? ` · tier ${it.tier}` : ''}${it.percentRemaining !== null ? ` · ${it.percentRemaining}% left` : ''}`),
+              el('span', { class: 'muted' }, `${it.id} at ${it.point}${it.tier ? ` · tier ${it.tier}` : ''}${it.percentRemaining !== null ? ` · ${it.percentRemaining}% remaining` : ''}`),
             ),
             el('div', { class: 'reason' }, it.reason),
             j ? el('div', { class: `judgment verdict-${j.verdict}` }, icon('law'), ' Judgment ', el('code', {}, j.corrId), `: ${VERDICT_LABEL[j.verdict] || j.verdict}`, j.latencyMs !== null ? ` in ${j.latencyMs} ms` : '', j.timedOut ? ' (timed out)' : '', j.reason ? ` — ${j.reason}` : '') : null,
@@ -408,6 +411,71 @@
       }, 8000);
     }
   });
+
+  // ---- live follow of an external agent's session (src/host/panel/follow.ts) -----------------------------
+  // Its own element above #app, redrawn only from 'follow' messages: the thread view's render() never
+  // touches it. The view is kept with the rest of the state so a hidden-then-shown panel redraws at once.
+  const followRoot = el('div', { id: 'follow-root' });
+  app.parentNode.insertBefore(followRoot, app);
+  let followView = saved.followView && typeof saved.followView === 'object' ? saved.followView : null;
+  const AGENT_LABEL = { claude: 'Claude Code', codex: 'Codex' };
+  function followGauge(v) {
+    const g = v.gauge;
+    const used = g.percentRemaining === null ? null : 100 - g.percentRemaining;
+    const bar = el('div', { class: `gauge-bar tier-${g.tier || 'none'}`, role: 'meter', 'aria-label': 'Followed session: context window used', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': used === null ? undefined : used.toFixed(1) });
+    const fill = el('div', { class: 'gauge-fill' });
+    fill.style.width = `${used === null ? 0 : Math.max(0, Math.min(100, used))}%`;
+    bar.appendChild(fill);
+    for (const t of g.thresholds) {
+      const mark = el('div', { class: `gauge-mark mark-${t.tier}${g.tier === t.tier ? ' current' : ''}`, title: `${t.tier}: below ${t.below}% remaining` });
+      mark.style.left = `${100 - t.below}%`;
+      bar.appendChild(mark);
+    }
+    const pct = g.percentRemaining === null ? 'Context use not known yet' : `${Math.floor(g.percentRemaining)}% remaining`;
+    return [el('p', { class: 'gauge-text' }, el('strong', { 'data-testid': 'follow-percent' }, pct), ` · ${tokens(g.usedTokens)} / ${tokens(v.window.tokens)} tokens · `, el('span', { class: `tier-badge tier-${g.tier || 'none'}` }, g.tier ? `tier ${g.tier}` : 'no tier')), bar];
+  }
+  function followList(title, items, render) {
+    if (!items || items.length === 0) return null;
+    return el('div', { class: 'follow-part' }, el('h3', {}, title), el('ul', { class: 'follow-list' }, items.map((x) => el('li', {}, render(x)))));
+  }
+  function renderFollow() {
+    followRoot.textContent = '';
+    const v = followView;
+    if (!v) {
+      followRoot.appendChild(el('p', { class: 'follow-off muted' }, icon('eye'), ' Not following an external agent session. ', button('Follow agent session…', 'eye', () => send({ type: 'followPick' }), { class: 'btn link' })));
+      return;
+    }
+    const name = v.path.split(/[\\/]/).pop();
+    const body = [
+      el('p', { class: 'muted small' }, `${v.how} · ${v.lines} lines · ${v.path}`),
+      ...followGauge(v),
+      el('p', { class: 'muted small' }, `Window ${tokens(v.window.tokens)} tokens: ${v.window.why}`),
+    ];
+    if (v.wouldCompact) {
+      body.push(el('div', { class: 'follow-would', role: 'status' }, icon('fold'), ' ', el('strong', { 'data-testid': 'follow-would' }, v.wouldCompact.text), ` (line ${v.wouldCompact.line})`));
+      if (v.wouldCompact.command) body.push(el('div', { class: 'follow-command' }, el('pre', {}, el('code', {}, v.wouldCompact.command)), button('Copy', 'copy', () => send({ type: 'followCopy' }), { 'aria-label': 'Copy the /compact command' })));
+      else if (v.mode !== 'suggest') body.push(el('p', { class: 'muted small' }, `Mode ${v.mode}: switch rawr to suggest mode to get a ready /compact command here.`));
+    }
+    body.push(
+      followList('Pending boundaries', v.pending, (b) => b),
+      followList('Plan', v.plan, (p) => `[${p.status === 'completed' ? 'x' : p.status === 'in_progress' ? '~' : ' '}] ${p.text}`),
+      followList('Decisions (newest first)', v.decisions.slice(-10).reverse(), (d) => [el('strong', {}, `line ${d.line} · ${d.point} · ${d.action}`), d.percentRemaining === null ? '' : ` · ${d.percentRemaining.toFixed(1)}% left`, el('div', { class: 'muted small' }, d.reason)]),
+      followList(`${AGENT_LABEL[v.agent] || v.agent}'s own compactions`, v.nativeCompactions, (n) => `line ${n.line} (${n.trigger}${n.preTokens === null ? '' : `, ${tokens(n.preTokens)} tokens`})`),
+      followList('rawr hooks: snapshots and injections', v.hooks, (h) => `${h.kind} ${h.at ? clock(Date.parse(h.at)) : ''} ${h.file}`),
+      followList('Problems', v.problems, (p) => p),
+    );
+    const head = el('h2', { id: 'follow-h' }, icon('eye'), ' ', `Following ${AGENT_LABEL[v.agent] || v.agent}: ${name}`);
+    const actions = el('div', { class: 'row' }, button('Follow another…', 'list-selection', () => send({ type: 'followPick' })), button('Stop following', 'debug-stop', () => send({ type: 'followStop' })));
+    followRoot.appendChild(el('section', { id: 'follow', 'aria-labelledby': 'follow-h' }, head, ...body, actions));
+  }
+  window.addEventListener('message', (e) => {
+    const msg = e.data;
+    if (!msg || typeof msg !== 'object' || msg.type !== 'follow') return;
+    followView = msg.view && typeof msg.view === 'object' && msg.view.gauge ? msg.view : null;
+    vscode.setState(Object.assign({}, vscode.getState() || {}, { followView }));
+    renderFollow();
+  });
+  renderFollow();
 
   render();
   if (ui.threadId) send({ type: 'selectThread', threadId: ui.threadId });

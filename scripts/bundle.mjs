@@ -1,5 +1,6 @@
-// Bundles the extension and the core process with esbuild (one file each, `vscode` external), so the
-// .vsix ships two small files instead of node_modules.
+// Bundles the extension, the core process and the CLI with esbuild (one file each, `vscode` external),
+// so the .vsix ships three small files instead of node_modules. dist/cli.js is what the agent hooks run
+// (through the launcher the extension writes; see src/host/hooks/launcher.ts): no clone of rawr needed.
 import { build } from 'esbuild';
 
 // RAWR_MINIFY=1 (npm run package): minified, no source maps; otherwise readable with maps for debugging.
@@ -8,4 +9,5 @@ const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs'
 await Promise.all([
   build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' }),
   build({ ...common, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js' }),
+  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }),
 ]);

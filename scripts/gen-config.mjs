@@ -20,12 +20,15 @@ if (!fs.existsSync(compiled)) {
   process.exit(2);
 }
 const { withRawrConfiguration } = require(compiled);
+const { languageModelToolsContribution } = require(path.join(ROOT, 'out/src/host/tools/catalog.js'));
 
 const file = path.join(ROOT, 'package.json');
 const text = fs.readFileSync(file, 'utf8');
 const pkg = JSON.parse(text);
 pkg.contributes ??= {};
 pkg.contributes.configuration = withRawrConfiguration(pkg.contributes.configuration);
+// rawr's agent tools (src/host/tools/catalog.ts): declared here, registered by the extension at activation.
+pkg.contributes.languageModelTools = languageModelToolsContribution();
 const indent = /^\{\r?\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
 const out = JSON.stringify(pkg, null, indent) + '\n';
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run --silent rawr -- …`: runs the compiled CLI, building it first on a fresh clone so the
-// replay contract (ARCHITECTURE §6) works without a separate build step. Build output goes to stderr
+// replay contract (docs/ARCHITECTURE.md#replay) works without a separate build step. Build output goes to stderr
 // so stdout stays pure JSON Lines.
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');

@@ -26,6 +26,7 @@ function settingsTable(pkg) {
   for (const g of groups) {
     const props = Object.entries(g.properties).sort(([, a], [, b]) => (a.order ?? 999) - (b.order ?? 999));
     for (const [key, p] of props) {
+      if (p.deprecationMessage || p.markdownDeprecationMessage) continue; // old names, still read; not documented
       const desc = (p.markdownDescription || p.description || '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/\\</g, '<').replace(/\\>/g, '>');
       rows.push(`| \`${key}\` | ${fmtType(p)} | ${fmtDefault(p.default)} | ${cell(desc)} |`);
     }

@@ -12,14 +12,17 @@
 //  2. installs the VS Code it runs if missing — code-server 4.139.1 = VS Code 1.139.1, the same one the
 //     real-VS-Code test tier uses, via test/vscode/install.sh (idempotent; ~2.5 min once, into the
 //     git-ignored .vscode-test/);
-//  3. creates a fresh demo root in the OS temp folder: a workspace (a git repo with a README and
-//     src/limiter.ts), a user-data dir and an extensions dir where rawr is this repository (symlinked as
-//     rawr.rawr-<version>, so a rebuild + page reload picks up changes);
+//  3. creates a fresh demo root in the OS temp folder: a workspace (a git repo with a README, a limiter
+//     spec and long design notes), a user-data dir and an extensions dir where rawr is this repository
+//     (symlinked as rawr.rawr-<version>, so a rebuild + page reload picks up changes);
 //  4. starts the offline demo model on loopback: the scripted OpenAI-compatible server from
-//     test/support/scriptedModel.ts playing a 6-step session (multiPhaseScript), big enough that rawr
-//     compacts mid-session. It is NOT a language model: whatever you type, it plays the same session.
-//     The demo workspace's .vscode/settings.json points rawr.openai.baseUrl at it, names it
-//     "Rawr offline demo model (scripted, not a real LLM)" and makes it the default chat model
+//     test/support/scriptedModel.ts playing a two-phase coding session through rawr's real tools
+//     (test/support/codingScript.ts): it reads the notes, creates src/limiter.js and its test, runs the
+//     test in rawr's terminal and commits — each write and command asks you first — and rawr compacts at
+//     that commit; then it edits both files, tests and commits phase 2. It is NOT a language model:
+//     whatever you type, it plays the same session.
+//     The demo's user settings (its throw-away profile; the workspace stays clean) point rawr.openai.baseUrl
+//     at it, name it "Rawr offline demo model (scripted, not a real LLM)" and make it the default chat model
 //     (chat.defaultModel), so the demo uses it even where other models exist;
 //     The demo's fresh user profile keeps finished chat answers unfolded
 //     (chat.agent.collapseCompletedResponses: false; VS Code 1.139 folds them behind "Completed N steps");
@@ -28,8 +31,8 @@
 //     deletes the demo root (unless --keep).
 //
 // Options: --port N (default $PORT or 8080), --keep (keep the demo root), --no-build, --no-install.
-// Env: PORT; RAWR_DEMO_CONTEXT_WINDOW (tokens, default 8000) and RAWR_DEMO_FILLER_CHARS (working notes per
-// finished step, default 3000) size the demo session; VSCODE_TEST_CACHE as for the test tier.
+// Env: PORT; RAWR_DEMO_CONTEXT_WINDOW (tokens, default 12000) sizes the demo model's window (rawr compacts
+// at the first commit); VSCODE_TEST_CACHE as for the test tier.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -140,69 +143,22 @@ if (!(await portFree(opt.port))) fail(`port ${opt.port} on 127.0.0.1 is in use: 
 
 const demo = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-demo-'));
 const D = { ws: path.join(demo, 'workspace'), ud: path.join(demo, 'user-data'), exts: path.join(demo, 'extensions'), tmp: path.join(demo, 'tmp'), xdg: path.join(demo, 'xdg') };
-for (const d of [path.join(D.ws, 'src'), path.join(D.ws, '.vscode'), path.join(D.ud, 'User'), D.exts, D.tmp, D.xdg]) fs.mkdirSync(d, { recursive: true });
+for (const d of [D.ws, path.join(D.ud, 'User'), D.exts, D.tmp, D.xdg]) fs.mkdirSync(d, { recursive: true });
 fs.symlinkSync(ROOT, path.join(D.exts, `${PKG.publisher}.${PKG.name}-${PKG.version}`), 'dir');
 
-fs.writeFileSync(path.join(D.ws, 'README.md'), [
-  '# rawr demo workspace',
-  '',
-  'A throw-away workspace created by `npm start` in the rawr repository.',
-  '',
-  'Open the Chat view (Ctrl+Alt+I) and type:',
-  '',
-  '    @rawr Build a token-bucket rate limiter, phase by phase.',
-  '',
-  'The model is **Rawr offline demo model (scripted, not a real LLM)**: a scripted server on loopback that',
-  'plays a 6-step session, whatever you type, so the golden path can be watched offline —',
-  'heads-up → continuation packet → "Context compacted" → handoff → the agent continues.',
-  '',
-].join('\n'));
-fs.writeFileSync(path.join(D.ws, 'src/limiter.ts'), [
-  '// The demo session "builds" this token-bucket rate limiter (the scripted model does not edit files).',
-  'export class TokenBucket {',
-  '  private tokens: number;',
-  '  private last: number;',
-  '  constructor(private readonly capacity: number, private readonly refillPerSecond: number, now: number) {',
-  '    this.tokens = capacity;',
-  '    this.last = now;',
-  '  }',
-  '  take(now: number): boolean {',
-  '    this.tokens = Math.min(this.capacity, this.tokens + ((now - this.last) / 1000) * this.refillPerSecond);',
-  '    this.last = now;',
-  '    if (this.tokens < 1) return false;',
-  '    this.tokens -= 1;',
-  '    return true;',
-  '  }',
-  '}',
-  '',
-].join('\n'));
-const git = (...a) => cp.execFileSync('git', a, { cwd: D.ws, stdio: 'pipe' });
-try {
-  git('init', '-q', '-b', 'main');
-  git('-c', 'user.email=demo@rawr.invalid', '-c', 'user.name=rawr demo', '-c', 'commit.gpgsign=false', 'add', '.');
-  git('-c', 'user.email=demo@rawr.invalid', '-c', 'user.name=rawr demo', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'demo: initial commit');
-} catch (e) {
-  log(`note: could not make the demo workspace a git repo (${String(e.message).split('\n')[0]}); commit boundaries will not show.`);
-}
+const { codingSessionScript, notesFile, NOTES_FILE } = require(path.join(ROOT, 'out/test/support/codingScript.js'));
+// Long design notes the agent reads: they fill the context window (in the thread, not on the screen).
+const demoNote = require(path.join(ROOT, 'scripts/demoWorkspace.cjs')).createDemoWorkspace(D.ws, { [NOTES_FILE]: notesFile(20000) });
+if (demoNote) log(demoNote);
 
 // ---- 4. the offline demo model ----------------------------------------------------------------------
 const DEMO_MODEL = { id: 'rawr-offline-demo', name: 'Rawr offline demo model (scripted, not a real LLM)' };
-const FILLER_CHARS = Number(process.env.RAWR_DEMO_FILLER_CHARS || 3000);
-const CONTEXT_WINDOW = Number(process.env.RAWR_DEMO_CONTEXT_WINDOW || 8000);
-const { startScriptedModel, multiPhaseScript } = require(path.join(ROOT, 'out/test/support/scriptedModel.js'));
+const CONTEXT_WINDOW = Number(process.env.RAWR_DEMO_CONTEXT_WINDOW || 12000);
+const { startScriptedModel } = require(path.join(ROOT, 'out/test/support/scriptedModel.js'));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** The test tier's multi-phase session, paced so a person can watch it: a short pause per answer, text streamed in pieces. */
+/** The e2e's coding session, paced so a person can watch it: a short pause per answer, text streamed in pieces. */
 function demoScript() {
-  const script = multiPhaseScript({
-    steps: ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'],
-    fillerChars: FILLER_CHARS, // each finished step carries working notes, so the window fills and rawr compacts mid-session
-    // The judgment request names the boundary (boundariesJson): say it back in the reason.
-    judgment: (req) => {
-      const text = req.messages.map((m) => (typeof m.content === 'string' ? m.content : (m.content || []).map((p) => p.text || '').join(''))).join('\n');
-      const m = /completed \\?"([^"\\]+)\\?" \((\d+)\/(\d+) done\)/.exec(text);
-      return { should_compact: true, reason: m ? `phase boundary: step ${m[2]} of ${m[3]} ("${m[1]}") is complete` : 'phase boundary: a plan step is complete' };
-    },
-  });
+  const { script } = codingSessionScript();
   script.rules = script.rules.map((rule) => ({
     ...rule,
     reply: async (req) => {
@@ -216,13 +172,13 @@ function demoScript() {
 const model = await startScriptedModel(demoScript());
 log(`offline demo model (scripted, not a real LLM) on ${model.url}`);
 
-fs.writeFileSync(path.join(D.ws, '.vscode/settings.json'), JSON.stringify({
+// The demo's settings live in its throw-away user profile, not in the workspace: the workspace starts
+// clean (nothing for `git status` to show), and a user-level base URL is the normal setup anyway.
+fs.writeFileSync(path.join(D.ud, 'User/settings.json'), JSON.stringify({
   'rawr.openai.baseUrl': model.url,
-  'rawr.openai.models': [{ ...DEMO_MODEL, contextWindow: CONTEXT_WINDOW, maxOutputTokens: 2000, toolCalling: true }],
+  'rawr.openai.models': [{ ...DEMO_MODEL, contextWindow: CONTEXT_WINDOW, maxOutputTokens: 4000, toolCalling: true }],
   // New chats start on the demo model even where other models exist (matched by model id).
   'chat.defaultModel': DEMO_MODEL.id,
-}, null, 2) + '\n');
-fs.writeFileSync(path.join(D.ud, 'User/settings.json'), JSON.stringify({
   ...QUIET_USER_SETTINGS,
   // VS Code 1.139 folds a finished agent answer behind "Completed N steps"; the demo is about those steps.
   'chat.agent.collapseCompletedResponses': false,
@@ -252,6 +208,21 @@ async function stop(code) {
 }
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { console.log(''); log(`${sig}: stopping ...`); void stop(0); });
 process.on('exit', () => { if (cs && !stopping) { try { process.kill(-cs.pid, 'SIGKILL'); } catch { /* gone */ } } });
+// `npm start` runs us under `sh -c`: a SIGINT/SIGTERM sent to the npm process itself (not to the terminal's
+// process group) ends npm and that shell but never reaches us. So watch them: when our parent changes (we
+// were orphaned) or npm is gone, stop everything as if the signal had come here.
+const watchedParents = [process.ppid];
+try {
+  // /proc/<ppid>/stat: "pid (comm) state ppid ..." — the shell's parent is npm (Linux; elsewhere the ppid check alone).
+  const grand = Number(/\)\s+\S+\s+(\d+)/.exec(fs.readFileSync(`/proc/${process.ppid}/stat`, 'utf8'))?.[1]);
+  if (process.env.npm_lifecycle_event && grand > 1) watchedParents.push(grand);
+} catch { /* no /proc */ }
+const parentWatch = setInterval(() => {
+  const orphaned = process.ppid !== watchedParents[0];
+  const gone = watchedParents.some((pid) => { try { process.kill(pid, 0); return false; } catch (e) { return e.code === 'ESRCH'; } });
+  if (orphaned || gone) { clearInterval(parentWatch); log('npm (our parent) is gone: stopping ...'); void stop(0); }
+}, 1000);
+parentWatch.unref();
 
 const tCs = Date.now();
 const csLog = path.join(demo, 'code-server.log');
@@ -303,12 +274,14 @@ console.log(`
   1. Open   ${url}
   2. Open the Chat view (Ctrl+Alt+I). The model picker shows
        "${DEMO_MODEL.name}"
-     — an OFFLINE DEMO: a scripted server on ${model.url} that plays a 6-step session
-       whatever you type. It is not a language model.
-  3. Type   @rawr Build a token-bucket rate limiter, phase by phase.
-     and press Enter. Watch for: the heads-up ("rawr watcher → agent"), the continuation packet,
-     "Context compacted — A → B tokens", the handoff ("rawr handoff → agent"), then the agent continuing.
-     Then try  @rawr /status  and "Rawr: Compact Now" from the command palette (F1).
+     — an OFFLINE DEMO: a scripted server on ${model.url} that plays a two-phase coding
+       session through rawr's tools, whatever you type. It is not a language model.
+  3. Type   @rawr Build a token-bucket rate limiter with HTTP middleware, phase by phase.
+     and press Enter (optionally attach docs/limiter-spec.md with the paperclip first). Each file it
+     writes and each command it runs asks you: Allow (or Allow in this Session), or Skip. Watch for: the
+     files it creates, "Ran node test/limiter.test.js — exit 0", its commit, then the heads-up naming that
+     commit ("rawr watcher → agent"), the continuation packet, "Context compacted — A → B tokens", the
+     handoff ("rawr handoff → agent"), and phase 2. Then try  @rawr /status  and "Rawr: Compact Now" (F1).
 
   Demo workspace: ${D.ws}${opt.keep ? ' (kept after exit)' : ' (deleted on exit; --keep keeps it)'}
   From another machine: ssh -L ${opt.port}:127.0.0.1:${opt.port} <this host>, then open the same URL.

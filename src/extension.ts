@@ -6,15 +6,20 @@
 import * as vscode from 'vscode';
 import { BoundaryBus } from './host/boundaryBus';
 import { registerCommands } from './host/commands';
+import { registerHookInstallCommands } from './host/hooks/installCommands';
 import type { CoreApi } from './host/core/coreApi';
 import { startCore } from './host/core/coreClient';
 import { registerOpenAIProvider } from './host/lm/openaiProvider';
 import { TokenCounter } from './host/participant/lmMessages';
+import { registerFollow } from './host/panel/follow';
 import { registerPanel } from './host/panel/panel';
 import { Participant, PARTICIPANT_ID } from './host/participant/participant';
-import { loadSettings, onSettingsChanged } from './host/settings';
+import type { Problem } from './core/prompts/frontmatter';
+import { loadSettings, onSettingsChanged, RESTRICTED_PROMPTS_MESSAGE } from './host/settings';
 import { watchGit } from './host/signals/gitSource';
 import { watchTerminals } from './host/signals/terminalSource';
+import { registerRawrTools } from './host/tools/registerTools';
+import { setRestrictedModeForTests } from './host/trust';
 import { RawrStatusBar } from './host/ui/statusBar';
 
 export interface RawrApi {
@@ -23,19 +28,32 @@ export interface RawrApi {
   participant: Participant;
   statusBar: RawrStatusBar;
   log: vscode.LogOutputChannel;
+  /** How long activate() took, in ms (logged; the real-VS-Code tier reports it). */
+  activationMs: number;
+  /** For the real-VS-Code tests (their host runs with workspace trust disabled). */
+  testing: { setRestrictedMode: (restricted: boolean | undefined) => void };
 }
 
 /** workspaceState key: the thread of the last @rawr request in this workspace. */
 const ACTIVE_THREAD_KEY = 'rawr.activeThread';
 
+/**
+ * Activation waits for what needs rawr (package.json `activationEvents`, docs/ARCHITECTURE.md#activation):
+ * the @rawr participant (onChatParticipant), a command (onCommand), the panel restored after a reload
+ * (onWebviewPanel), rawr's models or tools being resolved (onLanguageModelChatProvider,
+ * onLanguageModelTool) or a workspace with prompt overrides (workspaceContains: their diagnostics). Not
+ * onStartupFinished: the status bar item has nothing to show before rawr is used, and the chat resolving
+ * its models activates rawr as soon as the Chat view opens, which brings the last thread's status back.
+ */
 export async function activate(context: vscode.ExtensionContext): Promise<RawrApi> {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel('Rawr', { log: true });
   context.subscriptions.push(log);
-  log.info('rawr activated');
 
   const workspace = () => vscode.workspace.workspaceFolders?.[0]?.uri;
-  let loaded = loadSettings(workspace(), context.extensionPath);
+  let loaded = await loadSettings(workspace(), context.extensionPath);
   for (const p of loaded.problems) log.warn(`${p.file}:${p.line}:${p.column}: ${p.message}`);
+  explainRestrictedMode(loaded.problems);
 
   const bus = new BoundaryBus();
   context.subscriptions.push(bus, watchGit(bus, log), watchTerminals(bus, log));
@@ -44,11 +62,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   // out of the user's files.
   const storage = context.storageUri ?? context.globalStorageUri;
   const logDir = vscode.Uri.joinPath(storage, 'threads').fsPath;
-  const promptDirs = [...(workspace() ? [vscode.Uri.joinPath(workspace()!, '.rawr', 'prompts').fsPath] : []), context.asAbsolutePath('prompts')];
+  // An untrusted workspace's prompt overrides are not read (Restricted Mode), by the core process either.
+  const promptDirs = [...(workspace() && vscode.workspace.isTrusted ? [vscode.Uri.joinPath(workspace()!, '.rawr', 'prompts').fsPath] : []), context.asAbsolutePath('prompts')];
   const core = await startCore(context, { logDir, promptDirs, log });
   context.subscriptions.push(core);
   stopCore = () => core.dispose();
   await core.configure(loaded.set);
+
+  // The agent's default tools (read, list, search, create, edit, git status/diff, terminal): docs/TOOLS.md.
+  context.subscriptions.push(registerRawrTools(log));
 
   const statusBar = new RawrStatusBar(bus);
   context.subscriptions.push(statusBar);
@@ -64,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
     workspace,
     settings: () => loaded.set.settings,
     allowedTools: () => loaded.host.toolsAllowed,
+    agentPrompt: () => loaded.set.prompts.agent,
     judgmentModel: async () => {
       const selector = loaded.host.judgmentModel;
       return selector ? (await vscode.lm.selectChatModels(selector))[0] : undefined;
@@ -85,20 +108,34 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   chat.iconPath = new vscode.ThemeIcon('fold');
   context.subscriptions.push(chat);
 
+  const reload = async (why: string) => {
+    loaded = await loadSettings(workspace(), context.extensionPath);
+    for (const p of loaded.problems) log.warn(`${p.file}:${p.line}:${p.column}: ${p.message}`);
+    await core.configure(loaded.set);
+    log.info(`settings reloaded (${why})`);
+  };
   context.subscriptions.push(
-    onSettingsChanged(workspace(), async () => {
-      loaded = loadSettings(workspace(), context.extensionPath);
-      for (const p of loaded.problems) log.warn(`${p.file}:${p.line}:${p.column}: ${p.message}`);
-      await core.configure(loaded.set);
-      log.info('settings reloaded');
-    }),
+    onSettingsChanged(workspace(), () => reload('changed')),
+    // Trusting the workspace brings its prompt overrides in without a reload.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => reload('workspace trusted')),
   );
 
   registerCommands(context, { core: () => core, participant, log });
+  registerHookInstallCommands(context, log);
   // The compaction panel: the rawr.openPanel command and the serializer that restores it after a reload.
-  registerPanel(context, { core, participant, bus, log, logDir });
+  // Live follow of an external agent's session (Claude Code, Codex), shown in the panel.
+  const follow = registerFollow(context, { log, workspace, config: () => ({ settings: loaded.set.settings, prompts: loaded.set.prompts }) });
+  registerPanel(context, { core, participant, bus, log, logDir, follow });
 
-  return { core, bus, participant, statusBar, log };
+  const activationMs = Math.round(performance.now() - started);
+  log.info(`rawr activated in ${activationMs} ms`);
+  return { core, bus, participant, statusBar, log, activationMs, testing: { setRestrictedMode: setRestrictedModeForTests } };
+}
+
+/** Restricted Mode ignored the workspace's prompt overrides: say so once, where the user looks. */
+function explainRestrictedMode(problems: readonly Problem[]): void {
+  if (!problems.some((p) => p.message === RESTRICTED_PROMPTS_MESSAGE)) return;
+  void vscode.window.showInformationMessage(`Rawr: ${RESTRICTED_PROMPTS_MESSAGE}`);
 }
 
 /** Set by activate(): stops the core process (shutdown + exit, awaited, so a window reload leaves none behind). */

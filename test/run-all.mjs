@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every tier in order — lint, unit + property (mocha), then the real-VS-Code suites when the
+// `npm test`: every tier in order — lint, unit + property + fuzz (mocha; test/.mocharc.json), then the real-VS-Code suites when the
 // harness is installed — printing how long each tier took. Fails if any tier fails.
 // A failed tier's failures are printed again at the very end: CI logs are often read from the tail,
 // and the VS Code tier's long log would otherwise bury what the unit tier reported.
@@ -11,8 +11,12 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tiers = [
   { name: 'lint (eslint)', cmd: process.execPath, args: [join(root, 'node_modules/eslint/bin/eslint.js'), '.'] },
-  { name: 'unit + property', cmd: process.execPath, args: [join(root, 'node_modules/mocha/bin/mocha.js'), '--config', 'test/.mocharc.json'] },
+  { name: 'unit + property + fuzz', cmd: process.execPath, args: [join(root, 'node_modules/mocha/bin/mocha.js'), '--config', 'test/.mocharc.json'] },
 ];
+// The real agent CLIs (Claude Code, Codex; installed by test/agents/install.sh into .claude-test/ and
+// .codex-test/) with rawr's hooks, against the project's scripted model servers. A missing install
+// fails the tier in CI and is reported as skipped elsewhere (test/agents/support.ts).
+tiers.push({ name: 'real agents (Claude Code + Codex hooks)', cmd: process.execPath, args: [join(root, 'node_modules/mocha/bin/mocha.js'), '--config', 'test/agents/.mocharc.json'] });
 const vscodeRunner = join(root, 'test/vscode/run.mjs');
 if (existsSync(vscodeRunner)) {
   tiers.push({ name: 'real VS Code (extension host + e2e)', cmd: process.execPath, args: [vscodeRunner] });

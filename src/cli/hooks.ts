@@ -1,23 +1,32 @@
 /**
- * `rawr hooks claude <PreCompact|UserPromptSubmit|SessionStart|install>`: compaction detection for
- * Claude Code sessions (seed 004 / SEP-027) through Claude Code's command hooks.
+ * `rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|install>`:
+ * compaction detection for Claude Code and Codex sessions through their command hooks (see
+ * docs/ARCHITECTURE.md#claude-code-and-codex-hooks).
  *
  * Exit codes: a hook event always exits 0 (a problem is one line on stderr, nothing on stdout); a usage
- * error exits 1, never 2, because Claude Code treats exit 2 from a hook as "block".
+ * error exits 1, never 2, because the agents treat exit 2 from a hook as "block".
  */
-import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { isHookEvent } from '../core/hooks/claude/input';
-import { runHook } from '../core/hooks/claude/run';
-import { hooksConfig, mergeHooks, shellQuote } from '../core/hooks/claude/install';
-import { writeFileAtomic } from '../core/hooks/claude/store';
+import { isHookEvent } from '../core/hooks/shared/input';
+import { runHook, type AgentSpec } from '../core/hooks/shared/run';
+import { shellQuote } from '../core/hooks/shared/hooksConfig';
+import { installClaude, installCodex } from '../core/hooks/shared/installer';
+import { CLAUDE } from '../core/hooks/claude/agent';
+import { CODEX } from '../core/hooks/codex/agent';
 
-export const HOOKS_USAGE = `usage: rawr hooks claude <PreCompact|UserPromptSubmit|SessionStart>   (hook input JSON on stdin)
-       rawr hooks claude install [--write]
-  Compaction detection for Claude Code: PreCompact snapshots the session to .rawr/claude/<session>/;
-  the next UserPromptSubmit (or SessionStart after a compaction) injects the CONTEXT COMPACTION DETECTED
-  warning with the recovery steps and the snapshot, exactly once. install prints the hook configuration;
-  --write merges it into ./.claude/settings.json, keeping every other setting and hook.`;
+export const HOOKS_USAGE = `usage: rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart>   (hook input JSON on stdin)
+       rawr hooks claude install [--write] [--follow-symlinks]
+       rawr hooks codex install [--write [--trust]] [--follow-symlinks]
+  Compaction detection for Claude Code and Codex: PreCompact snapshots the session to
+  .rawr/<agent>/<session>/; once the compaction is confirmed (PostCompact, SessionStart after a
+  compaction, or the compaction record in the transcript) the next SessionStart or UserPromptSubmit
+  injects the CONTEXT COMPACTION DETECTED warning with the recovery steps and the snapshot, exactly once.
+  A PreCompact whose compaction never happened (failed or abandoned) injects nothing.
+  install prints the hook configuration; --write merges it into ./.claude/settings.json (Claude Code)
+  or $CODEX_HOME/hooks.json (Codex), keeping every other setting and hook, the file's mode, and the
+  previous version as <file>.rawr-backup. A symlinked file is refused unless --follow-symlinks.
+  Codex skips untrusted hooks silently: --trust writes their trust entries into $CODEX_HOME/config.toml.`;
 
 /** Hook input is small; anything beyond this is not a hook input. */
 const MAX_STDIN = 16 * 1024 * 1024;
@@ -37,87 +46,61 @@ function readStdin(): Promise<string> {
 }
 
 /**
- * The command Claude Code runs: this Node binary and this CLI by absolute path. Chosen over
- * `npx --no-install rawr …` because rawr is not a dependency of the projects it watches (npx would
- * fail or resolve another package), and npx adds start-up time to every prompt. Re-run install after
- * moving rawr or upgrading Node.
+ * The command the agent runs: this Node binary and this CLI by absolute path (out/src/cli/main.js of a
+ * checkout, or the extension's bundled dist/cli.js). Chosen over `npx --no-install rawr …` because
+ * rawr is not a dependency of the projects it watches, and npx adds start-up time to every prompt.
+ * Re-run install after moving rawr or upgrading Node; the extension's commands use a stable launcher.
  */
 function commandPrefix(): string {
-  return `${shellQuote(process.execPath)} ${shellQuote(path.resolve(__dirname, 'main.js'))}`;
+  const script = require.main?.filename ?? path.resolve(__dirname, 'main.js');
+  return `${shellQuote(process.execPath)} ${shellQuote(script)}`;
 }
 
-function install(args: string[]): number {
-  const write = args.includes('--write');
-  const unknown = args.filter((a) => a !== '--write');
+const AGENTS: Record<string, AgentSpec> = { claude: CLAUDE, codex: CODEX };
+
+async function install(agent: string, args: string[]): Promise<number> {
+  const allowed = agent === 'codex' ? ['--write', '--trust', '--follow-symlinks'] : ['--write', '--follow-symlinks'];
+  const unknown = args.filter((a) => !allowed.includes(a));
   if (unknown.length) {
-    process.stderr.write(`rawr hooks claude install: unknown argument ${unknown[0]}\n${HOOKS_USAGE}\n`);
+    process.stderr.write(`rawr hooks ${agent} install: unknown argument ${unknown[0]}\n${HOOKS_USAGE}\n`);
     return 1;
   }
-  const config = hooksConfig(commandPrefix());
-  if (!write) {
-    process.stdout.write(`${JSON.stringify(config, null, 2)}\n`);
-    return 0;
-  }
-  const file = path.join(process.cwd(), '.claude', 'settings.json');
-  let existing: unknown = {};
-  let text: string | undefined;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      process.stderr.write(`rawr hooks claude install: cannot read ${file}: ${(err as Error).message}\n`);
-      return 1;
-    }
-  }
-  if (text !== undefined && text.trim() !== '') {
-    try {
-      existing = JSON.parse(text);
-    } catch (err) {
-      process.stderr.write(`rawr hooks claude install: ${file} is not valid JSON (${(err as Error).message}); fix it or merge this by hand:\n${JSON.stringify(config, null, 2)}\n`);
-      return 1;
-    }
-  }
-  const merged = mergeHooks(existing, config);
-  if (!merged.ok) {
-    process.stderr.write(`rawr hooks claude install: ${file}: ${merged.reason}; nothing written\n`);
+  const write = args.includes('--write');
+  const followSymlinks = args.includes('--follow-symlinks');
+  if (args.includes('--trust') && !write) {
+    process.stderr.write('rawr hooks codex install: --trust needs --write (the trust entries name hooks.json positions)\n');
     return 1;
   }
-  const out = `${JSON.stringify(merged.settings, null, 2)}\n`;
-  if (out !== text) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    writeFileAtomic(file, out);
-  }
-  const parts = [
-    merged.added.length ? `added ${merged.added.join(', ')}` : '',
-    merged.updated.length ? `updated ${merged.updated.join(', ')}` : '',
-    merged.unchanged.length ? `already present: ${merged.unchanged.join(', ')}` : '',
-  ].filter(Boolean);
-  process.stdout.write(`rawr: Claude Code hooks in ${file}: ${parts.join('; ')}\n`);
-  return 0;
+  const r = agent === 'codex'
+    ? await installCodex({ codexHome: process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex'), commandPrefix: commandPrefix(), write, trust: args.includes('--trust'), followSymlinks })
+    : await installClaude({ projectDir: process.cwd(), commandPrefix: commandPrefix(), write, followSymlinks });
+  (r.ok ? process.stdout : process.stderr).write(`${r.lines.join('\n')}\n`);
+  return r.ok ? 0 : 1;
 }
 
 export async function hooksMain(argv: string[]): Promise<number> {
-  const [agent, event, ...rest] = argv;
-  if (agent === '--help' || agent === '-h' || event === '--help' || event === '-h') {
+  const [agentName, event, ...rest] = argv;
+  if (agentName === '--help' || agentName === '-h' || event === '--help' || event === '-h') {
     process.stdout.write(`${HOOKS_USAGE}\n`);
     return 0;
   }
-  if (agent !== 'claude') {
-    process.stderr.write(`rawr hooks: unknown agent ${agent === undefined ? '(none)' : JSON.stringify(agent)}\n${HOOKS_USAGE}\n`);
+  const agent = agentName !== undefined ? AGENTS[agentName] : undefined;
+  if (!agent) {
+    process.stderr.write(`rawr hooks: unknown agent ${agentName === undefined ? '(none)' : JSON.stringify(agentName)}\n${HOOKS_USAGE}\n`);
     return 1;
   }
-  if (event === 'install') return install(rest);
+  if (event === 'install') return install(agent.id, rest);
   if (!isHookEvent(event)) {
-    process.stderr.write(`rawr hooks claude: unknown event ${event === undefined ? '(none)' : JSON.stringify(event)}\n${HOOKS_USAGE}\n`);
+    process.stderr.write(`rawr hooks ${agent.id}: unknown event ${event === undefined ? '(none)' : JSON.stringify(event)}\n${HOOKS_USAGE}\n`);
     return 1;
   }
   try {
     const stdin = await readStdin();
-    const r = runHook(event, stdin, { env: process.env });
+    const r = await runHook(agent, event, stdin, { env: process.env });
     for (const line of r.stderr) process.stderr.write(`${line}\n`);
     if (r.stdout) process.stdout.write(r.stdout);
   } catch (err) {
-    process.stderr.write(`rawr hooks claude ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done\n`);
+    process.stderr.write(`rawr hooks ${agent.id} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done\n`);
   }
   return 0;
 }

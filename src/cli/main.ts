@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 /**
  * The `rawr` command line. Built on the core library only (no vscode), like the core process.
+ *   rawr --help | --version
  *   rawr replay FILE [--json] [--format claude|codex|rawr] [--window N] [--post-tokens N] [--prompts DIR]
- *   rawr hooks claude <PreCompact|UserPromptSubmit|SessionStart|install>   (see ./hooks.ts)
+ *   rawr handoff FILE --line N [--json] [--format claude|codex|rawr] [--prompts DIR]   (see ./handoffCommand.ts)
+ *   rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|install>   (see ./hooks.ts)
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { assertPromptDir, dirReader, loadPromptDirs, shippedPromptsDir } from '../core/prompts/fs';
 import { loadPromptSet } from '../core/prompts/promptSet';
-import { dirReader, shippedPromptsDir } from '../core/prompts/fs';
+import { MAX_LOG_BYTES, safeReadTextSync } from '../core/io/safeRead';
 import { openAIJudge } from './judge';
 import { replayFile, replayFileWithJudge } from './replayCommand';
+import { handoffFile } from './handoffCommand';
 import { HOOKS_USAGE, hooksMain } from './hooks';
 
 const USAGE = `usage: rawr replay FILE [--json] [--format claude|codex|rawr] [--window TOKENS] [--post-tokens TOKENS] [--prompts DIR]
@@ -18,13 +23,41 @@ const USAGE = `usage: rawr replay FILE [--json] [--format claude|codex|rawr] [--
   where it would have compacted and why. --prompts DIR: a folder whose rawr-auto-compact.md overrides
   the shipped settings. --judge-url/--judge-model: answer the judgment calls with an OpenAI-compatible
   endpoint (key from RAWR_JUDGE_API_KEY); without them the deterministic fallback decides.
-${HOOKS_USAGE.replace(/^usage: /, '       ')}`;
+       rawr handoff FILE --line N [--json] [--format claude|codex|rawr] [--prompts DIR]
+  Prints the model-facing thread rawr would continue with if it compacted the recorded session before
+  line N, with no language model: the recent turns kept verbatim, then the handoff with the packet rawr
+  assembles from the session trail. --json adds the parts and their token counts (estimated, ~4 chars).
+${HOOKS_USAGE.replace(/^usage: /, '       ')}
+       rawr --help | --version`;
 
-function main(argv: string[]): number | Promise<number> {
+/** rawr's version, from the package.json above this file (out/src/cli/ in the repo, dist/ in the package). */
+function version(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === 'rawr' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // no package.json here: look further up
+    }
+    if (dirname(dir) === dir) return 'unknown';
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Asked-for help is output (stdout, exit 0); help shown because of a usage error goes to stderr (exit 2).
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`rawr ${version()}\n`);
+    return 0;
+  }
+  if (command === 'handoff') return handoffMain(rest);
   if (command !== 'replay') {
-    process.stderr.write(`${USAGE}\n`);
-    return command === '--help' || command === '-h' ? 0 : 2;
+    process.stderr.write(`${command === undefined ? '' : `rawr: unknown command "${command}"\n`}${USAGE}\n`);
+    return 2;
   }
   let parsed;
   try {
@@ -82,11 +115,20 @@ function main(argv: string[]): number | Promise<number> {
     process.stderr.write(`rawr replay: ${(err as Error).message}\n`);
     return 2;
   }
+  // A --prompts folder that does not exist is a mistake to report, not a silent fall back to the defaults.
+  if (values.prompts !== undefined) {
+    try {
+      await assertPromptDir(values.prompts);
+    } catch (err) {
+      process.stderr.write(`rawr replay: --prompts: ${(err as Error).message}\n`);
+      return 2;
+    }
+  }
   try {
-    const readers = values.prompts ? [dirReader(values.prompts), dirReader(shippedPromptsDir())] : [dirReader(shippedPromptsDir())];
-    const promptSet = loadPromptSet(readers);
+    const promptSet = await loadPromptDirs(values.prompts ? [values.prompts, shippedPromptsDir()] : [shippedPromptsDir()]);
     for (const p of promptSet.problems) process.stderr.write(`${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}\n`);
-    const text = readFileSync(positionals[0]!, 'utf8');
+    // The file is read line by line (a regular file only: a FIFO or a device is an error, not a hang).
+    const input = { path: positionals[0]! };
     const options = {
       settings: promptSet.settings,
       prompts: promptSet.prompts,
@@ -97,16 +139,66 @@ function main(argv: string[]): number | Promise<number> {
       file: positionals[0]!,
     };
     if (judgeUrl !== undefined && judgeModel !== undefined) {
-      return replayFileWithJudge(text, options, openAIJudge(judgeUrl, judgeModel), (n) => process.stderr.write(`rawr replay: judgment ${n} answered by ${judgeModel}\n`)).then(
-        (out) => (process.stdout.write(out), 0),
-        (err: Error) => (process.stderr.write(`rawr replay: ${err.message}\n`), 1),
-      );
+      const out = await replayFileWithJudge(input, options, openAIJudge(judgeUrl, judgeModel), (n) => process.stderr.write(`rawr replay: judgment ${n} answered by ${judgeModel}\n`));
+      process.stdout.write(out);
+      return 0;
     }
-    process.stdout.write(replayFile(text, options));
+    process.stdout.write(replayFile(input, options));
     return 0;
   } catch (err) {
     process.stderr.write(`rawr replay: ${(err as Error).message}\n`);
     return 1;
+  }
+}
+
+/** Prompt set from the shipped folder, overridden by --prompts DIR; its problems go to stderr. */
+function prompts(dir: string | undefined) {
+  // A --prompts folder that does not exist is a mistake to report, not a silent fall back to the defaults.
+  if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--prompts: ${dir} is not an existing folder`);
+  const readers = dir ? [dirReader(dir), dirReader(shippedPromptsDir())] : [dirReader(shippedPromptsDir())];
+  const promptSet = loadPromptSet(readers);
+  for (const p of promptSet.problems) process.stderr.write(`${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}\n`);
+  return promptSet;
+}
+
+function handoffMain(rest: string[]): number {
+  const fail = (msg: string, code: number) => (process.stderr.write(`rawr handoff: ${msg}\n`), code);
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        line: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        format: { type: 'string' },
+        prompts: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    return fail((err as Error).message, 2);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) return fail('expected exactly one FILE (usage: rawr handoff FILE --line N [--json])', 2);
+  if (values.line === undefined) return fail('--line N is required (the line of the recording to compact at)', 2);
+  const line = Number(values.line);
+  if (!Number.isInteger(line) || line < 1) return fail(`--line must be a positive whole number, got "${values.line}"`, 2);
+  const format = values.format;
+  if (format !== undefined && !['claude', 'codex', 'rawr'].includes(format)) return fail('--format must be claude, codex or rawr', 2);
+  try {
+    const set = prompts(values.prompts);
+    // Through the safe reader: a regular file within the cap (a FIFO or /dev/zero is an error, not a hang).
+    const text = safeReadTextSync(positionals[0]!, { maxBytes: MAX_LOG_BYTES });
+    process.stdout.write(handoffFile(text, { settings: set.settings, prompts: set.prompts, format: format as 'claude' | 'codex' | 'rawr' | undefined, line, json: values.json ?? false, file: positionals[0]! }));
+    return 0;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return fail(e.code === 'ENOENT' ? `cannot read ${positionals[0]}: no such file` : e.code === 'EISDIR' ? `${positionals[0]} is a directory` : e.message.split('\n')[0]!, 1);
   }
 }
 
@@ -115,5 +207,5 @@ if (args[0] === 'hooks') {
   // Async (reads the hook input from stdin); never exits 2, which Claude Code reads as "block".
   void hooksMain(args.slice(1)).then((code) => { process.exitCode = code; });
 } else {
-  void Promise.resolve(main(args)).then((code) => { process.exitCode = code; });
+  void main(args).then((code) => { process.exitCode = code; });
 }

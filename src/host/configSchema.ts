@@ -1,6 +1,7 @@
 /**
  * The Settings-UI contribution (`contributes.configuration` in package.json), derived from the core's
- * settings schema so the two cannot drift: one property per knob, `rawr.<camelCase of the snake knob>`,
+ * settings schema so the two cannot drift: one property per knob, `rawr.<camelCase of the snake knob>` (or
+ * a readable name, see RENAMED),
  * with the JSON Schema zod derives from the knob's validator (type, enum, minimum/maximum, item
  * constraints), the default from DEFAULT_SETTINGS, the description from SETTING_DOCS and a stable order.
  * Plus the host-only knobs (not part of the policy file): `rawr.tools.allowed`, `rawr.judgment.model`.
@@ -9,6 +10,7 @@
  */
 import { z } from 'zod';
 import { BOUNDARY_KINDS, type BoundaryKind } from '../core/signals/types';
+import { DEFAULT_ALLOWED_TOOLS } from './tools/catalog';
 import { DEFAULT_SETTINGS, MID_TURN_POLICIES, MODES, SETTING_DOCS, SettingsSchema, type SettingKey } from '../core/settings/schema';
 
 export const CONFIG_SECTION = 'rawr';
@@ -28,6 +30,30 @@ export function snake(key: string): string {
 /** The policy knobs, in schema order. */
 export const SETTING_KEYS = Object.keys(SettingsSchema.shape) as SettingKey[];
 
+/**
+ * Knobs whose VS Code name is not the camelCase of the knob. The Settings UI titles a setting after its
+ * name (`earlyPercentRemainingLt` shows as "Early Percent Remaining Lt"); `tiers.earlyBelowPercent`
+ * shows as "Tiers: Early Below Percent". The old names stay readable (deprecated, see LEGACY_NAMES).
+ */
+const RENAMED: Partial<Record<SettingKey, string>> = {
+  early_percent_remaining_lt: 'tiers.earlyBelowPercent',
+  ready_percent_remaining_lt: 'tiers.readyBelowPercent',
+  asap_percent_remaining_lt: 'tiers.asapBelowPercent',
+  emergency_percent_remaining_lt: 'tiers.emergencyBelowPercent',
+};
+
+/** A knob's VS Code name below `rawr.` (`tiers.earlyBelowPercent`, `cooldownTurns`). */
+export function vscodeKey(knob: SettingKey): string {
+  return RENAMED[knob] ?? camel(knob);
+}
+
+/**
+ * Names below `rawr.` that renamed knobs had before (the camelCase of the knob): still contributed, marked
+ * deprecated (the Settings UI hides them unless set), and still read when the new name is not set, so a
+ * settings.json written for an older rawr keeps working.
+ */
+export const LEGACY_NAMES: ReadonlyArray<{ name: string; knob: SettingKey }> = (Object.keys(RENAMED) as SettingKey[]).map((knob) => ({ name: camel(knob), knob }));
+
 /** Host-only settings (camel keys below `rawr.`): read by the extension host, not part of the policy file. */
 export const HOST_KEYS = { toolsAllowed: 'tools.allowed', judgmentModel: 'judgment.model' } as const;
 
@@ -40,8 +66,8 @@ export const ENUM_DESCRIPTIONS = {
     auto: 'Run the golden path: heads-up, continuation packet, compaction, handoff.',
   } satisfies Record<(typeof MODES)[number], string>,
   packet_author: {
-    agent: 'The agent writes its own continuation packet (Variant A).',
-    watcher: 'Rawr assembles the packet from the recorded trail (Variant B).',
+    agent: 'The agent writes its own continuation packet (the agent packet).',
+    watcher: 'Rawr assembles the packet from the recorded trail (the watcher packet).',
   } satisfies Record<'agent' | 'watcher', string>,
   mid_turn_policy: {
     golden_path: 'Run the full sequence at tool-loop boundaries inside a long turn.',
@@ -104,9 +130,9 @@ function hostProperties(firstOrder: number): Record<string, JsonSchema> {
       type: 'array',
       items: { type: 'string', minLength: 1 },
       uniqueItems: true,
-      default: [],
+      default: [...DEFAULT_ALLOWED_TOOLS],
       markdownDescription:
-        "Language-model tools the @rawr agent may call besides rawr's own tools, by name or glob (`*` matches any characters, e.g. `mcp_github_*`). Empty: rawr's own tools only.",
+        "Language-model tools the @rawr agent may call, by name or glob (`*` matches any characters). The default is rawr's own tool set (read, list, search, create, edit, git status/diff, terminal). Add Copilot's or MCP tools with globs (e.g. `[\"rawr_*\", \"copilot_*\", \"mcp_github_*\"]`), or list fewer to restrict. `rawr_update_plan` and `rawr_write_scratch` are always offered. Writing and executing tools ask before they run; in Restricted Mode only reading tools are offered.",
       order: firstOrder,
     },
     [`${CONFIG_SECTION}.${HOST_KEYS.judgmentModel}`]: {
@@ -128,7 +154,7 @@ function hostProperties(firstOrder: number): Record<string, JsonSchema> {
 export function configurationProperties(): Record<string, object> {
   const props: Record<string, object> = {};
   SETTING_KEYS.forEach((key, order) => {
-    props[`${CONFIG_SECTION}.${camel(key)}`] = {
+    props[`${CONFIG_SECTION}.${vscodeKey(key)}`] = {
       ...knobSchema(key),
       default: structuredClone(DEFAULT_SETTINGS[key]),
       markdownDescription: docMarkdown(SETTING_DOCS[key]),
@@ -136,6 +162,16 @@ export function configurationProperties(): Record<string, object> {
     };
   });
   Object.assign(props, hostProperties(SETTING_KEYS.length));
+  LEGACY_NAMES.forEach(({ name, knob }, i) => {
+    const now = `${CONFIG_SECTION}.${vscodeKey(knob)}`;
+    props[`${CONFIG_SECTION}.${name}`] = {
+      ...knobSchema(knob),
+      default: structuredClone(DEFAULT_SETTINGS[knob]),
+      markdownDescription: docMarkdown(SETTING_DOCS[knob]),
+      markdownDeprecationMessage: `Renamed to \`#${now}#\`. This name is still read when \`${now}\` is not set.`,
+      order: SETTING_KEYS.length + 2 + i,
+    };
+  });
   return props;
 }
 

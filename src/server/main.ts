@@ -1,5 +1,5 @@
 /**
- * The rawr core process (ARCHITECTURE §4): a language server, started by the extension with
+ * The rawr core process (docs/ARCHITECTURE.md#the-core-process): a language server, started by the extension with
  * vscode-languageclient over IPC, that hosts the workspace's single arbiter — a CoreService — and the
  * language features of the prompt files (promptLanguage.ts).
  *
@@ -14,8 +14,7 @@ import type * as LSP from 'vscode-languageserver/lib/node/main';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { z } from 'zod';
 import { CORE_METHODS } from '../host/core/coreApi';
-import { dirReader } from '../core/prompts/fs';
-import { loadPromptSet } from '../core/prompts/promptSet';
+import { loadPromptDirs } from '../core/prompts/fs';
 import { CoreService } from '../core/service/coreService';
 import { describeZodError, InitOptionsSchema, PARAMS, type InitOptions } from './params';
 import { PROMPT_FILE_NAME, promptCompletions, promptDiagnostics, promptHover } from './promptLanguage';
@@ -53,7 +52,7 @@ const fileNameOf = (uri: string): string => {
   }
 };
 
-connection.onInitialize((params: { initializationOptions?: unknown }) => {
+connection.onInitialize(async (params: { initializationOptions?: unknown }) => {
   const parsed = InitOptionsSchema.safeParse(params.initializationOptions);
   if (!parsed.success) {
     // Without a log folder there is no arbiter; say why instead of failing later on every request.
@@ -62,7 +61,7 @@ connection.onInitialize((params: { initializationOptions?: unknown }) => {
   options = parsed.data;
   // After a restart the client passes the configuration it last set; on the first start, the files
   // (their problems are the extension's to report, and the editor shows them as diagnostics).
-  core = new CoreService(options.logDir, options.config ?? loadPromptSet(options.promptDirs.map(dirReader)));
+  core = new CoreService(options.logDir, options.config ?? (await loadPromptDirs(options.promptDirs)));
   return {
     capabilities: {
       textDocumentSync: lsp.TextDocumentSyncKind.Incremental,

@@ -5,10 +5,10 @@
  * client (src/host/core/coreClient.ts) sends exactly these shapes.
  */
 import { z } from 'zod';
+import { EngineEventSchema, promptRecord, PromptsSchema } from '../core/engine/eventSchema';
 import type { EngineEvent } from '../core/engine/types';
-import { PROMPT_FILES, type PromptName, type PromptSet } from '../core/prompts/promptSet';
+import type { PromptSet } from '../core/prompts/promptSet';
 import { SettingsSchema } from '../core/settings/schema';
-import { BOUNDARY_KINDS } from '../core/signals/types';
 import { ThreadMessageSchema, type ThreadMessage } from '../core/thread/thread';
 
 /** Same rule as CoreService (it is the file name of the thread's log). */
@@ -16,47 +16,8 @@ export const ThreadIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,80}$/, 'thread id must be 1–80 characters of A–Z, a–z, 0–9, "_" or "-"');
 
-const PROMPT_NAMES = Object.keys(PROMPT_FILES) as PromptName[];
-const promptRecord = <T extends z.ZodType>(value: T) =>
-  z.object(Object.fromEntries(PROMPT_NAMES.map((n) => [n, value])) as Record<PromptName, T>);
-
-const PromptsSchema = promptRecord(z.string());
-
-const at = z.number();
-const BoundarySourceSchema = z.enum(['git', 'terminal', 'plan_tool', 'agent_message', 'tool_result', 'turn', 'recording']);
-
-/**
- * Every EngineEvent variant, exactly as loose as the TypeScript type (the engine itself handles odd values
- * such as a zero window); the annotation makes tsc check the schema against the engine's type.
- */
-export const EngineEventSchema: z.ZodType<EngineEvent> = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('user_message'), at, text: z.string() }),
-  z.object({ type: z.literal('assistant_message'), at, text: z.string() }),
-  z.object({ type: z.literal('tool_call'), at, id: z.string(), name: z.string(), input: z.unknown() }),
-  z.object({ type: z.literal('tool_result'), at, id: z.string(), output: z.string(), isError: z.boolean(), exitCode: z.number().optional() }),
-  z.object({ type: z.literal('tokens'), at, used: z.number(), window: z.number() }),
-  z.object({
-    type: z.literal('boundary'),
-    at,
-    source: BoundarySourceSchema,
-    boundary: z.object({ kind: z.enum(BOUNDARY_KINDS), key: z.string(), detail: z.string() }),
-  }),
-  z.object({
-    type: z.literal('plan'),
-    at,
-    steps: z.array(z.object({ text: z.string(), status: z.enum(['pending', 'in_progress', 'completed']) })),
-  }),
-  z.object({ type: z.literal('evaluate'), at, point: z.enum(['turn_complete', 'tool_loop']) }),
-  z.object({ type: z.literal('judgment_result'), at, corrId: z.string(), text: z.string() }),
-  z.object({ type: z.literal('scratch_written'), at, seqId: z.string(), path: z.string() }),
-  z.object({ type: z.literal('packet'), at, seqId: z.string(), text: z.string() }),
-  z.object({ type: z.literal('compaction_done'), at, seqId: z.string(), tokensBefore: z.number(), tokensAfter: z.number() }),
-  z.object({ type: z.literal('compaction_failed'), at, seqId: z.string(), error: z.string() }),
-  z.object({ type: z.literal('timeout'), at, timerId: z.string() }),
-  z.object({ type: z.literal('cancel'), at }),
-  z.object({ type: z.literal('compact_now'), at, instructions: z.string().optional() }),
-  z.object({ type: z.literal('settings'), at, settings: SettingsSchema, prompts: PromptsSchema.optional() }),
-]);
+// EngineEventSchema lives in the core: the event log validates every record it loads with it too.
+export { EngineEventSchema };
 
 const ProblemSchema = z.object({
   file: z.string(),

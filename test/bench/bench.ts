@@ -15,6 +15,7 @@ import { rebuild } from '../../src/core/log/rebuild';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { replayFile } from '../../src/cli/replayCommand';
+import { formatHandoffBench, runHandoffBench } from './handoff';
 import { printPhased } from './phased';
 
 const set = loadPromptSet([dirReader(shippedPromptsDir())]);
@@ -138,6 +139,8 @@ function main(): void {
   }
   // Schedule quality with the shipped policy as it runs (judgment on, answered by its fallback in replay).
   printPhased(set.settings, set.prompts);
+  console.log('');
+  console.log(formatHandoffBench(runHandoffBench()));
 }
 
 main();

@@ -225,6 +225,23 @@ function errorBody(reply: ScriptReply): { error: { message: string; type: string
   return { error: { message: reply.error ?? `scripted error (HTTP ${status})`, type, code: null } };
 }
 
+/**
+ * The reply a script gives to a request: the first rule that matches (and has uses left), else the
+ * fallback. `uses` counts each rule's matches. Shared with the in-process model double (chatModel.ts).
+ */
+export async function pickReply(script: Script, uses: Map<ScriptRule, number>, req: ScriptRequest): Promise<{ rule: string; reply: ScriptReply }> {
+  for (const [i, rule] of script.rules.entries()) {
+    const used = uses.get(rule) ?? 0;
+    if (rule.times !== undefined && used >= rule.times) continue;
+    if (!rule.when(req)) continue;
+    uses.set(rule, used + 1);
+    const reply = typeof rule.reply === 'function' ? await rule.reply(req) : rule.reply;
+    return { rule: rule.name ?? `rule #${i}`, reply };
+  }
+  const fb = script.fallback ?? { text: 'OK.' };
+  return { rule: 'fallback', reply: typeof fb === 'function' ? await fb(req) : fb };
+}
+
 export async function startScriptedModel(script: Script | ScriptRule[], opts: ScriptedModelOptions = {}): Promise<ScriptedModel> {
   let current: Script = Array.isArray(script) ? { rules: script } : script;
   let uses = new Map<ScriptRule, number>();
@@ -234,18 +251,7 @@ export async function startScriptedModel(script: Script | ScriptRule[], opts: Sc
   const models = opts.models ?? ['scripted'];
   let counter = 0;
 
-  async function pick(req: ScriptRequest): Promise<{ rule: string; reply: ScriptReply }> {
-    for (const [i, rule] of current.rules.entries()) {
-      const used = uses.get(rule) ?? 0;
-      if (rule.times !== undefined && used >= rule.times) continue;
-      if (!rule.when(req)) continue;
-      uses.set(rule, used + 1);
-      const reply = typeof rule.reply === 'function' ? await rule.reply(req) : rule.reply;
-      return { rule: rule.name ?? `rule #${i}`, reply };
-    }
-    const fb = current.fallback ?? { text: 'OK.' };
-    return { rule: 'fallback', reply: typeof fb === 'function' ? await fb(req) : fb };
-  }
+  const pick = (req: ScriptRequest) => pickReply(current, uses, req);
 
   function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
     const text = JSON.stringify(body);
@@ -518,7 +524,8 @@ export function phaseState(req: ScriptRequest, steps: string[] = DEFAULT_STEPS):
     const text = textOf(m);
     const summarised = SUMMARY_TASK_RE.exec(text)?.[1];
     if (summarised && (!task || task === text.trim())) task = summarised;
-    else if (m.role === 'user' && !task && text.trim() && !isRawrText(text)) task = text.trim();
+    // (a prompt's attachments block, which rawr appends to the person's words, is not the task)
+    else if (m.role === 'user' && !task && text.trim() && !isRawrText(text)) task = text.split('\n\n[rawr] Attached by the user:')[0]!.trim();
     for (const hit of text.matchAll(PROGRESS_RE)) {
       done = Math.min(Number(hit[1]), steps.length);
       inProgress = !!hit[3];
@@ -693,4 +700,19 @@ export function multiPhaseScript(opts: MultiPhaseOptions = {}): Script {
     },
   ];
   return { rules, fallback: { text: 'OK.' } };
+}
+
+/**
+ * The reply of a server whose context the request does not fit: HTTP 400 with OpenAI's body and code
+ * (vLLM and LM Studio answer alike), for rawr's overflow recovery (src/host/participant/overflow.ts).
+ */
+export function contextLengthExceeded(window = 8192, tokens = window + 1808): ScriptReply {
+  return {
+    status: 400,
+    error: {
+      message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      type: 'invalid_request_error',
+      code: 'context_length_exceeded',
+    },
+  };
 }

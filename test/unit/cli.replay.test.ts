@@ -5,6 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { EventLog } from '../../src/core/log/eventLog';
+import type { EngineEvent } from '../../src/core/engine/types';
+import { needShared } from '../support/sharedData';
 
 // Compiled to out/test/unit/; the CLI is out/src/cli/main.js; the shared data sits beside the repo.
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
@@ -132,7 +134,7 @@ describe('rawr replay (CLI) on the real recordings', function () {
   const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort() : [];
   const runs = new Map<string, { decisions: Decision[]; summary: Summary; raw: RawFacts; stderr: string }>();
   before(function () {
-    if (files.length === 0) this.skip(); // no shared data on this machine (set RAWR_TRANSCRIPTS)
+    needShared(this, DIR);
     for (const f of files) {
       const file = path.join(DIR, f);
       const r = rawr('replay', file, '--json');
@@ -274,6 +276,33 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     assert.equal(r.stdout, '');
   });
 
+  it('--help, -h and help: the usage on stdout, exit 0 (asked-for help is output, not an error)', () => {
+    for (const flag of ['--help', '-h', 'help']) {
+      const r = rawr(flag);
+      assert.equal(r.code, 0, flag);
+      assert.match(r.stdout, /^usage: rawr replay FILE/, flag);
+      assert.match(r.stdout, /rawr hooks claude/, flag);
+      assert.equal(r.stderr, '', flag);
+    }
+  });
+
+  it('--version prints the version from package.json', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const r = rawr(flag);
+      assert.equal(r.code, 0, flag);
+      assert.equal(r.stdout, `rawr ${pkg.version}\n`, flag);
+      assert.equal(r.stderr, '', flag);
+    }
+  });
+
+  it('an unknown command: exit 2, names it, usage on stderr', () => {
+    const r = rawr('replya', 'x.jsonl');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^rawr: unknown command "replya"\nusage: rawr replay FILE/);
+    assert.equal(r.stdout, '');
+  });
+
   it('`replay` without a FILE: exit 2, says what is missing, shows the usage', () => {
     const r = rawr('replay');
     assert.equal(r.code, 2);
@@ -325,7 +354,7 @@ describe('rawr replay (CLI): options, errors and the table', function () {
   });
 
   it('--format overrides detection (and the right format gives the same result as detection)', function () {
-    if (!fs.existsSync(DIR)) this.skip();
+    needShared(this, DIR);
     const claude = real('claude-spotter-258c7280.jsonl');
     const detected = rawr('replay', claude, '--json');
     const forced = rawr('replay', claude, '--json', '--format', 'claude');
@@ -333,28 +362,27 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     assert.equal(forced.stdout, detected.stdout);
 
     // A Claude session read as Codex: every line is reported as not a Codex record, nothing is evaluated.
+    // The wrong format reads no record at all: an error (exit 1), not a clean verdict about nothing.
     const wrong = rawr('replay', claude, '--json', '--format', 'codex');
-    assert.equal(wrong.code, 0, wrong.stderr);
-    const { decisions, summary } = parseJsonOutput(wrong.stdout);
-    assert.equal(summary.format, 'codex');
-    assert.equal(decisions.length, 0);
-    assert.equal(summary.problems, 1863);
+    assert.equal(wrong.code, 1, wrong.stdout);
+    assert.equal(wrong.stdout, '');
+    assert.match(wrong.stderr, /^rawr replay: no record could be read as codex \(\d+ problems; first: line 1: Codex record does not match schema/);
 
     const codex = real('codex-acidicsoil-lmstudio.jsonl');
-    const asClaude = parseJsonOutput(rawr('replay', codex, '--json', '--format', 'claude').stdout).summary;
-    assert.equal(asClaude.format, 'claude');
-    assert.equal(asClaude.compactions.length, 0);
+    const asClaude = rawr('replay', codex, '--json', '--format', 'claude');
+    assert.equal(asClaude.code, 1, asClaude.stdout);
+    assert.match(asClaude.stderr, /^rawr replay: no record could be read as claude/);
   });
 
   it('--window changes the modelled window', function () {
-    if (!fs.existsSync(DIR)) this.skip();
+    needShared(this, DIR);
     const { summary } = parseJsonOutput(rawr('replay', real('claude-spotter-258c7280.jsonl'), '--json', '--window', '1000000').stdout);
     assert.equal(summary.window, 1_000_000);
     assert.equal(summary.compactions.length, 0); // 167k of 1M never reaches a tier
   });
 
   it('the readable table ends with a VERDICT line and agrees with --json', function () {
-    if (!fs.existsSync(DIR)) this.skip();
+    needShared(this, DIR);
     const file = real('claude-spotter-8463c716.jsonl');
     const r = rawr('replay', file);
     assert.equal(r.code, 0, r.stderr);
@@ -369,7 +397,7 @@ describe('rawr replay (CLI): options, errors and the table', function () {
   });
 
   it('--prompts DIR: a folder whose rawr-auto-compact.md overrides the settings (mode off → no compaction)', function () {
-    if (!fs.existsSync(DIR)) this.skip();
+    needShared(this, DIR);
     const dir = fs.mkdtempSync(path.join(tmp, 'prompts-'));
     fs.writeFileSync(path.join(dir, 'rawr-auto-compact.md'), '---\nmode: off\n---\nPacket please.\n');
     const r = rawr('replay', real('claude-spotter-258c7280.jsonl'), '--json', '--prompts', dir);
@@ -387,7 +415,7 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     const file = path.join(tmp, 'thread-7f3a.jsonl');
     const log = new EventLog(file, 'thread-7f3a');
     let t = Date.parse('2026-03-02T09:00:00.000Z');
-    const ev = (event: { type: string } & Record<string, unknown>) => log.append({ kind: 'event', at: (t += 1000), event: { at: t, ...event } });
+    const ev = (event: { type: string } & Record<string, unknown>) => log.append({ kind: 'event', at: (t += 1000), event: { at: t, ...event } as unknown as EngineEvent });
     ev({ type: 'user_message', text: 'Finish phase 2 (codex importer) and commit it.' });
     ev({ type: 'tokens', used: 24_000, window: 200_000 });
     ev({ type: 'assistant_message', text: 'Reading the importer.' });
@@ -427,7 +455,7 @@ describe('rawr replay (CLI): options, errors and the table', function () {
   });
 
   it('a ~10 MB Claude transcript (the 258c7280 session four times, ids renamed) replays to a summary', function () {
-    if (!fs.existsSync(DIR)) this.skip();
+    needShared(this, DIR);
     const src = fs.readFileSync(real('claude-spotter-258c7280.jsonl'), 'utf8');
     const srcLines = src.split('\n');
     if (srcLines[srcLines.length - 1] === '') srcLines.pop();

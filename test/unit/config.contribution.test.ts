@@ -4,6 +4,7 @@
  * contribution must equal the generator's output, and the generator's output is checked against the
  * zod schema directly (keys, defaults, enums, bounds), not against itself.
  */
+import { DEFAULT_ALLOWED_TOOLS } from '../../src/host/tools/catalog';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,11 +14,13 @@ import {
   CONFIG_ID,
   HOST_KEYS,
   SETTING_KEYS,
+  LEGACY_NAMES,
   camel,
   configurationContribution,
   configurationProperties,
   docMarkdown,
   snake,
+  vscodeKey,
   withRawrConfiguration,
 } from '../../src/host/configSchema';
 
@@ -26,7 +29,7 @@ const pkg = () => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'u
 const KEYS = Object.keys(SettingsSchema.shape) as SettingKey[];
 type Prop = Record<string, any>;  
 const props = configurationProperties() as Record<string, Prop>;
-const prop = (key: SettingKey): Prop => props[`rawr.${camel(key)}`];
+const prop = (key: SettingKey): Prop => props[`rawr.${vscodeKey(key)}`];
 
 /** Enum values of a zod schema, when it is an enum. */
 function zodEnum(schema: z.ZodType): string[] | undefined {
@@ -64,10 +67,32 @@ describe('configuration contribution: generator vs the zod schema', () => {
     for (const k of KEYS) assert.equal(snake(camel(k)), k);
   });
 
-  it('one property per SettingsSchema key, plus the host-only knobs, nothing else', () => {
+  it('one property per SettingsSchema key, plus the host-only knobs, plus the deprecated old names, nothing else', () => {
     assert.deepEqual(SETTING_KEYS, KEYS);
-    const want = [...KEYS.map((k) => `rawr.${camel(k)}`), `rawr.${HOST_KEYS.toolsAllowed}`, `rawr.${HOST_KEYS.judgmentModel}`];
+    const want = [
+      ...KEYS.map((k) => `rawr.${vscodeKey(k)}`),
+      `rawr.${HOST_KEYS.toolsAllowed}`,
+      `rawr.${HOST_KEYS.judgmentModel}`,
+      ...LEGACY_NAMES.map((l) => `rawr.${l.name}`),
+    ];
     assert.deepEqual(Object.keys(props), want);
+  });
+
+  it('settings have readable titles: no key ends in an abbreviation such as "Lt" (the Settings UI titles a setting after its key)', () => {
+    const current = Object.entries(props).filter(([, p]) => !p.markdownDeprecationMessage);
+    for (const [key] of current) assert.doesNotMatch(key, /(Lt|Gt|Le|Ge)$/, key);
+    assert.equal(prop('early_percent_remaining_lt'), props['rawr.tiers.earlyBelowPercent']);
+  });
+
+  it('the old names of renamed knobs are contributed deprecated, pointing at the new name, with the same schema', () => {
+    assert.deepEqual(LEGACY_NAMES.map((l) => l.name), ['earlyPercentRemainingLt', 'readyPercentRemainingLt', 'asapPercentRemainingLt', 'emergencyPercentRemainingLt']);
+    for (const { name, knob } of LEGACY_NAMES) {
+      const old = props[`rawr.${name}`];
+      assert.match(old.markdownDeprecationMessage, new RegExp(`#rawr\\.${vscodeKey(knob).replace('.', '\\.')}#`));
+      const { markdownDeprecationMessage: _m, order: _o, ...schema } = old;
+      const { order: _n, ...current } = prop(knob);
+      assert.deepEqual(schema, current, name);
+    }
   });
 
   it('defaults equal DEFAULT_SETTINGS and are valid for the schema', () => {
@@ -159,11 +184,12 @@ describe('configuration contribution: generator vs the zod schema', () => {
     assert.deepEqual(orders, orders.map((_, i) => i));
   });
 
-  it('host-only knobs: rawr.tools.allowed (string list, default []) and rawr.judgment.model (string, default "")', () => {
+  it('host-only knobs: rawr.tools.allowed (string list, default rawr\'s tool set) and rawr.judgment.model (string, default "")', () => {
     const tools = props['rawr.tools.allowed'];
     assert.equal(tools.type, 'array');
     assert.equal(tools.items.type, 'string');
-    assert.deepEqual(tools.default, []);
+    assert.deepEqual(tools.default, [...DEFAULT_ALLOWED_TOOLS]);
+    assert.ok(tools.default.includes('rawr_run_in_terminal') && tools.default.includes('rawr_edit_file'));
     const model = props['rawr.judgment.model'];
     assert.equal(model.type, 'string');
     assert.equal(model.default, '');

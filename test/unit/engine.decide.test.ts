@@ -15,7 +15,7 @@ function input(over: Partial<DecisionInput>): DecisionInput {
   };
 }
 
-describe('decide: seed 000 rule (threshold AND boundary, neither sufficient)', () => {
+describe('decide: the decision rule (threshold AND boundary, neither sufficient)', () => {
   const cases: Array<[string, Partial<DecisionInput>, string, string]> = [
     ['above every threshold, boundary present → none', { percentRemaining: 60 }, 'none', 'above_threshold'],
     ['ready tier, commit → compact', { percentRemaining: 30 }, 'compact', 'compact'],

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Effect, EngineEvent, EngineState } from '../../src/core/engine/types';
 import { GOOD_PACKET, mkState, run, types, usedFor, WINDOW } from '../support/engine';
+import { validateAgentPacket } from '../../src/core/sequence/packet';
 
 const T0 = 1_700_000_000_000;
 let clock = T0;
@@ -22,9 +23,13 @@ const find = <T extends Effect['type']>(fx: Effect[], t: T) => fx.filter((e): e 
 const seqIdOf = (s: EngineState) => ('seqId' in s.seq ? s.seq.seqId : '');
 
 describe('step: golden path', () => {
-  it('Variant A with scratch: heads-up → scratch → packet → compact → handoff, in that order', () => {
+  it('agent packet with scratch: heads-up → scratch → packet → compact → handoff, in that order', () => {
     let { state, effects } = run(mkState({ judgment_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
-    assert.deepEqual(types(effects).filter((t) => t !== 'decision'), ['inject_heads_up', 'request_scratch_write', 'start_timer']);
+    // The message went into the thread; the commit and the turn end were noted, then consumed by the decision.
+    assert.deepEqual(types(effects).filter((t) => t !== 'decision'), ['append_user_message', 'boundary_noted', 'boundary_noted', 'boundaries_consumed', 'sequence_started', 'inject_heads_up', 'request_scratch_write', 'start_timer']);
+    const d = find(effects, 'decision')[0]!.decision;
+    assert.deepEqual(find(effects, 'boundaries_consumed')[0], { type: 'boundaries_consumed', ids: find(effects, 'boundary_noted').map((b) => b.boundary.id), by: d.id, why: 'decision' });
+    assert.deepEqual(find(effects, 'sequence_started')[0], { type: 'sequence_started', seqId: seqIdOf(state), decisionId: d.id, reason: d.reason, packetAuthor: 'agent' });
     const headsUp = find(effects, 'inject_heads_up')[0]!;
     assert.match(headsUp.text, /rawr watcher → agent/);
     assert.match(headsUp.text, /commit a1b2c3d/);
@@ -55,23 +60,25 @@ describe('step: golden path', () => {
     assert.equal(state.tokens?.used, 31_000);
   });
 
-  it('Variant B (packet_author watcher, no scratch) assembles a packet with the required sections and tool tail', () => {
+  it('watcher packet (packet_author watcher, no scratch) assembles a packet with the required sections and tool tail', () => {
     const { state, effects } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [
       ...workTurn(30),
       { type: 'evaluate', at: at(), point: 'turn_complete' },
     ]);
     const pk = find(effects, 'show_packet')[0]!;
     assert.equal(pk.author, 'watcher');
-    for (const h of ['## User request chain', '**Current ask:**', '## Agent plan and action chain', '## Where we are now', "## What's next", '## Decisions, invariants and traps', '## Recent activity']) {
+    for (const h of ['## What just completed', '**Current ask**', '## Where we are now', "## What's next", '## Decisions, invariants and traps', '## Recent tool calls']) {
       assert.ok(pk.packet.includes(h), `missing ${h}`);
     }
+    // rawr's own packet has the sections it asks the agent for.
+    assert.deepEqual(validateAgentPacket(pk.packet, 300), { ok: true });
     assert.ok(pk.packet.includes('git commit -am "importer"'), 'tool tail verbatim');
     assert.equal(state.seq.phase, 'compacting');
     const done = run(state, [{ type: 'compaction_done', at: at(), seqId: seqIdOf(state), tokensBefore: 140_000, tokensAfter: 20_000 }]);
     assert.match(find(done.effects, 'inject_handoff')[0]!.text, /packet rawr assembled from the session trail before the compaction \(you did not write it\)/);
   });
 
-  it('an unusable agent packet falls back to Variant B with a warning', () => {
+  it('an unusable agent packet falls back to the watcher packet with a warning', () => {
     let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
     const r = run(state, [{ type: 'packet', at: at(), seqId: seqIdOf(state), text: 'ok, done.' }]);
     assert.match(find(r.effects, 'annotate')[0]!.text, /not usable \(too short/);
@@ -80,7 +87,7 @@ describe('step: golden path', () => {
     assert.equal(state.seq.phase, 'compacting');
   });
 
-  it('packet deadline → Variant B; a late packet is then ignored', () => {
+  it('packet deadline → watcher packet; a late packet is then ignored', () => {
     let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
     const seqId = seqIdOf(state);
     let r = run(state, [{ type: 'timeout', at: at(), timerId: `packet:${seqId}` }]);
@@ -164,6 +171,18 @@ describe('step: judgment (single flight, correlation ids, fallback)', () => {
     assert.equal(find(r1.effects, 'decision')[0]!.decision.code, 'judgment_fallback');
     const r2 = run(r1.state, [{ type: 'judgment_result', at: at(), corrId, text: '{"should_compact": false, "reason": "late"}' }]);
     assert.deepEqual(r2.effects, []);
+  });
+
+  it('no judge available → the fallback rule decides and says why (not "timed out"); its timer is cancelled', () => {
+    const { state, effects } = judged();
+    const corrId = find(effects, 'request_judgment')[0]!.corrId;
+    const r = run(state, [{ type: 'judgment_unavailable', at: at(), corrId, why: 'no judge configured: deterministic rule' }]);
+    const d = find(r.effects, 'decision')[0]!.decision;
+    assert.equal(d.code === 'judgment_fallback' || d.code === 'judgment_vetoed', true, d.code);
+    assert.match(d.reason, /fallback \(no judge configured: deterministic rule\)/);
+    assert.doesNotMatch(d.reason, /timed out/);
+    assert.deepEqual(find(r.effects, 'cancel_timer').map((c) => c.timerId), [`judgment:${corrId}`]);
+    assert.deepEqual(run(state, [{ type: 'judgment_unavailable', at: at(), corrId: 'j999', why: 'x' }]).effects, [], 'an unknown correlation id is ignored');
   });
 
   it('a result with an unknown correlation id is ignored', () => {

@@ -86,8 +86,8 @@ describe('event log: append and read', () => {
   });
 
   it('a missing file reads as empty, without problems', () => {
-    assert.deepEqual(readLog(path.join(tmp, 'nope.jsonl')), { records: [], problems: [] });
-    assert.deepEqual(parseLog(''), { records: [], problems: [] });
+    assert.deepEqual(readLog(path.join(tmp, 'nope.jsonl')), { records: [], problems: [], lines: 0 });
+    assert.deepEqual(parseLog(''), { records: [], problems: [], lines: 0 });
   });
 });
 
@@ -188,7 +188,7 @@ describe('event log: concurrent writers', function () {
       if (all) break;
     }
     for (let i = 0; i < n; i++) {
-      log.append({ kind: 'event', at: Date.now(), event: { type: 'note', writer: w, i, text: textOf(w, i) } });
+      log.append({ kind: 'event', at: Date.now(), event: { type: 'assistant_message', at: Date.now(), text: textOf(w, i) } });
     }
     log.close();
   `;
@@ -220,11 +220,10 @@ describe('event log: concurrent writers', function () {
     const text = fs.readFileSync(file, 'utf8');
     const rawLines = text.split('\n');
     assert.equal(rawLines.pop(), ''); // ends with a newline
-    // A writer that opens the file while another is mid-write may end that (apparently torn) line with an
-    // extra newline: at most one empty line per writer, which readers skip.
+    // A writer that checks the file's last byte while another is mid-write sees an apparently torn line
+    // and ends it in its own append: the result is an empty line (which readers skip), never a lost record.
     const nonBlank = rawLines.filter((l) => l !== '');
     assert.equal(nonBlank.length, WRITERS * PER_WRITER);
-    assert.ok(rawLines.length - nonBlank.length <= WRITERS, `${rawLines.length - nonBlank.length} empty lines`);
     // Every line parses on its own (no interleaving inside a line).
     for (const [k, l] of rawLines.entries()) if (l !== '') assert.doesNotThrow(() => JSON.parse(l), `line ${k + 1}`);
 
@@ -234,7 +233,9 @@ describe('event log: concurrent writers', function () {
     let big = 0;
     for (const { record } of records) {
       assert.equal(record.kind, 'event');
-      const ev = (record as Extract<LogRecord, { kind: 'event' }>).event as unknown as { writer: number; i: number; text: string };
+      const { text: evText } = (record as Extract<LogRecord, { kind: 'event' }>).event as unknown as { text: string };
+      const [, wText, iText] = /^w(\d+):(\d+):/.exec(evText) ?? [];
+      const ev = { writer: Number(wText), i: Number(iText), text: evText };
       assert.equal(ev.text, textOf(ev.writer, ev.i), `writer ${ev.writer} record ${ev.i} corrupted`);
       if (Buffer.byteLength(ev.text) > 8192) big++;
       seen[ev.writer]!.push(ev.i);
@@ -243,7 +244,7 @@ describe('event log: concurrent writers', function () {
     for (let w = 0; w < WRITERS; w++) assert.deepEqual(seen[w], Array.from({ length: PER_WRITER }, (_, i) => i), `writer ${w}`);
     assert.equal(big, WRITERS * (PER_WRITER / 10));
     // The writers really overlapped (otherwise this test proves nothing about concurrency).
-    const order = records.map((r) => ((r.record as Extract<LogRecord, { kind: 'event' }>).event as unknown as { writer: number }).writer);
+    const order = records.map((r) => ((r.record as Extract<LogRecord, { kind: 'event' }>).event as unknown as { text: string }).text.split(':')[0]);
     let switches = 0;
     for (let k = 1; k < order.length; k++) if (order[k] !== order[k - 1]) switches++;
     assert.ok(switches >= 10, `writers did not interleave (only ${switches} switches)`);
@@ -285,7 +286,7 @@ All importer tests pass (41). The replay CLI still ignores --window for codex fi
       log.append({ kind: 'message', at: clock, message: m });
     };
     const feed = (ev: EngineEvent) => {
-      log.append({ kind: 'event', at: clock, event: ev as unknown as { type: string } });
+      log.append({ kind: 'event', at: clock, event: ev });
       const r = step(state, ev);
       state = r.state;
       for (const fx of r.effects) {

@@ -7,8 +7,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readTranscriptFacts } from '../../src/core/hooks/claude/transcript';
-import { isPlanPath, objectiveOf, parseSnapshot, type Snapshot } from '../../src/core/hooks/claude/snapshot';
+import { readTranscriptFacts } from '../../src/core/hooks/shared/facts';
+import { isPlanPath, objectiveOf, parseSnapshot, type Snapshot } from '../../src/core/hooks/shared/snapshot';
+import { needShared } from '../support/sharedData';
 
 // Compiled to out/test/unit/; the CLI is out/src/cli/main.js; the shared data sits beside the repo.
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
@@ -45,6 +46,12 @@ function rawrAsync(args: string[], stdin: string): Promise<Run> {
 }
 
 const hook = (event: string, input: object, opts: { env?: Record<string, string> } = {}) => rawr(['hooks', 'claude', event], JSON.stringify(input), opts);
+/** Claude Code's PostCompact for the session (fired only after a compaction that succeeded). */
+const postCompact = (root: string, session: string, tp: string | undefined, extra: object = {}, opts: { env?: Record<string, string> } = {}) => {
+  const r = hook('PostCompact', { session_id: session, transcript_path: tp, cwd: root, hook_event_name: 'PostCompact', trigger: 'auto', ...extra }, opts);
+  assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], 'PostCompact prints nothing');
+  return r;
+};
 const stderrLines = (r: Run) => r.stderr.split('\n').filter((l) => l.trim() !== '');
 
 /** The additionalContext of a hook's stdout, or undefined when it injected nothing. */
@@ -170,6 +177,13 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     assert.deepEqual(s.plan, { file: 'docs/PLAN.md', source: 'transcript (latest todo list)', objective: 'Replace the regex parser with a real one.' });
     assert.equal(git(root, 'status', '--porcelain').includes('.rawr'), false, 'rawr state is git-ignored');
 
+    // not confirmed yet: the compaction may still fail
+    const early = hook('UserPromptSubmit', input(root, 'sess-1', tp, 'UserPromptSubmit', { prompt: 'meanwhile' }));
+    assert.deepEqual([early.code, early.stdout, early.stderr], [0, '', '']);
+    postCompact(root, 'sess-1', tp, { compact_summary: '<summary>the parser is half done</summary>' });
+    assert.equal((JSON.parse(fs.readFileSync(`${files[0]!}.confirmed`, 'utf8')) as { by: string }).by, 'PostCompact');
+    const summary = JSON.parse(fs.readFileSync(`${files[0]!}.compact-summary`, 'utf8')) as { compactSummary: string; trigger: string };
+    assert.deepEqual([summary.compactSummary, summary.trigger], ['<summary>the parser is half done</summary>', 'auto'], 'compact_summary kept with the snapshot');
     const first = hook('UserPromptSubmit', input(root, 'sess-1', tp, 'UserPromptSubmit', { prompt: 'continue' }));
     const text = injected(first, 'UserPromptSubmit');
     assert.ok(text, `expected an injection, got stdout=${first.stdout} stderr=${first.stderr}`);
@@ -196,10 +210,13 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     assert.equal(marker.snapshot, path.basename(files[0]!));
     assert.equal(marker.event, 'UserPromptSubmit');
 
-    // a second compaction later in the same session is detected again
+    // a second compaction later in the same session is detected again, here confirmed by the
+    // compact_boundary record Claude Code appends to the transcript (no PostCompact hook installed)
     const pre2 = hook('PreCompact', input(root, 'sess-1', tp, 'PreCompact', { trigger: 'manual' }));
     assert.equal(pre2.code, 0);
     assert.equal(snapshotsOf(root, 'sess-1').length, 2, 'snapshot history is kept');
+    assert.equal(injected(hook('UserPromptSubmit', input(root, 'sess-1', tp, 'UserPromptSubmit')), 'UserPromptSubmit'), undefined, 'pending');
+    fs.appendFileSync(tp, `${JSON.stringify({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', timestamp: new Date().toISOString(), compactMetadata: { trigger: 'manual' } })}\n`);
     assert.ok(injected(hook('UserPromptSubmit', input(root, 'sess-1', tp, 'UserPromptSubmit')), 'UserPromptSubmit')?.includes('manual compaction'));
     assert.equal(injected(hook('UserPromptSubmit', input(root, 'sess-1', tp, 'UserPromptSubmit')), 'UserPromptSubmit'), undefined);
   });
@@ -233,6 +250,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     hook('PreCompact', input(root, 'sess-c', tp, 'PreCompact', { trigger: 'auto' }));
     const [file] = snapshotsOf(root, 'sess-c');
     fs.writeFileSync(file!, '{"version": 1, "sessionId": "sess-c", "takenAt": tru');
+    postCompact(root, 'sess-c', tp);
     const r = hook('UserPromptSubmit', input(root, 'sess-c', tp, 'UserPromptSubmit'));
     assert.equal(injected(r, 'UserPromptSubmit'), undefined);
     assert.equal(r.stdout, '');
@@ -245,6 +263,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     hook('PreCompact', input(root, 'sess-c', tp, 'PreCompact', { trigger: 'auto' }));
     const latest = snapshotsOf(root, 'sess-c').sort().pop()!;
     fs.writeFileSync(latest, JSON.stringify({ hello: 'world' }));
+    postCompact(root, 'sess-c', tp);
     const r3 = hook('UserPromptSubmit', input(root, 'sess-c', tp, 'UserPromptSubmit'));
     assert.equal(r3.code, 0);
     assert.equal(r3.stdout, '');
@@ -267,6 +286,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     const noPath = hook('PreCompact', { session_id: 'sess-m2', cwd: root, hook_event_name: 'PreCompact', trigger: 'manual' });
     assert.equal(noPath.code, 0);
     assert.equal(readSnapshot(snapshotsOf(root, 'sess-m2')[0]!).transcript.error, 'no transcript_path in the hook input');
+    postCompact(root, 'sess-m', missing);
     const text = injected(hook('UserPromptSubmit', input(root, 'sess-m', missing, 'UserPromptSubmit')), 'UserPromptSubmit');
     assert.ok(text !== undefined && text.startsWith(HANDOFF_FIRST_LINE));
     assert.ok(text.includes('unknown (transcript not found)'));
@@ -324,7 +344,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       ['cwd that does not exist', JSON.stringify({ session_id: 's', cwd: path.join(root, 'missing') })],
       ['another event', JSON.stringify({ session_id: 's', cwd: root, hook_event_name: 'Stop' })],
     ];
-    for (const event of ['PreCompact', 'UserPromptSubmit', 'SessionStart']) {
+    for (const event of ['PreCompact', 'PostCompact', 'UserPromptSubmit', 'SessionStart']) {
       for (const [name, stdin] of cases) {
         const r = rawr(['hooks', 'claude', event], stdin);
         assert.equal(r.code, 0, `${event} ${name}`);
@@ -339,7 +359,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     assert.deepEqual([extra.code, extra.stdout, extra.stderr], [0, '', '']);
     // usage errors exit 1, never 2 (2 would block in Claude Code)
     assert.equal(rawr(['hooks', 'claude', 'Stop'], '{}').code, 1);
-    assert.equal(rawr(['hooks', 'codex', 'PreCompact'], '{}').code, 1);
+    assert.equal(rawr(['hooks', 'gemini', 'PreCompact'], '{}').code, 1);
     assert.equal(rawr(['hooks'], '').code, 1);
   });
 
@@ -352,6 +372,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     for (const id of evil) {
       const r = hook('PreCompact', input(root, id, tp, 'PreCompact', { trigger: 'auto' }));
       assert.equal(r.code, 0, id);
+      postCompact(root, id, tp);
       const text = injected(hook('UserPromptSubmit', input(root, id, tp, 'UserPromptSubmit')), 'UserPromptSubmit');
       assert.ok(text !== undefined && text.startsWith(HANDOFF_FIRST_LINE), `${id}: the snapshot is found again under its sanitised name`);
     }
@@ -368,8 +389,30 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     assert.equal(r.code, 0);
     assert.equal(r.stdout, '');
     assert.equal(stderrLines(r).length, 1);
-    assert.match(r.stderr, /outside/);
+    assert.match(r.stderr, /symlink/);
     assert.deepEqual(fs.readdirSync(outside), []);
+  });
+
+  it('a symlinked .rawr/claude (or .rawr) is never written or read through (issue 11 item 8)', () => {
+    const tp0 = (root: string) => transcript(root, 'l');
+    for (const linked of ['.rawr/claude', '.rawr']) {
+      const root = project();
+      const outside = fs.mkdtempSync(path.join(TMP, 'rawr-outside-'));
+      made.push(outside);
+      fs.mkdirSync(path.dirname(path.join(root, linked)), { recursive: true });
+      fs.symlinkSync(outside, path.join(root, linked));
+      const tp = tp0(root);
+      for (const event of ['PreCompact', 'PostCompact', 'UserPromptSubmit']) {
+        const r = hook(event, input(root, 'sess-l', tp, event, { trigger: 'auto' }));
+        assert.equal(r.code, 0);
+        assert.equal(r.stdout, '');
+        assert.equal(stderrLines(r).length, 1, `${linked} ${event}: ${r.stderr}`);
+        assert.match(r.stderr, /is a symlink/);
+      }
+      const ss = hook('SessionStart', input(root, 'sess-l', tp, 'SessionStart', { source: 'compact' }));
+      assert.deepEqual([ss.code, ss.stdout], [0, '']);
+      assert.deepEqual(fs.readdirSync(outside), [], `nothing written through ${linked}`);
+    }
   });
 
   it('$CLAUDE_PROJECT_DIR is the root even when the agent cd-ed into a subfolder', () => {
@@ -379,6 +422,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     assert.equal(hook('PreCompact', input(path.join(root, 'src'), 'sess-d', tp, 'PreCompact', { trigger: 'auto' }), { env }).code, 0);
     assert.equal(snapshotsOf(root, 'sess-d').length, 1);
     assert.equal(fs.existsSync(path.join(root, 'src/.rawr')), false);
+    postCompact(path.join(root, 'src'), 'sess-d', tp, {}, { env });
     assert.ok(injected(hook('UserPromptSubmit', input(path.join(root, 'docs'), 'sess-d', tp, 'UserPromptSubmit'), { env }), 'UserPromptSubmit'));
   });
 
@@ -411,8 +455,9 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       const r = rawr(['hooks', 'claude', 'install'], '');
       assert.equal(r.code, 0, r.stderr);
       const config = JSON.parse(r.stdout) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout?: number }> }>> };
-      assert.deepEqual(Object.keys(config.hooks).sort(), ['PreCompact', 'SessionStart', 'UserPromptSubmit']);
+      assert.deepEqual(Object.keys(config.hooks).sort(), ['PostCompact', 'PreCompact', 'SessionStart', 'UserPromptSubmit']);
       assert.equal(config.hooks.PreCompact![0]!.matcher, '');
+      assert.equal(config.hooks.PostCompact![0]!.matcher, '');
       assert.equal(config.hooks.SessionStart![0]!.matcher, 'compact');
       for (const [event, groups] of Object.entries(config.hooks)) {
         const h = groups[0]!.hooks[0]!;
@@ -424,6 +469,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       const root = project();
       const run = (event: string, stdin: object) => spawnSync('/bin/sh', ['-c', config.hooks[event]![0]!.hooks[0]!.command], { input: JSON.stringify(stdin), encoding: 'utf8', cwd: root, env: hookEnv() });
       assert.equal(run('PreCompact', input(root, 'sess-i', undefined, 'PreCompact', { trigger: 'auto' })).status, 0);
+      assert.equal(run('PostCompact', input(root, 'sess-i', undefined, 'PostCompact', { trigger: 'auto' })).status, 0);
       const out = run('UserPromptSubmit', input(root, 'sess-i', undefined, 'UserPromptSubmit'));
       assert.equal(out.status, 0);
       assert.ok((JSON.parse(out.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext.startsWith(HANDOFF_FIRST_LINE));
@@ -440,13 +486,15 @@ describe('rawr hooks claude (CLI subprocess)', function () {
         hooks: {
           PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './check-bash.sh' }] }],
           UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'python3 inject_state.py', timeout: 5 }] }],
-          PreCompact: [{ matcher: 'auto', hooks: [{ type: 'command', command: 'echo precompact' }, { type: 'command', command: 'node /old/place/main.js hooks claude PreCompact' }] }],
+          PreCompact: [{ matcher: 'auto', hooks: [{ type: 'command', command: 'echo precompact' }, { type: 'command', command: "node '/old/place/out/src/cli/main.js' hooks claude PreCompact" }] }],
+          // another tool whose command happens to end in the same words: never rawr's to change
+          PostCompact: [{ hooks: [{ type: 'command', command: '/usr/local/bin/othertool hooks claude PostCompact', timeout: 3 }] }],
         },
       };
       fs.writeFileSync(file, JSON.stringify(existing));
       const r = rawr(['hooks', 'claude', 'install', '--write'], '', { cwd: root });
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /added SessionStart, UserPromptSubmit; updated PreCompact/);
+      assert.match(r.stdout, /added PostCompact, SessionStart, UserPromptSubmit; updated PreCompact/);
       const merged = JSON.parse(fs.readFileSync(file, 'utf8'));
       assert.equal(merged.model, 'opus');
       assert.deepEqual(merged.permissions, existing.permissions);
@@ -460,11 +508,14 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       assert.equal(merged.hooks.PreCompact[0].hooks[0].command, 'echo precompact');
       assert.ok(merged.hooks.PreCompact[0].hooks[1].command.includes(CLI));
       assert.equal(merged.hooks.SessionStart[0].matcher, 'compact');
+      assert.deepEqual(merged.hooks.PostCompact[0], existing.hooks.PostCompact[0], "the other tool's PostCompact command is untouched");
+      assert.equal(merged.hooks.PostCompact.length, 2);
+      assert.ok(merged.hooks.PostCompact[1].hooks[0].command.includes(CLI));
 
       const before = fs.readFileSync(file, 'utf8');
       const again = rawr(['hooks', 'claude', 'install', '--write'], '', { cwd: root });
       assert.equal(again.code, 0);
-      assert.match(again.stdout, /already present: PreCompact, SessionStart, UserPromptSubmit/);
+      assert.match(again.stdout, /already present: PreCompact, PostCompact, SessionStart, UserPromptSubmit/);
       assert.equal(fs.readFileSync(file, 'utf8'), before, 'idempotent');
     });
 
@@ -472,7 +523,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       const root = project();
       const file = path.join(root, '.claude/settings.json');
       assert.equal(rawr(['hooks', 'claude', 'install', '--write'], '', { cwd: root }).code, 0);
-      assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(file, 'utf8')).hooks).sort(), ['PreCompact', 'SessionStart', 'UserPromptSubmit']);
+      assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(file, 'utf8')).hooks).sort(), ['PostCompact', 'PreCompact', 'SessionStart', 'UserPromptSubmit']);
       for (const bad of ['{"hooks": {', '{"model": "x",}', '[1, 2]', '{"hooks": []}', '{"hooks": {"PreCompact": {}}}']) {
         fs.writeFileSync(file, bad);
         const r = rawr(['hooks', 'claude', 'install', '--write'], '', { cwd: root });
@@ -523,7 +574,7 @@ describe('rawr hooks claude: snapshot reader on the real Claude Code recordings'
   this.timeout(120_000);
   const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => /^claude-spotter-.*\.jsonl$/.test(f)).sort() : [];
   before(function () {
-    if (files.length === 0) this.skip(); // no shared data on this machine (set RAWR_TRANSCRIPTS)
+    needShared(this, DIR);
   });
   // First prompts per file, from the import tests' jq-derived expectations.
   const firstPrompt: Record<string, string> = {
@@ -567,6 +618,9 @@ describe('rawr hooks claude: snapshot reader on the real Claude Code recordings'
         assert.equal(s.plan?.file, '/home/USER/.claude/plans/drifting-tumbling-whisper.md');
         assert.equal(s.plan?.objective, 'Plan: Enrich TranscriptRenderer with metadata (spotter-fum.1)');
       }
+      // the recording's own earlier compact_boundary records (before the snapshot) confirm nothing
+      assert.equal(injected(hook('UserPromptSubmit', input(root, session, tp, 'UserPromptSubmit')), 'UserPromptSubmit'), undefined, `${f}: pending`);
+      postCompact(root, session, tp);
       const text = injected(hook('UserPromptSubmit', input(root, session, tp, 'UserPromptSubmit')), 'UserPromptSubmit');
       assert.ok(text !== undefined && text.startsWith(HANDOFF_FIRST_LINE), f);
       assert.ok(text.length < 10_000, `${f}: ${text.length} chars`);

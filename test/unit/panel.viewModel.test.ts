@@ -82,8 +82,7 @@ function finishSequence(d: Driver): void {
 }
 
 function journalOf(d: Driver): ThreadJournal {
-  const snap = d.svc.snapshot(d.threadId);
-  const j = new ThreadJournal(d.threadId, snap.state.settings, snap.state.prompts);
+  const j = new ThreadJournal(d.threadId);
   j.ingestText(fs.readFileSync(path.join(d.logDir, `${d.threadId}.jsonl`), 'utf8'));
   return j;
 }
@@ -209,8 +208,7 @@ describe('panel view model: a judged golden path, from the core snapshot and the
   });
 
   it('reading the log line by line (as the panel tails it) gives the same view as reading it at once', () => {
-    const snap = d.svc.snapshot(d.threadId);
-    const j = new ThreadJournal(d.threadId, snap.state.settings, snap.state.prompts);
+    const j = new ThreadJournal(d.threadId);
     for (const line of fs.readFileSync(path.join(d.logDir, `${d.threadId}.jsonl`), 'utf8').split('\n')) j.ingestLine(line);
     const a = vmOf(d, j);
     const b = vmOf(d);
@@ -232,8 +230,7 @@ describe('panel view model: a judged golden path, from the core snapshot and the
   });
 
   it('a bad log line is a problem, not a crash', () => {
-    const snap = d.svc.snapshot(d.threadId);
-    const j = new ThreadJournal(d.threadId, snap.state.settings, snap.state.prompts);
+    const j = new ThreadJournal(d.threadId);
     j.ingestLine('{not json');
     j.ingestLine(JSON.stringify({ rawr: 1, thread: d.threadId, at: 1, kind: 'decision', decision: { id: 5 } }));
     assert.equal(j.problems.length, 2);

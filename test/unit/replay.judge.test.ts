@@ -3,12 +3,13 @@
  * the real `openai` client (src/cli/judge.ts), and its verdicts change where rawr compacts.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openAIJudge } from '../../src/cli/judge';
 import { replayFile, replayFileWithJudge } from '../../src/cli/replayCommand';
 import { startScriptedModel, systemOrFirstText } from '../support/scriptedModel';
 import { shipped } from '../support/engine';
+import { needShared } from '../support/sharedData';
 
 const dir = process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts');
 const file = resolve(dir, 'claude-spotter-258c7280.jsonl');
@@ -22,7 +23,17 @@ describe('rawr replay with a judgment endpoint', function () {
   const opts = { settings: shipped.settings, prompts: shipped.prompts, json: true, file: 'x' };
 
   before(function () {
-    if (!existsSync(file)) this.skip();
+    needShared(this, file);
+  });
+
+  it('without a judge, judgment is decided by the deterministic rule and says so (not "judgment timed out")', () => {
+    const out = replayFile(readFileSync(file, 'utf8'), opts);
+    const judgedPoints = decisions(out).filter((d) => /judgment:/.test(d.reason));
+    assert.ok(judgedPoints.length > 0, 'this recording reaches judgment at least once');
+    for (const d of judgedPoints) {
+      assert.match(d.reason, /fallback \(no judge configured: deterministic rule\)/);
+      assert.doesNotMatch(d.reason, /timed out/);
+    }
   });
 
   it('a judge that approves turns the fallback\'s early-tier veto into a compaction at the first commit', async () => {
@@ -43,7 +54,7 @@ describe('rawr replay with a judgment endpoint', function () {
       assert.ok(judged.compactions[0]!.line < fallback.compactions[0]!.line, `judge moved the first compaction earlier: ${judged.compactions[0]!.line} < ${fallback.compactions[0]!.line}`);
       const first = decisions(out).find((d) => d.action === 'compact')!;
       assert.match(first.reason, /judgment: scripted judge: commit closes the phase/);
-      // The request carried the seed-002 context plus the plan trail and the user-request chain.
+      // The request carried the judgment context plus the plan trail and the user-request chain.
       const sent = JSON.stringify(server.requests[0]!.messages);
       assert.match(sent, /User request chain/);
       assert.match(sent, /Plan trail/);

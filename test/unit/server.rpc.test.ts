@@ -104,7 +104,7 @@ describe('core process (JSON-RPC over IPC)', function () {
 
     // A user turn: ask, run the commit in a terminal, the commit boundary, the agent's answer, tokens at 30% left.
     const ask = 'Implement phase 2: the codex importer, with tests, then commit.';
-    assert.deepEqual(await step({ type: 'user_message', at: at(), text: ask }), []);
+    assert.deepEqual(await step({ type: 'user_message', at: at(), text: ask }), [{ type: 'append_user_message', text: ask }]);
     await append({ role: 'user', text: ask });
     await step({ type: 'tool_call', at: at(), id: 't-1', name: 'run_in_terminal', input: { command: 'git commit -am "importer"' } });
     await append({ role: 'assistant', text: '', toolCalls: [{ id: 't-1', name: 'run_in_terminal', input: { command: 'git commit -am "importer"' } }] });
@@ -154,7 +154,7 @@ describe('core process (JSON-RPC over IPC)', function () {
     assert.deepEqual(await core.request(CORE_METHODS.listThreads), [THREAD]);
     const exported = await core.request<string>(CORE_METHODS.exportLog, { threadId: THREAD });
     const kinds = exported.trim().split('\n').map((l) => (JSON.parse(l) as { kind: string }).kind);
-    assert.deepEqual([...new Set(kinds)].sort(), ['compaction', 'decision', 'event', 'judgment', 'message', 'packet', 'undo']);
+    assert.deepEqual([...new Set(kinds)].sort(), ['compaction', 'decision', 'effect', 'event', 'judgment', 'message', 'packet', 'undo']);
 
     // The process dies; a new one on the same folder rebuilds the thread from its log on first use.
     await kill(core);

@@ -1,4 +1,5 @@
 /** VS Code settings over the policy file's YAML settings (src/host/settingsMerge.ts). */
+import { DEFAULT_ALLOWED_TOOLS } from '../../src/host/tools/catalog';
 import * as assert from 'node:assert/strict';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/core/settings/schema';
 import { mergeExplicit, parseHostSettings, settingName, toolAllowed } from '../../src/host/settingsMerge';
@@ -95,16 +96,38 @@ describe('settings merge: mergeExplicit', () => {
     assert.equal(r.issues.length, 3);
   });
 
-  it('settingName maps snake and camel knob names to the VS Code key', () => {
-    assert.equal(settingName('early_percent_remaining_lt'), 'rawr.earlyPercentRemainingLt');
-    assert.equal(settingName('earlyPercentRemainingLt'), 'rawr.earlyPercentRemainingLt');
+  it('settingName maps snake, camel and deprecated knob names to the VS Code key', () => {
+    assert.equal(settingName('early_percent_remaining_lt'), 'rawr.tiers.earlyBelowPercent');
+    assert.equal(settingName('earlyPercentRemainingLt'), 'rawr.tiers.earlyBelowPercent');
+    assert.equal(settingName('tiers.earlyBelowPercent'), 'rawr.tiers.earlyBelowPercent');
+    assert.equal(settingName('cooldown_turns'), 'rawr.cooldownTurns');
     assert.equal(settingName('mode'), 'rawr.mode');
+  });
+
+  it('the tier thresholds have readable names (rawr.tiers.*); the old names are still read', () => {
+    const now = mergeExplicit(yaml, { 'tiers.earlyBelowPercent': 50, 'tiers.emergencyBelowPercent': 5 });
+    assert.deepEqual(now.issues, []);
+    assert.equal(now.settings.early_percent_remaining_lt, 50);
+    assert.equal(now.settings.emergency_percent_remaining_lt, 5);
+    const old = mergeExplicit(yaml, { earlyPercentRemainingLt: 50 });
+    assert.deepEqual(old.issues, []);
+    assert.equal(old.settings.early_percent_remaining_lt, 50);
+    // Both set: the new name wins, whatever order the values came in.
+    for (const explicit of [{ earlyPercentRemainingLt: 55, 'tiers.earlyBelowPercent': 50 }, { 'tiers.earlyBelowPercent': 50, earlyPercentRemainingLt: 55 }]) {
+      const both = mergeExplicit(yaml, explicit);
+      assert.deepEqual(both.issues, []);
+      assert.equal(both.settings.early_percent_remaining_lt, 50);
+    }
+    // A bad value is reported under the name it was written with.
+    const bad = mergeExplicit(yaml, { 'tiers.readyBelowPercent': 500 });
+    assert.deepEqual(bad.issues.map((i) => i.key), ['rawr.tiers.readyBelowPercent']);
+    assert.match(bad.issues[0]!.message, /"rawr\.tiers\.readyBelowPercent"/);
   });
 });
 
 describe('settings merge: host-only settings', () => {
-  it('defaults: no extra tools, the chat\'s model', () => {
-    assert.deepEqual(parseHostSettings({}), { settings: { toolsAllowed: [], judgmentModel: undefined }, issues: [] });
+  it('defaults: rawr\'s own tool set, the chat\'s model', () => {
+    assert.deepEqual(parseHostSettings({}), { settings: { toolsAllowed: [...DEFAULT_ALLOWED_TOOLS], judgmentModel: undefined }, issues: [] });
     assert.deepEqual(parseHostSettings({ toolsAllowed: [], judgmentModel: '' }).settings, { toolsAllowed: [], judgmentModel: undefined });
   });
 
@@ -117,7 +140,7 @@ describe('settings merge: host-only settings', () => {
 
   it('rejects malformed values', () => {
     const r = parseHostSettings({ toolsAllowed: 'all', judgmentModel: 'gpt-4o' });
-    assert.deepEqual(r.settings, { toolsAllowed: [], judgmentModel: undefined });
+    assert.deepEqual(r.settings, { toolsAllowed: [...DEFAULT_ALLOWED_TOOLS], judgmentModel: undefined });
     assert.deepEqual(r.issues.map((i) => i.key), ['rawr.tools.allowed', 'rawr.judgment.model']);
   });
 

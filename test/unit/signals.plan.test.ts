@@ -12,7 +12,7 @@ function run(plans: PlanStep[][]): Array<string | null> {
   });
 }
 
-describe('plan checkpoints (seed 001 §A.2)', () => {
+describe('plan checkpoints (docs/ARCHITECTURE.md#boundaries)', () => {
   const cases: Array<[string, PlanStep[][], Array<string | null>]> = [
     ['first plan with nothing done is an update', [P(['research', 'in_progress'], ['draft', 'pending'])], ['plan_update']],
     ['a step newly completed is a checkpoint', [P(['research', 'in_progress'], ['draft', 'pending']), P(['research', 'completed'], ['draft', 'in_progress'])], ['plan_update', 'plan_checkpoint']],

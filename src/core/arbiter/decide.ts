@@ -1,5 +1,5 @@
 /**
- * The decision rule of seed 000: below a threshold AND a tier-appropriate boundary are both required,
+ * The decision rule (docs/ARCHITECTURE.md#the-decision-rule): below a threshold AND a tier-appropriate boundary are both required,
  * neither is sufficient; a contextual assessment (cooldown, weak-only boundaries, active work,
  * packet-worthiness, mid-turn policy, stall) can still say "not yet"; emergency is the escape hatch.
  * Then the phase forecast (forecast.ts) where it has something to say. Pure and allocation-light: it runs
@@ -186,7 +186,7 @@ function tierDecide(i: DecisionInput, make: Maker): Decision {
 
   const required = s.auto_requires_any_boundary[tier];
   const matchedSignals = i.boundaries.filter((b) => required.includes(b.kind));
-  // plan_update alone never suffices (seed 000 §4), even if a user lists it as required.
+  // plan_update alone never suffices (docs/ARCHITECTURE.md#the-decision-rule), even if a user lists it as required.
   const strongMatched = matchedSignals.filter((b) => b.strength === 'strong');
   if (strongMatched.length === 0) {
     if (matchedSignals.length > 0 || (i.boundaries.length > 0 && i.boundaries.every((b) => b.strength === 'weak'))) {

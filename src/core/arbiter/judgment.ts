@@ -1,7 +1,8 @@
 /**
- * The judgment call (seed 002): prompt assembly from the two judgment templates, with the plan trail and
- * the user-request chain that seed 003 says it needs, strict JSON validation of the answer, and the
- * deterministic fallback used when the answer is invalid, late or unavailable.
+ * The judgment call (docs/ARCHITECTURE.md#judgment): prompt assembly from the two judgment templates,
+ * with the plan trail and the user-request chain it needs to tell a phase boundary from a pause, strict
+ * JSON validation of the answer, and the deterministic fallback used when the answer is invalid, late
+ * or unavailable.
  */
 import { z } from 'zod';
 import { fillTemplate, type Prompts } from '../prompts/promptSet';
@@ -69,8 +70,8 @@ export function parseJudgment(text: string): { ok: true; value: Judgment } | { o
 /**
  * Without a usable judgment the rule's own verdict stands: the threshold and a tier-appropriate strong
  * boundary already passed, so the fallback approves — except an early-tier boundary that is only a
- * commit or PR step, where the conservative reading of seed 002 ("prefer keeping context together in
- * Early") waits for a completed plan step or an agent-done signal.
+ * commit or PR step, where the conservative reading of the judgment prompt ("prefer keeping context
+ * together in Early") waits for a completed plan step or an agent-done signal (docs/ARCHITECTURE.md#judgment).
  */
 export function fallbackJudgment(d: Decision, why: string): Judgment {
   // The phase forecast already weighed the room against the next phase: keeping the context together

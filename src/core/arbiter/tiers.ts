@@ -1,4 +1,4 @@
-/** Token tiers (seed 001 §C): the lowest threshold the percent remaining is under wins. */
+/** Token tiers (docs/ARCHITECTURE.md#tiers): the lowest threshold the percent remaining is under wins. */
 import type { Settings, Tier } from '../settings/schema';
 
 export function percentRemaining(used: number, window: number): number {

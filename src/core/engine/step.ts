@@ -5,12 +5,16 @@
  *     ▲                    └──compact──────────────────────────┤ inject heads-up
  *     │                                                        ▼
  *     │             awaiting_scratch ──scratch_written──▶ awaiting_packet ──packet/timeout──┐
- *     │                                                                   (Variant A or B) ▼
+ *     │                                                              (agent or watcher packet) ▼
  *     └──── inject handoff, deliver queued input ◀──compaction_done── compacting ◀────────┘
  *
  * Any failure, veto or cancel returns to idle with queued input delivered; the thread is only ever
  * swapped by the executor when it reports compaction_done, so it is untouched or fully swapped.
  * Events that do not belong to the current phase or sequence are stale and ignored.
+ *
+ * What the host would otherwise have to guess is said as an effect: where a person's message went
+ * (append_user_message / hold_user_message), what became of each boundary report (boundary_noted,
+ * boundaries_consumed), when a sequence starts and with which decision, how a judgment ended.
  */
 import { decide, decideHeld, decisionFor } from '../arbiter/decide';
 import { describeForecast, forecastNext, isPhaseClose, onPhaseClose, onTokens, withPrior } from '../arbiter/forecast';
@@ -19,15 +23,16 @@ import { percentRemaining } from '../arbiter/tiers';
 import { fillTemplate } from '../prompts/promptSet';
 import { assembleWatcherPacket, validateAgentPacket } from '../sequence/packet';
 import { handoffText, headsUpText, scratchPathFor } from '../sequence/texts';
+import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
 import { applyPlan } from '../signals/plan';
 import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoundary } from '../signals/types';
 import { clip, pushCapped } from './state';
 import type { DecisionInput } from '../arbiter/decide';
-import type { Decision, Effect, EngineEvent, EngineState, SequenceState, StepResult } from './types';
+import type { Decision, Effect, EngineEvent, EngineState, PacketAuthor, SequenceState, StepResult } from './types';
 
 /**
- * Below this many free tokens even a packet turn may not fit: rawr writes the packet (seed 000 §3).
+ * Below this many free tokens even a packet turn may not fit: rawr writes the packet (docs/ARCHITECTURE.md#packets).
  * 8k covers a packet request plus a long packet; small windows scale it down to 15% of the window.
  */
 const minTokensForAgentPacket = (window: number) => Math.min(8_000, window * 0.15);
@@ -52,23 +57,25 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       return { ...s, forecast: withPrior(s.forecast, ev.phases) };
     case 'user_message': {
       if (active) {
-        fx.push({ type: 'annotate', level: 'info', text: 'Your message is held and will be delivered unchanged right after the handoff.' });
+        fx.push({ type: 'hold_user_message', text: ev.text, reason: 'sequence_running' });
         return { ...s, queuedInput: [...s.queuedInput, ev.text] };
       }
       // A preflight never starts over an unanswered tool call (the arbiter's rule 3 holds here too).
       if (s.preflight && s.settings.mode === 'auto' && s.openToolCalls.length === 0) {
         const d: Decision = { ...s.preflight, id: `d${s.counter + 1}`, at: ev.at, point: 'preflight', action: 'compact' };
         const held = { ...s, counter: s.counter + 1, preflight: null, queuedInput: [...s.queuedInput, ev.text] };
-        fx.push({ type: 'annotate', level: 'info', text: 'Compacting before your message (preflight); it will be delivered unchanged after the handoff.' });
-        return startSequence(held, d, fx);
+        fx.push({ type: 'hold_user_message', text: ev.text, reason: 'preflight' });
+        fx.push({ type: 'decision', decision: d });
+        return startSequence({ ...held, lastDecision: d }, d, fx);
       }
+      fx.push({ type: 'append_user_message', text: ev.text });
       return beginTurn({ ...s, preflight: null }, [ev.text], ev.at);
     }
     case 'assistant_message': {
       if (active) return s; // the sequence's own turns (packet, scratch confirmation) are synthetic
       const trail = { ...s.trail, lastAgentMessage: ev.text, excerpt: pushCapped(s.trail.excerpt, { role: 'assistant' as const, text: clip(ev.text, 600) }, 12) };
       let next: EngineState = { ...s, trail };
-      for (const b of detectMarkers(ev.text, s.settings, s.workActivityThisTurn)) next = addBoundary(next, b, 'agent_message', ev.at);
+      for (const b of detectMarkers(ev.text, s.settings, s.workActivityThisTurn)) next = addBoundary(next, b, 'agent_message', ev.at, fx);
       return next;
     }
     case 'tool_call': {
@@ -84,13 +91,13 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       return {
         ...next,
         workActivityThisTurn: true,
-        trail: {
+        trail: noteToolCall({
           ...s.trail,
           actions: pushCapped(s.trail.actions, { turn: s.turn, text: `${ev.name}: ${clip(input.replace(/\s+/g, ' '), 140)}` }, 60),
           toolTail: pushCapped(s.trail.toolTail, { id: ev.id, name: ev.name, input: clip(input, 4000) }, 20),
           files: file && !s.trail.files.includes(file) ? pushCapped(s.trail.files, file, 30) : s.trail.files,
           excerpt: pushCapped(s.trail.excerpt, { role: 'tool' as const, text: `${ev.name} ${clip(input, 200)}` }, 12),
-        },
+        }, ev, input),
       };
     }
     case 'tool_result': {
@@ -101,16 +108,24 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       if (k < 0) return { ...s, openToolCalls: open };
       const toolTail = tail.slice();
       toolTail[k] = { ...tail[k]!, output: clip(ev.output, 4000), isError: ev.isError };
-      return { ...s, openToolCalls: open, trail: { ...s.trail, toolTail } };
+      return { ...s, openToolCalls: open, trail: noteToolResult({ ...s.trail, toolTail }, ev, tail[k]) };
     }
     case 'boundary':
-      if (active) return s; // signals produced by synthetic turns never count
-      return addBoundary(s, ev.boundary, ev.source, ev.at);
+      if (active) {
+        // Signals produced by rawr's own synthetic turns never count.
+        fx.push({ type: 'boundary_noted', boundary: signalOf(s, ev.boundary, ev.source, ev.at), status: 'ignored', why: 'during_sequence' });
+        return s;
+      }
+      return addBoundary(s, ev.boundary, ev.source, ev.at, fx);
     case 'plan': {
       const r = applyPlan(s.plan, ev.steps);
-      if (active) return { ...s, plan: r.plan };
       const next = { ...s, plan: r.plan };
-      return r.boundary ? addBoundary(next, r.boundary, 'plan_tool', ev.at) : next;
+      if (!r.boundary) return next;
+      if (active) {
+        fx.push({ type: 'boundary_noted', boundary: signalOf(s, r.boundary, 'plan_tool', ev.at), status: 'ignored', why: 'during_sequence' });
+        return next;
+      }
+      return addBoundary(next, r.boundary, 'plan_tool', ev.at, fx);
     }
     case 'evaluate':
       return evaluate(s, ev.at, ev.point, fx);
@@ -125,19 +140,26 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       }
       return startManual(s, ev.at, ev.instructions ?? '', fx);
     }
+    case 'overflow':
+      return overflowCompaction(s, ev.at, ev.error, fx);
     case 'judgment_result': {
       if (s.seq.phase !== 'assessing' || s.seq.corrId !== ev.corrId) return s; // stale or unknown: ignored
       fx.push({ type: 'cancel_timer', timerId: `judgment:${ev.corrId}` });
       const parsed = parseJudgment(ev.text);
+      fx.push({ type: 'judgment_ended', corrId: ev.corrId, outcome: parsed.ok ? 'answered' : 'invalid' });
       const verdict = parsed.ok ? parsed.value : fallbackJudgment(s.seq.decision, `invalid judgment output, ${parsed.error}`);
       return applyJudgment(s, s.seq.decision, verdict, parsed.ok ? 'judgment_approved' : 'judgment_fallback', ev.at, fx);
     }
+    case 'judgment_unavailable':
+      if (s.seq.phase !== 'assessing' || s.seq.corrId !== ev.corrId) return s; // stale or unknown: ignored
+      fx.push({ type: 'cancel_timer', timerId: `judgment:${ev.corrId}` });
+      return applyJudgment(s, s.seq.decision, fallbackJudgment(s.seq.decision, ev.why), 'judgment_fallback', ev.at, fx);
     case 'timeout':
       return onTimeout(s, ev.timerId, ev.at, fx);
     case 'scratch_written': {
       if (s.seq.phase !== 'awaiting_scratch' || s.seq.seqId !== ev.seqId) return s;
       const seq = s.seq;
-      if (seq.variant === 'B') return toCompacting(s, seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', seq.scratchPath, fx);
+      if (seq.packetAuthor === 'watcher') return toCompacting(s, seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', seq.scratchPath, fx);
       fx.push({ type: 'request_packet', seqId: seq.seqId, text: s.prompts.packetRequest });
       return { ...s, seq: { phase: 'awaiting_packet', seqId: seq.seqId, decision: seq.decision, judgment: seq.judgment, scratchPath: seq.scratchPath } };
     }
@@ -174,6 +196,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       if (seq.phase === 'assessing') {
         // Nothing was injected yet: the sequence never started, so there is nothing to end.
         fx.push({ type: 'cancel_timer', timerId: `judgment:${seq.corrId}` });
+        fx.push({ type: 'judgment_ended', corrId: seq.corrId, outcome: 'cancelled' });
         fx.push({ type: 'annotate', level: 'info', text: 'Compaction judgment cancelled; nothing changed.' });
         return flushQueued({ ...s, seq: { phase: 'idle' } }, ev.at, fx);
       }
@@ -202,12 +225,24 @@ function beginTurn(s: EngineState, texts: string[], at: number): EngineState {
   };
 }
 
-function addBoundary(s: EngineState, b: DetectedBoundary, source: BoundarySource, at: number): EngineState {
-  // One commit reported by git (full sha) and by the terminal (short sha) is one boundary.
+/** The id of a reported boundary: one commit reported by git (full sha) and by the terminal (short sha) is one boundary. */
+export function boundaryId(b: Pick<DetectedBoundary, 'kind' | 'key'>): string {
   const key = b.kind === 'commit' && /^[0-9a-f]{7,40}$/i.test(b.key) ? b.key.slice(0, 7).toLowerCase() : b.key;
-  const id = `${b.kind}:${key}`;
-  if (s.seenIds.includes(id)) return s;
-  const signal: BoundarySignal = { id, kind: b.kind, strength: strengthOf(b.kind), source, at, turn: s.turn, synthetic: false, detail: b.detail };
+  return `${b.kind}:${key}`;
+}
+
+function signalOf(s: EngineState, b: DetectedBoundary, source: BoundarySource, at: number): BoundarySignal {
+  return { id: boundaryId(b), kind: b.kind, strength: strengthOf(b.kind), source, at, turn: s.turn, synthetic: false, detail: b.detail };
+}
+
+function addBoundary(s: EngineState, b: DetectedBoundary, source: BoundarySource, at: number, fx: Effect[]): EngineState {
+  const signal = signalOf(s, b, source, at);
+  const id = signal.id;
+  if (s.seenIds.includes(id)) {
+    fx.push({ type: 'boundary_noted', boundary: signal, status: 'ignored', why: 'duplicate' });
+    return s;
+  }
+  fx.push({ type: 'boundary_noted', boundary: signal, status: 'pending', why: 'new' });
   const commits = b.kind === 'commit' ? pushCapped(s.trail.commits, clip(b.detail, 120), 20) : s.trail.commits;
   return { ...s, pending: [...s.pending, signal], seenIds: pushCapped(s.seenIds, id, 200), trail: commits === s.trail.commits ? s.trail : { ...s.trail, commits } };
 }
@@ -215,9 +250,10 @@ function addBoundary(s: EngineState, b: DetectedBoundary, source: BoundarySource
 function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loop', fx: Effect[]): EngineState {
   if (s.seq.phase !== 'idle') return s;
   let st = s;
-  if (point === 'turn_complete') st = addBoundary(st, { kind: 'turn_complete', key: String(st.turn), detail: `turn ${st.turn}` }, 'turn', at);
+  if (point === 'turn_complete') st = addBoundary(st, { kind: 'turn_complete', key: String(st.turn), detail: `turn ${st.turn}` }, 'turn', at, fx);
   if (st.manualPending && st.openToolCalls.length === 0) {
     const instructions = st.manualPending.instructions;
+    consume(st, `d${st.counter + 1}`, 'decision', fx);
     return startManual({ ...st, manualPending: null, pending: [] }, at, instructions, fx);
   }
   const pct = st.tokens ? percentRemaining(st.tokens.used, st.tokens.window) : null;
@@ -252,6 +288,7 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
     d = { ...decisionFor(input, 'none', 'forecast_held', `${describeForecast(d.forecast)}: compacting when this phase close ends`, d.matched), forecast: { ...d.forecast, drove: true } };
   }
   // Edge-triggered: every boundary is looked at by exactly one evaluation point, then it is consumed.
+  consume(st, d.id, 'decision', fx);
   st = { ...st, counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold };
   fx.push({ type: 'decision', decision: d });
   switch (d.action) {
@@ -274,9 +311,44 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
     case 'tag':
       fx.push({ type: 'annotate', level: 'info', text: `[rawr] would compact now — ${d.reason}` });
       return st;
-    default:
+    case 'none':
       return st;
+    default: {
+      const unknown: never = d.action;
+      throw new Error(`unknown decision action ${String(unknown)}`);
+    }
   }
+}
+
+/** Says which pending boundaries an evaluation or a compaction takes off the list. */
+function consume(s: EngineState, by: string, why: 'decision' | 'compaction', fx: Effect[]): void {
+  if (s.pending.length) fx.push({ type: 'boundaries_consumed', ids: s.pending.map((b) => b.id), by, why });
+}
+
+/**
+ * Overflow recovery: the model rejected the agent's request as too long. Compact at once with the watcher
+ * packet and no summary call (any model call could be rejected again); the host retries its request once.
+ */
+function overflowCompaction(s: EngineState, at: number, error: string, fx: Effect[]): EngineState {
+  if (s.seq.phase !== 'idle') {
+    fx.push({ type: 'annotate', level: 'warning', text: 'The model rejected a request as too long while a compaction was running; that compaction continues.' });
+    return s;
+  }
+  const pct = s.tokens ? Math.round(percentRemaining(s.tokens.used, s.tokens.window) * 10) / 10 : null;
+  const d: Decision = {
+    id: `d${s.counter + 1}`,
+    at,
+    point: 'overflow',
+    action: 'compact',
+    code: 'overflow',
+    tier: null,
+    percentRemaining: pct,
+    boundaries: [],
+    matched: [],
+    reason: `the model rejected the request as too long (${clip(error.replace(/\s+/g, ' '), 300)}): emergency compaction with rawr's own packet, no model call`,
+  };
+  fx.push({ type: 'decision', decision: d });
+  return startSequence({ ...s, counter: s.counter + 1, lastDecision: d, preflight: null, manualPending: null }, d, fx);
 }
 
 function startManual(s: EngineState, at: number, instructions: string, fx: Effect[]): EngineState {
@@ -313,6 +385,7 @@ function applyJudgment(s: EngineState, d: Decision, verdict: Judgment, code: 'ju
 function onTimeout(s: EngineState, timerId: string, at: number, fx: Effect[]): EngineState {
   const seq = s.seq;
   if (seq.phase === 'assessing' && timerId === `judgment:${seq.corrId}`) {
+    fx.push({ type: 'judgment_ended', corrId: seq.corrId, outcome: 'timed_out' });
     return applyJudgment(s, seq.decision, fallbackJudgment(seq.decision, 'judgment timed out'), 'judgment_fallback', at, fx);
   }
   if ((seq.phase === 'awaiting_packet' || seq.phase === 'awaiting_scratch') && timerId === `packet:${seq.seqId}`) {
@@ -326,18 +399,21 @@ function startSequence(s: EngineState, d: Decision, fx: Effect[], judgment?: str
   const seqId = `s${s.counter + 1}`;
   const st = { ...s, counter: s.counter + 1, preflight: null, forecastHold: null };
   const free = st.tokens ? st.tokens.window - st.tokens.used : Infinity;
-  const tight = st.tokens ? free < minTokensForAgentPacket(st.tokens.window) : false;
-  const variant: 'A' | 'B' = st.settings.packet_author === 'agent' && !tight ? 'A' : 'B';
+  // After an overflow no model call may run before the swap: the watcher writes the packet, no scratch turn.
+  const overflow = d.code === 'overflow';
+  const tight = overflow || (st.tokens ? free < minTokensForAgentPacket(st.tokens.window) : false);
+  const packetAuthor: PacketAuthor = st.settings.packet_author === 'agent' && !tight ? 'agent' : 'watcher';
+  fx.push({ type: 'sequence_started', seqId, decisionId: d.id, reason: d.reason, packetAuthor });
   fx.push({ type: 'inject_heads_up', seqId, text: headsUpText(st.prompts, d) });
-  if (tight) fx.push({ type: 'annotate', level: 'warning', text: `Only ${free} tokens left: no room for a packet turn, rawr writes the packet itself.` });
+  if (tight && !overflow) fx.push({ type: 'annotate', level: 'warning', text: `Only ${free} tokens left: no room for a packet turn, rawr writes the packet itself.` });
   const base = { seqId, decision: d, judgment };
   if (st.settings.scratch_write_enabled && !tight) {
     const path = scratchPathFor(st.agentName);
     fx.push({ type: 'request_scratch_write', seqId, path, text: fillTemplate(st.prompts.scratchWrite, { scratchPath: path }) });
     fx.push({ type: 'start_timer', timerId: `packet:${seqId}`, ms: st.settings.packet_deadline_seconds * 1000 });
-    return { ...st, seq: { ...base, phase: 'awaiting_scratch', scratchPath: path, variant } };
+    return { ...st, seq: { ...base, phase: 'awaiting_scratch', scratchPath: path, packetAuthor } };
   }
-  if (variant === 'A') {
+  if (packetAuthor === 'agent') {
     fx.push({ type: 'request_packet', seqId, text: st.prompts.packetRequest });
     fx.push({ type: 'start_timer', timerId: `packet:${seqId}`, ms: st.settings.packet_deadline_seconds * 1000 });
     return { ...st, seq: { ...base, phase: 'awaiting_packet' } };
@@ -349,7 +425,7 @@ function toCompacting(
   s: EngineState,
   seq: { seqId: string; decision: Decision; judgment?: string | undefined },
   packet: string,
-  author: 'agent' | 'watcher',
+  author: PacketAuthor,
   scratchPath: string | undefined,
   fx: Effect[],
   timerRunning = true,
@@ -357,7 +433,8 @@ function toCompacting(
   if (timerRunning) fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
   fx.push({ type: 'show_packet', seqId: seq.seqId, packet, author });
   fx.push({ type: 'progress', text: 'Compacting thread context…' });
-  fx.push({ type: 'compact', seqId: seq.seqId, packet, summaryPrompt: fillTemplate(s.prompts.compactionSummary, { instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '' }) });
+  const summaryPrompt = fillTemplate(s.prompts.compactionSummary, { instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '' });
+  fx.push({ type: 'compact', seqId: seq.seqId, packet, summaryPrompt, ...(seq.decision.code === 'overflow' ? { summarise: false as const } : {}) });
   const next: SequenceState = {
     phase: 'compacting',
     seqId: seq.seqId,
@@ -382,7 +459,7 @@ function finishCompaction(s: EngineState, seq: Extract<SequenceState, { phase: '
   const matched = d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => `${b.kind} ${b.detail}`.trim());
   const why = [
     d.tier ? `tier ${d.tier}` : d.code === 'manual' ? 'manual' : null,
-    matched.length ? `boundary ${matched.join(', ')}` : d.code === 'emergency' ? 'emergency' : null,
+    matched.length ? `boundary ${matched.join(', ')}` : d.code === 'emergency' ? 'emergency' : d.code === 'overflow' ? 'the model rejected the request as too long; no summary call' : null,
     seq.judgment ? `judgment: ${clip(seq.judgment, 120)}` : null,
   ].filter(Boolean);
   fx.push({ type: 'compacted', seqId: seq.seqId, tokensBefore: before, tokensAfter: after, text: `Context compacted — ${kTokens(before)} → ${kTokens(after)} tokens (${why.join(', ')})` });
@@ -401,6 +478,7 @@ function finishCompaction(s: EngineState, seq: Extract<SequenceState, { phase: '
           : `Compaction again freed too little (${pBefore.toFixed(1)}% → ${pAfter.toFixed(1)}%); auto-compaction is suspended for this thread. Use Compact Now or start a new thread.`,
     });
   } else stall = 'none';
+  consume(s, seq.seqId, 'compaction', fx);
   const next: EngineState = {
     ...s,
     tokens: window ? { used: after, window } : s.tokens,

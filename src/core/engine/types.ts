@@ -11,10 +11,18 @@ import type { BoundarySignal, BoundarySource, DetectedBoundary } from '../signal
 
 export type EvaluationPoint = 'turn_complete' | 'tool_loop';
 
+/**
+ * Who writes the continuation packet: the agent itself (its own words, the default), or the rawr watcher,
+ * which assembles one from the session trail when the agent cannot (no room, no answer in time, too short).
+ */
+export type PacketAuthor = 'agent' | 'watcher';
+
 export type DecisionAction = 'compact' | 'judge' | 'preflight' | 'suggest' | 'tag' | 'none';
 export type DecisionCode =
   | 'compact'
   | 'emergency'
+  /** The model rejected a request as too long: emergency compaction with the watcher packet, no LM call. */
+  | 'overflow'
   | 'manual'
   | 'preflight'
   | 'judgment_approved'
@@ -53,7 +61,7 @@ export interface DecisionBoundary {
 export interface Decision {
   id: string;
   at: number;
-  point: EvaluationPoint | 'manual' | 'preflight';
+  point: EvaluationPoint | 'manual' | 'preflight' | 'overflow';
   action: DecisionAction;
   code: DecisionCode;
   tier: Tier | null;
@@ -91,7 +99,7 @@ export interface TrailToolCall {
   isError?: boolean;
 }
 
-/** Seed 000 Variant B's structured trail + what judgment needs (seed 003). Bounded so steps stay cheap. */
+/** The trail the watcher-authored packet and judgment are built from (docs/ARCHITECTURE.md#the-trail). Bounded so steps stay cheap. */
 export interface Trail {
   userRequests: Array<{ turn: number; at: number; text: string }>;
   actions: Array<{ turn: number; text: string }>;
@@ -100,6 +108,12 @@ export interface Trail {
   lastAgentMessage: string;
   excerpt: Array<{ role: 'user' | 'assistant' | 'tool'; text: string }>;
   commits: string[];
+  /** Files the agent changed (edit/write/patch tools), oldest first, bounded (see sequence/trailFacts.ts). */
+  edited?: string[];
+  /** The latest failed tool calls, newest last, bounded: they outlive toolTail. */
+  errors?: TrailToolCall[];
+  /** The latest shell command and its outcome. */
+  lastCommand?: TrailToolCall & { exitCode?: number };
 }
 
 export type SequencePhase = SequenceState['phase'];
@@ -112,12 +126,12 @@ interface SeqBase {
 export type SequenceState =
   | { phase: 'idle' }
   | { phase: 'assessing'; seqId: string; corrId: string; decision: Decision }
-  | (SeqBase & { phase: 'awaiting_scratch'; scratchPath: string; variant: 'A' | 'B' })
+  | (SeqBase & { phase: 'awaiting_scratch'; scratchPath: string; packetAuthor: PacketAuthor })
   | (SeqBase & { phase: 'awaiting_packet'; scratchPath?: string })
   | (SeqBase & {
       phase: 'compacting';
       packet: string;
-      packetAuthor: 'agent' | 'watcher';
+      packetAuthor: PacketAuthor;
       scratchPath?: string;
       tokensBefore: number | null;
       cancelRequested: boolean;
@@ -171,6 +185,8 @@ export type EngineEvent =
   | { type: 'plan'; at: number; steps: PlanStep[] }
   | { type: 'evaluate'; at: number; point: EvaluationPoint }
   | { type: 'judgment_result'; at: number; corrId: string; text: string }
+  /** No judge can answer (none configured, or the call failed): the deterministic rule decides, saying why. */
+  | { type: 'judgment_unavailable'; at: number; corrId: string; why: string }
   | { type: 'scratch_written'; at: number; seqId: string; path: string }
   | { type: 'packet'; at: number; seqId: string; text: string }
   | { type: 'compaction_done'; at: number; seqId: string; tokensBefore: number; tokensAfter: number }
@@ -178,12 +194,33 @@ export type EngineEvent =
   | { type: 'timeout'; at: number; timerId: string }
   | { type: 'cancel'; at: number }
   | { type: 'compact_now'; at: number; instructions?: string }
+  /** The model rejected the agent's request as too long for its context (overflow recovery, host/participant/overflow.ts). */
+  | { type: 'overflow'; at: number; error: string }
   | { type: 'settings'; at: number; settings: Settings; prompts?: Prompts }
   /** Phase sizes of earlier threads in the workspace: the forecast's prior before this thread completes a phase. */
   | { type: 'phase_prior'; at: number; phases: number[] };
 
+/**
+ * What the host must do (or know) after a step. Executed in one place, the host's effect executor
+ * (src/host/participant/effectExecutor.ts), with an exhaustive switch; persisted (in part) to the event
+ * log by the core service (src/core/log/loggedEffect.ts), where the compaction panel reads what happened
+ * instead of re-deriving it. Facts the host or the panel would otherwise have to guess are effects too:
+ * whether a person's message went into the thread or was held, and what became of every boundary report.
+ */
 export type Effect =
   | { type: 'decision'; decision: Decision }
+  /** The person's message goes into the thread now. */
+  | { type: 'append_user_message'; text: string }
+  /** The person's message is held, and delivered unchanged (deliver_queued_input) when the sequence ends. */
+  | { type: 'hold_user_message'; text: string; reason: 'sequence_running' | 'preflight' }
+  /** A boundary report: pending until the next evaluation point, or ignored (and why). */
+  | { type: 'boundary_noted'; boundary: BoundarySignal; status: 'pending' | 'ignored'; why: 'new' | 'duplicate' | 'during_sequence' }
+  /** Pending boundaries taken off the list: looked at by a decision (`by` its id), or moot after a compaction (`by` its seqId). */
+  | { type: 'boundaries_consumed'; ids: string[]; by: string; why: 'decision' | 'compaction' }
+  /** A golden-path sequence begins (the heads-up follows), with the decision that started it. */
+  | { type: 'sequence_started'; seqId: string; decisionId: string; reason: string; packetAuthor: PacketAuthor }
+  /** How a judgment request ended: answered (valid or not), timed out, or cancelled. */
+  | { type: 'judgment_ended'; corrId: string; outcome: 'answered' | 'invalid' | 'timed_out' | 'cancelled' }
   | { type: 'annotate'; level: 'info' | 'warning'; text: string }
   | { type: 'suggest'; decision: Decision }
   | { type: 'request_judgment'; corrId: string; system: string; user: string; timeoutMs: number }
@@ -193,8 +230,9 @@ export type Effect =
   | { type: 'inject_heads_up'; seqId: string; text: string }
   | { type: 'request_scratch_write'; seqId: string; text: string; path: string }
   | { type: 'request_packet'; seqId: string; text: string }
-  | { type: 'show_packet'; seqId: string; packet: string; author: 'agent' | 'watcher' }
-  | { type: 'compact'; seqId: string; packet: string; summaryPrompt: string }
+  | { type: 'show_packet'; seqId: string; packet: string; author: PacketAuthor }
+  /** summarise false: no summary LM call (overflow recovery): the replacement is the recent turns, the handoff carries the packet. */
+  | { type: 'compact'; seqId: string; packet: string; summaryPrompt: string; summarise?: false }
   | { type: 'abort_compaction'; seqId: string }
   | { type: 'compacted'; seqId: string; tokensBefore: number; tokensAfter: number; text: string }
   | { type: 'inject_handoff'; seqId: string; text: string }

@@ -1,12 +1,22 @@
 /**
  * Append-only JSON Lines event log, one file per thread. Each record is written with a single write(2)
  * on an O_APPEND descriptor, so two writers (the extension host and the core process, or two windows)
- * can never interleave inside a line. Reading never throws: a corrupt line, or a truncated last line
- * from a crash, is reported with its line number and skipped.
+ * can never interleave inside a line. Before every record the writer checks that the file ends with a
+ * newline: another writer that died mid-write (at any time, not only before this one opened the file)
+ * leaves a torn line, and the record is then written as "\n" + record in that same single write, so it
+ * is never glued onto the torn line and lost with it. The reader is the second line of defence: a line
+ * that is a torn fragment followed by a whole record (a writer died between this check and its write)
+ * still yields the record. Reading never throws: a corrupt line, or a truncated last line from a crash,
+ * is reported with its line number and skipped; every record is validated (records.ts).
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { linesOfText, openLines, type RawLine } from '../io/lines';
+import { SafeReadError } from '../io/safeRead';
 import { LogRecordSchema, type LogRecord, type NewLogRecord } from './records';
+
+/** Longest log line read back (a compaction record holds the whole archived thread). */
+export const MAX_LOG_LINE_BYTES = 64 * 1024 * 1024;
 
 export interface LogProblem {
   line: number;
@@ -25,17 +35,17 @@ export class EventLog {
     if (this.fd === undefined) {
       mkdirSync(dirname(this.path), { recursive: true });
       this.fd = openSync(this.path, 'a+');
-      // A crash mid-write leaves a torn last line; end it, or the next record would be glued onto it and
-      // lost with it. Opening while another writer is mid-write can look torn too: then this only adds an
-      // empty line after that record (appends never interleave), which readers skip.
-      const { size } = fstatSync(this.fd);
-      if (size > 0) {
-        const last = Buffer.alloc(1);
-        readSync(this.fd, last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) writeSync(this.fd, '\n');
-      }
     }
-    const buf = Buffer.from(`${JSON.stringify(full)}\n`, 'utf8');
+    // A torn last line (a writer that died mid-write, this one or another) is ended in the same write
+    // as the record: one append per record.
+    const { size } = fstatSync(this.fd);
+    let torn = false;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      readSync(this.fd, last, 0, 1, size - 1);
+      torn = last[0] !== 0x0a;
+    }
+    const buf = Buffer.from(`${torn ? '\n' : ''}${JSON.stringify(full)}\n`, 'utf8');
     let off = 0;
     while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
     return full;
@@ -47,35 +57,63 @@ export class EventLog {
   }
 }
 
-export function parseLog(text: string): { records: Array<{ line: number; record: LogRecord }>; problems: LogProblem[] } {
+/** The log's records (validated) and the problems of the lines that were skipped. */
+export function parseLog(source: string | Iterable<RawLine>): { records: Array<{ line: number; record: LogRecord }>; problems: LogProblem[]; lines: number } {
   const records: Array<{ line: number; record: LogRecord }> = [];
   const problems: LogProblem[] = [];
-  const lines = text.split('\n');
-  const endsClean = text.endsWith('\n') || text.length === 0;
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    if (raw.trim() === '') continue;
-    const lineNo = i + 1;
-    const last = i === lines.length - 1 && !endsClean;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      problems.push({ line: lineNo, message: last ? 'truncated last line (interrupted write?) — skipped' : 'not valid JSON — skipped' });
+  let lines = 0;
+  for (const raw of typeof source === 'string' ? linesOfText(source) : source) {
+    lines = raw.line;
+    if (raw.text === undefined) {
+      problems.push({ line: raw.line, message: `line of ${raw.tooLong} bytes is over the ${MAX_LOG_LINE_BYTES / 1024 / 1024} MiB limit — skipped` });
       continue;
     }
-    const parsed = LogRecordSchema.safeParse(json);
-    if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      problems.push({ line: lineNo, message: `not a rawr log record (${first ? `${first.path.join('.') || 'record'}: ${first.message}` : 'invalid'}) — skipped` });
-      continue;
+    if (raw.text.trim() === '') continue;
+    const got = parseRecord(raw.text);
+    if (got.record) records.push({ line: raw.line, record: got.record });
+    if (got.problem) {
+      const message = got.problem === 'not valid JSON — skipped' && raw.unterminated ? 'truncated last line (interrupted write?) — skipped' : got.problem;
+      problems.push({ line: raw.line, message });
     }
-    records.push({ line: lineNo, record: parsed.data });
   }
-  return { records, problems };
+  return { records, problems, lines };
 }
 
+const RECORD_START = '{"rawr":1,';
+
+/** One line: a record, or why not. A torn fragment glued before a whole record yields the record. */
+function parseRecord(text: string): { record?: LogRecord; problem?: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    const at = text.lastIndexOf(RECORD_START);
+    if (at > 0) {
+      const rest = parseRecord(text.slice(at));
+      if (rest.record) return { record: rest.record, problem: `a torn record (${at} bytes, an interrupted write) precedes this record — the fragment was skipped` };
+    }
+    return { problem: 'not valid JSON — skipped' };
+  }
+  const parsed = LogRecordSchema.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    return { problem: `not a rawr log record (${first ? `${first.path.join('.') || 'record'}: ${first.message}` : 'invalid'}) — skipped` };
+  }
+  return { record: parsed.data };
+}
+
+/**
+ * Reads a thread's log line by line (memory bounded by the longest line, not the file). A missing file
+ * is an empty log; a log that is not a regular file (a symlink to a device, a FIFO) is a problem, not a
+ * read that hangs or fills memory.
+ */
 export function readLog(path: string): ReturnType<typeof parseLog> {
-  if (!existsSync(path)) return { records: [], problems: [] };
-  return parseLog(readFileSync(path, 'utf8'));
+  let opened;
+  try {
+    opened = openLines(path, { maxLineBytes: MAX_LOG_LINE_BYTES });
+  } catch (err) {
+    if (err instanceof SafeReadError && err.problem === 'not_found') return { records: [], problems: [], lines: 0 };
+    return { records: [], problems: [{ line: 0, message: `cannot read the log: ${(err as Error).message}` }], lines: 0 };
+  }
+  return parseLog(opened.lines());
 }

@@ -14,31 +14,69 @@ export interface Rebuilt {
   /** Compactions still undoable, oldest first. */
   compactions: Array<{ seqId: string; archived: ThreadMessage[]; tokensBefore: number; tokensAfter: number; at: number }>;
   events: number;
-  /** The last record written by an identified request, and what that request returned. */
-  lastRequest: { rid: string; result: Effect[] | { seqId: string; messages: ThreadMessage[] } | null } | null;
+  /** The most recent identified requests (up to RID_WINDOW) and what each returned. */
+  requests: AppliedRequests;
+  /** Records that were valid but could not be applied (reported and skipped). */
+  problems: Array<{ line: number; message: string }>;
 }
 
-export function rebuild(records: Iterable<{ record: LogRecord }>, initial: EngineState): Rebuilt {
+export type RequestResult = Effect[] | { seqId: string; messages: ThreadMessage[] } | null;
+
+/**
+ * How many applied request ids are remembered. A retry comes from the client after the core process
+ * died with requests in flight; the client has few in flight at once (each turn awaits its requests),
+ * so a window this size covers every retry with room to spare, while a long thread's memory stays flat.
+ */
+export const RID_WINDOW = 256;
+
+/** Request id → result, insertion ordered, oldest dropped beyond RID_WINDOW. */
+export class AppliedRequests {
+  private readonly map = new Map<string, RequestResult>();
+  get size(): number {
+    return this.map.size;
+  }
+  has(rid: string): boolean {
+    return this.map.has(rid);
+  }
+  get(rid: string): RequestResult | undefined {
+    return this.map.get(rid);
+  }
+  add(rid: string, result: RequestResult): void {
+    this.map.delete(rid);
+    this.map.set(rid, result);
+    if (this.map.size > RID_WINDOW) this.map.delete(this.map.keys().next().value as string);
+  }
+}
+
+export function rebuild(records: Iterable<{ line?: number; record: LogRecord }>, initial: EngineState): Rebuilt {
   let state = initial;
   let thread: ThreadMessage[] = [];
   const compactions: Rebuilt['compactions'] = [];
   let events = 0;
-  let lastRequest: Rebuilt['lastRequest'] = null;
-  for (const { record } of records) {
+  const requests = new AppliedRequests();
+  const problems: Rebuilt['problems'] = [];
+  for (const { line, record } of records) {
     switch (record.kind) {
       case 'event': {
-        const r = step(state, record.event as unknown as EngineEvent);
+        let r;
+        try {
+          r = step(state, record.event as EngineEvent);
+        } catch (err) {
+          // A valid-looking event the engine cannot apply must not make the thread unloadable.
+          problems.push({ line: line ?? 0, message: `event ${record.event.type} could not be applied (${(err as Error).message}) — skipped` });
+          break;
+        }
         state = r.state;
         events++;
-        if (record.rid) lastRequest = { rid: record.rid, result: r.effects };
+        if (record.rid) requests.add(record.rid, r.effects);
         break;
       }
       case 'message':
         thread.push(record.message);
-        if (record.rid) lastRequest = { rid: record.rid, result: null };
+        if (record.rid) requests.add(record.rid, null);
         break;
       case 'compaction':
-        if (record.rid) lastRequest = { rid: record.rid, result: null };
+        if (record.rid) requests.add(record.rid, null);
         compactions.push({ seqId: record.seqId, archived: record.archived, tokensBefore: record.tokensBefore, tokensAfter: record.tokensAfter, at: record.at });
         thread = record.replacement.slice();
         break;
@@ -48,12 +86,19 @@ export function rebuild(records: Iterable<{ record: LogRecord }>, initial: Engin
           thread = compactions[k]!.archived.slice();
           compactions.splice(k);
         }
-        if (record.rid) lastRequest = { rid: record.rid, result: { seqId: record.seqId, messages: thread.slice() } };
+        if (record.rid) requests.add(record.rid, { seqId: record.seqId, messages: thread.slice() });
         break;
       }
-      default:
-        break;
+      case 'decision':
+      case 'judgment':
+      case 'packet':
+      case 'effect':
+        break; // derived from events: history for the panel and the export, not state
+      default: {
+        const unknown: never = record;
+        throw new Error(`unknown log record ${JSON.stringify(unknown)}`);
+      }
     }
   }
-  return { state, thread, compactions, events, lastRequest };
+  return { state, thread, compactions, events, requests, problems };
 }

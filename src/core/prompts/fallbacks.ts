@@ -16,5 +16,8 @@ export const FALLBACK_BODIES: Record<PromptName, string> = {
     'tier: {tier}\npercentRemaining: {percentRemaining}\nboundariesJson: {boundariesJson}\nPhase forecast: {phaseForecast}\nUser requests:\n{userRequestChain}\nPlan:\n{planTrail}\nLast agent message:\n{lastAgentMessage}\nRecent:\n{transcriptExcerpt}',
   handoff:
     '[rawr handoff] ⚠️ CONTEXT COMPACTION DETECTED — you have lost working context.\nBEFORE doing anything else, you MUST:\n{recoverySteps}\n\nThe continuation packet {packetOrigin}:\n<continuation-packet>\n{packet}\n</continuation-packet>\n{scratchLine}\nContinue from here.',
-  compactionSummary: '[rawr] Summarise this conversation for the same agent to continue: requests, decisions, files, exact position. {instructions}',
+  agent:
+    'You are a coding agent in VS Code (@rawr). Work in phases: keep a plan with rawr_update_plan, read before you edit, verify with the tests, commit at the end of each phase (git commit through rawr_run_in_terminal) and say when a phase is done.\n\nEnvironment:\n- Workspace folders: {workspaceFolders}\n- OS: {os}\n- Shell: {shell}\n- Git branch: {gitBranch}\n- Tools: {tools}',
+  compactionSummary:
+    '[rawr] Summarise this conversation for the same agent to continue: the current ask verbatim, files edited (full paths), commits (short sha), open plan items, the last command and its outcome, the latest errors, decisions, and the next step. {instructions}',
 };

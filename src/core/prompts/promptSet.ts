@@ -16,6 +16,7 @@ export const PROMPT_FILES = {
   judgmentContext: 'rawr-auto-compaction-judgment-context.md',
   handoff: 'rawr-handoff.md',
   compactionSummary: 'rawr-compaction-summary.md',
+  agent: 'rawr-agent.md',
 } as const;
 export type PromptName = keyof typeof PROMPT_FILES;
 export type Prompts = Record<PromptName, string>;

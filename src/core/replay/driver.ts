@@ -12,13 +12,14 @@ import { initialState } from '../engine/state';
 import type { Decision, EngineEvent, EngineState } from '../engine/types';
 import type { Prompts } from '../prompts/promptSet';
 import type { Settings } from '../settings/schema';
-import { detectShellBoundaries } from '../signals/shell';
+import { analyzeShellCommand } from '../signals/shell';
 import type { Recording, RecordingItem } from './recording';
+import { chooseWindow, type WindowChoice } from './windows';
 
 export interface ReplayOptions {
   settings: Settings;
   prompts: Prompts;
-  /** Context window when the recording does not state one (Claude Code: 200k). */
+  /** Context window (`--window`): overrides what the recording states and the model table (windows.ts). */
   window?: number;
   /** Modelled context right after a rawr compaction; default: first recorded context + 6,000 (summary + packet). */
   postTokens?: number;
@@ -31,7 +32,16 @@ export interface ReplayOptions {
    */
   judgments?: ReadonlyMap<string, string>;
   needJudgments?: boolean;
+  /**
+   * Live follow of a running session (the panel): rawr cannot compact someone else's agent, so a
+   * "compact" decision changes nothing in the modelled context, and the tool's own compactions are real
+   * drops. The arbiter then keeps seeing the context the agent really has.
+   */
+  live?: boolean;
 }
+
+/** Why a replay without --judge-url decides by the fallback rule (not a timeout: nobody was asked). */
+export const NO_JUDGE = 'no judge configured: deterministic rule';
 
 export const judgmentKey = (system: string, user: string) => `${system}\n\u0000\n${user}`;
 
@@ -66,6 +76,9 @@ export interface ReplaySummary {
   format: Recording['format'];
   lines: number;
   window: number;
+  /** Where the window came from and why (windows.ts). */
+  windowSource: WindowChoice['source'];
+  windowWhy: string;
   postTokens: number;
   evaluationPoints: number;
   /** `forecast`: the phase forecast drove this compaction (README, "Forecasting the next phase"). */
@@ -79,12 +92,14 @@ export interface ReplaySummary {
   commitsSeen: number;
   planCheckpoints: number;
   problems: number;
+  /** Records that were read but could not be analysed (e.g. a shell command nested too deeply); also counted in `problems`. */
+  analysisProblems: Array<{ line: number; message: string }>;
 }
 
 const SHELL_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'run_in_terminal', 'runinterminal']);
-const isShell = (name: string) => SHELL_TOOLS.has(name.toLowerCase());
+export const isShell = (name: string) => SHELL_TOOLS.has(name.toLowerCase());
 
-function commandOf(input: unknown): string | undefined {
+export function commandOf(input: unknown): string | undefined {
   if (typeof input === 'string') return input;
   if (!input || typeof input !== 'object') return undefined;
   const o = input as Record<string, unknown>;
@@ -95,98 +110,177 @@ function commandOf(input: unknown): string | undefined {
 }
 
 export function replay(rec: Recording, opts: ReplayOptions): { decisions: ReplayDecision[]; summary: ReplaySummary } {
-  const window = rec.window ?? opts.window ?? 200_000;
+  const choice = chooseWindow(rec, opts.window);
   const firstUsage = rec.items.find((i) => i.type === 'usage') as Extract<RecordingItem, { type: 'usage' }> | undefined;
-  const postTokens = opts.postTokens ?? Math.min(window * 0.5, (firstUsage?.contextTokens ?? 20_000) + 6_000);
-  const baselineFraction = opts.baselineFraction ?? 0.835;
+  const postTokens = opts.postTokens ?? Math.min(choice.window * 0.5, (firstUsage?.contextTokens ?? 20_000) + 6_000);
+  const r = new Replayer(rec.format, choice, { ...opts, postTokens });
+  for (const it of rec.items) r.push(it);
+  return r.finish(rec.lines, rec.problems.length);
+}
 
-  let state: EngineState = initialState({ threadId: 'replay', settings: opts.settings, prompts: opts.prompts });
-  const decisions: ReplayDecision[] = [];
-  const summary: ReplaySummary = {
-    type: 'summary', format: rec.format, lines: rec.lines, window, postTokens, evaluationPoints: 0, compactions: [], nativeCompactions: [],
-    counterfactualOverflows: 0, overflowLines: [], peakModelledTokens: 0, peakRecordedTokens: 0,
-    baseline: { fraction: baselineFraction, compactions: [], overflows: 0 }, commitsSeen: 0, planCheckpoints: 0, problems: rec.problems.length,
-  };
-
+/**
+ * The replay, one recording item at a time: `replay` feeds a whole recording; the panel's live follow
+ * feeds the items of the lines appended since its last read. A tool-loop point needs to know the next
+ * item (another result of the same batch, or the person's prompt, are not tool-loop points), so it is
+ * evaluated when that item arrives, with the line and time of the result, as a whole-file pass would.
+ */
+export class Replayer {
+  private state: EngineState;
+  readonly decisions: ReplayDecision[] = [];
+  readonly summary: ReplaySummary;
+  private window: number;
+  private postTokensFixed: number | undefined;
   // Context model. recorded = last reported context + estimate of what was appended since.
-  let recorded = 0;
-  let sinceUsage = 0;
-  let offset = 0; // modelled = recorded - offset
-  let baseOffset = 0; // same for the plain-threshold baseline
-  let nativePending: { before: number } | null = null;
-  let overflowing = false;
-  let baseOverflowing = false;
-  const calls = new Map<string, { name: string; input: unknown }>();
-  let line = 0;
-  let at = 0;
-  let turnOpen = false;
-  let pendingDecisions: Decision[] = [];
+  private recorded = 0;
+  private sinceUsage = 0;
+  private offset = 0; // modelled = recorded - offset
+  private baseOffset = 0; // same for the plain-threshold baseline
+  private nativePending: { before: number } | null = null;
+  private overflowing = false;
+  private baseOverflowing = false;
+  private readonly calls = new Map<string, { name: string; input: unknown }>();
+  private line = 0;
+  private at = 0;
+  private turnOpen = false;
+  private pendingDecisions: Decision[] = [];
+  private firstUsage: number | undefined;
+  /** A tool result after which a tool-loop point is due, unless the next item says otherwise. */
+  private toolLoopDue: { line: number; at: number } | null = null;
+  private readonly baselineFraction: number;
 
-  const modelled = () => Math.max(0, recorded + sinceUsage - offset);
-  const feed = (ev: EngineEvent) => {
-    const r = step(state, ev);
-    state = r.state;
+  constructor(format: Recording['format'], choice: WindowChoice, private readonly opts: ReplayOptions) {
+    this.window = choice.window;
+    this.postTokensFixed = opts.postTokens;
+    this.baselineFraction = opts.baselineFraction ?? 0.835;
+    this.state = initialState({ threadId: 'replay', settings: opts.settings, prompts: opts.prompts });
+    this.summary = {
+      type: 'summary', format, lines: 0, window: choice.window, windowSource: choice.source, windowWhy: choice.why,
+      postTokens: this.postTokens(), evaluationPoints: 0, compactions: [], nativeCompactions: [],
+      counterfactualOverflows: 0, overflowLines: [], peakModelledTokens: 0, peakRecordedTokens: 0,
+      baseline: { fraction: this.baselineFraction, compactions: [], overflows: 0 }, commitsSeen: 0, planCheckpoints: 0, problems: 0, analysisProblems: [],
+    };
+  }
+
+  /** Live follow: the window can become known later (Codex states it with its first token count). */
+  setWindow(choice: WindowChoice): void {
+    if (choice.window === this.window && choice.why === this.summary.windowWhy) return;
+    this.window = choice.window;
+    Object.assign(this.summary, { window: choice.window, windowSource: choice.source, windowWhy: choice.why, postTokens: this.postTokens() });
+  }
+
+  /** Modelled context right after a rawr compaction (ReplayOptions.postTokens). */
+  private postTokens(): number {
+    return this.postTokensFixed ?? Math.min(this.window * 0.5, (this.firstUsage ?? 20_000) + 6_000);
+  }
+
+  /** The engine's state now (live follow shows its tier, boundaries and plan). */
+  get engine(): EngineState {
+    return this.state;
+  }
+  /** The modelled context now, in tokens. */
+  modelledTokens(): number {
+    return Math.round(this.modelled());
+  }
+
+  private modelled(): number {
+    return Math.max(0, this.recorded + this.sinceUsage - this.offset);
+  }
+
+  private feed(ev: EngineEvent): void {
+    const r = step(this.state, ev);
+    this.state = r.state;
+    const at = this.at;
     for (const fx of r.effects) {
       switch (fx.type) {
         case 'decision':
-          pendingDecisions.push(fx.decision);
+          this.pendingDecisions.push(fx.decision);
           break;
         case 'request_judgment': {
           const key = judgmentKey(fx.system, fx.user);
-          const answer = opts.judgments?.get(key);
-          if (answer !== undefined) feed({ type: 'judgment_result', at, corrId: fx.corrId, text: answer });
-          else if (opts.needJudgments) throw new NeedJudgment(key, fx.system, fx.user);
-          else feed({ type: 'timeout', at, timerId: `judgment:${fx.corrId}` });
+          const answer = this.opts.judgments?.get(key);
+          if (answer !== undefined) this.feed({ type: 'judgment_result', at, corrId: fx.corrId, text: answer });
+          else if (this.opts.needJudgments) throw new NeedJudgment(key, fx.system, fx.user);
+          else this.feed({ type: 'judgment_unavailable', at, corrId: fx.corrId, why: NO_JUDGE });
           break;
         }
         case 'request_scratch_write':
-          feed({ type: 'scratch_written', at, seqId: fx.seqId, path: fx.path });
+          this.feed({ type: 'scratch_written', at, seqId: fx.seqId, path: fx.path });
           break;
         case 'request_packet':
-          feed({ type: 'timeout', at, timerId: `packet:${fx.seqId}` });
+          this.feed({ type: 'timeout', at, timerId: `packet:${fx.seqId}` });
           break;
         case 'compact': {
-          const before = modelled();
-          offset += before - postTokens;
-          feed({ type: 'compaction_done', at, seqId: fx.seqId, tokensBefore: before, tokensAfter: postTokens });
+          const before = this.modelled();
+          const post = this.opts.live ? before : this.postTokens();
+          this.offset += before - post;
+          this.feed({ type: 'compaction_done', at, seqId: fx.seqId, tokensBefore: before, tokensAfter: post });
           break;
         }
-        default:
+        // Nothing to execute in a counterfactual: no chat, no thread, no timers (a timeout is fed at once).
+        case 'annotate':
+        case 'suggest':
+        case 'append_user_message':
+        case 'hold_user_message':
+        case 'boundary_noted':
+        case 'boundaries_consumed':
+        case 'sequence_started':
+        case 'judgment_ended':
+        case 'start_timer':
+        case 'cancel_timer':
+        case 'progress':
+        case 'inject_heads_up':
+        case 'show_packet':
+        case 'abort_compaction':
+        case 'compacted':
+        case 'inject_handoff':
+        case 'deliver_queued_input':
+        case 'sequence_ended':
           break;
+        default: {
+          const unknown: never = fx;
+          throw new Error(`unknown effect ${JSON.stringify(unknown)}`);
+        }
       }
     }
-  };
-  const syncTokens = () => feed({ type: 'tokens', at, used: Math.round(modelled()), window });
-  const checkOverflow = () => {
-    const m = modelled();
-    summary.peakModelledTokens = Math.max(summary.peakModelledTokens, Math.round(m));
-    if (m > window) {
-      if (!overflowing) {
-        summary.counterfactualOverflows++;
-        summary.overflowLines.push(line);
+  }
+
+  private syncTokens(): void {
+    this.feed({ type: 'tokens', at: this.at, used: Math.round(this.modelled()), window: this.window });
+  }
+
+  private checkOverflow(): void {
+    const s = this.summary;
+    const m = this.modelled();
+    s.peakModelledTokens = Math.max(s.peakModelledTokens, Math.round(m));
+    if (m > this.window) {
+      if (!this.overflowing) {
+        s.counterfactualOverflows++;
+        s.overflowLines.push(this.line);
       }
-      overflowing = true;
-    } else overflowing = false;
+      this.overflowing = true;
+    } else this.overflowing = false;
     // The plain-threshold baseline: compacts whenever used >= fraction, at the same evaluation points.
-    const b = Math.max(0, recorded + sinceUsage - baseOffset);
-    if (b > window) {
-      if (!baseOverflowing) summary.baseline.overflows++;
-      baseOverflowing = true;
-    } else baseOverflowing = false;
-  };
-  const evaluate = (point: 'turn_complete' | 'tool_loop', final = false) => {
-    checkOverflow();
-    const b = Math.max(0, recorded + sinceUsage - baseOffset);
-    if (b >= baselineFraction * window) {
-      summary.baseline.compactions.push(line);
-      baseOffset += b - postTokens;
+    const b = Math.max(0, this.recorded + this.sinceUsage - this.baseOffset);
+    if (b > this.window) {
+      if (!this.baseOverflowing) s.baseline.overflows++;
+      this.baseOverflowing = true;
+    } else this.baseOverflowing = false;
+  }
+
+  private evaluate(point: 'turn_complete' | 'tool_loop', final = false): void {
+    const s = this.summary;
+    this.checkOverflow();
+    const b = Math.max(0, this.recorded + this.sinceUsage - this.baseOffset);
+    if (b >= this.baselineFraction * this.window) {
+      s.baseline.compactions.push(this.line);
+      this.baseOffset += b - this.postTokens();
     }
-    syncTokens();
-    const contextTokens = Math.round(modelled());
-    pendingDecisions = [];
-    feed({ type: 'evaluate', at, point });
-    summary.evaluationPoints++;
-    const ds = pendingDecisions;
+    this.syncTokens();
+    const contextTokens = Math.round(this.modelled());
+    this.pendingDecisions = [];
+    this.feed({ type: 'evaluate', at: this.at, point });
+    s.evaluationPoints++;
+    const ds = this.pendingDecisions;
     if (ds.length === 0) return;
     const first = ds[0]!;
     const last = ds[ds.length - 1]!;
@@ -194,82 +288,113 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
     // at the end of the recording there is no next prompt, so it never runs.
     const compacted = ds.some((d) => d.action === 'compact' || (d.action === 'preflight' && !final));
     const action: ReplayDecision['action'] = compacted ? 'compact' : last.action === 'suggest' ? 'suggest' : 'none';
-    const boundaries = first.boundaries.map((b) => `${b.kind}${b.detail ? ` ${b.detail}` : ''}`);
-    decisions.push({
-      type: 'decision', line, percentRemaining: first.percentRemaining, tier: first.tier, boundaries, action,
+    const boundaries = first.boundaries.map((x) => `${x.kind}${x.detail ? ` ${x.detail}` : ''}`);
+    this.decisions.push({
+      type: 'decision', line: this.line, percentRemaining: first.percentRemaining, tier: first.tier, boundaries, action,
       reason: last.action === 'preflight' ? `${last.reason} (${final ? 'no next prompt in the recording: never runs' : 'compacts before the next prompt'})` : last.reason,
       point, code: last.code, contextTokens,
       ...(last.forecast ? { forecast: { nextPhaseTokens: last.forecast.nextPhaseTokens, roomTokens: last.forecast.roomTokens, verdict: last.forecast.verdict, drove: last.forecast.drove } } : {}),
     });
     if (compacted) {
-      summary.compactions.push({ line, tier: first.tier, percentRemaining: first.percentRemaining, boundaries, code: last.code, forecast: ds.some((d) => d.forecast?.drove === true && d.forecast.verdict === 'compact') });
+      s.compactions.push({ line: this.line, tier: first.tier, percentRemaining: first.percentRemaining, boundaries, code: last.code, forecast: ds.some((d) => d.forecast?.drove === true && d.forecast.verdict === 'compact') });
     }
-  };
+  }
 
-  const items = rec.items;
-  for (let k = 0; k < items.length; k++) {
-    const it = items[k]!;
-    line = it.line;
-    at = Math.max(at, it.at || 0); // recordings' clocks can step back with parallel tools
+  /** One recording item, in file order. */
+  push(it: RecordingItem): void {
+    const due = this.toolLoopDue;
+    if (due) {
+      this.toolLoopDue = null;
+      // A tool-loop boundary: all results of this batch are in and the model is about to be called.
+      if (it.type !== 'tool_result' && it.type !== 'user_prompt') {
+        const keep = { line: this.line, at: this.at };
+        this.line = due.line;
+        this.at = due.at;
+        this.evaluate('tool_loop');
+        this.line = keep.line;
+        this.at = keep.at;
+      }
+    }
+    const s = this.summary;
+    this.line = it.line;
+    this.at = Math.max(this.at, it.at || 0); // recordings' clocks can step back with parallel tools
+    const at = this.at;
     switch (it.type) {
       case 'user_prompt':
-        if (turnOpen) evaluate('turn_complete');
-        turnOpen = true;
-        sinceUsage += Math.ceil(it.text.length / 4);
-        syncTokens();
-        feed({ type: 'user_message', at, text: it.text });
+        if (this.turnOpen) this.evaluate('turn_complete');
+        this.turnOpen = true;
+        this.sinceUsage += Math.ceil(it.text.length / 4);
+        this.syncTokens();
+        this.feed({ type: 'user_message', at, text: it.text });
         break;
       case 'assistant_text':
-        feed({ type: 'assistant_message', at, text: it.text });
+        this.feed({ type: 'assistant_message', at, text: it.text });
         break;
       case 'tool_call':
-        calls.set(it.id, { name: it.name, input: it.input });
-        feed({ type: 'tool_call', at, id: it.id, name: it.name, input: it.input });
+        this.calls.set(it.id, { name: it.name, input: it.input });
+        this.feed({ type: 'tool_call', at, id: it.id, name: it.name, input: it.input });
         break;
       case 'tool_result': {
-        sinceUsage += Math.ceil(it.output.length / 4);
-        feed({ type: 'tool_result', at, id: it.id, output: it.output, isError: it.isError, ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}) });
-        const call = calls.get(it.id);
+        this.sinceUsage += Math.ceil(it.output.length / 4);
+        this.feed({ type: 'tool_result', at, id: it.id, output: it.output, isError: it.isError, ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}) });
+        const call = this.calls.get(it.id);
         const command = call && isShell(call.name) ? commandOf(call.input) : undefined;
         if (command !== undefined) {
-          for (const b of detectShellBoundaries({ command, exitCode: it.exitCode, output: it.output })) {
-            if (b.kind === 'commit') summary.commitsSeen++;
-            feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
+          const analysed = analyzeShellCommand({ command, exitCode: it.exitCode, output: it.output });
+          if (analysed.problem) s.analysisProblems.push({ line: it.line, message: analysed.problem.message });
+          for (const b of analysed.boundaries) {
+            if (b.kind === 'commit') s.commitsSeen++;
+            this.feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
           }
         }
-        const nextItem = items[k + 1];
-        // A tool-loop boundary: all results of this batch are in and the model is about to be called.
-        if (state.openToolCalls.length === 0 && nextItem && nextItem.type !== 'tool_result' && nextItem.type !== 'user_prompt') evaluate('tool_loop');
+        if (this.state.openToolCalls.length === 0) this.toolLoopDue = { line: it.line, at };
         break;
       }
       case 'usage': {
-        if (nativePending) {
-          // The recorded tool compacted: in rawr's counterfactual that drop never happens.
-          offset -= nativePending.before - it.contextTokens;
-          baseOffset -= nativePending.before - it.contextTokens;
-          nativePending = null;
+        if (this.nativePending) {
+          // The recorded tool compacted: in rawr's counterfactual that drop never happens (live: it did).
+          if (!this.opts.live) {
+            this.offset -= this.nativePending.before - it.contextTokens;
+            this.baseOffset -= this.nativePending.before - it.contextTokens;
+          }
+          this.nativePending = null;
         }
-        recorded = it.contextTokens;
-        sinceUsage = 0;
-        summary.peakRecordedTokens = Math.max(summary.peakRecordedTokens, recorded);
-        checkOverflow();
+        if (this.firstUsage === undefined) {
+          this.firstUsage = it.contextTokens;
+          s.postTokens = this.postTokens();
+        }
+        this.recorded = it.contextTokens;
+        this.sinceUsage = 0;
+        s.peakRecordedTokens = Math.max(s.peakRecordedTokens, this.recorded);
+        this.checkOverflow();
         break;
       }
       case 'native_compaction':
-        summary.nativeCompactions.push({ line: it.line, trigger: it.trigger, ...(it.preTokens !== undefined ? { preTokens: it.preTokens } : {}) });
-        nativePending = { before: recorded + sinceUsage };
+        s.nativeCompactions.push({ line: it.line, trigger: it.trigger, ...(it.preTokens !== undefined ? { preTokens: it.preTokens } : {}) });
+        this.nativePending = { before: this.recorded + this.sinceUsage };
         break;
       case 'plan': {
-        const before = state.pending.length;
-        feed({ type: 'plan', at, steps: it.steps });
-        if (state.pending.length > before && state.pending[state.pending.length - 1]!.kind === 'plan_checkpoint') summary.planCheckpoints++;
+        const before = this.state.pending.length;
+        this.feed({ type: 'plan', at, steps: it.steps });
+        if (this.state.pending.length > before && this.state.pending[this.state.pending.length - 1]!.kind === 'plan_checkpoint') s.planCheckpoints++;
         break;
+      }
+      default: {
+        const _: never = it;
+        return _;
       }
     }
   }
-  if (turnOpen) {
-    line = rec.lines;
-    evaluate('turn_complete', true);
+
+  /** The end of the file: the open turn completes (the person's next prompt would come here). */
+  finish(lines: number, problems: number): { decisions: ReplayDecision[]; summary: ReplaySummary } {
+    this.toolLoopDue = null; // no model call followed the last results
+    this.summary.lines = lines;
+    this.summary.problems = problems + this.summary.analysisProblems.length;
+    if (this.turnOpen) {
+      this.line = lines;
+      this.evaluate('turn_complete', true);
+    }
+    return { decisions: this.decisions, summary: this.summary };
   }
-  return { decisions, summary };
 }

@@ -29,9 +29,31 @@ export interface Recording {
   format: RecordingFormat;
   /** Context window in tokens if the recording states it (Codex model_context_window); else undefined. */
   window?: number;
+  /**
+   * Models of the main thread's model calls, most calls first (Claude: message.model per API response,
+   * subagents excluded; Codex: turn_context.model per model call). Absent when none is named.
+   */
+  models?: Array<{ name: string; calls: number }>;
   /** Total lines of the source file. */
   lines: number;
   items: RecordingItem[];
   /** Lines that could not be parsed: reported, never fatal. */
   problems: Array<{ line: number; message: string }>;
+}
+
+/**
+ * An importer fed one parsed record at a time (the file's reading layer owns the lines): `importX(text)`
+ * runs it over a whole file, and the panel's live follow feeds it the lines appended since its last
+ * read. `items` is only appended to while records arrive, so a reader can take the new tail.
+ */
+export interface RecordImporter {
+  readonly format: RecordingFormat;
+  readonly items: RecordingItem[];
+  readonly problems: Array<{ line: number; message: string }>;
+  /** One record (a parsed JSON line) with its 1-based line number. */
+  onRecord(record: unknown, line: number): void;
+  /** What the records so far say about the window and the models (see windows.ts). */
+  meta(): { window?: number; models?: Array<{ name: string; calls: number }> };
+  /** The recording of a whole file of `lines` lines (may complete what only the end can settle). */
+  finish(lines: number): Recording;
 }

@@ -1,10 +1,12 @@
 /**
- * Continuation packets (seed 000). Variant A — the agent writes it — is accepted only when it is
- * non-trivial and has the required sections; otherwise Variant B — rawr assembles it from the structured
- * trail, then appends the recent-activity tail verbatim.
+ * Continuation packets (docs/ARCHITECTURE.md#packets). The agent packet — the agent writes it — is
+ * accepted only when it is non-trivial and has the required sections; otherwise the watcher packet —
+ * rawr assembles it from the structured trail, then appends the recent-activity tail verbatim.
  */
 import type { Trail } from '../engine/types';
 import type { PlanState } from '../signals/plan';
+import { assembleWatcherPacketText } from './watcherPacket';
+import { defang } from '../text/quote';
 
 /** Headings the packet request asks for; matched loosely (any heading level, bold, or a "Label:" line). */
 export const PACKET_SECTIONS: Array<{ name: string; pattern: RegExp }> = [
@@ -27,46 +29,9 @@ export function validateAgentPacket(text: string, minChars: number): { ok: true 
   return { ok: true };
 }
 
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} more characters]` : s);
-
+/** The watcher packet (watcherPacket.ts): rawr's packet from the session trail. */
 export function assembleWatcherPacket(trail: Trail, plan: PlanState | null, tailCount: number): string {
-  const out: string[] = ['_Continuation packet assembled by the rawr watcher (Variant B), not written by the agent._', ''];
-  out.push('## User request chain');
-  const reqs = trail.userRequests;
-  if (reqs.length === 0) out.push('- (no user request recorded)');
-  reqs.forEach((r, k) => {
-    const current = k === reqs.length - 1;
-    out.push(`${k + 1}. ${current ? '**Current ask:** ' : ''}${clip(r.text.replace(/\s+/g, ' ').trim(), current ? 1500 : 300)}`);
-  });
-  out.push('', '## Agent plan and action chain');
-  if (plan && plan.steps.length) {
-    for (const st of plan.steps) out.push(`- [${st.status === 'completed' ? 'x' : st.status === 'in_progress' ? '~' : ' '}] ${st.text}`);
-  } else out.push('- (no structured plan)');
-  const actions = trail.actions.slice(-15);
-  if (actions.length) {
-    out.push('', 'Recent actions, in order:');
-    for (const a of actions) out.push(`- turn ${a.turn}: ${a.text}`);
-  }
-  out.push('', '## Where we are now');
-  const inProgress = plan?.steps.find((s) => s.status === 'in_progress');
-  if (inProgress) out.push(`- In progress: ${inProgress.text}`);
-  if (trail.commits.length) out.push(`- Latest commits: ${trail.commits.slice(-5).join('; ')}`);
-  if (trail.files.length) out.push(`- Files touched recently: ${trail.files.slice(-12).join(', ')}`);
-  out.push(`- Last agent message: ${clip((trail.lastAgentMessage || '(none)').replace(/\s+/g, ' ').trim(), 800)}`);
-  out.push('', "## What's next");
-  const nextSteps = plan?.steps.filter((s) => s.status !== 'completed') ?? [];
-  if (nextSteps.length) for (const st of nextSteps.slice(0, 8)) out.push(`- ${st.text}`);
-  else out.push('- Continue the current ask above; check the last actions below before repeating any of them.');
-  out.push('', '## Decisions, invariants and traps');
-  const errors = trail.toolTail.filter((t) => t.isError);
-  if (errors.length) for (const e of errors.slice(-3)) out.push(`- A recent ${e.name} call failed: ${clip(e.output ?? '', 200).replace(/\s+/g, ' ')}`);
-  out.push('- Do not redo work that the commits and completed plan steps above show as done.');
-  if (tailCount > 0 && trail.toolTail.length) {
-    out.push('', `## Recent activity (last ${Math.min(tailCount, trail.toolTail.length)} tool calls, verbatim)`);
-    for (const t of trail.toolTail.slice(-tailCount)) {
-      out.push('', `### ${t.name}`, '```', clip(t.input, 1200), '```');
-      if (t.output !== undefined) out.push(`Result${t.isError ? ' (error)' : ''}:`, '```', clip(t.output, 1200), '```');
-    }
-  }
-  return out.join('\n');
+  // The trail is untrusted (tool output, file names, the model's words): rawr's markers and container
+  // tags inside it are quoted, so the packet cannot close <continuation-packet> or speak as rawr.
+  return defang(assembleWatcherPacketText(trail, plan, { tailCount }));
 }

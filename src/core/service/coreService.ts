@@ -5,15 +5,18 @@
  * process is unavailable. A thread not in memory is rebuilt from its log on first use (cold replay),
  * so a restart of the core process loses nothing.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { step } from '../engine/step';
+import { MAX_LOG_BYTES, safeReadTextIfExistsSync } from '../io/safeRead';
 import { initialState } from '../engine/state';
 import type { Decision, Effect, EngineEvent, EngineState } from '../engine/types';
 import { EventLog, readLog } from '../log/eventLog';
-import { rebuild, type Rebuilt } from '../log/rebuild';
+import { loggedEffect } from '../log/loggedEffect';
+import type { NewLogRecord } from '../log/records';
+import { AppliedRequests, rebuild } from '../log/rebuild';
 import type { PromptSet } from '../prompts/promptSet';
-import type { ThreadMessage } from '../thread/thread';
+import { threadBeforeSequence, type ThreadMessage } from '../thread/thread';
 
 export interface ThreadSnapshot {
   threadId: string;
@@ -31,8 +34,8 @@ interface Loaded {
   compactions: Array<{ seqId: string; archived: ThreadMessage[]; tokensBefore: number; tokensAfter: number; at: number }>;
   decisions: Decision[];
   problems: string[];
-  /** The last identified request and its result, for answering a retry without applying it twice. */
-  lastRequest: Rebuilt['lastRequest'];
+  /** The recent identified requests and their results, for answering a retry without applying it twice. */
+  requests: AppliedRequests;
 }
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
@@ -68,7 +71,7 @@ export class CoreService {
       const phases = workspacePhasePrior(this.logDir, threadId);
       if (phases.length > 0) {
         const ev: EngineEvent = { type: 'phase_prior', at: Date.now(), phases };
-        log.append({ kind: 'event', at: ev.at, event: ev as unknown as { type: string } });
+        log.append({ kind: 'event', at: ev.at, event: ev });
         state = step(state, ev).state;
       }
     }
@@ -80,16 +83,16 @@ export class CoreService {
       messages: rebuilt.thread,
       compactions: rebuilt.compactions,
       decisions: decisions.slice(-500),
-      problems: problems.map((p) => `${path}:${p.line}: ${p.message}`),
-      lastRequest: rebuilt.lastRequest,
+      problems: [...problems, ...rebuilt.problems].map((p) => `${path}:${p.line}: ${p.message}`),
+      requests: rebuilt.requests,
     };
     this.threads.set(threadId, t);
     return t;
   }
 
-  /** True (and the stored result is to be returned) when `rid` is a retry of the last request. */
+  /** True (and the stored result is to be returned) when `rid` is a retry of a recently applied request. */
   private replayed(t: Loaded, rid: string | undefined): boolean {
-    return rid !== undefined && t.lastRequest?.rid === rid;
+    return rid !== undefined && t.requests.has(rid);
   }
 
   /**
@@ -98,20 +101,26 @@ export class CoreService {
    */
   step(threadId: string, event: EngineEvent, rid?: string): Effect[] {
     const t = this.load(threadId);
-    if (this.replayed(t, rid)) return Array.isArray(t.lastRequest!.result) ? t.lastRequest!.result : [];
-    t.log.append({ kind: 'event', at: event.at, event: event as unknown as { type: string }, ...(rid ? { rid } : {}) });
+    if (this.replayed(t, rid)) {
+      const prev = t.requests.get(rid!);
+      return Array.isArray(prev) ? prev : [];
+    }
+    t.log.append({ kind: 'event', at: event.at, event, ...(rid ? { rid } : {}) });
     const r = step(t.state, event);
     t.state = r.state;
-    if (rid) t.lastRequest = { rid, result: r.effects };
+    if (rid) t.requests.add(rid, r.effects);
     for (const fx of r.effects) {
       if (fx.type === 'decision') {
-        t.log.append({ kind: 'decision', at: fx.decision.at, decision: fx.decision as unknown as { id: string; action: string; code: string; reason: string } });
+        t.log.append({ kind: 'decision', at: fx.decision.at, decision: fx.decision as unknown as Extract<NewLogRecord, { kind: 'decision' }>['decision'] });
         t.decisions.push(fx.decision);
         if (t.decisions.length > 500) t.decisions.shift();
       } else if (fx.type === 'request_judgment') {
         t.log.append({ kind: 'judgment', at: event.at, corrId: fx.corrId, phase: 'request', text: fx.user });
       } else if (fx.type === 'show_packet') {
         t.log.append({ kind: 'packet', at: event.at, seqId: fx.seqId, author: fx.author, text: fx.packet });
+      } else {
+        const logged = loggedEffect(fx);
+        if (logged) t.log.append({ kind: 'effect', at: event.at, effect: logged });
       }
     }
     if (event.type === 'judgment_result') t.log.append({ kind: 'judgment', at: event.at, corrId: event.corrId, phase: 'result', text: event.text });
@@ -123,17 +132,21 @@ export class CoreService {
     if (this.replayed(t, rid)) return;
     t.log.append({ kind: 'message', at: Date.now(), message, ...(rid ? { rid } : {}) });
     t.messages.push(message);
-    if (rid) t.lastRequest = { rid, result: null };
+    if (rid) t.requests.add(rid, null);
   }
 
-  /** The atomic swap: the archive and the replacement are written in one record, then applied. */
+  /**
+   * The atomic swap: the archive and the replacement are written in one record, then applied. The archive
+   * is the thread as it was before the sequence (without the heads-up, scratch and packet turns): what an
+   * undo restores.
+   */
   swap(threadId: string, c: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }, rid?: string): void {
     const t = this.load(threadId);
     if (this.replayed(t, rid)) return;
-    const archived = t.messages.slice();
+    const archived = threadBeforeSequence(t.messages);
     const at = Date.now();
     t.log.append({ kind: 'compaction', at, seqId: c.seqId, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, archived, replacement: c.replacement, ...(rid ? { rid } : {}) });
-    if (rid) t.lastRequest = { rid, result: null };
+    if (rid) t.requests.add(rid, null);
     t.compactions.push({ seqId: c.seqId, archived, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, at });
     t.messages = c.replacement.slice();
   }
@@ -142,7 +155,7 @@ export class CoreService {
   undo(threadId: string, rid?: string): { seqId: string; messages: ThreadMessage[] } | null {
     const t = this.load(threadId);
     if (this.replayed(t, rid)) {
-      const prev = t.lastRequest!.result;
+      const prev = t.requests.get(rid!);
       return prev && !Array.isArray(prev) ? prev : null;
     }
     const last = t.compactions.pop();
@@ -150,7 +163,7 @@ export class CoreService {
     t.log.append({ kind: 'undo', at: Date.now(), seqId: last.seqId, ...(rid ? { rid } : {}) });
     t.messages = last.archived.slice();
     const result = { seqId: last.seqId, messages: t.messages.slice() };
-    if (rid) t.lastRequest = { rid, result };
+    if (rid) t.requests.add(rid, result);
     return result;
   }
 
@@ -166,19 +179,27 @@ export class CoreService {
     };
   }
 
-  /** Thread ids with a log in this workspace, most recent first. */
+  /** Thread ids with a log in this workspace, most recently written first. */
   listThreads(): string[] {
     if (!existsSync(this.logDir)) return [];
-    return readdirSync(this.logDir)
-      .filter((n) => n.endsWith('.jsonl'))
-      .map((n) => n.slice(0, -'.jsonl'.length))
-      .filter((id) => SAFE_ID.test(id));
+    const found: Array<{ id: string; mtime: number }> = [];
+    for (const n of readdirSync(this.logDir)) {
+      if (!n.endsWith('.jsonl')) continue;
+      const id = n.slice(0, -'.jsonl'.length);
+      if (!SAFE_ID.test(id)) continue;
+      try {
+        found.push({ id, mtime: statSync(join(this.logDir, n)).mtimeMs });
+      } catch {
+        // deleted meanwhile
+      }
+    }
+    return found.sort((a, b) => b.mtime - a.mtime || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((f) => f.id);
   }
 
+  /** The log file as written (regular file within the log cap; "" when the thread has no log yet). */
   exportLog(threadId: string): string {
     if (!SAFE_ID.test(threadId)) throw new Error(`invalid thread id "${threadId}"`);
-    const path = join(this.logDir, `${threadId}.jsonl`);
-    return existsSync(path) ? readFileSync(path, 'utf8') : '';
+    return safeReadTextIfExistsSync(join(this.logDir, `${threadId}.jsonl`), { maxBytes: MAX_LOG_BYTES }) ?? '';
   }
 
   dispose(): void {

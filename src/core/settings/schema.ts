@@ -1,6 +1,6 @@
 /**
  * Every knob of the arbiter, with its zod schema and default. The defaults' single source of truth is the
- * YAML frontmatter of prompts/rawr-auto-compact.md (seed 001 §C); DEFAULT_SETTINGS mirrors that file and a
+ * YAML frontmatter of prompts/rawr-auto-compact.md (docs/ARCHITECTURE.md#settings-and-prompt-files); DEFAULT_SETTINGS mirrors that file and a
  * unit test keeps the two equal, so the core still has safe values if the file itself is unreadable.
  */
 import { z } from 'zod';
@@ -45,6 +45,7 @@ export const DEFAULT_SETTINGS = {
   packet_deadline_seconds: 180,
   packet_min_chars: 300,
   activity_tail_tool_calls: 6,
+  keep_recent_tokens: 4000,
   min_gain_percent: 15,
   forecast_enabled: true,
   forecast_margin_percent: 5,
@@ -73,6 +74,7 @@ export const SettingsSchema = z
     packet_deadline_seconds: z.number().min(5).max(3600),
     packet_min_chars: z.number().int().min(0).max(100_000),
     activity_tail_tool_calls: z.number().int().min(0).max(100),
+    keep_recent_tokens: z.number().int().min(0).max(1_000_000),
     min_gain_percent: percent,
     forecast_enabled: z.boolean(),
     forecast_margin_percent: z.number().min(0).max(200),
@@ -92,7 +94,7 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   asap_percent_remaining_lt: 'ASAP tier starts below this percent remaining.',
   emergency_percent_remaining_lt: 'Emergency tier: compact at the next safe point even without a boundary.',
   auto_requires_any_boundary: 'Per tier, the boundary kinds of which at least one must be present to compact.',
-  packet_author: 'agent: the agent writes its continuation packet (Variant A); watcher: rawr assembles it (Variant B).',
+  packet_author: 'agent: the agent writes its continuation packet (the agent packet); watcher: rawr assembles it from the session trail (the watcher packet).',
   scratch_write_enabled: 'Ask the agent to write its scratch notes to .scratch/agent-<name>.scratch.md before the packet.',
   cooldown_turns: 'No new compaction until this many user turns completed since the last one (or the cooldown seconds passed), unless emergency.',
   cooldown_seconds: 'No new compaction until this many seconds passed since the last one (or the cooldown turns completed), unless emergency.',
@@ -102,9 +104,10 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   judgment_enabled: 'Ask a short LM judgment (strict JSON) before compacting in the early, ready and asap tiers. Emergency is never vetoed.',
   judgment_timeout_seconds: 'A judgment that has not answered by then is replaced by the deterministic fallback.',
   mid_turn_policy: 'At tool-loop boundaries inside a long turn: golden_path runs the full sequence, emergency_only only in the emergency tier, off never.',
-  packet_deadline_seconds: 'If the agent has not produced its packet by then, rawr assembles one (Variant B).',
-  packet_min_chars: 'An agent packet shorter than this is not accepted (Variant B is used instead).',
-  activity_tail_tool_calls: 'How many of the last tool calls are appended verbatim to a watcher-authored packet.',
+  packet_deadline_seconds: 'If the agent has not produced its packet this long after the heads-up (scratch notes included), rawr assembles one (the watcher packet).',
+  packet_min_chars: 'An agent packet shorter than this is not accepted (the watcher packet is used instead).',
+  activity_tail_tool_calls: 'How many of the last tool calls are summarised (input, head and tail of the output) at the end of a watcher-authored packet.',
+  keep_recent_tokens: 'After a compaction, keep this many tokens of the most recent messages verbatim (person messages, agent messages, tool calls with their results, never split), after the summary and packet. At most 10% of the window and a quarter of the context before the compaction; 0 keeps none.',
   min_gain_percent: 'A compaction must raise the percent remaining by at least this much; otherwise rawr says so and does not re-fire.',
   forecast_enabled: 'Forecast the tokens the next phase will add (from this thread\'s completed phases): at a commit, plan step or PR step, compact when the room left before the emergency line is smaller than the forecast (even above the early threshold), and wait when it fits. Emergency is never affected.',
   forecast_margin_percent: 'Safety margin on the phase forecast: compact when the room before the emergency line is below the forecast plus this percent of it.',

@@ -1,5 +1,5 @@
 /**
- * Done / concluding / topic-shift markers (seed 001 §A.3): phrases from the YAML, matched on word
+ * Done / concluding / topic-shift markers (docs/ARCHITECTURE.md#boundaries): phrases from the YAML, matched on word
  * boundaries, case-insensitively, and counted only when the turn had real work activity (tool calls or
  * edits) — a chatty "to summarize" in a Q&A turn is not a phase boundary.
  */

@@ -1,5 +1,5 @@
 /**
- * Plan checkpoints (seed 001 §A.2): a step newly `completed` in the active, non-empty plan is a strong
+ * Plan checkpoints (docs/ARCHITECTURE.md#boundaries): a step newly `completed` in the active, non-empty plan is a strong
  * `plan_checkpoint`; any other real change is a weak `plan_update`. Transient clears (an empty plan) and
  * re-sent identical plans produce nothing, and a clear does not make the next re-send look "new".
  */

@@ -1,6 +1,6 @@
 /**
  * Boundary signals: typed, timestamped, identified events that say "a meaningful transition
- * might be here" (seed 000 terminology, seed 003 "structured boundary signals").
+ * might be here" (docs/ARCHITECTURE.md#boundaries).
  * They gate compaction; they never trigger it on their own.
  */
 
@@ -16,7 +16,7 @@ export const BOUNDARY_KINDS = [
 ] as const;
 export type BoundaryKind = (typeof BOUNDARY_KINDS)[number];
 
-/** Seed 000: everything is strong except plan_update, which is noisy. */
+/** Everything is strong except plan_update, which is noisy (docs/ARCHITECTURE.md#boundaries). */
 export type BoundaryStrength = 'strong' | 'weak';
 
 export type BoundarySource = 'git' | 'terminal' | 'plan_tool' | 'agent_message' | 'tool_result' | 'turn' | 'recording';

@@ -9,12 +9,11 @@
  * gets the last configure()d settings in its initializationOptions, so nothing is lost. If the process
  * cannot start at all, or keeps dying, the arbiter runs in-process (localCore) on the same logs.
  */
-import { existsSync } from 'node:fs';
+import { access } from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type * as LC from 'vscode-languageclient/lib/node/main';
-import { dirReader } from '../../core/prompts/fs';
 import { loadPromptSet, type PromptSet } from '../../core/prompts/promptSet';
 import type { CoreParams } from '../../server/params';
 import { CORE_METHODS, type CoreApi } from './coreApi';
@@ -47,15 +46,18 @@ export type CoreHandle = CoreApi & vscode.Disposable & {
   readonly mode: 'process' | 'in-process';
 };
 
+/** Whether a file exists; async, because it runs during activation (no synchronous file system calls there). */
+const exists = (file: string) => access(file).then(() => true, () => false);
+
 /** The server next to the running extension: bundled (dist/) or compiled by tsc (out/src/). */
-function defaultServerModule(context: vscode.ExtensionContext): string {
+async function defaultServerModule(context: vscode.ExtensionContext): Promise<string> {
   const bundled = context.asAbsolutePath(path.join('dist', 'server.js'));
   const compiled = context.asAbsolutePath(path.join('out', 'src', 'server', 'main.js'));
   // This file runs from dist/extension.js when bundled, from out/src/host/core/ when compiled by tsc:
   // use the server built the same way, so the two halves are always from the same build.
   const runningBundled = path.basename(path.dirname(__filename)) === 'dist';
-  if (runningBundled) return existsSync(bundled) ? bundled : compiled;
-  return existsSync(compiled) ? compiled : bundled;
+  if (runningBundled) return (await exists(bundled)) ? bundled : compiled;
+  return (await exists(compiled)) ? compiled : bundled;
 }
 
 /** Errors that mean "the connection went away", not "the server answered with an error". */
@@ -126,13 +128,15 @@ export async function startCore(
   const inProcess = (why: string): CoreApi => {
     if (!local) {
       log.error(`rawr core process unavailable (${why}); running the arbiter in-process on the same logs`);
-      local = localCore(opts.logDir, lastConfig ?? loadPromptSet(opts.promptDirs.map(dirReader)));
+      // Before the first configure() (which activation sends right after starting the core) the built-in
+      // texts serve: the extension host reads no prompt file synchronously.
+      local = localCore(opts.logDir, lastConfig ?? loadPromptSet([]));
     }
     return local;
   };
 
-  const serverModule = opts.serverModule ?? defaultServerModule(context);
-  if (!existsSync(serverModule)) return fallbackHandle(inProcess(`server module ${serverModule} not found`), (c) => (lastConfig = c));
+  const serverModule = opts.serverModule ?? (await defaultServerModule(context));
+  if (!(await exists(serverModule))) return fallbackHandle(inProcess(`server module ${serverModule} not found`), (c) => (lastConfig = c));
 
   // ---- restart policy: logged, bounded ----------------------------------------------------------
   const restarts: number[] = [];

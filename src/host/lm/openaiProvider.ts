@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { toOpenAIMessages, toOpenAITools, toToolChoice } from './convert';
 import { estimateTokens, OpenAIChatError, streamChat, toOpenAIChatError } from './openaiChat';
 import { TokenCalibration } from './tokenCalibration';
+import { isContextOverflow } from '../participant/overflow';
 
 export const OPENAI_VENDOR = 'rawr-openai';
 export const OPENAI_KEY_SECRET = 'rawr.openai.apiKey';
@@ -263,6 +264,10 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
         return vscode.LanguageModelError.NotFound(`${OPENAI_VENDOR}/${id}: not found at ${baseUrl} (HTTP 404: ${e.serverMessage}). Check the model id and that the base URL ends in /v1.`);
       default:
         if (e.status === 451) return vscode.LanguageModelError.Blocked(`${OPENAI_VENDOR}/${id}: blocked by the server (HTTP 451: ${e.serverMessage}).`);
+        // Named with OpenAI's code whatever the server's wording, so @rawr's overflow recovery (and anyone) can tell.
+        if (e.status === 400 && ((e.cause as { code?: unknown } | undefined)?.code === 'context_length_exceeded' || isContextOverflow(e.serverMessage))) {
+          return new vscode.LanguageModelError(`${OPENAI_VENDOR}/${id}: the request is too long for the model's context (HTTP 400 context_length_exceeded: ${e.serverMessage}).`);
+        }
         return new Error(`${OPENAI_VENDOR}/${id} (${baseUrl}): ${e.message}`);
     }
   }

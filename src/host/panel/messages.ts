@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { MODES, TIERS } from '../../core/settings/schema';
 import { BOUNDARY_KINDS } from '../../core/signals/types';
+import { FollowActionSchema, FollowMessageSchema } from './followMessages';
 
 /** A thread id as the core accepts it (CoreService's SAFE_ID). */
 export const ThreadIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/);
@@ -209,6 +210,7 @@ export type ViewModel = z.infer<typeof ViewModelSchema>;
 export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('state'), vm: ViewModelSchema }).strict(),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), text: text(1_000) }).strict(),
+  FollowMessageSchema,
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 
@@ -225,6 +227,7 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cancelSequence'), threadId: ThreadIdSchema }).strict(),
   z.object({ type: z.literal('undo'), threadId: ThreadIdSchema, seqId: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/) }).strict(),
   z.object({ type: z.literal('openScratch'), path: z.string().regex(/^\.scratch\/[A-Za-z0-9._-]{1,120}$/) }).strict(),
+  ...FollowActionSchema.options,
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 

@@ -30,6 +30,7 @@ import { panelHtml } from './html';
 import { LogTail } from './logTail';
 import { HostMessageSchema, parsePanelState, parseWebviewMessage, type HostMessage, type PanelState, type WebviewMessage } from './messages';
 import { buildViewModel, ThreadJournal } from './viewModel';
+import type { FollowController } from './follow';
 
 export const PANEL_VIEW_TYPE = 'rawr.panel';
 const TITLE = 'Rawr: Compaction';
@@ -41,6 +42,8 @@ export interface PanelDeps {
   log: vscode.LogOutputChannel;
   /** Where the core writes the thread logs (`<logDir>/<threadId>.jsonl`). */
   logDir: string;
+  /** Live follow of an external agent's session (follow.ts): its own section of the panel. */
+  follow?: FollowController;
 }
 
 /** Registers the command and the serializer; the returned manager owns the (single) panel. */
@@ -143,6 +146,7 @@ export class RawrPanel implements vscode.Disposable {
         if (this.picked === null || a.threadId === this.picked) this.schedule(a.kind === 'step' && a.event.type === 'boundary' ? 0 : 250);
       }),
       deps.bus.onBoundary(() => this.schedule(100)),
+      ...(deps.follow ? [deps.follow.onDidChange((view) => void this.post({ type: 'follow', view }))] : []),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // The core is reconfigured asynchronously after a settings change: look twice.
         if (e.affectsConfiguration('rawr')) {
@@ -215,10 +219,9 @@ export class RawrPanel implements vscode.Disposable {
   private async journalFor(threadId: string, snapshot: ThreadSnapshot): Promise<ThreadJournal> {
     let entry = this.journals.get(threadId);
     if (!entry) {
-      entry = { journal: new ThreadJournal(threadId, snapshot.state.settings, snapshot.state.prompts), tail: new LogTail(join(this.deps.logDir, `${threadId}.jsonl`)) };
+      entry = { journal: new ThreadJournal(threadId), tail: new LogTail(join(this.deps.logDir, `${threadId}.jsonl`)) };
       this.journals.set(threadId, entry);
     }
-    entry.journal.syncSettings(snapshot.state.settings);
     const { lines, reset } = await entry.tail.read();
     if (reset) {
       this.journals.delete(threadId);
@@ -259,7 +262,12 @@ export class RawrPanel implements vscode.Disposable {
     switch (msg.type) {
       case 'ready':
       case 'refresh':
+        if (this.deps.follow) await this.post({ type: 'follow', view: this.deps.follow.view });
         return this.schedule(0);
+      case 'followPick':
+      case 'followStop':
+      case 'followCopy':
+        return this.deps.follow?.handle(msg);
       case 'selectThread':
         this.picked = msg.threadId;
         return this.schedule(0);

@@ -7,22 +7,21 @@
  *   pending boundaries and sequence phase, and which compaction can still be undone;
  * - the thread's append-only event log, read incrementally by a `ThreadJournal`: the history — every
  *   decision with its reason, judgment requests/results (latency, correlation id), packets, compactions,
- *   undos — and, by re-stepping the logged engine events through the same pure `step` the core runs,
- *   exactly which turn each boundary belongs to and whether it was consumed or ignored, and how far each
- *   sequence got (heads-up → packet → compact → handoff). The log is what a window reload rebuilds from,
- *   so the panel shows the same history after a reload.
+ *   undos — and, from the effects the engine logged (core/log/loggedEffect.ts), which turn each boundary
+ *   belongs to and whether it was consumed or ignored (and why), and how far each sequence got (heads-up
+ *   → packet → compact → handoff). The journal reads what the engine said; it never re-derives it. The
+ *   log is what a window reload rebuilds from, so the panel shows the same history after a reload.
  * Plus the boundary bus's recent reports (workspace-wide), for reports this thread's arbiter never got.
  */
 import { forecastNext, type PhaseForecast } from '../../core/arbiter/forecast';
 import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
-import { initialState } from '../../core/engine/state';
-import { step } from '../../core/engine/step';
-import type { Decision, EngineEvent, EngineState } from '../../core/engine/types';
+import { boundaryId } from '../../core/engine/step';
+import type { Decision } from '../../core/engine/types';
+import { LoggedEffectSchema, type LoggedEffect } from '../../core/log/loggedEffect';
 import { LogRecordSchema, type LogRecord } from '../../core/log/records';
-import type { Prompts } from '../../core/prompts/promptSet';
 import type { ThreadSnapshot } from '../../core/service/coreService';
 import { TIERS, type Settings } from '../../core/settings/schema';
-import { BOUNDARY_KINDS, strengthOf, type BoundaryKind, type BoundarySignal, type DetectedBoundary } from '../../core/signals/types';
+import { BOUNDARY_KINDS, strengthOf, type BoundaryKind, type DetectedBoundary } from '../../core/signals/types';
 import { percentLabel, statusText } from '../ui/statusText';
 import { parseMarkdown } from './markdown';
 import {
@@ -87,11 +86,12 @@ const MAX_BOUNDARIES = 300;
 const MAX_DECISIONS = 1_000;
 const MAX_PACKETS = 50;
 
-/** The id the engine gives a reported boundary (step.ts addBoundary): one commit seen twice is one id. */
-export function boundaryId(b: Pick<DetectedBoundary, 'kind' | 'key'>): string {
-  const key = b.kind === 'commit' && /^[0-9a-f]{7,40}$/i.test(b.key) ? b.key.slice(0, 7).toLowerCase() : b.key;
-  return `${b.kind}:${key}`;
-}
+export { boundaryId };
+
+const IGNORED_NOTE: Record<'duplicate' | 'during_sequence', string> = {
+  duplicate: 'already seen by this thread',
+  during_sequence: "arrived during rawr's own compaction sequence (synthetic turns never count)",
+};
 
 /** What a boundary names: a commit's sha, a plan step, a turn. */
 export function boundaryRef(kind: string, key: string | null, detail: string): string | null {
@@ -117,27 +117,9 @@ export class ThreadJournal {
   compactions: JournalCompaction[] = [];
   problems: string[] = [];
   lines = 0;
-  private shadow: EngineState;
-  private consumedByLastEvent: string[] = [];
   private lastJudgeDecision: string | null = null;
 
-  constructor(
-    readonly threadId: string,
-    settings: Settings,
-    prompts: Prompts,
-  ) {
-    this.shadow = initialState({ threadId, settings, prompts });
-  }
-
-  /** The turn counter of the re-stepped state (the core's own, when in sync). */
-  get turn(): number {
-    return this.shadow.turn;
-  }
-
-  /** The core's configuration is not logged: keep the re-stepped state on the settings the core uses. */
-  syncSettings(settings: Settings): void {
-    if (JSON.stringify(settings) !== JSON.stringify(this.shadow.settings)) this.shadow = { ...this.shadow, settings };
-  }
+  constructor(readonly threadId: string) {}
 
   ingestText(text: string): void {
     for (const line of text.split('\n')) this.ingestLine(line);
@@ -163,9 +145,6 @@ export class ThreadJournal {
 
   ingestRecord(rec: LogRecord): void {
     switch (rec.kind) {
-      case 'event':
-        this.onEvent(rec.event as unknown as EngineEvent, rec.at);
-        break;
       case 'decision':
         this.onDecision(rec.decision as unknown as Decision);
         break;
@@ -178,10 +157,13 @@ export class ThreadJournal {
         }
         break;
       }
-      case 'packet':
+      case 'packet': {
         this.packets.set(rec.seqId, { author: rec.author, text: rec.text });
         if (this.packets.size > MAX_PACKETS) this.packets.delete(this.packets.keys().next().value!);
+        const seq = this.sequences.get(rec.seqId);
+        if (seq) reach(seq, 'packet', 'compact');
         break;
+      }
       case 'compaction':
         // The archived thread stays in the log (for undo); the panel needs only the numbers.
         this.compactions.push({ seqId: rec.seqId, at: rec.at, tokensBefore: rec.tokensBefore, tokensAfter: rec.tokensAfter, undone: false });
@@ -192,8 +174,20 @@ export class ThreadJournal {
         if (k >= 0) for (let i = k; i < this.compactions.length; i++) this.compactions[i]!.undone = true;
         break;
       }
-      default:
+      case 'effect': {
+        const fx = LoggedEffectSchema.safeParse(rec.effect);
+        // An effect kind of a newer rawr, or a damaged one: skipped (the rest of the history stands).
+        if (fx.success) this.onEffect(fx.data, rec.at);
+        else this.problem(`log line ${this.lines}: an effect record this rawr cannot read (${String(rec.effect.type).slice(0, 40)}) — skipped`);
         break;
+      }
+      case 'event':
+      case 'message':
+        break; // what happened is in the decision and effect records
+      default: {
+        const unknown: never = rec;
+        this.problem(`log line ${this.lines}: unknown record ${JSON.stringify(unknown).slice(0, 80)} — skipped`);
+      }
     }
   }
 
@@ -202,18 +196,6 @@ export class ThreadJournal {
     this.decisions.push(d);
     if (this.decisions.length > MAX_DECISIONS) this.decisions.shift();
     if (d.action === 'judge') this.lastJudgeDecision = d.id;
-    // The boundaries the event before this decision consumed were consumed by this decision.
-    for (const id of this.consumedByLastEvent) {
-      const b = this.boundaries.get(id);
-      if (b && !b.consumedBy) b.consumedBy = d.id;
-    }
-    this.consumedByLastEvent = [];
-    // A boundary added and consumed by the same evaluation (turn_complete) was never pending on its own.
-    for (const db of Array.isArray(d.boundaries) ? d.boundaries : []) {
-      if (this.boundaries.has(db.id) || !(BOUNDARY_KINDS as readonly string[]).includes(db.kind)) continue;
-      const turn = db.kind === 'turn_complete' ? Number(/^turn (\d+)$/.exec(db.detail)?.[1] ?? this.shadow.turn) : this.shadow.turn;
-      this.addBoundary({ id: db.id, kind: db.kind, strength: db.strength, sources: [db.source], detail: db.detail, key: db.id.split(':').slice(1).join(':') || null, at: d.at, turn, status: 'consumed', consumedBy: d.id, note: null });
-    }
   }
 
   private addBoundary(b: JournalBoundary): void {
@@ -221,132 +203,91 @@ export class ThreadJournal {
     if (this.boundaries.size > MAX_BOUNDARIES) this.boundaries.delete(this.boundaries.keys().next().value!);
   }
 
-  private onEvent(ev: EngineEvent, at: number): void {
-    this.consumedByLastEvent = [];
-    const before = this.shadow;
-    let r: ReturnType<typeof step>;
-    try {
-      r = step(before, ev);
-    } catch (err) {
-      return this.problem(`log event ${ev.type} at line ${this.lines} could not be re-stepped: ${(err as Error).message}`);
-    }
-    const after = r.state;
-    this.shadow = after;
-
-    // Boundaries: new pending ones, ignored or duplicate reports, consumed ones.
-    const beforeIds = new Set(before.pending.map((b) => b.id));
-    const afterIds = new Set(after.pending.map((b) => b.id));
-    for (const sig of after.pending) if (!beforeIds.has(sig.id)) this.onNewSignal(sig, ev);
-    if (ev.type === 'boundary' && !after.pending.some((b) => !beforeIds.has(b.id))) {
-      const id = boundaryId(ev.boundary);
-      const known = this.boundaries.get(id);
-      if (known) {
-        if (!known.sources.includes(ev.source)) known.sources.push(ev.source);
-      } else {
-        const ignored = before.seq.phase !== 'idle';
-        this.addBoundary({
-          id,
-          kind: ev.boundary.kind,
-          strength: strengthOf(ev.boundary.kind),
-          sources: [ev.source],
-          detail: ev.boundary.detail,
-          key: ev.boundary.key,
-          at: ev.at,
-          turn: before.turn,
-          status: 'ignored',
-          consumedBy: null,
-          note: ignored ? "arrived during rawr's own compaction sequence (synthetic turns never count)" : 'already seen by this thread',
-        });
-      }
-    }
-    for (const id of beforeIds) {
-      if (afterIds.has(id)) continue;
-      const b = this.boundaries.get(id);
-      if (b && b.status === 'pending') {
-        b.status = 'consumed';
-        this.consumedByLastEvent.push(id);
-      }
-    }
-    if (this.consumedByLastEvent.length && ev.type === 'compaction_done') {
-      for (const id of this.consumedByLastEvent) this.boundaries.get(id)!.consumedBy = 'compaction';
-      this.consumedByLastEvent = [];
-    }
-
-    // Judgment timeouts and cancels.
-    if (ev.type === 'timeout' && ev.timerId.startsWith('judgment:')) {
-      const j = this.judgments.get(ev.timerId.slice('judgment:'.length));
-      if (j && j.answeredAt === null) {
-        j.answeredAt = at;
-        j.timedOut = true;
-      }
-    }
-    if (ev.type === 'cancel' && before.seq.phase === 'assessing') {
-      const j = this.judgments.get(before.seq.corrId);
-      if (j && j.answeredAt === null) {
-        j.answeredAt = at;
-        j.cancelled = true;
-      }
-    }
-
-    // The sequence, step by step.
-    for (const fx of r.effects) {
-      const seq = 'seqId' in fx ? this.sequences.get(fx.seqId) : undefined;
-      switch (fx.type) {
-        case 'inject_heads_up': {
-          const d = after.seq.phase !== 'idle' ? after.seq.decision : null;
-          const judgment = after.seq.phase !== 'idle' && after.seq.phase !== 'assessing' ? after.seq.judgment : undefined;
-          this.sequences.set(fx.seqId, {
-            seqId: fx.seqId,
-            decisionId: d?.id ?? null,
-            reason: d ? (judgment && !d.reason.includes(' — judgment: ') ? `${d.reason} — judgment: ${judgment}` : d.reason) : null,
-            startedAt: ev.at,
-            reached: ['heads_up'],
-            active: 'packet',
-            scratchPath: null,
-            outcome: null,
-            endedAt: null,
-            compactedText: null,
-          });
-          if (this.sequences.size > MAX_PACKETS) this.sequences.delete(this.sequences.keys().next().value!);
-          break;
-        }
-        case 'request_scratch_write':
-          if (seq) seq.scratchPath = fx.path;
-          break;
-        case 'show_packet':
-          if (seq) reach(seq, 'packet', 'compact');
-          this.packets.set(fx.seqId, { author: fx.author, text: fx.packet });
-          break;
-        case 'compacted':
-          if (seq) {
-            reach(seq, 'compact', 'handoff');
-            seq.compactedText = fx.text;
-          }
-          break;
-        case 'inject_handoff':
-          if (seq) reach(seq, 'handoff', null);
-          break;
-        case 'sequence_ended':
-          if (seq) {
-            seq.outcome = fx.outcome === 'vetoed' ? 'cancelled' : fx.outcome;
-            seq.endedAt = ev.at;
-            seq.active = null;
-          }
-          break;
-        default:
-          break;
-      }
-    }
+  private endJudgment(corrId: string, at: number, how: 'timedOut' | 'cancelled' | null): void {
+    const j = this.judgments.get(corrId);
+    if (!j || j.answeredAt !== null) return;
+    j.answeredAt = at;
+    if (how) j[how] = true;
   }
 
-  private onNewSignal(sig: BoundarySignal, ev: EngineEvent): void {
-    const known = this.boundaries.get(sig.id);
-    if (known) {
-      known.status = 'pending';
-      return;
+  /** One logged effect: the engine's own account of what happened. */
+  private onEffect(fx: LoggedEffect, at: number): void {
+    const seq = 'seqId' in fx ? this.sequences.get(fx.seqId) : undefined;
+    switch (fx.type) {
+      case 'boundary_noted': {
+        const b = fx.boundary;
+        const known = this.boundaries.get(b.id);
+        if (fx.status === 'pending') {
+          if (known) known.status = 'pending';
+          else this.addBoundary({ id: b.id, kind: b.kind, strength: b.strength, sources: [b.source], detail: b.detail, key: b.id.split(':').slice(1).join(':') || null, at: b.at, turn: b.turn, status: 'pending', consumedBy: null, note: null });
+        } else if (known) {
+          // A second report of a boundary this thread has: one more source for it.
+          if (!known.sources.includes(b.source)) known.sources.push(b.source);
+        } else {
+          this.addBoundary({ id: b.id, kind: b.kind, strength: b.strength, sources: [b.source], detail: b.detail, key: b.id.split(':').slice(1).join(':') || null, at: b.at, turn: b.turn, status: 'ignored', consumedBy: null, note: IGNORED_NOTE[fx.why === 'new' ? 'duplicate' : fx.why] });
+        }
+        break;
+      }
+      case 'boundaries_consumed':
+        for (const id of fx.ids) {
+          const b = this.boundaries.get(id);
+          if (b && b.status === 'pending') {
+            b.status = 'consumed';
+            b.consumedBy = fx.why === 'compaction' ? 'compaction' : fx.by;
+          }
+        }
+        break;
+      case 'judgment_ended':
+        this.endJudgment(fx.corrId, at, fx.outcome === 'timed_out' ? 'timedOut' : fx.outcome === 'cancelled' ? 'cancelled' : null);
+        break;
+      case 'sequence_started':
+        this.sequences.set(fx.seqId, {
+          seqId: fx.seqId,
+          decisionId: fx.decisionId,
+          reason: fx.reason,
+          startedAt: at,
+          reached: ['heads_up'],
+          active: 'packet',
+          scratchPath: null,
+          outcome: null,
+          endedAt: null,
+          compactedText: null,
+        });
+        if (this.sequences.size > MAX_PACKETS) this.sequences.delete(this.sequences.keys().next().value!);
+        break;
+      case 'request_scratch_write':
+        if (seq) seq.scratchPath = fx.path;
+        break;
+      case 'compacted':
+        if (seq) {
+          reach(seq, 'compact', 'handoff');
+          seq.compactedText = fx.text;
+        }
+        break;
+      case 'inject_handoff':
+        if (seq) reach(seq, 'handoff', null);
+        break;
+      case 'sequence_ended':
+        if (seq) {
+          seq.outcome = fx.outcome === 'vetoed' ? 'cancelled' : fx.outcome;
+          seq.endedAt = at;
+          seq.active = null;
+        }
+        break;
+      case 'annotate':
+      case 'append_user_message':
+      case 'hold_user_message':
+      case 'deliver_queued_input':
+      case 'inject_heads_up':
+      case 'request_packet':
+      case 'compact':
+      case 'abort_compaction':
+        break; // in the export, not in the panel's model
+      default: {
+        const unknown: never = fx;
+        this.problem(`unknown effect ${JSON.stringify(unknown).slice(0, 80)}`);
+      }
     }
-    const key = ev.type === 'boundary' ? ev.boundary.key : sig.id.split(':').slice(1).join(':') || null;
-    this.addBoundary({ id: sig.id, kind: sig.kind, strength: sig.strength, sources: [sig.source], detail: sig.detail, key, at: sig.at, turn: sig.turn, status: 'pending', consumedBy: null, note: null });
   }
 }
 

@@ -5,8 +5,12 @@
  */
 import * as vscode from 'vscode';
 import { unansweredToolCalls } from '../../core/thread/thread';
-import { newThreadId, Session, type SessionActivity, type SessionDeps } from './session';
+import { newThreadId, Session, type SessionActivity, type SessionDeps, type StatusView } from './session';
+import { note } from './chatText';
 import { Turn } from './turn';
+import { restrictedModeNotice } from './agentTools';
+import { withAttachments } from './attachments';
+import { describeModelError } from './modelErrors';
 
 export const PARTICIPANT_ID = 'rawr.rawr';
 
@@ -69,10 +73,21 @@ export class Participant implements vscode.Disposable {
   }
 
   readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token): Promise<RawrChatResult> => {
-    const threadId = threadIdFrom(context) ?? newThreadId();
+    const known = threadIdFrom(context);
+    const threadId = known ?? newThreadId();
     this.activeThreadId = threadId;
     this.deps.onActiveThread?.(threadId);
     const result: RawrChatResult = { metadata: { rawrThreadId: threadId } };
+    // A new chat has no count yet: the status bar must not go on showing the previous thread's.
+    if (!known) this.deps.onStatus(emptyStatus(threadId));
+    if (request.command === 'help') {
+      stream.markdown(HELP);
+      return result;
+    }
+    if (!known && (request.command === 'status' || request.command === 'undo')) {
+      stream.markdown(request.command === 'undo' ? 'Nothing to undo: this chat has no @rawr thread yet.' : NO_THREAD_STATUS);
+      return result;
+    }
     const session = await this.session(threadId);
     if (!request.model) {
       stream.markdown('No language model is selected. Pick one in the Chat view, or configure an OpenAI-compatible endpoint (`rawr.openai.baseUrl`).');
@@ -87,6 +102,13 @@ export class Participant implements vscode.Disposable {
     let stoppedByPanel: boolean;
     const turn = new Turn(session, request.model, stream, cts.token, request.toolInvocationToken);
     try {
+      if (session.orphanedSequence) {
+        // Left running by an earlier window: nothing would ever answer it, and it would hold this message.
+        session.orphanedSequence = false;
+        const effects = await session.step({ type: 'cancel', at: session.clock.now() });
+        if (effects.length) stream.markdown(note('A compaction sequence was left unfinished (the window reloaded during it); it is cancelled, and the thread is unchanged.'));
+        await session.executor().run(effects);
+      }
       switch (request.command) {
         case 'status':
           await turn.status();
@@ -97,8 +119,12 @@ export class Participant implements vscode.Disposable {
         case 'compact':
           await turn.compactNow(request.prompt);
           break;
-        default:
-          await turn.userMessage(request.prompt);
+        default: {
+          restrictedModeNotice(stream);
+          const attached = await withAttachments(request, request.model, cts.token);
+          if (attached.lines.length) stream.markdown(`\n\n${attached.lines.join('  \n')}\n\n`);
+          await turn.userMessage(attached.text);
+        }
       }
     } catch (err) {
       await this.recover(session, err, stream, cts.token);
@@ -117,23 +143,20 @@ export class Participant implements vscode.Disposable {
     return result;
   };
 
-  /** After an error or cancel mid-sequence: tell the arbiter, so it returns to idle and frees held input. */
+  /**
+   * After an error or cancel mid-sequence: the arbiter hears a cancel, so it returns to idle and frees held
+   * input (its effects run in the executor like any others), and every tool call gets a result.
+   */
   private async recover(session: Session, err: unknown, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<void> {
     this.deps.log.warn(`[${session.threadId}] request ended with ${describeError(err)}`);
-    if (session.sequenceRunning) {
-      const effects = await session.step({ type: 'cancel', at: Date.now() });
-      for (const fx of effects) {
-        if (fx.type === 'abort_compaction') await session.step({ type: 'compaction_failed', at: Date.now(), seqId: fx.seqId, error: 'request ended' });
-        if (fx.type === 'deliver_queued_input') await session.append({ role: 'user', text: fx.text });
-      }
-      session.sequenceRunning = false;
-      if (!token.isCancellationRequested) stream.markdown('\n\n_[rawr] the compaction sequence was stopped; the thread is unchanged._');
-    }
+    // After a Stop nobody reads this request's stream any more; after an error the person does.
+    const exec = session.executor(token.isCancellationRequested ? {} : { out: stream });
+    if (session.sequenceRunning) await exec.feed({ type: 'cancel', at: session.clock.now() });
     // Every tool call in the thread must have its result, or the next request would be rejected.
     for (const id of unansweredToolCalls(session.messages)) {
       const text = 'Error: the request ended before this tool ran.';
       await session.append({ role: 'tool', toolCallId: id, name: 'unknown', text, isError: true });
-      await session.step({ type: 'tool_result', at: Date.now(), id, output: text, isError: true });
+      await exec.feed({ type: 'tool_result', at: session.clock.now(), id, output: text, isError: true });
     }
   }
 
@@ -144,8 +167,26 @@ export class Participant implements vscode.Disposable {
   }
 }
 
+/** The status of a thread nothing has been counted for yet: no percent, no tier. */
+function emptyStatus(threadId: string): StatusView {
+  return { threadId, percentRemaining: null, tier: null, sequenceRunning: false, lastDecision: null, usedTokens: null, window: null };
+}
+
+const NO_THREAD_STATUS = 'This chat has no @rawr thread yet: send `@rawr` a message to start one (`/help` says what rawr does).';
+
+export const HELP = [
+  '**@rawr** runs your request as an agent and compacts its own context at phase boundaries — a commit, a completed plan step, the agent finishing — instead of at a token threshold mid-step.',
+  '',
+  "When the context runs low and such a boundary comes, you see the golden path: a heads-up to the agent, the agent's continuation packet, the compaction (“Context compacted — …”), and the handoff, after which the agent continues where it was. A message you send meanwhile is held and delivered unchanged after the handoff.",
+  '',
+  '- `/status` — context left, tier, boundaries seen, the last decision and why',
+  '- `/compact [instructions]` — compact now (optional instructions for the summary)',
+  '- `/undo` — restore the thread as it was before the last compaction',
+  '- `/help` — this text',
+  '',
+  'The status bar shows the context left; click it for the Rawr panel (decisions, boundaries, past compactions). Settings: search "rawr" in the Settings editor.',
+].join('\n');
+
 export function describeError(err: unknown): string {
-  if (err instanceof vscode.LanguageModelError) return `The language model request failed (${err.code || 'error'}): ${err.message}`;
-  if (err instanceof vscode.CancellationError) return 'Cancelled.';
-  return err instanceof Error ? err.message : String(err);
+  return describeModelError(err);
 }

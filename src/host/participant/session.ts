@@ -1,8 +1,8 @@
 /**
  * One @rawr thread in this window: its model-facing messages (mirrored from the core, which persists
- * them), and the executor of the arbiter's effects. A `Turn` (turn.ts) drives the agent loop and calls
- * into the session for every event; the session turns the resulting effects into chat output, model
- * calls and thread changes, and reports what happened back to the arbiter.
+ * them), the arbiter's deadlines and the compaction call in flight. A `Turn` (turn.ts) drives the agent
+ * loop; every event goes to the arbiter through `step`, and what it returns runs in the effect executor
+ * (effectExecutor.ts), the one place effects are executed.
  */
 import * as vscode from 'vscode';
 import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
@@ -11,6 +11,8 @@ import type { Settings } from '../../core/settings/schema';
 import type { ThreadMessage } from '../../core/thread/thread';
 import type { CoreApi } from '../core/coreApi';
 import type { BoundaryBus } from '../boundaryBus';
+import { systemClock, type Clock } from './clock';
+import { EffectExecutor, type ExecutorContext } from './effectExecutor';
 import type { TokenCounter } from './lmMessages';
 
 export interface StatusView {
@@ -43,6 +45,10 @@ export interface SessionDeps {
   onDecision?: (threadId: string, d: Decision) => void;
   /** A request made this thread the active one (remembered across window reloads). */
   onActiveThread?: (threadId: string) => void;
+  /** Event times and deadlines (a fake one in the unit tests); the system clock by default. */
+  clock?: Clock;
+  /** The agent's base instructions template (prompts/rawr-agent.md), put at the start of a new thread. */
+  agentPrompt?: () => string;
 }
 
 /**
@@ -74,6 +80,16 @@ export class Session {
   private loggedTokens: { used: number; window: number } | null = null;
   /** The running chat request of this thread (set by Participant.handler): cancel() stops it. */
   activeRequest: vscode.CancellationTokenSource | undefined;
+  /** When each running arbiter timer ends (ms since epoch): fixed by start_timer, shared by every call under it. */
+  readonly deadlines = new Map<string, number>();
+  /**
+   * The log says a sequence was running when this window opened the thread (the window reloaded, or the
+   * core restarted, in the middle of it): nobody here drives it, so the next request cancels it first.
+   */
+  orphanedSequence = false;
+  /** The compaction call running in this window, if any: abort_compaction cancels it. */
+  compacting: { seqId: string; cancel: vscode.CancellationTokenSource } | undefined;
+  readonly clock: Clock;
   private subscription: vscode.Disposable;
   // Panel hook (see SessionActivity): observers only.
   private readonly activity = new vscode.EventEmitter<SessionActivity>();
@@ -84,10 +100,13 @@ export class Session {
     readonly threadId: string,
   ) {
     this.agentName = `rawr-${threadId.slice(-6)}`;
+    this.clock = deps.clock ?? systemClock;
     // Boundaries seen anywhere in the workspace reach this thread's arbiter; it dedupes and ignores
     // those that arrive during its own synthetic turns.
     this.subscription = deps.bus.onBoundary((r) => {
-      void this.step({ type: 'boundary', at: r.at, source: r.source, boundary: r.boundary }).catch((err) => deps.log.error(`boundary for ${threadId}: ${err}`));
+      void this.executor()
+        .feed({ type: 'boundary', at: r.at, source: r.source, boundary: r.boundary })
+        .catch((err) => deps.log.error(`boundary for ${threadId}: ${err}`));
     });
   }
 
@@ -99,21 +118,31 @@ export class Session {
     s.agentName = snap.state.agentName;
     s.lastDecision = snap.state.lastDecision;
     s.loggedTokens = snap.state.tokens;
+    s.orphanedSequence = snap.state.seq.phase !== 'idle';
     for (const p of snap.problems) deps.log.warn(p);
     return s;
   }
 
+  /**
+   * Sends one event to the arbiter and returns its effects, for the caller to run in an executor
+   * (`executor().feed(ev)` does both).
+   */
   async step(ev: EngineEvent): Promise<Effect[]> {
     const effects = await this.deps.core.step(this.threadId, ev);
-    for (const fx of effects) {
-      if (fx.type === 'decision') {
-        this.lastDecision = fx.decision;
-        this.deps.log.info(`[${this.threadId}] ${fx.decision.point} → ${fx.decision.action} (${fx.decision.code}): ${fx.decision.reason}`);
-        this.deps.onDecision?.(this.threadId, fx.decision);
-      }
-    }
-    this.activity.fire({ kind: 'step', threadId: this.threadId, at: Date.now(), event: ev, effects });
+    this.activity.fire({ kind: 'step', threadId: this.threadId, at: this.clock.now(), event: ev, effects });
     return effects;
+  }
+
+  /** An effect executor for this thread: with a chat request's output and model, or none (bus, panel). */
+  executor(ctx: ExecutorContext = {}): EffectExecutor {
+    return new EffectExecutor(this, ctx);
+  }
+
+  /** The `decision` effect: remembered for /status, logged, and shown in the status bar. */
+  noteDecision(d: Decision): void {
+    this.lastDecision = d;
+    this.deps.log.info(`[${this.threadId}] ${d.point} → ${d.action} (${d.code}): ${d.reason}`);
+    this.deps.onDecision?.(this.threadId, d);
   }
 
   async append(message: ThreadMessage): Promise<void> {
@@ -126,7 +155,7 @@ export class Session {
     await this.deps.core.swap(this.threadId, { seqId, tokensBefore, tokensAfter, replacement });
     this.messages = replacement.slice();
     this.lastTokens = undefined;
-    this.activity.fire({ kind: 'swap', threadId: this.threadId, at: Date.now(), seqId });
+    this.activity.fire({ kind: 'swap', threadId: this.threadId, at: this.clock.now(), seqId });
   }
 
   async undo(): Promise<string | null> {
@@ -134,34 +163,23 @@ export class Session {
     if (!r) return null;
     this.messages = r.messages;
     this.lastTokens = undefined;
-    this.activity.fire({ kind: 'undo', threadId: this.threadId, at: Date.now(), seqId: r.seqId });
+    this.activity.fire({ kind: 'undo', threadId: this.threadId, at: this.clock.now(), seqId: r.seqId });
     return r.seqId;
   }
 
   /**
    * Cancel from the panel: the arbiter hears it first (it ends the sequence and frees held input, or, while
-   * compacting, marks the compaction to be aborted so the thread is never half-swapped), then the running
-   * request, if any, is stopped: its in-flight model call (judgment, scratch, packet or summary) is
-   * cancelled and the agent loop ends, as with the chat's own Stop. Returns whether a sequence was running.
+   * compacting, asks for the compaction call to be aborted, so the thread is never half-swapped), then the
+   * running request, if any, is stopped: its in-flight model call is cancelled and the agent loop ends, as
+   * with the chat's own Stop. Returns whether a sequence was running.
    */
   async cancel(): Promise<boolean> {
-    const effects = await this.step({ type: 'cancel', at: Date.now() });
+    this.orphanedSequence = false;
+    const effects = await this.step({ type: 'cancel', at: this.clock.now() });
     if (effects.length === 0) return false; // nothing was running: leave the request alone
-    let aborting: string | undefined;
-    for (const fx of effects) {
-      if (fx.type === 'sequence_ended') this.sequenceRunning = false;
-      else if (fx.type === 'deliver_queued_input') await this.append({ role: 'user', text: fx.text });
-      else if (fx.type === 'abort_compaction') aborting = fx.seqId;
-    }
-    if (this.activeRequest) this.activeRequest.cancel(); // the compaction call observes it and reports compaction_failed
-    else if (aborting) {
-      // Nobody is running the compaction (e.g. the window reloaded mid-sequence): report its end here.
-      for (const fx of await this.step({ type: 'compaction_failed', at: Date.now(), seqId: aborting, error: 'cancelled' })) {
-        if (fx.type === 'sequence_ended') this.sequenceRunning = false;
-        else if (fx.type === 'deliver_queued_input') await this.append({ role: 'user', text: fx.text });
-      }
-    }
-    return effects.length > 0;
+    await this.executor().run(effects);
+    this.activeRequest?.cancel();
+    return true;
   }
 
   /**
@@ -189,7 +207,7 @@ export class Session {
     // the arbiter (and worth a log record).
     const key = `${used}/${window}`;
     if (key !== this.lastTokens) {
-      await this.step({ type: 'tokens', at: Date.now(), used, window });
+      await this.executor().feed({ type: 'tokens', at: this.clock.now(), used, window });
       this.lastTokens = key;
     }
     const view = this.statusView(used, window, toolPart);

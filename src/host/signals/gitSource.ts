@@ -14,7 +14,7 @@
  * Processing is serialized per repository; changes that arrive meanwhile collapse into one re-run that
  * reads the newest state, so a burst of events costs one comparison.
  *
- * Two guards keep one commit one boundary (boundaries are edge-triggered, seed 003):
+ * Two guards keep one commit one boundary (boundaries are edge-triggered, docs/ARCHITECTURE.md#boundaries):
  *  - a HEAD that still names the same branch but has lost its commit is a failed read, not an unborn
  *    branch: the git extension's `getHEADRef` swallows a failing `getBranch` (e.g. while another git
  *    process updates the refs) and reports `{name, commit: undefined}` for one refresh. Taken at face

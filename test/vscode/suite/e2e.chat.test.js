@@ -357,7 +357,8 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     await bridge('type', { text: 'keep the limiter API notes verbatim' });
     await shot('compact-now-instructions');
     await bridge('press', { key: 'Enter' });
-    await waitLast((t) => /All done/.test(t), 90000, 'the Compact Now response');
+    // Not /All done/ alone: the /status answer above also quotes the agent's "All done" (in its last decision).
+    await waitLast((t) => /rawr watcher → agent/.test(t) && /All done/.test(t), 90000, 'the Compact Now response');
     await sleep(1000);
     const text = await waitLast((t) => /rawr watcher → agent/.test(t) && /All done/.test(t), 5000, 'the unfolded Compact Now response');
     fs.writeFileSync(path.join(ART, 'e2e-compact-now-rendered.txt'), text);

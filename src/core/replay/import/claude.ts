@@ -2,11 +2,13 @@
  * Claude Code session transcript (~/.claude/projects/<project>/<session>.jsonl) → Recording.
  * Pure: no I/O, no vscode. One pass over the lines; all lookups are Set/Map.
  */
-import type { Recording, RecordingItem } from '../recording';
+import type { RecordImporter, Recording, RecordingItem } from '../recording';
 import {
   ClaudeAssistant, ClaudeBashResult, ClaudeBlock, ClaudeSystem, ClaudeText, ClaudeToolResult, ClaudeToolUse,
-  ClaudeUser, Envelope, Problem, TodoWriteInput, describeIssue, normalizeStatus, readJsonLines, timeOf,
+  ClaudeUser, Envelope, LineSource, Problem, describeIssue, readJsonLines, timeOf,
 } from './schemas';
+import { ClaudePlanTracker, type PlanChange } from './claudePlan';
+import { countModel, modelList } from './models';
 import type { z } from 'zod';
 
 /**
@@ -72,7 +74,13 @@ function resultText(content: z.infer<typeof ClaudeToolResult>['content']): strin
   return content.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('\n');
 }
 
-export function importClaude(text: string): Recording {
+export function importClaude(text: LineSource): Recording {
+  const imp = claudeImporter();
+  return imp.finish(readJsonLines(text, imp.problems, (rec, line) => imp.onRecord(rec, line)));
+}
+
+/** The Claude Code record interpreter, fed record by record (see RecordImporter). */
+export function claudeImporter(): RecordImporter {
   const items: RecordingItem[] = [];
   const problems: Problem[] = [];
   // One API response is split over several records sharing message.id: usage once per id, its text
@@ -80,10 +88,18 @@ export function importClaude(text: string): Recording {
   const usageSeen = new Set<string>();
   const textItem = new Map<string, { text: string }>();
   const toolUseSeen = new Set<string>();
+  const plan = new ClaudePlanTracker();
+  /** Model calls per model name (one per message.id), for the context window (replay/windows.ts). */
+  const models = new Map<string, number>();
   let at = 0;
 
   const bad = (line: number, kind: string, error: z.ZodError): void => {
     problems.push({ line, message: describeIssue(kind, error) });
+  };
+  const planItem = (change: PlanChange, line: number): void => {
+    if (change === null) return;
+    if ('problem' in change) bad(line, change.problem, change.error);
+    else items.push({ type: 'plan', line, at, steps: change.steps });
   };
 
   const onAssistant = (rec: unknown, line: number) => {
@@ -95,7 +111,10 @@ export function importClaude(text: string): Recording {
       const u = msg.usage;
       const contextTokens = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
       // 0 = synthetic records (API error notices), not a model call: no reading
-      if (contextTokens > 0) items.push({ type: 'usage', line, at, contextTokens });
+      if (contextTokens > 0) {
+        items.push({ type: 'usage', line, at, contextTokens });
+        if (!r.data.isSidechain) countModel(models, msg.model);
+      }
     }
     for (const block of msg.content) {
       if (block.type === 'text') {
@@ -115,11 +134,7 @@ export function importClaude(text: string): Recording {
         if (toolUseSeen.has(t.data.id)) continue;
         toolUseSeen.add(t.data.id);
         items.push({ type: 'tool_call', line, at, id: t.data.id, name: t.data.name, input: t.data.input });
-        if (t.data.name === 'TodoWrite') {
-          const todos = TodoWriteInput.safeParse(t.data.input);
-          if (!todos.success) bad(line, 'TodoWrite input', todos.error);
-          else items.push({ type: 'plan', line, at, steps: todos.data.todos.map((s) => ({ text: s.content, status: normalizeStatus(s.status) })) });
-        }
+        planItem(plan.onToolUse(t.data.id, t.data.name, t.data.input), line);
       }
     }
   };
@@ -136,7 +151,11 @@ export function importClaude(text: string): Recording {
       const output = resultText(t.data.content);
       const isError = t.data.is_error === true;
       // toolUseResult belongs to the record; it describes the block only if the block is alone
-      const exitCode = exitCodeOf(results.length === 1 ? r.data.toolUseResult : undefined, output, isError);
+      const toolUseResult = results.length === 1 ? r.data.toolUseResult : undefined;
+      const exitCode = exitCodeOf(toolUseResult, output, isError);
+      // A Task tool's change lands before its result, so the replay sees the new plan at this
+      // tool-loop boundary (as TodoWrite's, which is known at the call).
+      planItem(plan.onToolResult(t.data.tool_use_id, output, isError, toolUseResult), line);
       items.push({ type: 'tool_result', line, at, id: t.data.tool_use_id, output, isError, ...(exitCode !== undefined ? { exitCode } : {}) });
     }
     const prompt = personPrompt(r.data, blocks);
@@ -152,7 +171,7 @@ export function importClaude(text: string): Recording {
     items.push({ type: 'native_compaction', line, at, trigger, ...(meta?.preTokens !== undefined ? { preTokens: meta.preTokens } : {}) });
   };
 
-  const lines = readJsonLines(text, problems, (rec, line) => {
+  const onRecord = (rec: unknown, line: number): void => {
     const env = Envelope.safeParse(rec);
     if (!env.success) return bad(line, 'Claude Code', env.error);
     const type = env.data.type;
@@ -162,7 +181,11 @@ export function importClaude(text: string): Recording {
     if (type === 'assistant') onAssistant(rec, line);
     else if (type === 'user') onUser(rec, line);
     else onSystem(rec, line);
-  });
+  };
 
-  return { format: 'claude', lines, items, problems };
+  const meta = () => (models.size ? { models: modelList(models) } : {});
+  return {
+    format: 'claude', items, problems, onRecord, meta,
+    finish: (lines: number): Recording => ({ format: 'claude', lines, items, problems, ...meta() }),
+  };
 }

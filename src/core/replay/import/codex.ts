@@ -2,11 +2,12 @@
  * Codex rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) → Recording.
  * Pure: no I/O, no vscode. One pass over the lines (plus one sort only in the fallback case).
  */
-import type { Recording, RecordingItem } from '../recording';
+import type { RecordImporter, Recording, RecordingItem } from '../recording';
+import { countModel, modelList } from './models';
 import {
-  CodexCompacted, CodexCustomToolCall, CodexEnvelope, CodexFunctionCall, CodexMessage, CodexShellOutputJson,
-  CodexTokenCount, CodexToolOutput, CodexUserMessage, PayloadType, Problem, UpdatePlanArgs, describeIssue,
-  normalizeStatus, readJsonLines, timeOf,
+  CodexCompacted, CodexCustomToolCall, CodexEnvelope, CodexFunctionCall, CodexItemCompleted, CodexMessage,
+  CodexShellOutputJson, CodexTokenCount, CodexToolOutput, CodexTurnContext, CodexUserMessage, LineSource, PayloadType,
+  Problem, UpdatePlanArgs, describeIssue, normalizeStatus, readJsonLines, timeOf,
 } from './schemas';
 import type { z } from 'zod';
 
@@ -48,7 +49,20 @@ function toolOutput(raw: z.infer<typeof CodexToolOutput>['output']): { output: s
   return m ? { output: raw, exitCode: Number(m[1]) } : { output: raw };
 }
 
-export function importCodex(text: string): Recording {
+export function importCodex(text: LineSource): Recording {
+  const imp = codexImporter();
+  return imp.finish(readJsonLines(text, imp.problems, (rec, line) => imp.onRecord(rec, line)));
+}
+
+/**
+ * The Codex rollout record interpreter, fed record by record (see RecordImporter).
+ *
+ * Compactions, by version: 0.58/0.104 write a top-level `compacted` record then `event_msg`
+ * `context_compacted`; 0.171 writes `compacted` then `event_msg` `item_completed` with a
+ * `ContextCompaction` item (no `context_compacted`). One compaction is counted once: at `compacted`,
+ * or at the ContextCompaction item when no `compacted` came before it.
+ */
+export function codexImporter(): RecordImporter {
   const items: RecordingItem[] = [];
   const problems: Problem[] = [];
   let at = 0;
@@ -60,6 +74,22 @@ export function importCodex(text: string): Recording {
   let eventPrompts = 0;
   /** Prompts from response_item user messages: used only if the file has no user_message events. */
   const fallbackPrompts: RecordingItem[] = [];
+  const models = new Map<string, number>();
+  /**
+   * A turn has started (task_started) and has had no prompt or tool call yet. Rollouts without
+   * task_started events never set it, so their compactions stay 'auto', as Codex's own.
+   */
+  let turnIdle = false;
+  /** A `compacted` record was counted and its ContextCompaction item has not come yet. */
+  let compactedUnconfirmed = false;
+
+  const nativeCompaction = (line: number): void => {
+    // Codex does not record why it compacted. In the middle of a turn's work it is its automatic
+    // compaction; a turn that does nothing but compact is a manual /compact (thread/compact/start)
+    // or a pre-turn automatic one, which the rollout does not tell apart.
+    const trigger = turnIdle ? 'unknown' : 'auto';
+    items.push({ type: 'native_compaction', line, at, trigger, ...(lastContext !== undefined ? { preTokens: lastContext } : {}) });
+  };
 
   const bad = (line: number, kind: string, error: z.ZodError): void => {
     problems.push({ line, message: describeIssue(kind, error) });
@@ -87,17 +117,35 @@ export function importCodex(text: string): Recording {
       const r = CodexUserMessage.safeParse(payload);
       if (!r.success) return bad(line, 'user_message', r.error);
       eventPrompts++;
+      turnIdle = false;
       if (!isInjected(r.data.message)) items.push({ type: 'user_prompt', line, at, text: r.data.message });
+    } else if (kind === 'task_started') {
+      turnIdle = true;
+    } else if (kind === 'item_completed') {
+      const r = CodexItemCompleted.safeParse(payload);
+      if (!r.success) return bad(line, 'item_completed', r.error);
+      const item = r.data.item;
+      if (item.type === 'ContextCompaction') {
+        if (compactedUnconfirmed) compactedUnconfirmed = false;
+        else nativeCompaction(line);
+      } else if (item.type === 'UserMessage') {
+        // 0.171 writes no user_message event; its UserMessage item is the person's text as typed.
+        const text = (item.content ?? []).flatMap((c) => (c.text !== undefined ? [c.text] : [])).join('\n');
+        eventPrompts++;
+        turnIdle = false;
+        if (!isInjected(text)) items.push({ type: 'user_prompt', line, at, text });
+      }
     }
     // agent_message duplicates the assistant response_item message one for one (255/255, 52/52 in
     // localpush) and is absent from some versions: assistant text is taken from response_item only.
   };
 
-  const onItem = (payload: unknown, kind: string, line: number) => {
+  const onItem = (payload: unknown, kind: string, line: number, compactionOutput: boolean) => {
     switch (kind) {
       case 'message': {
         const r = CodexMessage.safeParse(payload);
         if (!r.success) return bad(line, 'message', r.error);
+        if (compactionOutput) return; // the compaction's summary (0.171), not the agent talking
         const texts = r.data.content.flatMap((c) => (c.text !== undefined && (c.type === 'output_text' || c.type === 'input_text') ? [c.text] : []));
         const joined = texts.join('\n');
         if (r.data.role === 'assistant' && joined.trim() !== '') items.push({ type: 'assistant_text', line, at, text: joined });
@@ -113,6 +161,7 @@ export function importCodex(text: string): Recording {
           if (!isRedacted(r.data.arguments)) problems.push({ line, message: `function_call ${r.data.name}: arguments are not JSON; kept as a string` });
         }
         items.push({ type: 'tool_call', line, at, id: r.data.call_id, name: r.data.name, input });
+        turnIdle = false;
         if (r.data.name === 'update_plan' && parsed) {
           const plan = UpdatePlanArgs.safeParse(input);
           if (!plan.success) bad(line, 'update_plan arguments', plan.error);
@@ -125,6 +174,7 @@ export function importCodex(text: string): Recording {
         const r = CodexCustomToolCall.safeParse(payload);
         if (!r.success) return bad(line, 'custom_tool_call', r.error);
         items.push({ type: 'tool_call', line, at, id: r.data.call_id, name: r.data.name, input: r.data.input });
+        turnIdle = false;
         return;
       }
       case 'function_call_output':
@@ -141,29 +191,40 @@ export function importCodex(text: string): Recording {
     }
   };
 
-  const lines = readJsonLines(text, problems, (rec, line) => {
+  const onRecord = (rec: unknown, line: number): void => {
     const env = CodexEnvelope.safeParse(rec);
     if (!env.success) return bad(line, 'Codex', env.error);
     const type = env.data.type;
-    // session_meta, turn_context, unknown: skipped
+    if (type === 'turn_context') {
+      const r = CodexTurnContext.safeParse(env.data.payload);
+      if (r.success) countModel(models, r.data.model);
+      return;
+    }
+    // session_meta, world_state, token_usage_record, unknown: skipped
     if (type !== 'event_msg' && type !== 'response_item' && type !== 'compacted') return;
     at = timeOf(env.data.timestamp, at);
     if (type === 'compacted') {
-      // Codex does not say why it compacted; a rollout `compacted` record is its automatic one.
       const r = CodexCompacted.safeParse(env.data.payload);
       if (!r.success) return bad(line, 'compacted', r.error);
-      items.push({ type: 'native_compaction', line, at, trigger: 'auto', ...(lastContext !== undefined ? { preTokens: lastContext } : {}) });
+      nativeCompaction(line);
+      compactedUnconfirmed = true;
       return;
     }
     const p = PayloadType.safeParse(env.data.payload);
     if (!p.success) return bad(line, type, p.error);
     if (type === 'event_msg') onEvent(env.data.payload, p.data.type, line);
-    else onItem(env.data.payload, p.data.type, line);
-  });
+    else onItem(env.data.payload, p.data.type, line, env.data.metadata?.compaction_output === true);
+  };
 
-  if (eventPrompts === 0 && fallbackPrompts.length > 0) {
-    for (const p of fallbackPrompts) items.push(p); // no spread: huge arrays overflow the call stack
-    items.sort((a, b) => a.line - b.line); // stable: same-line items keep their order
-  }
-  return { format: 'codex', window, lines, items, problems };
+  const meta = () => ({ ...(window !== undefined ? { window } : {}), ...(models.size ? { models: modelList(models) } : {}) });
+  const finish = (lines: number): Recording => {
+    let all = items;
+    if (eventPrompts === 0 && fallbackPrompts.length > 0) {
+      all = items.slice();
+      for (const p of fallbackPrompts) all.push(p); // no spread: huge arrays overflow the call stack
+      all.sort((a, b) => a.line - b.line); // stable: same-line items keep their order
+    }
+    return { format: 'codex', lines, items: all, problems, ...meta() };
+  };
+  return { format: 'codex', items, problems, onRecord, meta, finish };
 }

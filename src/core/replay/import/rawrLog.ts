@@ -5,9 +5,10 @@
  */
 import { parseLog } from '../../log/eventLog';
 import type { Recording, RecordingItem } from '../recording';
+import type { LineSource } from './schemas';
 
-export function importRawrLog(text: string): Recording {
-  const { records, problems } = parseLog(text);
+export function importRawrLog(text: LineSource): Recording {
+  const { records, problems, lines } = parseLog(text);
   const items: RecordingItem[] = [];
   let window: number | undefined;
   let lastUsed = 0;
@@ -46,5 +47,5 @@ export function importRawrLog(text: string): Recording {
         break;
     }
   }
-  return { format: 'rawr', window, lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0), items, problems };
+  return { format: 'rawr', window, lines, items, problems };
 }

@@ -6,42 +6,45 @@
  * the importers skip them before validation.
  */
 import { z } from 'zod';
+import { linesOfText, type RawLine } from '../../io/lines';
 
 // ---------------------------------------------------------------- shared line reader
 
 export interface Problem { line: number; message: string }
 
+/** What an importer reads: a whole text, or lines streamed from a file (src/core/io/lines.ts). */
+export type LineSource = string | Iterable<RawLine>;
+
 /**
  * Calls `onRecord` for every non-blank line that is valid JSON, with its 1-based line number.
- * Non-JSON lines (including a truncated last line) become problems; never throws for a bad line.
- * Returns the number of lines in the text (a trailing newline does not start a new line).
- * Linear: one pass of indexOf, no split of the whole text into an array.
+ * Non-JSON lines (including a truncated last line) and lines over the reader's length cap become
+ * problems; never throws for a bad line. Returns the number of lines (a trailing newline does not
+ * start a new line). The source is a whole text or a stream of lines (openLines: a file of any size,
+ * read with bounded memory); a UTF-8 byte-order mark before line 1 is not part of it.
  */
 export function readJsonLines(
-  text: string,
+  source: LineSource,
   problems: Problem[],
   onRecord: (record: unknown, line: number) => void,
 ): number {
-  let line = 0;
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    line++;
-    let raw = text.slice(start, end);
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    start = end + 1;
-    if (raw.trim() === '') continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(raw);
-    } catch (e) {
-      problems.push({ line, message: `not JSON (${(e as Error).message})${end === text.length ? '; truncated last line?' : ''}` });
+  let lines = 0;
+  for (const raw of typeof source === 'string' ? linesOfText(source) : source) {
+    lines = raw.line;
+    if (raw.text === undefined) {
+      problems.push({ line: raw.line, message: `line of ${raw.tooLong} bytes is over the line length limit — skipped` });
       continue;
     }
-    onRecord(record, line);
+    if (raw.text.trim() === '') continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(raw.text);
+    } catch (e) {
+      problems.push({ line: raw.line, message: `not JSON (${(e as Error).message})${raw.unterminated ? '; truncated last line?' : ''}` });
+      continue;
+    }
+    onRecord(record, raw.line);
   }
-  return line;
+  return lines;
 }
 
 /** One-line summary of a zod failure for `problems`: "path: message" of the first issue. */
@@ -82,8 +85,11 @@ const Usage = z.object({
 export const ClaudeAssistant = z.object({
   type: z.literal('assistant'),
   timestamp: z.string().optional(),
+  isSidechain: z.boolean().optional(),
   message: z.object({
     id: z.string(),
+    /** e.g. "claude-opus-4-6"; "<synthetic>" on Claude Code's own notices. Not the window (windows.ts). */
+    model: z.string().optional(),
     content: z.array(ClaudeBlock),
     usage: Usage.optional(),
   }),
@@ -123,7 +129,25 @@ export const TodoWriteInput = z.object({
 
 // ---------------------------------------------------------------- Codex rollout
 
-export const CodexEnvelope = z.object({ type: z.string(), timestamp: z.string().optional(), payload: z.unknown() });
+export const CodexEnvelope = z.object({
+  type: z.string(),
+  timestamp: z.string().optional(),
+  payload: z.unknown(),
+  /** 0.171 response items: `compaction_output: true` marks the compaction's summary, not the agent's words. */
+  metadata: z.object({ compaction_output: z.boolean().optional() }).nullish(),
+});
+
+/** 0.171 `event_msg` `item_completed`: the item kinds read here (others pass untouched). */
+export const CodexItemCompleted = z.object({
+  type: z.literal('item_completed'),
+  item: z.looseObject({
+    type: z.string(),
+    content: z.array(z.object({ type: z.string(), text: z.string().optional() })).optional(),
+  }),
+});
+
+/** `turn_context` (one per model request): the model it asked. */
+export const CodexTurnContext = z.object({ model: z.string().optional() });
 
 export const CodexTokenCount = z.object({
   type: z.literal('token_count'),

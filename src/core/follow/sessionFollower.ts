@@ -1,0 +1,209 @@
+/**
+ * Live follow of an external agent's session (Claude Code transcript or Codex rollout) while it is being
+ * written: the panel's reader hands over the text appended since its last read; complete lines are fed
+ * to the format's record importer (the same interpretation as `rawr replay`) and the new recording items
+ * to the same arbiter run (Replayer, live mode). Nothing already read is parsed again.
+ *
+ * What it keeps is bounded: the importer's items (small structs), the decisions that did or could do
+ * something (the last MAX_DECISIONS), and at most one partial line of MAX_LINE_CHARS.
+ * Pure: no I/O, no vscode (see docs/ARCHITECTURE.md, replay).
+ */
+import { Replayer, type ReplayDecision, type ReplayOptions } from '../replay/driver';
+import { claudeImporter } from '../replay/import/claude';
+import { codexImporter } from '../replay/import/codex';
+import { detectFormat } from '../replay/import/detect';
+import type { RecordImporter, RecordingFormat, RecordingItem } from '../replay/recording';
+import { chooseWindow, type WindowChoice } from '../replay/windows';
+import { tierOf } from '../arbiter/tiers';
+import type { Tier } from '../settings/schema';
+
+/** A longer line is dropped (and reported): a transcript line is one record, never megabytes of JSON. */
+export const MAX_LINE_CHARS = 8 * 1024 * 1024;
+const MAX_DECISIONS = 200;
+const MAX_PROBLEMS = 50;
+
+export interface FollowDecision {
+  line: number;
+  point: string;
+  action: ReplayDecision['action'];
+  tier: string | null;
+  percentRemaining: number | null;
+  boundaries: string[];
+  reason: string;
+  contextTokens: number;
+}
+
+export interface FollowState {
+  format: RecordingFormat | null;
+  lines: number;
+  window: WindowChoice;
+  /** The agent's context now (last reported + what was appended since), and its share of the window. */
+  contextTokens: number;
+  percentRemaining: number | null;
+  tier: Tier | null;
+  /** Boundaries waiting for the next evaluation point, as "kind detail". */
+  pending: string[];
+  plan: Array<{ text: string; status: string }> | null;
+  /** Evaluation points that did or could have done something, oldest first. */
+  decisions: FollowDecision[];
+  nativeCompactions: Array<{ line: number; trigger: string; preTokens?: number }>;
+  /** The latest decision says rawr would compact (or suggest) now: one line for the person. */
+  wouldCompact: { line: number; text: string; instructions: string } | null;
+  problems: Array<{ line: number; message: string }>;
+}
+
+export class SessionFollower {
+  private importer: RecordImporter | null = null;
+  private replayer: Replayer | null = null;
+  private partial = '';
+  private skipping = false;
+  private lineNo = 0;
+  private fed = 0;
+  private window: WindowChoice;
+  private evidence: RecordingItem[] = [];
+  private readonly problems: Array<{ line: number; message: string }> = [];
+  private readonly decisions: FollowDecision[] = [];
+  private seenDecisions = 0;
+  private lastEvaluatedLine = -1;
+
+  constructor(private readonly opts: Omit<ReplayOptions, 'live' | 'needJudgments' | 'judgments'> & { format?: RecordingFormat }) {
+    this.window = chooseWindow({ format: opts.format ?? 'claude' }, opts.window);
+  }
+
+  /** Text appended to the file since the last call (may end in the middle of a line). */
+  append(chunk: string): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf('\n', start);
+      if (nl < 0) break;
+      const piece = chunk.slice(start, nl);
+      start = nl + 1;
+      if (this.skipping) {
+        this.skipping = false; // the rest of an over-long line
+        continue;
+      }
+      const raw = this.partial + piece;
+      this.partial = '';
+      this.line(raw);
+    }
+    const rest = chunk.slice(start);
+    if (this.skipping) return;
+    if (this.partial.length + rest.length > MAX_LINE_CHARS) {
+      this.lineNo++;
+      this.problem(this.lineNo, `line longer than ${MAX_LINE_CHARS} characters: skipped`);
+      this.partial = '';
+      this.skipping = true;
+      return;
+    }
+    this.partial += rest;
+    this.drain();
+  }
+
+  private problem(line: number, message: string): void {
+    if (this.problems.length < MAX_PROBLEMS) this.problems.push({ line, message });
+  }
+
+  private line(raw: string): void {
+    this.lineNo++;
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (text.trim() === '') return;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(text);
+    } catch (e) {
+      return this.problem(this.lineNo, `not JSON (${(e as Error).message})`);
+    }
+    if (!this.importer) {
+      const format = this.opts.format ?? detectFormat(text);
+      if (format !== 'claude' && format !== 'codex') return; // not recognisable yet: wait for a record that is
+      this.importer = format === 'claude' ? claudeImporter() : codexImporter();
+      this.replayer = new Replayer(format, this.window, { ...this.opts, live: true });
+    }
+    this.importer.onRecord(rec, this.lineNo);
+  }
+
+  /** New items into the arbiter; the window is chosen again when the records say more about it. */
+  private drain(): void {
+    const imp = this.importer;
+    const rp = this.replayer;
+    if (!imp || !rp) return;
+    const items = imp.items;
+    for (let i = this.fed; i < items.length; i++) {
+      const it = items[i]!;
+      if (it.type === 'native_compaction' && it.trigger === 'auto' && this.evidence.length < 4) this.evidence.push(it);
+    }
+    const meta = imp.meta();
+    const choice = chooseWindow({ format: imp.format, ...meta, items: this.evidence }, this.opts.window);
+    if (choice.window !== this.window.window || choice.why !== this.window.why) {
+      this.window = choice;
+      rp.setWindow(choice);
+    }
+    for (; this.fed < items.length; this.fed++) rp.push(items[this.fed]!);
+    const ds = rp.decisions;
+    for (; this.seenDecisions < ds.length; this.seenDecisions++) {
+      const d = ds[this.seenDecisions]!;
+      this.lastEvaluatedLine = d.line;
+      if (d.action === 'none' && (d.tier === null || d.code === 'above_threshold' || d.code === 'no_boundary')) continue;
+      this.decisions.push({ line: d.line, point: d.point, action: d.action, tier: d.tier, percentRemaining: d.percentRemaining, boundaries: d.boundaries, reason: d.reason, contextTokens: d.contextTokens });
+      if (this.decisions.length > MAX_DECISIONS) this.decisions.shift();
+    }
+    // The replay keeps every decision; the follower only needs the ones it has not looked at.
+    ds.length = 0;
+    this.seenDecisions = 0;
+  }
+
+  state(): FollowState {
+    const rp = this.replayer;
+    const engine = rp?.engine;
+    const used = rp ? rp.modelledTokens() : 0;
+    const percent = rp && this.window.window > 0 ? Math.max(0, Math.min(100, (1 - used / this.window.window) * 100)) : null;
+    const last = this.decisions.at(-1) ?? null;
+    // "Now" only while the latest evaluation point is the one that decided it.
+    const wouldCompact = last && (last.action === 'compact' || last.action === 'suggest') && this.lastEvaluatedLine === last.line
+      ? { line: last.line, text: wouldCompactText(last), instructions: compactInstructions(engine?.plan?.steps ?? null, last) }
+      : null;
+    return {
+      format: this.importer?.format ?? null,
+      lines: this.lineNo,
+      window: this.window,
+      contextTokens: used,
+      percentRemaining: percent,
+      tier: percent === null ? null : tierOf(percent, this.opts.settings),
+      pending: (engine?.pending ?? []).map((b) => `${b.kind} ${b.detail}`.trim()),
+      plan: engine?.plan ? engine.plan.steps.map((s) => ({ text: s.text, status: s.status })) : null,
+      decisions: this.decisions.slice(),
+      nativeCompactions: rp ? rp.summary.nativeCompactions.slice(-20) : [],
+      wouldCompact,
+      problems: this.problems.slice(),
+    };
+  }
+
+}
+
+/** "rawr would compact here: commit 3f2a1c9, 31% left" */
+export function wouldCompactText(d: FollowDecision): string {
+  const b = d.boundaries[0];
+  const where = b ? shortBoundary(b) : d.point.replace('_', ' ');
+  const left = d.percentRemaining === null ? '' : `, ${Math.floor(d.percentRemaining)}% left`;
+  return `rawr would ${d.action === 'suggest' ? 'suggest compacting' : 'compact'} here: ${where}${left}`;
+}
+
+/** "commit 3f2a1c9 step 1: hello.txt" → "commit 3f2a1c9"; plan checkpoints keep their step text. */
+function shortBoundary(b: string): string {
+  const commit = /^commit ([0-9a-f]{7,40})\b/.exec(b);
+  if (commit) return `commit ${commit[1]!.slice(0, 7)}`;
+  return b.length > 80 ? `${b.slice(0, 79)}…` : b;
+}
+
+/** The instructions for Claude Code's `/compact <instructions>`: what the summary must keep. */
+export function compactInstructions(plan: Array<{ text: string; status: string }> | null, d: FollowDecision): string {
+  const parts = ['Keep the objective, the decisions made and the files in scope.'];
+  const done = d.boundaries.map(shortBoundary).join('; ');
+  if (done) parts.push(`Just completed: ${done}.`);
+  if (plan && plan.length) {
+    const next = plan.find((s) => s.status === 'in_progress') ?? plan.find((s) => s.status === 'pending');
+    parts.push(`Plan: ${plan.filter((s) => s.status === 'completed').length}/${plan.length} steps done${next ? `; next: ${next.text}` : ''}.`);
+  }
+  parts.push('Drop tool output that is already reflected in the files or commits.');
+  return parts.join(' ').replace(/\s+/g, ' ').slice(0, 1_000);
+}

@@ -1,0 +1,103 @@
+/**
+ * Reading and replacing an agent's configuration file (`.claude/settings.json`, `$CODEX_HOME/hooks.json`,
+ * `$CODEX_HOME/config.toml`) without harming it:
+ *   - symlinks are refused unless the caller follows them explicitly (`--follow-symlinks`): then the
+ *     link's target is updated and the link stays a link;
+ *   - a folder on the way that leads outside `within` (a symlinked `.claude/`) is refused the same way;
+ *   - only a regular file within a size cap is read (never a FIFO or a device);
+ *   - the new text goes to a temp file in the same folder with the old file's mode, is flushed, then
+ *     renamed over it (atomic: the agent never reads half a file);
+ *   - the previous text is kept in `<file>.rawr-backup` (same mode) before it is replaced.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { safeReadText } from '../../io/safeRead';
+
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+export interface ConfigFile {
+  /** The file that is read and replaced (the symlink's target when one was followed). */
+  target: string;
+  /** Present when `target` was reached through a symlink. */
+  followedFrom?: string;
+  /** Current text; undefined when the file does not exist yet. */
+  text?: string;
+  /** Permission bits to keep; undefined for a new file (the umask decides). */
+  mode?: number;
+}
+
+const isInside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+
+/** The nearest existing ancestor of `p`, resolved. */
+function realAncestor(p: string): string {
+  let cur = p;
+  for (;;) {
+    try { return fs.realpathSync(cur); } catch { /* not there yet */ }
+    const up = path.dirname(cur);
+    if (up === cur) return cur;
+    cur = up;
+  }
+}
+
+export async function readConfigFile(file: string, opts: { followSymlinks: boolean; within?: string }): Promise<{ ok: true; file: ConfigFile } | { ok: false; reason: string }> {
+  const abs = path.resolve(file);
+  if (opts.within !== undefined) {
+    const dir = realAncestor(path.dirname(abs));
+    const within = fs.realpathSync(opts.within);
+    if (!isInside(dir, within) && !opts.followSymlinks) {
+      return { ok: false, reason: `${path.dirname(abs)} leads outside ${opts.within} (to ${dir}) through a symlink; nothing written (--follow-symlinks writes there)` };
+    }
+  }
+  let target = abs;
+  let followedFrom: string | undefined;
+  let lst: fs.Stats | undefined;
+  try { lst = fs.lstatSync(abs); } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return { ok: false, reason: `cannot read ${abs}: ${(err as Error).message}` };
+  }
+  if (lst?.isSymbolicLink()) {
+    let real: string;
+    try { real = fs.realpathSync(abs); } catch { return { ok: false, reason: `${abs} is a symlink whose target does not exist; nothing written` }; }
+    if (!opts.followSymlinks) return { ok: false, reason: `${abs} is a symlink to ${real}; not replaced (--follow-symlinks updates ${real} and keeps the link)` };
+    target = real;
+    followedFrom = abs;
+  }
+  if (lst === undefined) return { ok: true, file: { target } };
+  try {
+    const text = await safeReadText(target, { maxBytes: MAX_CONFIG_BYTES });
+    const mode = fs.statSync(target).mode & 0o7777;
+    return { ok: true, file: { target, text, mode, ...(followedFrom ? { followedFrom } : {}) } };
+  } catch (err) {
+    return { ok: false, reason: `cannot read ${target}: ${(err as Error).message}` };
+  }
+}
+
+function writeWithMode(file: string, text: string, mode: number | undefined): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const fd = fs.openSync(tmp, 'wx', mode ?? 0o666);
+    try {
+      fs.writeSync(fd, text);
+      if (mode !== undefined) fs.fchmodSync(fd, mode); // the umask must not widen or narrow the old mode
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    try { fs.unlinkSync(tmp); } catch { /* already gone */ }
+    throw err;
+  }
+}
+
+/** Replaces `f.target` with `text` (see the file comment). Returns the backup's path when one was written. */
+export function writeConfigFile(f: ConfigFile, text: string): { backup?: string } {
+  fs.mkdirSync(path.dirname(f.target), { recursive: true });
+  let backup: string | undefined;
+  if (f.text !== undefined) {
+    backup = `${f.target}.rawr-backup`;
+    writeWithMode(backup, f.text, f.mode);
+  }
+  writeWithMode(f.target, text, f.mode);
+  return backup !== undefined ? { backup } : {};
+}

@@ -1,0 +1,177 @@
+/**
+ * One agent hook run (Claude Code or Codex): stdin text in, what to print out. The exit code is always
+ * 0: a problem (bad input, a corrupt snapshot, a full disk) is one line on stderr and nothing on stdout,
+ * so the hook never blocks the person's prompt or the compaction (exit 2 would block; never used).
+ *
+ * - PreCompact: writes `.rawr/<agent>/<session>/snapshot-<time>-<n>.json`, pending; prints nothing.
+ * - PostCompact: confirms the session's latest snapshot (keeping Claude Code's `compact_summary`);
+ *   prints nothing.
+ * - SessionStart with source `compact`: confirms the latest snapshot, then injects it if this run wins
+ *   the claim. Other sources (startup, resume, clear) print nothing.
+ * - UserPromptSubmit: injects the latest snapshot if it is confirmed (by a hook above, or by a
+ *   compaction record in the transcript after it) and this run wins the claim.
+ * An unconfirmed snapshot is never injected: the compaction it was taken for did not happen (a failed
+ * `/compact`, an abandoned auto-compaction). The next PreCompact supersedes it (only the latest counts).
+ * Injection prints `{"hookSpecificOutput":{"hookEventName":…,"additionalContext":<handoff>}}`.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { loadPromptSet, PROMPT_FILES, type PromptReader } from '../../prompts/promptSet';
+import { dirReader, shippedPromptsDir } from '../../prompts/fs';
+import { parseHookInput, type HookEvent, type HookInput } from './input';
+import { buildSnapshot, parseSnapshot } from './snapshot';
+import { injectionText } from './inject';
+import type { TranscriptFacts } from './facts';
+import { transcriptConfirms } from './confirm';
+import {
+  claimSnapshot, confirmSnapshot, isClaimed, isConfirmed, latestSnapshotFile, readMarker, readStateFile, sessionDir,
+  saveCompactSummary, writeMarker, writeSnapshotFile, type AgentId,
+} from './store';
+
+/** Workspace prompt overrides, as in the VS Code extension (src/host/settings.ts WORKSPACE_PROMPTS_DIR). */
+const WORKSPACE_PROMPTS_DIR = path.join('.rawr', 'prompts');
+
+/** What differs between the agents (claude/agent.ts, codex/agent.ts). */
+export interface AgentSpec {
+  id: AgentId;
+  /** Transcript text → facts for the snapshot. */
+  readFacts: (text: string) => TranscriptFacts;
+  /** The project folder whose `.rawr/<agent>/` holds the state; undefined when there is none. */
+  projectRoot: (input: HookInput, env: Record<string, string | undefined>) => string | undefined;
+}
+
+export interface HookRunOptions {
+  env: Record<string, string | undefined>;
+  now?: () => Date;
+  gitTimeoutMs?: number;
+  /** Prompt readers to use instead of `<root>/.rawr/prompts` + the shipped prompts (tests). */
+  promptReaders?: PromptReader[];
+}
+
+export interface HookRunResult {
+  /** What to print on stdout: '' or one JSON object + newline. */
+  stdout: string;
+  /** Lines for stderr (each a single line). */
+  stderr: string[];
+  /** What happened, for logs and tests. */
+  outcome: 'snapshot' | 'confirmed' | 'pending' | 'injected' | 'nothing' | 'bad_input' | 'error';
+  snapshotFile?: string;
+}
+
+const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+const isDir = (p: string) => { try { return fs.statSync(p).isDirectory(); } catch { return false; } };
+
+/** `$CLAUDE_PROJECT_DIR` when it is an existing absolute folder, else the input's `cwd`. */
+export function claudeProjectRoot(input: HookInput, env: Record<string, string | undefined>): string | undefined {
+  const fromEnv = env.CLAUDE_PROJECT_DIR;
+  if (fromEnv && path.isAbsolute(fromEnv) && isDir(fromEnv)) return path.resolve(fromEnv);
+  return isDir(input.cwd) ? path.resolve(input.cwd) : undefined;
+}
+
+export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: string, opts: HookRunOptions): Promise<HookRunResult> {
+  const tag = `rawr hooks ${agent.id} ${event}`;
+  const parsed = parseHookInput(event, stdinText);
+  if (!parsed.ok) return { stdout: '', stderr: [`${tag}: ${oneLine(parsed.reason)}; nothing done`], outcome: 'bad_input' };
+  const now = opts.now ?? (() => new Date());
+  const input = parsed.input;
+  try {
+    const root = agent.projectRoot(input, opts.env);
+    if (root === undefined) return { stdout: '', stderr: [`${tag}: cwd ${input.cwd} is not an existing folder; nothing done`], outcome: 'bad_input' };
+    switch (event) {
+      case 'PreCompact':
+        return await preCompact(agent, tag, input, root, now(), opts);
+      case 'PostCompact':
+        return postCompact(agent, input, root, now());
+      case 'SessionStart':
+        if ((input as { source?: string | null }).source !== 'compact') return { stdout: '', stderr: [], outcome: 'nothing' };
+        return await maybeInject(agent, tag, event, input, root, now, opts, true);
+      case 'UserPromptSubmit':
+        return await maybeInject(agent, tag, event, input, root, now, opts, false);
+      default: {
+        const _: never = event;
+        return _;
+      }
+    }
+  } catch (err) {
+    return { stdout: '', stderr: [`${tag}: ${oneLine((err as Error).message)}; nothing injected`], outcome: 'error' };
+  }
+}
+
+async function preCompact(agent: AgentSpec, tag: string, input: HookInput, root: string, now: Date, opts: HookRunOptions): Promise<HookRunResult> {
+  const i = input as { trigger?: string | null; custom_instructions?: string | null };
+  // The folder (and its .gitignore) first, so git status in the snapshot does not list rawr's own state.
+  const dir = sessionDir(root, agent.id, input.session_id, true)!;
+  const { snapshot, warnings } = await buildSnapshot({
+    agent: agent.id,
+    readFacts: agent.readFacts,
+    root,
+    sessionId: input.session_id,
+    transcriptPath: input.transcript_path,
+    trigger: i.trigger,
+    customInstructions: i.custom_instructions,
+    now,
+    ...(opts.gitTimeoutMs !== undefined ? { gitTimeoutMs: opts.gitTimeoutMs } : {}),
+  });
+  const file = writeSnapshotFile(dir, now, snapshot);
+  return { stdout: '', stderr: warnings.map((w) => `${tag}: ${oneLine(w)}`), outcome: 'snapshot', snapshotFile: file };
+}
+
+/**
+ * Claude Code 2.1 runs SessionStart(compact) before PostCompact (it may have injected already), so the
+ * summary is kept whatever the snapshot's state; the confirmation matters for a later UserPromptSubmit.
+ */
+function postCompact(agent: AgentSpec, input: HookInput, root: string, now: Date): HookRunResult {
+  const dir = sessionDir(root, agent.id, input.session_id, false);
+  const latest = dir ? latestSnapshotFile(dir) : null;
+  if (!latest) return { stdout: '', stderr: [], outcome: 'nothing' };
+  const i = input as { trigger?: string | null; compact_summary?: string | null };
+  const trigger = i.trigger ? { trigger: i.trigger } : {};
+  if (i.compact_summary) saveCompactSummary(latest.file, { at: now.toISOString(), ...trigger, compactSummary: i.compact_summary });
+  confirmSnapshot(latest.file, { by: 'PostCompact', at: now.toISOString(), ...trigger });
+  return { stdout: '', stderr: [], outcome: 'confirmed', snapshotFile: latest.file };
+}
+
+async function maybeInject(
+  agent: AgentSpec, tag: string, event: HookEvent, input: HookInput, root: string, now: () => Date, opts: HookRunOptions, confirmsNow: boolean,
+): Promise<HookRunResult> {
+  const nothing: HookRunResult = { stdout: '', stderr: [], outcome: 'nothing' };
+  const dir = sessionDir(root, agent.id, input.session_id, false);
+  const latest = dir ? latestSnapshotFile(dir) : null;
+  if (!dir || !latest || isClaimed(latest.file)) return nothing;
+  const marker = await readMarker(dir);
+  if (marker && Date.parse(marker.snapshotTime) > latest.time) return nothing; // injected a newer one already
+  const rel = path.relative(root, latest.file).split(path.sep).join('/');
+  const text = await readStateFile(latest.file);
+  const parsed = text === null ? { ok: false as const, reason: 'it disappeared' } : parseSnapshot(text);
+
+  if (!confirmsNow && !isConfirmed(latest.file)) {
+    const transcript = input.transcript_path ?? (parsed.ok ? parsed.snapshot.transcript.path : undefined);
+    const offset = parsed.ok ? parsed.snapshot.transcript.size : undefined;
+    if (!transcript || !(await transcriptConfirms(agent.id, path.resolve(root, transcript), offset, latest.time))) {
+      return { ...nothing, outcome: 'pending', snapshotFile: latest.file };
+    }
+    confirmSnapshot(latest.file, { by: 'transcript', at: now().toISOString() });
+  } else if (confirmsNow) {
+    confirmSnapshot(latest.file, { by: event, at: now().toISOString() });
+  }
+
+  const markIt = () => writeMarker(dir, { snapshot: path.basename(latest.file), snapshotTime: new Date(latest.time).toISOString(), injectedAt: now().toISOString(), event });
+  const problem = !parsed.ok ? parsed.reason : parsed.snapshot.sessionId !== input.session_id ? 'it belongs to another session' : undefined;
+  if (problem !== undefined || !parsed.ok) {
+    // Consumed like an injected one, so the problem is reported once, not on every prompt.
+    if (claimSnapshot(latest.file, event, now())) {
+      markIt();
+      return { stdout: '', stderr: [`${tag}: snapshot ${rel} is unusable (${oneLine(problem ?? 'invalid')}); nothing injected`], outcome: 'error' };
+    }
+    return nothing;
+  }
+  const readers = opts.promptReaders ?? [dirReader(path.join(root, WORKSPACE_PROMPTS_DIR)), dirReader(shippedPromptsDir())];
+  const prompts = loadPromptSet(readers);
+  const injection = injectionText(prompts.prompts, parsed.snapshot, rel);
+  // Claimed last: only the run that creates the claim prints, so the injection happens exactly once.
+  if (!claimSnapshot(latest.file, event, now())) return nothing;
+  markIt();
+  const stderr = prompts.problems.filter((p) => p.severity === 'error' && p.file.endsWith(PROMPT_FILES.handoff)).map((p) => `${tag}: ${p.file}:${p.line}:${p.column}: ${oneLine(p.message)}`);
+  const out = { hookSpecificOutput: { hookEventName: event, additionalContext: injection } };
+  return { stdout: `${JSON.stringify(out)}\n`, stderr, outcome: 'injected', snapshotFile: latest.file };
+}

@@ -1,0 +1,155 @@
+/**
+ * Finding the session an external agent is writing for a workspace folder, and reading the follow's
+ * inputs safely (vscode-free, unit-tested):
+ * - Claude Code: `<CLAUDE_CONFIG_DIR or ~/.claude>/projects/<encoded folder>/<session>.jsonl`, where the
+ *   folder path is encoded by replacing every character outside [A-Za-z0-9] with `-`
+ *   (`/home/user/repo` → `-home-user-repo`); Claude Code cuts names over 200 characters and appends a
+ *   hash, so those are matched by their first 200 characters;
+ * - Codex: `<CODEX_HOME or ~/.codex>/sessions/YYYY/MM/DD/rollout-*.jsonl` whose first record
+ *   (`session_meta`) has `payload.cwd` equal to the folder (only the newest few days are looked at,
+ *   and only each file's first line, bounded);
+ * - the hooks' store (`<folder>/.rawr/claude|codex/<session>/`): what PreCompact snapshotted and what
+ *   was injected, from the file names.
+ * Every file read here is a regular file read with a size bound, asynchronously.
+ */
+import { open, readdir, stat } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { sessionDirName } from '../../core/hooks/shared/store';
+
+export type AgentKind = 'claude' | 'codex';
+
+export function claudeHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), '.claude');
+}
+export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CODEX_HOME || path.join(os.homedir(), '.codex');
+}
+
+/** Claude Code's project folder name for a working directory. */
+export function encodeClaudeProject(folder: string): string {
+  return folder.replace(/[^a-zA-Z0-9]/g, '-');
+}
+
+interface Found { file: string; mtimeMs: number }
+
+async function newest(files: string[]): Promise<Found | null> {
+  let best: Found | null = null;
+  for (const file of files) {
+    try {
+      const st = await stat(file);
+      if (st.isFile() && (!best || st.mtimeMs > best.mtimeMs)) best = { file, mtimeMs: st.mtimeMs };
+    } catch {
+      // vanished meanwhile
+    }
+  }
+  return best;
+}
+
+async function list(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** The most recently written Claude Code transcript of `folder`, or null. */
+export async function newestClaudeTranscript(folder: string, home = claudeHome()): Promise<Found | null> {
+  const projects = path.join(home, 'projects');
+  const encoded = encodeClaudeProject(folder);
+  const dirs = encoded.length <= 200 ? [encoded] : (await list(projects)).filter((d) => d.startsWith(`${encoded.slice(0, 200)}-`));
+  const files: string[] = [];
+  for (const d of dirs) for (const f of await list(path.join(projects, d))) if (f.endsWith('.jsonl')) files.push(path.join(projects, d, f));
+  return newest(files);
+}
+
+/** How many day folders back to look for a Codex rollout (a session older than that is not "live"). */
+const CODEX_DAYS = 14;
+
+/** The most recently written Codex rollout whose session_meta cwd is `folder`, or null. */
+export async function newestCodexRollout(folder: string, home = codexHome()): Promise<Found | null> {
+  const sessions = path.join(home, 'sessions');
+  const days: string[] = [];
+  for (const y of (await list(sessions)).filter((x) => /^\d{4}$/.test(x)).sort().reverse()) {
+    for (const m of (await list(path.join(sessions, y))).filter((x) => /^\d{2}$/.test(x)).sort().reverse()) {
+      for (const d of (await list(path.join(sessions, y, m))).filter((x) => /^\d{2}$/.test(x)).sort().reverse()) {
+        days.push(path.join(sessions, y, m, d));
+        if (days.length >= CODEX_DAYS) break;
+      }
+      if (days.length >= CODEX_DAYS) break;
+    }
+    if (days.length >= CODEX_DAYS) break;
+  }
+  const mine: string[] = [];
+  const want = path.resolve(folder);
+  for (const day of days) {
+    for (const f of await list(day)) {
+      if (!/^rollout-.*\.jsonl$/.test(f)) continue;
+      const file = path.join(day, f);
+      const cwd = codexCwd(await readHead(file, 256 * 1024));
+      if (cwd !== null && path.resolve(cwd) === want) mine.push(file);
+    }
+  }
+  return newest(mine);
+}
+
+/** The cwd of a rollout's first record (`session_meta`), or null. */
+export function codexCwd(head: string): string | null {
+  const first = head.slice(0, head.indexOf('\n') < 0 ? head.length : head.indexOf('\n'));
+  try {
+    const rec = JSON.parse(first) as { type?: unknown; payload?: { cwd?: unknown } };
+    return rec.type === 'session_meta' && typeof rec.payload?.cwd === 'string' ? rec.payload.cwd : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first `max` bytes of a regular file as text ('' if it is not one). */
+export async function readHead(file: string, max: number): Promise<string> {
+  let fh;
+  try {
+    fh = await open(file, 'r');
+    if (!(await fh.stat()).isFile()) return '';
+    const buf = Buffer.alloc(max);
+    const { bytesRead } = await fh.read(buf, 0, max, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    await fh?.close();
+  }
+}
+
+/** The session id a transcript belongs to: Claude's file name, Codex's session_meta id. */
+export function sessionIdOf(kind: AgentKind, file: string, head: string): string | null {
+  if (kind === 'claude') return path.basename(file, '.jsonl');
+  try {
+    const rec = JSON.parse(head.slice(0, head.indexOf('\n') < 0 ? head.length : head.indexOf('\n'))) as { payload?: { id?: unknown } };
+    return typeof rec.payload?.id === 'string' ? rec.payload.id : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface HookEvent { at: string; kind: 'snapshot' | 'injected' | 'other'; file: string }
+
+const STAMP = /(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z/;
+
+/**
+ * What rawr's hooks recorded for a session: snapshots (PreCompact) and their injection claims, newest
+ * last, from the file names of `<root>/.rawr/<agent>/<session>/` (a file whose name has no time is
+ * listed as "other" with the folder's order).
+ */
+export async function hookEvents(root: string, kind: AgentKind, sessionId: string): Promise<HookEvent[]> {
+  const dir = path.join(root, '.rawr', kind, sessionDirName(sessionId));
+  const out: HookEvent[] = [];
+  for (const f of (await list(dir)).sort()) {
+    if (f.startsWith('.')) continue; // temp files of an atomic write
+    const m = STAMP.exec(f);
+    const at = m ? `${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z` : '';
+    const k: HookEvent['kind'] = /\.injected$/.test(f) ? 'injected' : /^snapshot-.*\.json$/.test(f) ? 'snapshot' : 'other';
+    out.push({ at, kind: k, file: f });
+  }
+  return out.slice(-20);
+}

@@ -1,0 +1,60 @@
+/**
+ * The stable command the agents' hook entries run: `<globalStorage>/bin/rawr-hooks`, a small POSIX
+ * shell script rewritten on every activation to point at this version's bundled CLI (`dist/cli.js`)
+ * and the Node runtime of this extension host. The hook entries in `.claude/settings.json` and
+ * `$CODEX_HOME/hooks.json` name only the launcher, so they keep working after the extension updates
+ * (the next activation re-points it). Between an update and the next activation the old version's
+ * folder may be gone: the script then uses the newest installed rawr next to it.
+ * See docs/ARCHITECTURE.md#claude-code-and-codex-hooks.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { shellQuote } from '../../core/hooks/shared/hooksConfig';
+
+export const LAUNCHER_NAME = 'rawr-hooks';
+
+export interface LauncherTarget {
+  /** Folder holding the launcher (the extension's global storage). */
+  storageDir: string;
+  /** This version's extension folder (holds dist/cli.js). */
+  extensionPath: string;
+  /** `publisher.name` of the extension, for the fallback search among installed versions. */
+  extensionId: string;
+  /** The runtime of this extension host (Electron's binary run as Node, or Node itself). */
+  runtime: string;
+}
+
+export function launcherScript(t: LauncherTarget): string {
+  const cli = path.join(t.extensionPath, 'dist', 'cli.js');
+  const siblings = path.join(path.dirname(t.extensionPath), `${t.extensionId.toLowerCase()}-*`);
+  return [
+    '#!/bin/sh',
+    '# rawr agent-hook launcher: rewritten by the Rawr extension on every activation (do not edit).',
+    `RAWR_CLI=${shellQuote(cli)}`,
+    `RAWR_RUNTIME=${shellQuote(t.runtime)}`,
+    'if [ ! -f "$RAWR_CLI" ]; then',
+    '  # the extension was updated and its old folder removed before it was activated again',
+    `  for c in ${shellQuote(path.dirname(siblings))}/${path.basename(siblings)}/dist/cli.js; do [ -f "$c" ] && RAWR_CLI=$c; done`,
+    'fi',
+    'if [ -x "$RAWR_RUNTIME" ]; then ELECTRON_RUN_AS_NODE=1 exec "$RAWR_RUNTIME" "$RAWR_CLI" "$@"; fi',
+    'exec node "$RAWR_CLI" "$@"',
+    '',
+  ].join('\n');
+}
+
+/** Writes (or re-points) the launcher; returns its path. Unchanged content is not rewritten. */
+export function ensureLauncher(t: LauncherTarget): string {
+  const dir = path.join(t.storageDir, 'bin');
+  const file = path.join(dir, LAUNCHER_NAME);
+  const text = launcherScript(t);
+  fs.mkdirSync(dir, { recursive: true });
+  let current: string | undefined;
+  try { current = fs.readFileSync(file, 'utf8'); } catch { current = undefined; }
+  if (current !== text) {
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, text, { mode: 0o755 });
+    fs.chmodSync(tmp, 0o755);
+    fs.renameSync(tmp, file);
+  }
+  return file;
+}

@@ -1,0 +1,128 @@
+/**
+ * What the person attached to a request (`request.references`: files, selections / locations, symbols,
+ * `#file`; plain string values) and the tools they referenced (`request.toolReferences`), put into the
+ * user's message with paths and line ranges so the model sees them. Within a token budget (a share of the
+ * model's window), counted by the model: what does not fit is named, not silently dropped. The message
+ * lands in the thread, so it is counted in the context use like any other.
+ */
+import * as vscode from 'vscode';
+import { readTextFile, MAX_FILE_BYTES } from '../tools/fileText';
+import { ToolError } from '../tools/workspacePath';
+
+/** Share of the model's input window all attachments of one request may take. */
+const BUDGET_SHARE = 0.25;
+/** Per attachment, whatever the window. */
+const MAX_ATTACHMENT_CHARS = 100_000;
+
+export const ATTACHMENTS_HEADER = '[rawr] Attached by the user:';
+
+interface Piece {
+  label: string;
+  body: string;
+  lang: string;
+}
+
+function fence(text: string, lang: string): string {
+  const ticks = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  return `${ticks}${lang}\n${text}\n${ticks}`;
+}
+
+const langOf = (p: string) => /\.([A-Za-z0-9]+)$/.exec(p)?.[1]?.toLowerCase() ?? '';
+
+async function fileText(uri: vscode.Uri): Promise<string> {
+  // An open editor's text is what the person sees (unsaved changes included).
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  if (doc) return doc.getText();
+  if (uri.scheme === 'file') return readTextFile(uri.fsPath, vscode.workspace.asRelativePath(uri), MAX_FILE_BYTES);
+  const bytes = await vscode.workspace.fs.readFile(uri);
+  if (bytes.byteLength > MAX_FILE_BYTES) throw new ToolError('larger than the 2 MB rawr reads');
+  return new TextDecoder().decode(bytes);
+}
+
+function numbered(lines: string[], from: number): string {
+  const width = String(from + lines.length - 1).length;
+  return lines.map((l, i) => `${String(from + i).padStart(width)}| ${l}`).join('\n');
+}
+
+/** The reference's display name (a newer API field, absent from the typings rawr builds against). */
+const refName = (ref: vscode.ChatPromptReference): string | undefined => {
+  const n = (ref as { name?: unknown }).name;
+  return typeof n === 'string' && n ? n : undefined;
+};
+
+async function pieceOf(ref: vscode.ChatPromptReference): Promise<Piece | string> {
+  const v = ref.value;
+  const name = refName(ref)?.startsWith('file:') ? undefined : refName(ref);
+  if (v instanceof vscode.Uri) {
+    const rel = vscode.workspace.asRelativePath(v);
+    const lines = (await fileText(v)).split(/\r?\n/);
+    return { label: `File \`${rel}\` (lines 1–${lines.length})`, body: numbered(lines, 1), lang: langOf(rel) };
+  }
+  if (v instanceof vscode.Location) {
+    const rel = vscode.workspace.asRelativePath(v.uri);
+    const all = (await fileText(v.uri)).split(/\r?\n/);
+    const start = v.range.start.line;
+    const end = Math.min(v.range.end.line, all.length - 1);
+    const what = name && !/^(selection|file)/i.test(name) && !name.includes('/') ? `Symbol \`${name}\` in` : 'Selection of';
+    return { label: `${what} \`${rel}\` (lines ${start + 1}–${end + 1})`, body: numbered(all.slice(start, end + 1), start + 1), lang: langOf(rel) };
+  }
+  if (typeof v === 'string') return { label: `${name ? `\`${name}\`` : 'Text'}${ref.modelDescription ? ` — ${ref.modelDescription}` : ''}`, body: v, lang: '' };
+  return `${name ?? ref.id}: an attachment of a kind rawr does not read`;
+}
+
+export interface Attached {
+  /** The prompt plus the attachments block (the prompt alone when nothing was attached). */
+  text: string;
+  /** One line per attachment for the chat ("Attached src/a.ts (lines 1–40, 312 tokens)"). */
+  lines: string[];
+}
+
+export async function withAttachments(request: vscode.ChatRequest, model: vscode.LanguageModelChat, token: vscode.CancellationToken): Promise<Attached> {
+  const refs = request.references ?? [];
+  const toolRefs = request.toolReferences ?? [];
+  if (refs.length === 0 && toolRefs.length === 0) return { text: request.prompt, lines: [] };
+  let budget = Math.max(1000, Math.floor((model.maxInputTokens || 8000) * BUDGET_SHARE));
+  const blocks: string[] = [];
+  const lines: string[] = [];
+  for (const ref of refs) {
+    let piece: Piece | string;
+    try {
+      piece = await pieceOf(ref);
+    } catch (err) {
+      const why = err instanceof ToolError || err instanceof Error ? err.message : String(err);
+      blocks.push(`- ${refName(ref) ?? ref.id}: could not be read (${why})`);
+      lines.push(`✗ Could not attach ${refName(ref) ?? ref.id}: ${why}`);
+      continue;
+    }
+    if (typeof piece === 'string') {
+      blocks.push(`- ${piece}`);
+      continue;
+    }
+    let body = piece.body.length > MAX_ATTACHMENT_CHARS ? `${piece.body.slice(0, MAX_ATTACHMENT_CHARS)}\n[… cut at ${MAX_ATTACHMENT_CHARS} characters]` : piece.body;
+    let block = `### ${piece.label}\n${fence(body, piece.lang)}`;
+    let tokens = await count(model, block, token);
+    if (tokens > budget) {
+      // Keep as many whole lines as fit, and say what was left out.
+      const keep = Math.max(0, Math.floor((body.length * budget) / tokens) - 200);
+      body = `${body.slice(0, body.lastIndexOf('\n', keep) > 0 ? body.lastIndexOf('\n', keep) : keep)}\n[… the rest did not fit rawr's attachment budget; read it with rawr_read_file]`;
+      block = keep > 0 ? `### ${piece.label} (cut to fit)\n${fence(body, piece.lang)}` : `### ${piece.label}: not included (over the attachment budget; read it with rawr_read_file)`;
+      tokens = await count(model, block, token);
+    }
+    budget -= tokens;
+    blocks.push(block);
+    lines.push(`📎 ${piece.label.replace(/`/g, '')}, ${tokens} tokens`);
+  }
+  if (toolRefs.length) {
+    blocks.push(`The user referenced these tools; use them where they help: ${toolRefs.map((t) => t.name).join(', ')}.`);
+    lines.push(`🔧 Tools referenced: ${toolRefs.map((t) => t.name).join(', ')}`);
+  }
+  return { text: `${request.prompt}\n\n${ATTACHMENTS_HEADER}\n\n${blocks.join('\n\n')}`, lines };
+}
+
+async function count(model: vscode.LanguageModelChat, text: string, token: vscode.CancellationToken): Promise<number> {
+  try {
+    return await model.countTokens(text, token);
+  } catch {
+    return Math.ceil(text.length / 4);
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The real Claude Code CLI (pinned in test/agents/install.sh, cached in .claude-test/) with rawr's hooks
+ * installed by `rawr hooks claude install --write`, offline against the scripted Anthropic server
+ * (test/support/scriptedAnthropic.ts). Each scenario runs `claude -p` turns in a fresh project and HOME
+ * and asserts that rawr injected its handoff exactly when Claude Code really compacted:
+ *   A manual /compact, B reactive auto-compaction ("prompt is too long"), C threshold auto-compaction,
+ *   D the SessionStart hook removed (UserPromptSubmit injects): one injection each, reaching the model;
+ *   E a /compact whose summary request fails, F an auto-compaction Claude Code abandons: PreCompact
+ *   fires, no compaction happens, nothing is injected.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { startScriptedAnthropic, type AnthropicServerOptions, type ScriptedAnthropic } from '../support/scriptedAnthropic';
+import { REPO, RAWR_CLI, baseEnv, filesUnder, occurrences, project, requireBinary, run } from './support';
+
+const CACHE = process.env.CLAUDE_TEST_CACHE ?? path.join(REPO, '.claude-test');
+const CLAUDE = path.join(CACHE, 'node_modules/.bin/claude');
+const HANDOFF = '[rawr handoff]';
+
+interface Scenario {
+  dir: string; home: string; repo: string; server: ScriptedAnthropic; turns: number; env: Record<string, string>;
+}
+
+async function setUp(prefix: string, server: Omit<AnthropicServerOptions, 'cwd'>, env: Record<string, string> = {}): Promise<Scenario> {
+  const p = await project(`rawr-cc-${prefix}-`);
+  const s = await startScriptedAnthropic({ cwd: p.repo, ...server });
+  const install = await run(process.execPath, [RAWR_CLI, 'hooks', 'claude', 'install', '--write'], { cwd: p.repo, env: baseEnv(p.home, {}) });
+  assert.equal(install.code, 0, install.stderr);
+  return { ...p, server: s, turns: 0, env };
+}
+
+async function turn(s: Scenario, prompt: string, ...extra: string[]): Promise<void> {
+  const n = ++s.turns;
+  const env = baseEnv(s.home, {
+    ANTHROPIC_BASE_URL: s.server.url, ANTHROPIC_API_KEY: 'dummy',
+    DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_ERROR_REPORTING: '1',
+    ...s.env,
+  });
+  const r = await run(CLAUDE, ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash Read Write Edit TaskCreate TaskUpdate TodoWrite',
+    '--debug-file', path.join(s.dir, `debug-${n}.log`), ...extra], { cwd: s.repo, env, timeoutMs: 180_000 });
+  fs.writeFileSync(path.join(s.dir, `out-${n}.jsonl`), r.stdout);
+  fs.writeFileSync(path.join(s.dir, `err-${n}.txt`), r.stderr);
+}
+
+interface Facts { boundaries: number; snapshots: number; claims: string[]; confirmedBy: string[]; handoffPerRequest: number[]; compactRequests: number; report: string }
+
+function facts(s: Scenario): Facts {
+  const transcripts = filesUnder(path.join(s.home, '.claude/projects'), /\.jsonl$/);
+  const records = transcripts.flatMap((f) => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l) as { type?: string; subtype?: string }; } catch { return {}; } }));
+  const boundaries = records.filter((r) => r.type === 'system' && r.subtype === 'compact_boundary').length;
+  const state = path.join(s.repo, '.rawr/claude');
+  const snapshots = filesUnder(state, /^snapshot-.*\.json$/).length;
+  const claims = filesUnder(state, /\.injected$/).map((f) => (JSON.parse(fs.readFileSync(f, 'utf8')) as { event: string }).event);
+  const confirmedBy = filesUnder(state, /\.confirmed$/).map((f) => (JSON.parse(fs.readFileSync(f, 'utf8')) as { by: string }).by);
+  const handoffPerRequest = s.server.requests.map((r) => occurrences(r.raw, HANDOFF));
+  const compactRequests = s.server.requests.filter((r) => r.kind === 'compact').length;
+  const report = `boundaries=${boundaries} snapshots=${snapshots} claims=${claims.join(',') || 'none'} confirmedBy=${confirmedBy.join(',') || 'none'} `
+    + `requests=${s.server.requests.map((r) => `${r.kind}${r.status === 200 ? '' : `:${r.status}`}${handoffPerRequest[r.n - 1] ? '+handoff' : ''}`).join(' ')} (run folder ${s.dir})`;
+  return { boundaries, snapshots, claims, confirmedBy, handoffPerRequest, compactRequests, report };
+}
+
+function assertInjectedOnce(f: Facts, via: string): void {
+  assert.ok(f.boundaries >= 1, `Claude Code compacted: ${f.report}`);
+  assert.ok(f.snapshots >= 1, `PreCompact wrote a snapshot: ${f.report}`);
+  assert.deepEqual(f.claims, [via], `rawr injected exactly once, via ${via}: ${f.report}`);
+  assert.ok(f.handoffPerRequest.some((n) => n >= 1), `the handoff reached the model: ${f.report}`);
+  assert.ok(f.handoffPerRequest.every((n) => n <= 1), `never twice in one request: ${f.report}`);
+}
+
+function assertNothingInjected(f: Facts): void {
+  assert.ok(f.snapshots >= 1, `PreCompact fired and rawr took a snapshot: ${f.report}`);
+  assert.equal(f.boundaries, 0, `no compaction happened: ${f.report}`);
+  assert.deepEqual(f.claims, [], `nothing injected: ${f.report}`);
+  assert.deepEqual(f.confirmedBy, [], `nothing confirmed: ${f.report}`);
+  assert.ok(f.handoffPerRequest.every((n) => n === 0), `the model never saw a handoff: ${f.report}`);
+}
+
+describe('real Claude Code: rawr injects exactly when a compaction happened', function () {
+  this.timeout(600_000);
+  const open: Scenario[] = [];
+  before(async function () {
+    requireBinary(this, CLAUDE, 'Claude Code');
+    assert.ok(fs.existsSync(RAWR_CLI), 'build first: npm run build');
+    const v = await run(CLAUDE, ['--version'], { cwd: REPO, env: baseEnv(process.env.HOME ?? REPO, {}) });
+    console.log(`    claude --version: ${v.stdout.trim()}`);
+  });
+  afterEach(async function () {
+    for (const s of open.splice(0)) {
+      await s.server.close();
+      if (this.currentTest?.state === 'passed') fs.rmSync(s.dir, { recursive: true, force: true });
+    }
+  });
+  const setup = async (...a: Parameters<typeof setUp>) => { const s = await setUp(...a); open.push(s); return s; };
+
+  it('A: manual /compact, then two prompts: SessionStart(compact) injects once', async () => {
+    const s = await setup('A', {});
+    await turn(s, 'DO_WORK please do step 1 of PLAN.md');
+    await turn(s, '/compact keep the commit hashes', '--continue');
+    await turn(s, 'continue please', '--continue');
+    await turn(s, 'one more prompt', '--continue');
+    const f = facts(s);
+    assertInjectedOnce(f, 'SessionStart');
+    // Claude Code's own summary (PostCompact's compact_summary) is kept beside the snapshot
+    const summaries = filesUnder(path.join(s.repo, '.rawr/claude'), /\.compact-summary$/);
+    assert.equal(summaries.length, 1, f.report);
+    assert.match(fs.readFileSync(summaries[0]!, 'utf8'), /Pending Tasks: step 2/);
+    // the snapshot read the real transcript: the person's request and the Task tools' plan (Claude Code 2.1)
+    const [snap] = filesUnder(path.join(s.repo, '.rawr/claude'), /^snapshot-.*\.json$/);
+    const snapshot = JSON.parse(fs.readFileSync(snap!, 'utf8')) as { userRequests: string[]; todos: Array<{ text: string }> | null; plan?: { file?: string } };
+    assert.ok(snapshot.userRequests.includes('DO_WORK please do step 1 of PLAN.md'), JSON.stringify(snapshot.userRequests));
+    assert.ok(snapshot.todos?.some((t) => t.text.includes('Step 1: write hello.txt')), JSON.stringify(snapshot.todos));
+    assert.equal(snapshot.plan?.file, 'PLAN.md');
+  });
+
+  it('B: auto-compaction after "prompt is too long": injects once', async () => {
+    const s = await setup('B', {});
+    await turn(s, 'DO_WORK OVERFLOW please do step 1 of PLAN.md');
+    await turn(s, 'continue please', '--continue');
+    assertInjectedOnce(facts(s), 'SessionStart');
+  });
+
+  it('C: threshold auto-compaction: injects once', async () => {
+    const s = await setup('C', { bigTokens: 190_000 }, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' });
+    await turn(s, 'DO_WORK INFLATE please do step 1 of PLAN.md');
+    await turn(s, 'continue please', '--continue');
+    assertInjectedOnce(facts(s), 'SessionStart');
+  });
+
+  it('D: SessionStart hook removed: UserPromptSubmit injects once', async () => {
+    const s = await setup('D', {});
+    const file = path.join(s.repo, '.claude/settings.json');
+    const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as { hooks: Record<string, unknown> };
+    delete settings.hooks.SessionStart;
+    fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+    await turn(s, 'DO_WORK please do step 1 of PLAN.md');
+    await turn(s, '/compact', '--continue');
+    await turn(s, 'continue please', '--continue');
+    await turn(s, 'one more prompt', '--continue');
+    assertInjectedOnce(facts(s), 'UserPromptSubmit');
+  });
+
+  it('E: /compact whose summary request fails: PreCompact fired, nothing injected', async () => {
+    const s = await setup('E', { failCompact: true });
+    await turn(s, 'DO_WORK please do step 1 of PLAN.md');
+    await turn(s, '/compact', '--continue');
+    await turn(s, 'continue please', '--continue');
+    const f = facts(s);
+    assert.ok(f.compactRequests >= 1, `the summary request was sent (and refused): ${f.report}`);
+    assertNothingInjected(f);
+  });
+
+  it('F: auto-compaction Claude Code abandons: PreCompact fired, nothing injected', async () => {
+    const s = await setup('F', { bigTokens: 190_000 }, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' });
+    await turn(s, 'DO_WORK INFLATE_ONCE please do step 1 of PLAN.md');
+    await turn(s, 'continue please', '--continue');
+    assertNothingInjected(facts(s));
+  });
+});

@@ -1,0 +1,365 @@
+/**
+ * The small part of the `vscode` API rawr's extension host uses, for the unit tier (as Copilot Chat's
+ * unit tests do with their own shim): what `require('vscode')` resolves to under mocha (see
+ * test/support/vscode/register.ts). Classes behave like VS Code's where rawr depends on it —
+ * cancellation, events, language-model parts and messages, chat history turns, Uri paths, the
+ * workspace file system (on the real disk) — and record what a test may want to inspect (output
+ * channel lines, status bar items, commands). Things rawr does not use are not here: using one is a
+ * TypeError in the test, never a silent no-op.
+ */
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+
+// ---- events, disposables, cancellation ------------------------------------------------------------------
+
+export class Disposable {
+  constructor(private readonly fn: () => void) {}
+  static from(...ds: Array<{ dispose(): unknown }>): Disposable {
+    return new Disposable(() => ds.forEach((d) => d.dispose()));
+  }
+  dispose(): void {
+    this.fn();
+  }
+}
+
+export type Event<T> = (listener: (e: T) => unknown, thisArgs?: unknown, disposables?: Disposable[]) => Disposable;
+
+export class EventEmitter<T> {
+  private listeners: Array<(e: T) => unknown> = [];
+  private disposed = false;
+  readonly event: Event<T> = (listener, thisArgs, disposables) => {
+    const fn = thisArgs ? listener.bind(thisArgs) : listener;
+    if (!this.disposed) this.listeners.push(fn);
+    const d = new Disposable(() => (this.listeners = this.listeners.filter((l) => l !== fn)));
+    disposables?.push(d);
+    return d;
+  };
+  fire(e: T): void {
+    for (const l of this.listeners.slice()) l(e);
+  }
+  dispose(): void {
+    this.disposed = true;
+    this.listeners = [];
+  }
+}
+
+export interface CancellationToken {
+  isCancellationRequested: boolean;
+  onCancellationRequested: Event<void>;
+}
+
+export class CancellationTokenSource {
+  private readonly emitter = new EventEmitter<void>();
+  private cancelled = false;
+  readonly token: CancellationToken;
+  constructor() {
+    const isCancelled = () => this.cancelled;
+    this.token = {
+      get isCancellationRequested() {
+        return isCancelled();
+      },
+      // As in VS Code, a listener added after cancellation is called at once.
+      onCancellationRequested: (listener, thisArgs, disposables) => {
+        if (this.cancelled) {
+          queueMicrotask(() => listener.call(thisArgs, undefined));
+          return new Disposable(() => undefined);
+        }
+        return this.emitter.event(listener, thisArgs, disposables);
+      },
+    };
+  }
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.emitter.fire();
+  }
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+export class CancellationError extends Error {
+  constructor() {
+    super('Canceled');
+    this.name = 'Canceled';
+  }
+}
+
+// ---- Uri and the workspace file system -------------------------------------------------------------------
+
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+  ) {}
+  static file(p: string): Uri {
+    return new Uri('file', path.posix.normalize(p.split(path.sep).join('/')));
+  }
+  static joinPath(base: Uri, ...segments: string[]): Uri {
+    return new Uri(base.scheme, path.posix.join(base.path, ...segments));
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  toString(): string {
+    return `${this.scheme}://${this.path}`;
+  }
+}
+
+export const FileType = { Unknown: 0, File: 1, Directory: 2, SymbolicLink: 64 } as const;
+
+/** workspace.getConfiguration: one in-memory store per section, set by tests with `setConfiguration`. */
+const configuration = new Map<string, unknown>();
+const configChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
+
+export function setConfiguration(key: string, value: unknown): void {
+  if (value === undefined) configuration.delete(key);
+  else configuration.set(key, value);
+  configChanged.fire({ affectsConfiguration: (s) => key === s || key.startsWith(`${s}.`) });
+}
+
+export const workspace = {
+  workspaceFolders: undefined as Array<{ uri: Uri; name: string; index: number }> | undefined,
+  isTrusted: true,
+  onDidChangeConfiguration: configChanged.event,
+  getConfiguration(section?: string) {
+    const full = (key: string) => (section ? `${section}.${key}` : key);
+    return {
+      get<T>(key: string, fallback?: T): T | undefined {
+        return configuration.has(full(key)) ? (configuration.get(full(key)) as T) : fallback;
+      },
+      has: (key: string) => configuration.has(full(key)),
+      inspect: (key: string) => ({ key: full(key), workspaceValue: configuration.get(full(key)) }),
+      update: async (key: string, value: unknown) => setConfiguration(full(key), value),
+    };
+  },
+  fs: {
+    createDirectory: async (uri: Uri) => void (await fs.mkdir(uri.fsPath, { recursive: true })),
+    writeFile: async (uri: Uri, content: Uint8Array) => fs.writeFile(uri.fsPath, content),
+    readFile: async (uri: Uri) => new Uint8Array(await fs.readFile(uri.fsPath)),
+    stat: async (uri: Uri) => {
+      const st = await fs.stat(uri.fsPath);
+      return { type: st.isDirectory() ? FileType.Directory : FileType.File, size: st.size, ctime: st.ctimeMs, mtime: st.mtimeMs };
+    },
+    copy: async (from: Uri, to: Uri) => fs.copyFile(from.fsPath, to.fsPath),
+    delete: async (uri: Uri) => fs.rm(uri.fsPath, { recursive: true, force: true }),
+  },
+};
+
+// ---- language models -----------------------------------------------------------------------------------
+
+export enum LanguageModelChatMessageRole {
+  User = 1,
+  Assistant = 2,
+}
+
+export class LanguageModelTextPart {
+  constructor(public value: string) {}
+}
+
+export class LanguageModelToolCallPart {
+  constructor(
+    public callId: string,
+    public name: string,
+    public input: object,
+  ) {}
+}
+
+export class LanguageModelToolResultPart {
+  constructor(
+    public callId: string,
+    public content: unknown[],
+  ) {}
+}
+
+export class LanguageModelToolResult {
+  constructor(public content: unknown[]) {}
+}
+
+type MessageContent = string | Array<LanguageModelTextPart | LanguageModelToolCallPart | LanguageModelToolResultPart>;
+
+export class LanguageModelChatMessage {
+  content: Array<LanguageModelTextPart | LanguageModelToolCallPart | LanguageModelToolResultPart>;
+  constructor(
+    public role: LanguageModelChatMessageRole,
+    content: MessageContent,
+    public name?: string,
+  ) {
+    this.content = typeof content === 'string' ? [new LanguageModelTextPart(content)] : content;
+  }
+  static User(content: MessageContent, name?: string): LanguageModelChatMessage {
+    return new LanguageModelChatMessage(LanguageModelChatMessageRole.User, content, name);
+  }
+  static Assistant(content: MessageContent, name?: string): LanguageModelChatMessage {
+    return new LanguageModelChatMessage(LanguageModelChatMessageRole.Assistant, content, name);
+  }
+}
+
+export class LanguageModelError extends Error {
+  constructor(
+    message?: string,
+    readonly code = '',
+  ) {
+    super(message);
+    this.name = 'LanguageModelError';
+  }
+  static NoPermissions(message?: string) {
+    return new LanguageModelError(message, 'NoPermissions');
+  }
+  static Blocked(message?: string) {
+    return new LanguageModelError(message, 'Blocked');
+  }
+  static NotFound(message?: string) {
+    return new LanguageModelError(message, 'NotFound');
+  }
+}
+
+export enum LanguageModelChatToolMode {
+  Auto = 1,
+  Required = 2,
+}
+
+/** The tools other extensions registered (`lm.tools`), with what invoking them does; set by tests. */
+export interface ShimTool {
+  name: string;
+  description: string;
+  inputSchema?: object;
+  invoke: (input: object, token: CancellationToken) => Promise<string> | string;
+}
+const tools: ShimTool[] = [];
+
+export function setTools(list: ShimTool[]): void {
+  tools.splice(0, tools.length, ...list);
+}
+
+export const lm = {
+  get tools() {
+    return tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema, tags: [] }));
+  },
+  async invokeTool(name: string, options: { input: object }, token: CancellationToken) {
+    const t = tools.find((x) => x.name === name);
+    if (!t) throw new Error(`Tool "${name}" is not registered`);
+    return new LanguageModelToolResult([new LanguageModelTextPart(await t.invoke(options.input, token))]);
+  },
+  selectChatModels: async () => [],
+};
+
+// ---- chat ----------------------------------------------------------------------------------------------
+
+export class ChatRequestTurn {
+  constructor(
+    readonly prompt: string,
+    readonly command: string | undefined,
+    readonly references: unknown[],
+    readonly participant: string,
+    readonly toolReferences: unknown[] = [],
+  ) {}
+}
+
+export class ChatResponseTurn {
+  constructor(
+    readonly response: unknown[],
+    readonly result: { metadata?: Record<string, unknown>; errorDetails?: { message: string } },
+    readonly participant: string,
+    readonly command?: string,
+  ) {}
+}
+
+export class MarkdownString {
+  isTrusted = false;
+  supportThemeIcons = false;
+  supportHtml = false;
+  constructor(
+    public value = '',
+    supportThemeIcons = false,
+  ) {
+    this.supportThemeIcons = supportThemeIcons;
+  }
+  appendMarkdown(v: string): this {
+    this.value += v;
+    return this;
+  }
+  appendText(v: string): this {
+    this.value += v.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+    return this;
+  }
+}
+
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export class ThemeIcon {
+  constructor(readonly id: string) {}
+}
+
+// ---- window, commands ----------------------------------------------------------------------------------
+
+export enum StatusBarAlignment {
+  Left = 1,
+  Right = 2,
+}
+
+/** Every status bar item and output channel created, for tests to inspect. */
+export const created = {
+  statusBarItems: [] as Array<Record<string, unknown>>,
+  outputChannels: [] as Array<{ name: string; lines: string[] }>,
+};
+
+function outputChannel(name: string) {
+  const rec = { name, lines: [] as string[] };
+  created.outputChannels.push(rec);
+  const line = (level: string) => (msg: unknown) => rec.lines.push(`[${level}] ${String(msg)}`);
+  return {
+    name,
+    logLevel: 2,
+    onDidChangeLogLevel: new EventEmitter<number>().event,
+    trace: line('trace'),
+    debug: line('debug'),
+    info: line('info'),
+    warn: line('warn'),
+    error: line('error'),
+    append: (v: string) => rec.lines.push(v),
+    appendLine: (v: string) => rec.lines.push(v),
+    replace: (v: string) => rec.lines.splice(0, rec.lines.length, v),
+    clear: () => rec.lines.splice(0),
+    show: () => undefined,
+    hide: () => undefined,
+    dispose: () => undefined,
+    /** All lines so far (shim only). */
+    lines: rec.lines,
+  };
+}
+
+export const window = {
+  createOutputChannel: (name: string) => outputChannel(name),
+  createStatusBarItem(id?: string, alignment?: StatusBarAlignment, priority?: number) {
+    const item: Record<string, unknown> = { id, alignment, priority, text: '', visible: false };
+    item.show = () => (item.visible = true);
+    item.hide = () => (item.visible = false);
+    item.dispose = () => (item.disposed = true);
+    created.statusBarItems.push(item);
+    return item;
+  },
+  showInformationMessage: async () => undefined,
+  showWarningMessage: async () => undefined,
+  showErrorMessage: async () => undefined,
+};
+
+const commandRegistry = new Map<string, (...args: unknown[]) => unknown>();
+
+export const commands = {
+  registerCommand(id: string, fn: (...args: unknown[]) => unknown) {
+    commandRegistry.set(id, fn);
+    return new Disposable(() => commandRegistry.delete(id));
+  },
+  async executeCommand(id: string, ...args: unknown[]) {
+    const fn = commandRegistry.get(id);
+    if (!fn) throw new Error(`command '${id}' not found`);
+    return fn(...args);
+  },
+  getCommands: async () => [...commandRegistry.keys()],
+};
+
+export const env = { language: 'en', appName: 'Visual Studio Code (rawr unit shim)', machineId: 'unit-test' };
+export const version = '1.104.0';

@@ -1,0 +1,119 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SessionFollower, MAX_LINE_CHARS } from '../../src/core/follow/sessionFollower';
+import { codexCwd, encodeClaudeProject, hookEvents, newestClaudeTranscript } from '../../src/host/follow/discover';
+import { FileTail } from '../../src/host/follow/tail';
+import { shipped } from '../support/engine';
+import { needShared } from '../support/sharedData';
+
+const DATA = path.resolve(__dirname, '../../../../shared/data');
+const opts = { settings: shipped.settings, prompts: shipped.prompts };
+
+/** A Claude Code session that works to a commit at 69% of a 1M window. */
+function session(): string[] {
+  const usage = (n: number) => ({ input_tokens: n, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 1 });
+  const a = (id: string, block: object, n: number) => ({ type: 'assistant', uuid: id, sessionId: 's', timestamp: '2026-01-01T00:00:01.000Z', message: { id, model: 'claude-opus-5-5', role: 'assistant', content: [block], usage: usage(n) } });
+  const u = (content: unknown, extra: object = {}) => ({ type: 'user', uuid: 'u', sessionId: 's', timestamp: '2026-01-01T00:00:02.000Z', message: { role: 'user', content }, ...extra });
+  return [
+    u('implement step 1'),
+    a('m1', { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'git commit -m "step 1"' } }, 690_000),
+    u([{ type: 'tool_result', tool_use_id: 't1', content: '[main 3f2a1c9] step 1\n 1 file changed' }], { toolUseResult: { stdout: '[main 3f2a1c9] step 1\n 1 file changed', stderr: '' } }),
+    a('m2', { type: 'text', text: 'Committed step 1.' }, 691_000),
+  ].map((r) => JSON.stringify(r));
+}
+
+describe('live follow: SessionFollower', () => {
+  it('fed in arbitrary pieces, it reaches the same state as fed whole; it says where rawr would compact', () => {
+    const text = session().join('\n') + '\n';
+    const whole = new SessionFollower(opts);
+    whole.append(text);
+    const pieces = new SessionFollower(opts);
+    for (let i = 0; i < text.length; i += 37) pieces.append(text.slice(i, i + 37));
+    const a = whole.state();
+    assert.deepEqual(pieces.state(), a);
+    assert.equal(a.format, 'claude');
+    assert.equal(a.window.window, 1_000_000);
+    assert.ok(a.percentRemaining !== null && a.percentRemaining < 35 && a.percentRemaining > 25, String(a.percentRemaining));
+    assert.ok(a.wouldCompact, JSON.stringify(a.decisions));
+    assert.match(a.wouldCompact.text, /^rawr would compact here: commit 3f2a1c9, 3\d% left$/);
+    assert.match(a.wouldCompact.instructions, /Just completed: commit 3f2a1c9/);
+  });
+
+  it('a half-written last line waits; garbage and over-long lines are problems, not crashes', () => {
+    const lines = session();
+    const f = new SessionFollower(opts);
+    f.append(lines[0]! + '\n' + lines[1]!.slice(0, 50));
+    assert.equal(f.state().lines, 1);
+    f.append(lines[1]!.slice(50) + '\n{nope\n');
+    assert.equal(f.state().lines, 3);
+    assert.deepEqual(f.state().problems.map((p) => p.line), [3]);
+    f.append('x'.repeat(MAX_LINE_CHARS + 1));
+    f.append('tail of the long line\n' + lines[2] + '\n');
+    const s = f.state();
+    assert.match(s.problems.at(-1)!.message, /longer than/);
+    assert.equal(s.format, 'claude');
+  });
+
+  it('follows every real 2.1 transcript and 0.171 rollout to the same compactions as replay', function () {
+    for (const d of ['claude-code-2.1', 'codex-0.171']) needShared(this, path.join(DATA, d));
+    const dirs = ['claude-code-2.1', 'codex-0.171'].map((d) => path.join(DATA, d));
+    for (const dir of dirs) {
+      for (const file of fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl'))) {
+        const text = fs.readFileSync(path.join(dir, file), 'utf8');
+        const f = new SessionFollower(opts);
+        for (let i = 0; i < text.length; i += 4096) f.append(text.slice(i, i + 4096));
+        const s = f.state();
+        assert.equal(s.problems.length, 0, file);
+        assert.equal(s.nativeCompactions.length, (text.match(/"subtype":"compact_boundary"|"type":"compacted"/g) ?? []).length, file);
+      }
+    }
+  });
+});
+
+describe('live follow: finding and reading sessions', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-follow-'));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('Claude Code project folders: every non-alphanumeric character becomes "-"', async () => {
+    assert.equal(encodeClaudeProject('/home/user/repo'), '-home-user-repo');
+    assert.equal(encodeClaudeProject('/home/me/my_repo.v2'), '-home-me-my-repo-v2');
+    const dir = path.join(tmp, 'projects', encodeClaudeProject('/w/x_y'));
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'old.jsonl'), '{}\n');
+    fs.writeFileSync(path.join(dir, 'new.jsonl'), '{}\n');
+    fs.utimesSync(path.join(dir, 'old.jsonl'), new Date(1000), new Date(1000));
+    assert.equal((await newestClaudeTranscript('/w/x_y', tmp))?.file, path.join(dir, 'new.jsonl'));
+    assert.equal(await newestClaudeTranscript('/elsewhere', tmp), null);
+  });
+
+  it('Codex rollouts are matched by their session_meta cwd', () => {
+    assert.equal(codexCwd('{"type":"session_meta","payload":{"cwd":"/home/user/repo","id":"x"}}\n{"a":1}'), '/home/user/repo');
+    assert.equal(codexCwd('{"type":"event_msg","payload":{}}'), null);
+    assert.equal(codexCwd('not json'), null);
+  });
+
+  it('FileTail: bounded reads of what was appended, UTF-8 kept whole, reset when the file shrinks', async () => {
+    const file = path.join(tmp, 't.jsonl');
+    fs.writeFileSync(file, 'héllo\n');
+    const tail = new FileTail(file, 4);
+    let text = '';
+    for (;;) { const r = await tail.read(); text += r.text; if (!r.more) break; }
+    assert.equal(text, 'héllo\n');
+    fs.appendFileSync(file, 'more\n');
+    assert.equal((await tail.read()).text, 'more');
+    assert.equal((await tail.read()).text, '\n');
+    fs.writeFileSync(file, 'x\n');
+    assert.equal((await tail.read()).reset, true);
+  });
+
+  it('hook events from the store: snapshots and injection claims', async () => {
+    const dir = path.join(tmp, '.rawr', 'claude', 'sess-1');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'snapshot-2026-11-26T10-00-00-000Z.json'), '{}');
+    fs.writeFileSync(path.join(dir, 'snapshot-2026-11-26T10-00-00-000Z.json.injected'), '');
+    const ev = await hookEvents(tmp, 'claude', 'sess-1');
+    assert.deepEqual(ev.map((e) => [e.kind, e.at]), [['snapshot', '2026-11-26T10:00:00.000Z'], ['injected', '2026-11-26T10:00:00.000Z']]);
+  });
+});

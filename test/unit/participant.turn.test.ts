@@ -1,0 +1,281 @@
+/**
+ * Turn, Session, Participant and the effect executor without VS Code: the real participant over a real
+ * in-process core, with the vscode shim, a scripted language-model double (the multi-phase session of
+ * the real-VS-Code tier) and a fake clock where deadlines matter. Runs in seconds in the unit tier.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { unansweredToolCalls } from '../../src/core/thread/thread';
+import { FakeClock } from '../support/fakeClock';
+import { gate, inOrder, participantHarness, type Harness } from '../support/participantHarness';
+import { multiPhaseScript, type Script, type ScriptRequest } from '../support/scriptedModel';
+import type { ThreadMessage } from '../../src/core/thread/thread';
+
+const STEPS = ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'];
+const PROMPT = 'Build a token-bucket rate limiter for our HTTP server, phase by phase.';
+const session6 = () => multiPhaseScript({ steps: STEPS, fillerChars: 9000 });
+const count = (text: string, s: string) => text.split(s).length - 1;
+const kindOf = (m: ThreadMessage) => (m.role === 'tool' ? 'tool' : (m.kind ?? m.role));
+const effectsOf = (h: Harness, threadId: string, type: string) => h.logRecords(threadId).filter((r) => r.kind === 'effect' && r.effect.type === type).map((r) => r.effect);
+
+/** The script with its rule `name` answered by `reply` instead. */
+function replacing(script: Script, name: string, reply: (r: ScriptRequest) => unknown): Script {
+  return { ...script, rules: script.rules.map((rule) => (rule.name === name ? { ...rule, reply: reply as never } : rule)) };
+}
+
+describe('participant (unit tier: vscode shim, scripted model double)', function () {
+  this.timeout(30_000);
+  let h: Harness;
+  afterEach(() => h?.dispose());
+
+  it('golden path: heads-up → packet (shown once) → compaction → handoff → the agent continues to the end', async () => {
+    h = participantHarness({ script: session6(), window: 20_000 });
+    const { result, text, threadId } = await h.ask(PROMPT);
+    assert.ok(!result.errorDetails, result.errorDetails?.message);
+    inOrder(text, [
+      /Finished step 1 of 6/,
+      /\*\*rawr watcher → agent\*\*/,
+      /## What just completed/,
+      /<progress:Compacting thread context…>/,
+      /\*\*Context compacted — [\d.]+k? → [\d.]+k? tokens \(tier \w+, boundary plan_checkpoint/,
+      /\*\*rawr handoff → agent\*\*/,
+      /CONTEXT COMPACTION DETECTED/,
+      /git diff --stat/,
+      /Continue from here\./,
+      /(Starting|Finished) step \d of 6/,
+      /All done: all 6 plan steps are complete/,
+    ]);
+    // The packet is in the chat once (the agent streamed it); the handoff points to it.
+    assert.equal(count(text, '## What just completed'), 1, 'the packet is shown once');
+    assert.match(text, /Here is the continuation packet you wrote before the compaction: _\(shown above\)_/);
+    // The heads-up reads as sentences: no hard line break inside one.
+    const headsUp = /\*\*rawr watcher → agent\*\*\n>\s*\n> (.*)/.exec(text)![1]!;
+    assert.match(headsUp, /Before anything else you will write a continuation packet; then rawr compacts this thread/);
+    // Ids stay in the panel and the log: the chat speaks in words.
+    assert.deepEqual(text.match(/\b(?:s\d+|d\d+j?|j\d+)\b/g), null);
+    // The decision's reason is not repeated block after block: the heads-up says why in its own words,
+    // the "Context compacted" line names tier, boundary and judgment once more, nothing else repeats them.
+    assert.equal(count(text, 'remaining (<'), 0, "the arbiter's raw reason is not in the chat");
+    assert.ok(count(text, 'judgment: phase boundary') <= 2, 'the judgment is quoted at most twice');
+    // The thread was swapped: it starts with the summary and the packet (then the recent turns kept
+    // verbatim, if any), and the handoff follows.
+    const session = await h.participant.session(threadId);
+    const kinds = session.messages.map(kindOf);
+    assert.deepEqual(kinds.slice(0, 2), ['summary', 'packet']);
+    assert.ok(kinds.indexOf('handoff') > 1, `the handoff after the summary and packet: ${kinds}`);
+    assert.ok(!kinds.includes('heads_up') && !kinds.includes('packet_request'), `no sequence turns kept: ${kinds}`);
+    assert.equal(session.sequenceRunning, false);
+    assert.deepEqual(unansweredToolCalls(session.messages), []);
+    const scratch = path.join(h.workspaceDir, '.scratch');
+    assert.ok(fs.readdirSync(scratch).some((n) => /^agent-rawr-[a-z0-9]+\.scratch\.md$/.test(n)), 'scratch notes written in the workspace');
+    // The log says what happened: the person's message went straight in, the sequence ran to its end.
+    assert.deepEqual(effectsOf(h, threadId, 'append_user_message'), [{ type: 'append_user_message' }]);
+    assert.deepEqual(effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome), ['compacted']);
+    assert.ok(h.model.requests.some((r) => r.rule === 'judgment') && h.model.requests.some((r) => r.rule === 'summary'));
+  });
+
+  it('preflight: the next message is held, the golden path runs, then the message is delivered once, after the handoff', async () => {
+    const script = multiPhaseScript({ steps: ['Research', 'Draft', 'Ship'], fillerChars: 9000, stopAfterEachPhase: true });
+    h = participantHarness({
+      script,
+      window: 12_000,
+      settings: { early_percent_remaining_lt: 70, ready_percent_remaining_lt: 60, asap_percent_remaining_lt: 50, emergency_percent_remaining_lt: 5, auto_requires_any_boundary: { early: [], ready: [], asap: ['turn_complete'] } },
+    });
+    const prompts = ['Build the limiter in three phases.', 'continue', 'continue', 'Thanks! Now list what changed.'];
+    let threadId: string | undefined;
+    const texts: string[] = [];
+    for (const p of prompts) {
+      const r = await h.ask(p, threadId ? { threadId } : {});
+      assert.ok(!r.result.errorDetails, r.result.errorDetails?.message);
+      threadId = r.threadId;
+      texts.push(r.text);
+    }
+    const k = texts.findIndex((t) => /rawr watcher → agent/.test(t));
+    assert.ok(k >= 1, 'a later request ran the golden path');
+    inOrder(texts[k]!, [/Compacting before your message \(preflight\)/, /\*\*rawr watcher → agent\*\*/, /Context compacted/, /\*\*rawr handoff → agent\*\*/, /\*\*Your message, delivered after the handoff\*\*/]);
+    // The thread has the held message exactly once, after the handoff.
+    const messages = (await h.participant.session(threadId!)).messages;
+    const handoffAt = messages.findIndex((m) => kindOf(m) === 'handoff');
+    const held = messages.map((m, i) => (m.role === 'user' && !m.synthetic && m.text === prompts[k] ? i : -1)).filter((i) => i >= 0);
+    assert.deepEqual(held.length, 1, `the held message is in the thread once: ${JSON.stringify(messages.map(kindOf))}`);
+    assert.ok(held[0]! > handoffAt, 'after the handoff');
+    // The engine said so, in the log: held for the preflight; the other messages went straight in.
+    assert.deepEqual(effectsOf(h, threadId!, 'hold_user_message'), [{ type: 'hold_user_message', reason: 'preflight' }]);
+    assert.equal(effectsOf(h, threadId!, 'append_user_message').length, prompts.length - 1);
+  });
+
+  it("the panel's Cancel while the agent writes its packet: the sequence ends, the request stops, the thread is not compacted", async () => {
+    const reached = gate();
+    const release = gate();
+    const base = session6();
+    const packetRule = base.rules.find((r) => r.name === 'packet')!;
+    h = participantHarness({
+      window: 20_000,
+      script: replacing(base, 'packet', async (r) => {
+        reached.open();
+        await release.p;
+        return typeof packetRule.reply === 'function' ? packetRule.reply(r) : packetRule.reply;
+      }),
+    });
+    const asked = h.ask(PROMPT);
+    await reached.p;
+    const session = await h.participant.session(h.participant.activeThreadId!);
+    assert.equal(session.sequenceRunning, true);
+    assert.equal(await session.cancel(), true);
+    release.open();
+    const { result, text, threadId } = await asked;
+    assert.ok(!result.errorDetails, result.errorDetails?.message);
+    assert.match(text, /stopped from the Rawr panel/);
+    const snap = await h.core.snapshot(threadId);
+    assert.equal(snap.state.seq.phase, 'idle');
+    assert.equal(snap.compactions.length, 0, 'not compacted');
+    assert.equal(session.sequenceRunning, false);
+    assert.ok(!session.messages.some((m) => kindOf(m) === 'summary'));
+    assert.deepEqual(unansweredToolCalls(session.messages), []);
+    assert.deepEqual(effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome), ['cancelled']);
+    assert.ok(!h.model.requests.some((r) => r.rule === 'summary'), 'no summary was asked for');
+  });
+
+  it("the panel's Cancel during the summary call aborts that call: compaction_failed (cancelled), the thread is unchanged", async () => {
+    const reached = gate();
+    const base = session6();
+    h = participantHarness({
+      window: 20_000,
+      script: replacing(base, 'summary', async () => {
+        reached.open();
+        return { text: 'A summary that arrives after the cancel.' };
+      }),
+    });
+    const asked = h.ask(PROMPT);
+    await reached.p;
+    const session = await h.participant.session(h.participant.activeThreadId!);
+    const before = session.messages.length;
+    assert.ok(session.compacting, 'the compaction call is running in this window');
+    assert.equal(await session.cancel(), true);
+    const { text, threadId } = await asked;
+    assert.match(text, /Compaction cancelled; the thread is unchanged/);
+    const snap = await h.core.snapshot(threadId);
+    assert.equal(snap.compactions.length, 0);
+    assert.equal(snap.state.seq.phase, 'idle');
+    assert.ok(session.messages.length >= before && !session.messages.some((m) => kindOf(m) === 'summary'), 'nothing swapped');
+    assert.deepEqual(effectsOf(h, threadId, 'abort_compaction').length, 1);
+    assert.deepEqual(effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome), ['cancelled']);
+  });
+
+  it('a model error mid-sequence: recover ends the sequence, answers every tool call, and the request reports the error', async () => {
+    const base = session6();
+    h = participantHarness({ window: 20_000, script: replacing(base, 'packet', () => ({ status: 500, error: 'scripted outage' })) });
+    const { result, text, threadId } = await h.ask(PROMPT);
+    assert.ok(result.errorDetails, 'errorDetails set');
+    assert.match(result.errorDetails!.message, /scripted outage/);
+    assert.match(text, /Compaction sequence cancelled; the thread is unchanged/);
+    const session = await h.participant.session(threadId);
+    assert.equal(session.sequenceRunning, false);
+    assert.equal((await h.core.snapshot(threadId)).state.seq.phase, 'idle');
+    assert.deepEqual(unansweredToolCalls(session.messages), []);
+    // The thread is usable: the next request runs (and the agent carries on).
+    const next = await h.ask('continue', { threadId });
+    assert.ok(!next.result.errorDetails, next.result.errorDetails?.message);
+  });
+
+  describe('the packet deadline is a fixed end time, shared by the scratch and the packet turns', () => {
+    // rawr.packetDeadlineSeconds = 180 (shipped default). The scratch turn and the packet turn each take
+    // `ms` of (fake) time; the deadline counts from the heads-up, not from each call.
+    const run = async (scratchMs: number, packetMs: number) => {
+      const clock = new FakeClock();
+      h = participantHarness({
+        script: session6(),
+        window: 20_000,
+        clock,
+        // The scripted agent writes its notes (rule "scratch"), confirms them at once, then writes its packet.
+        takesMs: (_req, rule) => (rule === 'scratch' ? scratchMs : rule === 'packet' ? packetMs : 0),
+      });
+      const r = await h.ask(PROMPT);
+      assert.ok(!r.result.errorDetails, r.result.errorDetails?.message);
+      const packets = h.logRecords(r.threadId).filter((x) => x.kind === 'packet');
+      assert.equal(packets.length, 1);
+      return { ...r, author: packets[0]!.author as string, clock };
+    };
+
+    it('100 s of scratch notes + 100 s of packet = 200 s > 180 s: the watcher packet is used', async () => {
+      const { text, author } = await run(100_000, 100_000);
+      assert.equal(author, 'watcher');
+      assert.match(text, /did not produce its packet in time/);
+      assert.match(text, /Continuation packet — assembled by the rawr watcher/);
+      assert.ok(h.model.requests.some((r) => r.rule === 'packet' && r.clientClosed), 'the late packet call was cancelled');
+    });
+
+    it('50 s + 100 s = 150 s < 180 s: the agent packet is used', async () => {
+      const { author, clock } = await run(50_000, 100_000);
+      assert.equal(author, 'agent');
+      assert.equal(clock.pending, 0, 'no deadline timer left behind');
+    });
+  });
+
+  describe('rough edges of a first run', () => {
+    it('/undo restores the thread as it was before the heads-up, counts it again (status bar and arbiter), and says so in words', async () => {
+      h = participantHarness({ script: session6(), window: 20_000 });
+      const first = await h.ask(PROMPT);
+      const threadId = first.threadId;
+      const session = await h.participant.session(threadId);
+      const afterCompaction = h.statuses.at(-1)!;
+      const undo = await h.ask('', { command: 'undo', threadId });
+      assert.match(undo.text, /^Undid the last compaction \([\d.]+k → [\d.]+k? tokens\): the thread is back as it was before it — \d+ messages, [\d.]+% of the context left\.$/);
+      assert.deepEqual(undo.text.match(/\b(?:s\d+|d\d+j?|j\d+)\b/g), null, 'no ids in the chat');
+      // No heads-up, scratch or packet turns: not more context than before the sequence.
+      const kinds = session.messages.map(kindOf);
+      for (const k of ['heads_up', 'scratch_request', 'scratch', 'packet_request', 'packet', 'summary', 'handoff']) assert.ok(!kinds.includes(k), `${k} in the restored thread: ${kinds}`);
+      assert.deepEqual(unansweredToolCalls(session.messages), []);
+      // The status bar got the restored thread's count at once, and the arbiter has it too.
+      const shown = h.statuses.at(-1)!;
+      assert.equal(shown.threadId, threadId);
+      assert.ok(shown.percentRemaining! < afterCompaction.percentRemaining!, `${shown.percentRemaining}% after the undo, ${afterCompaction.percentRemaining}% before`);
+      assert.match(undo.text, new RegExp(`${shown.percentRemaining!.toFixed(1).replace('.', '\\.')}% of the context left`));
+      assert.equal((await h.core.snapshot(threadId)).state.tokens?.used, shown.usedTokens);
+      // /status agrees with the status bar.
+      const status = await h.ask('', { command: 'status', threadId });
+      assert.match(status.text, new RegExp(`${shown.percentRemaining!.toFixed(1).replace('.', '\\.')}% remaining`));
+    });
+
+    it('a new chat shows no percentage: the status bar forgets the previous thread, /status and /undo say there is no thread yet', async () => {
+      h = participantHarness({ script: session6(), window: 20_000 });
+      const first = await h.ask(PROMPT);
+      assert.ok(h.statuses.at(-1)!.percentRemaining !== null);
+      const status = await h.ask('', { command: 'status' });
+      assert.notEqual(status.threadId, first.threadId);
+      assert.deepEqual({ ...h.statuses.at(-1)! }, { threadId: status.threadId, percentRemaining: null, tier: null, sequenceRunning: false, lastDecision: null, usedTokens: null, window: null });
+      assert.match(status.text, /no @rawr thread yet/);
+      const undo = await h.ask('', { command: 'undo' });
+      assert.match(undo.text, /Nothing to undo: this chat has no @rawr thread yet/);
+      assert.ok(!fs.existsSync(path.join(h.logDir, `${status.threadId}.jsonl`)), 'no empty thread log was created');
+    });
+
+    it('/help says what @rawr does and lists its commands, and package.json offers it', async () => {
+      h = participantHarness({ script: session6(), window: 20_000 });
+      const help = await h.ask('', { command: 'help' });
+      for (const c of ['/status', '/compact', '/undo', '/help']) assert.ok(help.text.includes(`\`${c}`), `${c} in /help`);
+      assert.match(help.text, /phase boundaries/);
+      assert.equal(h.model.requests.length, 0, '/help asks no model');
+      const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8'));
+      const names = pkg.contributes.chatParticipants[0].commands.map((c: { name: string }) => c.name);
+      assert.deepEqual(names.sort(), ['compact', 'help', 'status', 'undo']);
+    });
+
+    it('a sequence left running by an earlier window (reload mid-sequence) is cancelled by the next request, which is not held', async () => {
+      h = participantHarness({ script: session6(), window: 20_000 });
+      const first = await h.ask(PROMPT);
+      // The earlier window: a compaction was requested and the window went away before anyone answered.
+      const started = await h.core.step(first.threadId, { type: 'compact_now', at: Date.now(), instructions: '' });
+      assert.ok(started.some((fx) => fx.type === 'inject_heads_up'));
+      const fresh = h.reopen();
+      const next = await h.ask('Thanks. What is left to do?', { threadId: first.threadId });
+      assert.ok(!next.result.errorDetails, next.result.errorDetails?.message);
+      assert.match(next.text, /left unfinished \(the window reloaded during it\); it is cancelled/);
+      assert.doesNotMatch(next.text, /held/);
+      const messages = (await fresh.session(first.threadId)).messages;
+      assert.ok(messages.some((m) => m.role === 'user' && m.text === 'Thanks. What is left to do?'), 'the message went into the thread');
+      assert.equal((await h.core.snapshot(first.threadId)).state.seq.phase, 'idle');
+    });
+  });
+});
