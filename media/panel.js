@@ -190,6 +190,20 @@
       mark.style.left = `${t.below}%`;
       bar.appendChild(mark);
     }
+    // The phase forecast: what the next phase will take off the remaining bar (red past the emergency line).
+    const f = g.forecast;
+    if (f && remaining !== null) {
+      const span = el('div', {
+        class: `gauge-forecast${f.fits ? '' : ' no-fit'}`,
+        'data-testid': 'gauge-forecast',
+        title: `Next phase ≈ ${tokens(f.nextPhaseTokens)} tokens (${f.basis === 'thread' ? `largest of the recent ${f.phases} phase(s)` : f.basis === 'workspace' ? 'earlier threads' : 'settings prior'}): ${f.fits ? 'fits before the emergency line' : 'does not fit before the emergency line'}`,
+      });
+      const end = Math.max(0, Math.min(100, remaining));
+      const start = Math.max(0, Math.min(end, 100 - f.endPercentUsed));
+      span.style.left = `${start}%`;
+      span.style.width = `${end - start}%`;
+      bar.appendChild(span);
+    }
     const summary = el(
       'p',
       { class: 'gauge-text' },
@@ -198,6 +212,7 @@
       ' · ',
       el('span', { class: `tier-badge tier-${g.tier || 'none'}` }, g.tier ? `tier ${g.tier}` : 'no tier'),
       vm.turn !== null ? ` · turn ${vm.turn}` : '',
+      g.forecast ? el('span', { class: 'forecast-text', 'data-testid': 'gauge-forecast-text' }, ` · next phase ≈ ${tokens(g.forecast.nextPhaseTokens)} tokens (${g.forecast.fits ? 'fits' : 'does not fit'} before emergency)`) : '',
     );
     return section('gauge', 'Context', 'dashboard', summary, bar, el('p', { class: 'muted small' }, `Status bar: ${g.statusText}. A tier starts when the remaining context drops below its threshold; rawr compacts at a tier-appropriate boundary (emergency: at the next safe point).`));
   }
@@ -305,6 +320,8 @@
               icon(ACTION_ICON[it.action] || 'dash'), ' ',
               el('span', { class: 'time' }, clock(it.at)), ' ',
               el('span', { class: 'badge' }, `${it.action} · ${it.code}`), ' ',
+              it.forecast && it.forecast.drove ? el('span', { class: 'badge forecast', 'data-testid': 'forecast-badge', title: `next phase ≈ ${tokens(it.forecast.nextPhaseTokens)} tokens, ${tokens(it.forecast.roomTokens)} left before emergency` }, 'forecast') : null,
+              it.forecast && it.forecast.drove ? ' ' : null,
               el('span', { class: 'muted' }, `${it.id} at ${it.point}${it.tier ? ` · tier ${it.tier}` : ''}${it.percentRemaining !== null ? ` · ${it.percentRemaining}% remaining` : ''}`),
             ),
             el('div', { class: 'reason' }, it.reason),

@@ -4,6 +4,7 @@
  * count): rawr's compactions through the same replay as `rawr replay`, the hindsight-optimal schedule
  * (src/core/replay/schedule.ts) and the plain 83.5% threshold, all judged by the same rules, side by
  * side, with totals and the issue-9 targets (>= 90% aligned, <= 1.15x the optimum, 0 overflows).
+ * `--loo` adds a leave-one-out check of the forecast knobs.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -57,7 +58,7 @@ export interface SessionResult {
 export function rawrSchedule(s: PhasedSession, settings: Settings, prompts: Prompts, postTokens = DEFAULT_POST_TOKENS): { score: ScheduleScore; forecastDriven: number } {
   const { summary } = replay(loadRecording(s.text), { settings, prompts, window: s.labels.window, postTokens });
   const lines = summary.compactions.map((c) => c.line);
-  return { score: scoreSchedule(s.labels, lines, postTokens), forecastDriven: summary.compactions.filter((c) => c.code.startsWith('forecast')).length };
+  return { score: scoreSchedule(s.labels, lines, postTokens), forecastDriven: summary.compactions.filter((c) => c.forecast).length };
 }
 
 export function evaluateSessions(sessions: PhasedSession[], settings: Settings, prompts: Prompts, postTokens = DEFAULT_POST_TOKENS): SessionResult[] {
@@ -131,11 +132,56 @@ export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDi
   );
 }
 
+/**
+ * Leave-one-out check of the forecast knobs: for each session, the knobs are chosen on the others by the
+ * optimum's own objective (0 overflows, then the fewest unaligned compactions, then the fewest; ties go
+ * to the more cautious setting), then judged on the held-out session. The totals say how the method does on a
+ * session it was not tuned on.
+ */
+const lexLess = (a: number[], b: number[]) => {
+  const n = a.findIndex((x, k) => x !== b[k]);
+  return n >= 0 && a[n]! < b[n]!;
+};
+
+export function leaveOneOut(sessions: PhasedSession[], settings: Settings, prompts: Prompts): void {
+  const margins = [0, 5, 10, 15, 20, 30];
+  const recents = [1, 2, 3, 4, 5];
+  const grid = margins.flatMap((m) => recents.map((k) => ({ forecast_margin_percent: m, forecast_recent_phases: k })));
+  const results = grid.map((g) => evaluateSessions(sessions, { ...settings, ...g }, prompts));
+  const held: SessionResult[] = [];
+  console.log('leave-one-out (knobs chosen on the other sessions, judged on the held-out one):');
+  for (let h = 0; h < sessions.length; h++) {
+    let best = -1;
+    let bestKey: number[] = [];
+    grid.forEach((g, k) => {
+      const t = totals(results[k]!.filter((_, j) => j !== h));
+      if (!targets(t).overflows) return;
+      // The optimum's own objective: fewest unaligned compactions, then fewest compactions.
+      const key = [t.rawr.compactions - t.rawr.aligned, t.rawr.compactions, -g.forecast_margin_percent, -g.forecast_recent_phases];
+      if (best < 0 || lexLess(key, bestKey)) {
+        best = k;
+        bestKey = key;
+      }
+    });
+    if (best < 0) {
+      console.log(`  ${sessions[h]!.name}: no knob setting met the targets on the others`);
+      continue;
+    }
+    const r = results[best]![h]!;
+    held.push(r);
+    console.log(`  ${sessions[h]!.name.padEnd(22)} margin ${grid[best]!.forecast_margin_percent}%, recent ${grid[best]!.forecast_recent_phases}: ${r.rawr.compactions} (optimum ${r.optimum?.compactions ?? '?'}), ${r.rawr.aligned} aligned, ${r.rawr.overflows} overflows`);
+  }
+  const t = totals(held);
+  console.log(`  held-out total: ${t.rawr.compactions} = ${(t.rawr.compactions / Math.max(1, t.optimum.compactions)).toFixed(2)}x optimum, ${pct(t.rawr.aligned, t.rawr.compactions)} aligned, ${t.rawr.overflows} overflows`);
+}
+
 if (require.main === module) {
   void (async () => {
     const { dirReader, shippedPromptsDir } = await import('../../src/core/prompts/fs.js');
     const { loadPromptSet } = await import('../../src/core/prompts/promptSet.js');
     const set = loadPromptSet([dirReader(shippedPromptsDir())]);
-    printPhased(set.settings, set.prompts, process.argv[2] ?? phasedDir());
+    const dir = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? phasedDir();
+    printPhased(set.settings, set.prompts, dir);
+    if (process.argv.includes('--loo')) leaveOneOut(loadPhased(dir).sessions, set.settings, set.prompts);
   })();
 }

@@ -7,7 +7,10 @@
  *  3. never while a tool call is unanswered;
  *  4. every sequence ends in Idle once the executor answers what is pending;
  *  5. queued input is delivered exactly once, and after the handoff;
- *  6. a failure or cancel at any step leaves the thread intact (no handoff, no swap, tokens unchanged).
+ *  6. a failure or cancel at any step leaves the thread intact (no handoff, no swap, tokens unchanged);
+ *  7. the phase forecast: a compaction above the early threshold is only ever a forecast compaction, at a
+ *     phase close (commit, plan step, PR step) whose next phase does not fit in the room before the
+ *     emergency line; "it fits" never compacts; emergency is never held back.
  */
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -38,6 +41,8 @@ type Action =
   | { a: 'wait'; seconds: number }
   /** Macro: a work phase ending at an evaluation point with a fresh boundary and tokens in a tier. */
   | { a: 'phase'; kind: number; pct: number; turn: boolean; user: boolean }
+  /** Macro: a work phase that grows the context by `grow`% of the window, then closes (commit or plan step). */
+  | { a: 'grow'; grow: number; plan: boolean; turn: boolean }
   /** Macro: the executor answers the running sequence correctly through to compaction_done. */
   | { a: 'finish'; gain: number };
 
@@ -59,8 +64,9 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ a: fc.constant('cancel' as const) }) },
   { weight: 1, arbitrary: fc.record({ a: fc.constant('compact_now' as const) }) },
   { weight: 1, arbitrary: fc.record({ a: fc.constant('wait' as const), seconds: fc.nat(900) }) },
-  { weight: 14, arbitrary: fc.record({ a: fc.constant('phase' as const), kind: fc.nat(BOUNDARY_KINDS.length - 1), pct: fc.double({ min: 0, max: 50, noNaN: true }), turn: fc.boolean(), user: fc.boolean() }) },
+  { weight: 14, arbitrary: fc.record({ a: fc.constant('phase' as const), kind: fc.nat(BOUNDARY_KINDS.length - 1), pct: fc.double({ min: 0, max: 80, noNaN: true }), turn: fc.boolean(), user: fc.boolean() }) },
   { weight: 9, arbitrary: fc.record({ a: fc.constant('finish' as const), gain: fc.double({ min: 0, max: 80, noNaN: true }) }) },
+  { weight: 20, arbitrary: fc.record({ a: fc.constant('grow' as const), grow: fc.double({ min: 0, max: 45, noNaN: true }), plan: fc.boolean(), turn: fc.boolean() }) },
 );
 
 const settingsArb = fc.record({
@@ -71,6 +77,9 @@ const settingsArb = fc.record({
   mid_turn_policy: fc.constantFrom('golden_path' as const, 'emergency_only' as const, 'off' as const),
   cooldown_turns: fc.nat(3),
   cooldown_seconds: fc.constantFrom(0, 60, 300),
+  forecast_enabled: fc.boolean(),
+  forecast_margin_percent: fc.constantFrom(0, 5, 50),
+  forecast_recent_phases: fc.constantFrom(1, 3),
 });
 
 /** The model executor plus the invariant checks, fed one action at a time. */
@@ -86,6 +95,7 @@ export class Harness {
   seqEvents = new Map<string, string[]>();
   lastEnd: { at: number; turn: number } | null = null;
   userTurns = 0;
+  forecastStarts = 0;
 
   constructor(settings: Parameters<typeof mkState>[0]) {
     this.state = mkState(settings);
@@ -108,9 +118,27 @@ export class Harness {
     const handoffAt = new Map<string, number>();
     effects.forEach((fx, k) => {
       switch (fx.type) {
-        case 'decision':
+        case 'decision': {
           lastDecision = fx.decision;
+          // 7. the phase forecast
+          const d = fx.decision;
+          const s = this.state.settings;
+          if (d.code === 'forecast_fits' || d.code === 'forecast_plan_done' || d.code === 'forecast_held') assert.equal(d.action, 'none', d.reason);
+          if (d.tier === 'emergency') assert.ok(!d.code.startsWith('forecast'), `emergency held back by the forecast: ${d.reason}`);
+          if (d.action !== 'none' && d.tier === null && d.point !== 'manual') {
+            // A judged forecast decision keeps its forecast (the code then says how the judgment went).
+            const byForecast = d.code === 'forecast' || d.code === 'judgment_approved' || d.code === 'judgment_fallback';
+            assert.ok(s.forecast_enabled && byForecast && d.forecast?.verdict === 'compact' && d.forecast.drove, `compaction above the threshold without the forecast: ${d.code} ${d.reason}`);
+            assert.ok(d.forecast.roomTokens < d.forecast.nextPhaseTokens * (1 + s.forecast_margin_percent / 100) + 1, d.reason);
+            assert.ok(d.matched.length > 0, `a forecast compaction cites no boundary: ${d.reason}`);
+          }
+          if (d.code === 'forecast' && d.action !== 'none') {
+            const kinds = d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => b.kind);
+            const phaseClose = kinds.some((k) => k === 'commit' || k === 'plan_checkpoint' || k === 'pr_checkpoint');
+            assert.ok(phaseClose || (d.forecast?.planFinished && d.point === 'turn_complete'), `forecast compaction away from a phase close: ${d.reason}`);
+          }
           break;
+        }
         case 'inject_heads_up': {
           const d = lastDecision ?? (before.seq.phase === 'idle' ? before.preflight : null);
           assert.ok(d, 'a sequence starts only from a decision');
@@ -123,6 +151,7 @@ export class Harness {
             const secs = (ev.at - this.lastEnd.at) / 1000;
             assert.ok(turns >= s.cooldown_turns || secs >= s.cooldown_seconds, `compaction during cooldown: ${turns} turns, ${secs}s (${d.code})`);
           }
+          if (d.forecast?.verdict === 'compact') this.forecastStarts++;
           this.seqDecision.set(fx.seqId, d);
           this.seqEvents.set(fx.seqId, ['start']);
           break;
@@ -266,6 +295,18 @@ export class Harness {
       case 'finish':
         this.drain(x.gain);
         break;
+      case 'grow': {
+        while (this.open.length) this.apply({ a: 'result', which: 0 });
+        const used = Math.min(WINDOW, (this.state.tokens?.used ?? 20_000) + Math.round((WINDOW * x.grow) / 100));
+        this.feed({ type: 'tokens', at: (this.now += 1000), used, window: WINDOW });
+        const key = `g${++this.callSeq}`;
+        if (x.plan) this.feed({ type: 'plan', at: (this.now += 1000), steps: [{ text: `step ${key}`, status: 'completed' }, { text: 'next', status: 'pending' }] });
+        else this.feed({ type: 'boundary', at: (this.now += 1000), source: 'git', boundary: { kind: 'commit', key, detail: `commit ${key}` } });
+        this.feed({ type: 'evaluate', at: (this.now += 1000), point: 'tool_loop' });
+        // The close ends: the next evaluation point (a tool call later, or the turn end).
+        this.feed({ type: 'evaluate', at: (this.now += 1000), point: x.turn ? 'turn_complete' : 'tool_loop' });
+        break;
+      }
     }
     if (this.state.seq.phase === 'idle') this.open = this.open.filter((id) => this.state.openToolCalls.includes(id));
   }
@@ -298,18 +339,35 @@ export class Harness {
   }
 }
 
+/** Phase-structured sequences: the context grows phase by phase, so the forecast decides often. */
+const phasedAction: fc.Arbitrary<Action> = fc.oneof(
+  { weight: 10, arbitrary: fc.record({ a: fc.constant('grow' as const), grow: fc.double({ min: 0, max: 45, noNaN: true }), plan: fc.boolean(), turn: fc.boolean() }) },
+  { weight: 5, arbitrary: fc.record({ a: fc.constant('finish' as const), gain: fc.double({ min: 0, max: 80, noNaN: true }) }) },
+  { weight: 2, arbitrary: fc.record({ a: fc.constant('user' as const), text: fc.nat(1e9) }) },
+  { weight: 2, arbitrary: fc.record({ a: fc.constant('evaluate' as const), turn: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ a: fc.constant('call' as const) }) },
+  { weight: 2, arbitrary: fc.record({ a: fc.constant('result' as const), which: fc.nat(5) }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('plan' as const), n: fc.nat(5), done: fc.nat(5) }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('tokens' as const), pct: fc.double({ min: 0, max: 100, noNaN: true }) }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('wait' as const), seconds: fc.nat(900) }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('cancel' as const) }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('compact_now' as const) }) },
+);
+
 describe('engine properties (fast-check)', function () {
   this.timeout(300_000);
 
   it(`hold over ${RUNS} random event sequences`, () => {
     let sequencesStarted = 0;
     let compactions = 0;
+    let forecastStarts = 0;
     fc.assert(
       fc.property(settingsArb, fc.array(action, { minLength: 1, maxLength: 80, size: 'max' }), (settings, actions) => {
         const h = new Harness(settings);
         for (const x of actions) h.apply(x);
         h.settle();
         sequencesStarted += h.seqEvents.size;
+        forecastStarts += h.forecastStarts;
         compactions += [...h.seqEvents.values()].filter((e) => e.includes('end:compacted')).length;
       }),
       { numRuns: RUNS, ...(process.env.RAWR_PROPERTY_SEED ? { seed: Number(process.env.RAWR_PROPERTY_SEED) } : {}) },
@@ -317,5 +375,20 @@ describe('engine properties (fast-check)', function () {
     // The generators must actually reach the interesting states, or the properties prove little.
     assert.ok(sequencesStarted > RUNS / 2, `only ${sequencesStarted} sequences started in ${RUNS} runs`);
     assert.ok(compactions > RUNS / 4, `only ${compactions} compactions in ${RUNS} runs`);
+    assert.ok(forecastStarts > 0, `no sequence the forecast decided in ${RUNS} runs`);
+  });
+
+  it(`hold over ${RUNS} random phase-structured sequences (the phase forecast deciding)`, () => {
+    let forecastStarts = 0;
+    fc.assert(
+      fc.property(settingsArb, fc.array(phasedAction, { minLength: 1, maxLength: 60, size: 'max' }), (settings, actions) => {
+        const h = new Harness({ ...settings, forecast_enabled: true });
+        for (const x of actions) h.apply(x);
+        h.settle();
+        forecastStarts += h.forecastStarts;
+      }),
+      { numRuns: RUNS, ...(process.env.RAWR_PROPERTY_SEED ? { seed: Number(process.env.RAWR_PROPERTY_SEED) } : {}) },
+    );
+    assert.ok(forecastStarts > RUNS / 1000, `only ${forecastStarts} sequences the forecast decided in ${RUNS} runs`);
   });
 });

@@ -267,7 +267,9 @@ All importer tests pass (41). The replay CLI still ignores --window for codex fi
 ## Decisions, invariants and traps
 - Codex arguments are JSON strings: parse, never eval; a redacted argument stays a raw string.
 `;
-  const fresh = () => initialState({ threadId: 'th-1', settings: shipped.settings, prompts: shipped.prompts });
+  // The phase forecast would hold this commit's compaction to the end of the phase close (the next
+  // evaluation point); this test is about the rebuild, so it keeps the compaction at the commit.
+  const fresh = () => initialState({ threadId: 'th-1', settings: { ...shipped.settings, forecast_enabled: false }, prompts: shipped.prompts });
 
   /**
    * Runs a session "live": steps each event, executes the effects the way the extension would (judgment,
@@ -339,7 +341,7 @@ All importer tests pass (41). The replay CLI still ignores --window for codex fi
     const afterCompaction = { state, thread: thread.slice(), compactions: compactions.slice() };
 
     // Turn 2 after the handoff: a settings change and ordinary work, no new compaction (cooldown).
-    feed({ type: 'settings', at: at(), settings: { ...shipped.settings, cooldown_turns: 3 } });
+    feed({ type: 'settings', at: at(), settings: { ...shipped.settings, forecast_enabled: false, cooldown_turns: 3 } });
     const ask2 = 'Now honour --window in the replay CLI.';
     message({ role: 'user', text: ask2 });
     feed({ type: 'user_message', at: at(), text: ask2 });

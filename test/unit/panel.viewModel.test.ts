@@ -44,9 +44,11 @@ interface Driver {
   step: (ev: EngineEvent) => Effect[];
 }
 
-function driver(threadId = 'tpanel1'): Driver {
+function driver(threadId = 'tpanel1', forecast = false): Driver {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-panel-'));
-  const svc = new CoreService(logDir, shipped);
+  // Without the phase forecast, which would hold the plan step's compaction to the end of the phase
+  // close; the forecast's own view is tested in its own suite below.
+  const svc = new CoreService(logDir, { ...shipped, settings: { ...shipped.settings, forecast_enabled: forecast } });
   return { svc, logDir, threadId, at: (ms) => T0 + ms, step: (ev) => svc.step(threadId, ev) };
 }
 
@@ -294,6 +296,37 @@ describe('panel view model: a sequence in progress, and a cancelled one', () => 
     } finally {
       fs.rmSync(d.logDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('panel view model: the phase forecast', () => {
+  it('the gauge marks the next phase; the timeline shows the decisions the forecast made', () => {
+    const d = driver('tpanelfc', true);
+    const { step, at } = d;
+    const plan = (done: number) => [1, 2, 3].map((k) => ({ text: `step ${k}`, status: k <= done ? ('completed' as const) : ('pending' as const) }));
+    step({ type: 'user_message', at: at(0), text: 'Build the limiter, phase by phase.' });
+    step({ type: 'tokens', at: at(100), used: 4_000, window: WINDOW });
+    // Phase 1 adds 5k (9k of 20k used): it fits before the emergency line (17.6k).
+    step({ type: 'plan', at: at(1_000), steps: plan(1) });
+    step({ type: 'tokens', at: at(1_100), used: 9_000, window: WINDOW });
+    step({ type: 'evaluate', at: at(1_200), point: 'tool_loop' });
+    let vm = vmOf(d);
+    assert.deepEqual(vm.gauge.forecast, { nextPhaseTokens: 5_000, endPercentUsed: 70, emergencyPercentUsed: 88, basis: 'thread', phases: 1, fits: true });
+    // Phase 2 adds 5k more: 14k used, 3.6k left before emergency: held to the end of the close, then judged.
+    step({ type: 'plan', at: at(2_000), steps: plan(2) });
+    step({ type: 'tokens', at: at(2_100), used: 14_000, window: WINDOW });
+    step({ type: 'evaluate', at: at(2_200), point: 'tool_loop' });
+    const fx = step({ type: 'evaluate', at: at(2_300), point: 'tool_loop' });
+    assert.ok(fx.some((e) => e.type === 'request_judgment'));
+    vm = vmOf(d);
+    assert.equal(vm.gauge.forecast?.fits, false);
+    assert.equal(vm.gauge.forecast?.endPercentUsed, 95);
+    const byCode = new Map(decisions(vm).map((x) => [x.code, x]));
+    assert.deepEqual(byCode.get('forecast_held')?.forecast, { verdict: 'compact', drove: true, nextPhaseTokens: 5_000, roomTokens: 3_600 });
+    assert.match(byCode.get('forecast_held')!.reason, /next phase ≈ 5k tokens, 4k left before emergency: compacting when this phase close ends/);
+    assert.equal(byCode.get('forecast')?.action, 'judge');
+    assert.equal(byCode.get('forecast')?.forecast?.drove, true);
+    d.svc.dispose();
   });
 });
 

@@ -38,6 +38,9 @@ describe('rawr replay with a judgment endpoint', function () {
 
   it('a judge that approves turns the fallback\'s early-tier veto into a compaction at the first commit', async () => {
     const text = readFileSync(file, 'utf8');
+    // Without the phase forecast: where it says the next phase does not fit, the fallback approves by
+    // itself (judgment.ts), and this test is about the judge overturning the fallback's early-tier veto.
+    const opts = { settings: { ...shipped.settings, forecast_enabled: false }, prompts: shipped.prompts, json: true, file: 'x' };
     const fallback = lastJson(replayFile(text, opts));
     const server = await startScriptedModel([
       { when: (r) => systemOrFirstText(r).includes('internal scheduler deciding whether to trigger RAWR auto-compaction'), reply: { text: '{"should_compact": true, "reason": "scripted judge: commit closes the phase"}' } },

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { fillTemplate, type Prompts } from '../prompts/promptSet';
+import { describeForecast } from './forecast';
 import type { Decision, Trail } from '../engine/types';
 import type { PlanState } from '../signals/plan';
 import { clip } from '../text/clip';
@@ -34,12 +35,22 @@ export function buildJudgmentPrompt(
     turnId: ctx.turn,
     totalUsageTokens: ctx.tokens?.used ?? 'unknown',
     modelContextWindow: ctx.tokens?.window ?? 'unknown',
+    phaseForecast: describeDecisionForecast(d),
     lastAgentMessage: clip(ctx.trail.lastAgentMessage || '(none)', 2000),
     transcriptExcerpt: ctx.trail.excerpt.map((e) => `${e.role}: ${clip(e.text.replace(/\s+/g, ' '), 300)}`).join('\n') || '(empty)',
     planTrail,
     userRequestChain,
   });
   return { system: prompts.judgment, user };
+}
+
+/** The forecast as the judgment reads it: numbers, what they rest on, and the verdict. */
+function describeDecisionForecast(d: Decision): string {
+  const f = d.forecast;
+  if (!f) return '(none: no token count, the forecast is off, or no strong boundary here)';
+  const basis = f.basis === 'thread' ? `the largest of this thread's recent phases (${f.phases} completed)` : f.basis === 'workspace' ? 'earlier threads in this workspace (no phase completed here yet)' : 'the settings prior (no phase completed yet)';
+  const verdict = { compact: 'the next phase does not fit: compact at this phase close', fits: 'the next phase fits: a later boundary is enough', plan_done: 'the plan is finished: decide at the end of the turn', defer: 'no verdict: the tier rule decides' }[f.verdict];
+  return `- ${describeForecast(f)} (estimate from ${basis})${f.planFinished ? '\n- every step of the plan is completed' : ''}\n- verdict: ${verdict}`;
 }
 
 /** Accepts the strict JSON, tolerating only a surrounding code fence (models add them despite the rules). */
@@ -63,6 +74,11 @@ export function parseJudgment(text: string): { ok: true; value: Judgment } | { o
  * together in Early") waits for a completed plan step or an agent-done signal (docs/ARCHITECTURE.md#judgment).
  */
 export function fallbackJudgment(d: Decision, why: string): Judgment {
+  // The phase forecast already weighed the room against the next phase: keeping the context together
+  // here means an emergency compaction mid-phase later.
+  if (d.forecast?.verdict === 'compact') {
+    return { should_compact: true, reason: `fallback (${why}): the next phase (≈ ${Math.round(d.forecast.nextPhaseTokens / 1000)}k tokens) does not fit in the ${Math.round(d.forecast.roomTokens / 1000)}k left before emergency` };
+  }
   const kinds = new Set(d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => b.kind));
   if (d.tier === 'early' && !kinds.has('plan_checkpoint') && !kinds.has('agent_done')) {
     return { should_compact: false, reason: `fallback (${why}): early tier and no completed plan step or done signal — keeping context together` };

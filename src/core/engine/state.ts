@@ -1,4 +1,5 @@
 /** Initial engine state and the small pure helpers the step function shares. */
+import { emptyForecast } from '../arbiter/forecast';
 import type { Prompts } from '../prompts/promptSet';
 import type { Settings } from '../settings/schema';
 import type { EngineState, Trail } from './types';
@@ -30,6 +31,8 @@ export function initialState(opts: { threadId: string; agentName?: string; setti
     seq: { phase: 'idle' },
     counter: 0,
     lastDecision: null,
+    forecast: emptyForecast(),
+    forecastHold: null,
   };
 }
 

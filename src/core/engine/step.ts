@@ -16,7 +16,8 @@
  * (append_user_message / hold_user_message), what became of each boundary report (boundary_noted,
  * boundaries_consumed), when a sequence starts and with which decision, how a judgment ended.
  */
-import { decide } from '../arbiter/decide';
+import { decide, decideHeld, decisionFor } from '../arbiter/decide';
+import { describeForecast, forecastNext, isPhaseClose, onPhaseClose, onTokens, withPrior } from '../arbiter/forecast';
 import { buildJudgmentPrompt, fallbackJudgment, parseJudgment, type Judgment } from '../arbiter/judgment';
 import { percentRemaining } from '../arbiter/tiers';
 import { fillTemplate } from '../prompts/promptSet';
@@ -27,6 +28,7 @@ import { detectMarkers } from '../signals/markers';
 import { applyPlan } from '../signals/plan';
 import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoundary } from '../signals/types';
 import { clip, pushCapped } from './state';
+import type { DecisionInput } from '../arbiter/decide';
 import type { Decision, Effect, EngineEvent, EngineState, PacketAuthor, SequenceState, StepResult } from './types';
 
 /**
@@ -46,8 +48,13 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
   switch (ev.type) {
     case 'settings':
       return { ...s, settings: ev.settings, prompts: ev.prompts ?? s.prompts };
-    case 'tokens':
-      return { ...s, tokens: { used: ev.used, window: ev.window } };
+    case 'tokens': {
+      // Growth for the phase forecast; the sequence's own turns are compacted away and do not count.
+      const forecast = !active && s.tokens && s.tokens.window === ev.window ? onTokens(s.forecast, s.tokens.used, ev.used) : s.forecast;
+      return { ...s, tokens: { used: ev.used, window: ev.window }, forecast };
+    }
+    case 'phase_prior':
+      return { ...s, forecast: withPrior(s.forecast, ev.phases) };
     case 'user_message': {
       if (active) {
         fx.push({ type: 'hold_user_message', text: ev.text, reason: 'sequence_running' });
@@ -250,7 +257,11 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
     return startManual({ ...st, manualPending: null, pending: [] }, at, instructions, fx);
   }
   const pct = st.tokens ? percentRemaining(st.tokens.used, st.tokens.window) : null;
-  const d = decide({
+  // A phase close completes the phase since the previous one, before the forecast of the next is made.
+  const close = isPhaseClose(st.pending);
+  if (st.tokens && close) st = { ...st, forecast: onPhaseClose(st.forecast, st.tokens.window) };
+  const forecast = st.tokens && st.settings.forecast_enabled ? forecastNext(st.forecast, st.settings, st.tokens.window, st.plan) : null;
+  const input: DecisionInput = {
     id: `d${st.counter + 1}`,
     at,
     point,
@@ -263,10 +274,22 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
     packetWorthy: st.trail.userRequests.length > 0 || st.trail.lastAgentMessage.trim().length >= 40,
     stall: st.stall,
     sequenceActive: false,
-  });
+    tokens: st.tokens,
+    forecast,
+  };
+  const held = st.forecastHold && st.settings.forecast_enabled && !close ? st.forecastHold : null;
+  let d = held ? decideHeld(input, held) : decide(input);
+  // A forecast compaction at a close signal mid-turn waits for the close to end (decideHeld): the next
+  // signals of the same close (its commit, the turn end) come within a tool call or two.
+  let hold: EngineState['forecastHold'] = null;
+  // Only on this thread's own phases: a prior is not evidence enough to move a tier compaction.
+  if (close && point === 'tool_loop' && d.forecast?.verdict === 'compact' && d.forecast.basis === 'thread' && d.code !== 'emergency' && (d.action === 'compact' || d.action === 'judge')) {
+    hold = { signals: st.pending.filter((b) => d.matched.includes(b.id)), matched: d.matched, forecast: d.forecast };
+    d = { ...decisionFor(input, 'none', 'forecast_held', `${describeForecast(d.forecast)}: compacting when this phase close ends`, d.matched), forecast: { ...d.forecast, drove: true } };
+  }
   // Edge-triggered: every boundary is looked at by exactly one evaluation point, then it is consumed.
   consume(st, d.id, 'decision', fx);
-  st = { ...st, counter: st.counter + 1, pending: [], lastDecision: d, preflight: null };
+  st = { ...st, counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold };
   fx.push({ type: 'decision', decision: d });
   switch (d.action) {
     case 'compact':
@@ -374,7 +397,7 @@ function onTimeout(s: EngineState, timerId: string, at: number, fx: Effect[]): E
 
 function startSequence(s: EngineState, d: Decision, fx: Effect[], judgment?: string): EngineState {
   const seqId = `s${s.counter + 1}`;
-  const st = { ...s, counter: s.counter + 1, preflight: null };
+  const st = { ...s, counter: s.counter + 1, preflight: null, forecastHold: null };
   const free = st.tokens ? st.tokens.window - st.tokens.used : Infinity;
   // After an overflow no model call may run before the swap: the watcher writes the packet, no scratch turn.
   const overflow = d.code === 'overflow';

@@ -3,6 +3,7 @@
  * pure; the extension host (or the replay driver, or a test) executes the effects and reports back with
  * events. Everything here is plain JSON so it can be logged, replayed and sent over JSON-RPC.
  */
+import type { ForecastState } from '../arbiter/forecast';
 import type { Prompts } from '../prompts/promptSet';
 import type { Settings, Tier } from '../settings/schema';
 import type { PlanState, PlanStep } from '../signals/plan';
@@ -39,7 +40,15 @@ export type DecisionCode =
   | 'cooldown'
   | 'no_boundary'
   | 'weak_only'
-  | 'not_packet_worthy';
+  | 'not_packet_worthy'
+  /** The phase forecast: the next phase will not fit before the emergency line, compact at this close. */
+  | 'forecast'
+  /** The phase forecast: the next phase fits, a tier compaction here would be premature. */
+  | 'forecast_fits'
+  /** The plan is finished: the forecast waits for the end of the turn (the next request is the next phase). */
+  | 'forecast_plan_done'
+  /** The phase forecast: compact, but at the end of this phase close (its commit, message, turn end). */
+  | 'forecast_held';
 
 export interface DecisionBoundary {
   id: string;
@@ -62,6 +71,24 @@ export interface Decision {
   /** The boundaries that satisfied the tier's requirement. */
   matched: string[];
   reason: string;
+  /** The phase forecast at this point, when it was computed (README, "Forecasting the next phase"). */
+  forecast?: DecisionForecast;
+}
+
+export interface DecisionForecast {
+  /** Tokens the next phase is expected to add. */
+  nextPhaseTokens: number;
+  /** Tokens left before the emergency line. */
+  roomTokens: number;
+  basis: 'thread' | 'workspace' | 'settings';
+  /** Completed phases of this thread. */
+  phases: number;
+  /** The phase sizes the estimate was taken from (also the prior of later threads in the workspace). */
+  samples?: number[];
+  planFinished: boolean;
+  verdict: 'compact' | 'fits' | 'plan_done' | 'defer';
+  /** The forecast, not the tier rule, made this decision (it compacted or held back a compaction). */
+  drove: boolean;
 }
 
 export interface TrailToolCall {
@@ -135,6 +162,17 @@ export interface EngineState {
   seq: SequenceState;
   counter: number;
   lastDecision: Decision | null;
+  /** Phase sizes and growth for the phase forecast. */
+  forecast: ForecastState;
+  /** A forecast compaction decided at a phase close, held until the close ends (the next evaluation point). */
+  forecastHold: ForecastHold | null;
+}
+
+export interface ForecastHold {
+  /** The close's boundaries (consumed when the hold was made; the hold fires once). */
+  signals: BoundarySignal[];
+  matched: string[];
+  forecast: DecisionForecast;
 }
 
 export type EngineEvent =
@@ -158,7 +196,9 @@ export type EngineEvent =
   | { type: 'compact_now'; at: number; instructions?: string }
   /** The model rejected the agent's request as too long for its context (overflow recovery, host/participant/overflow.ts). */
   | { type: 'overflow'; at: number; error: string }
-  | { type: 'settings'; at: number; settings: Settings; prompts?: Prompts };
+  | { type: 'settings'; at: number; settings: Settings; prompts?: Prompts }
+  /** Phase sizes of earlier threads in the workspace: the forecast's prior before this thread completes a phase. */
+  | { type: 'phase_prior'; at: number; phases: number[] };
 
 /**
  * What the host must do (or know) after a step. Executed in one place, the host's effect executor

@@ -13,7 +13,7 @@ export const FALLBACK_BODIES: Record<PromptName, string> = {
   judgment:
     '[rawr] Decide whether to compact now. Output only strict JSON {"should_compact": boolean, "reason": string}. Never veto Emergency.',
   judgmentContext:
-    'tier: {tier}\npercentRemaining: {percentRemaining}\nboundariesJson: {boundariesJson}\nUser requests:\n{userRequestChain}\nPlan:\n{planTrail}\nLast agent message:\n{lastAgentMessage}\nRecent:\n{transcriptExcerpt}',
+    'tier: {tier}\npercentRemaining: {percentRemaining}\nboundariesJson: {boundariesJson}\nPhase forecast: {phaseForecast}\nUser requests:\n{userRequestChain}\nPlan:\n{planTrail}\nLast agent message:\n{lastAgentMessage}\nRecent:\n{transcriptExcerpt}',
   handoff:
     '[rawr handoff] ⚠️ CONTEXT COMPACTION DETECTED — you have lost working context.\nBEFORE doing anything else, you MUST:\n{recoverySteps}\n\nThe continuation packet {packetOrigin}:\n<continuation-packet>\n{packet}\n</continuation-packet>\n{scratchLine}\nContinue from here.',
   agent:

@@ -67,6 +67,8 @@ export interface ReplayDecision {
   point: string;
   code: string;
   contextTokens: number;
+  /** The phase forecast at this point (README, "Forecasting the next phase"), when it was computed. */
+  forecast?: { nextPhaseTokens: number; roomTokens: number; verdict: string; drove: boolean };
 }
 
 export interface ReplaySummary {
@@ -79,7 +81,8 @@ export interface ReplaySummary {
   windowWhy: string;
   postTokens: number;
   evaluationPoints: number;
-  compactions: Array<{ line: number; tier: string | null; percentRemaining: number | null; boundaries: string[]; code: string }>;
+  /** `forecast`: the phase forecast drove this compaction (README, "Forecasting the next phase"). */
+  compactions: Array<{ line: number; tier: string | null; percentRemaining: number | null; boundaries: string[]; code: string; forecast: boolean }>;
   nativeCompactions: Array<{ line: number; trigger: string; preTokens?: number }>;
   counterfactualOverflows: number;
   overflowLines: number[];
@@ -264,7 +267,7 @@ export class Replayer {
     } else this.baseOverflowing = false;
   }
 
-  private evaluate(point: 'turn_complete' | 'tool_loop'): void {
+  private evaluate(point: 'turn_complete' | 'tool_loop', final = false): void {
     const s = this.summary;
     this.checkOverflow();
     const b = Math.max(0, this.recorded + this.sinceUsage - this.baseOffset);
@@ -281,17 +284,19 @@ export class Replayer {
     if (ds.length === 0) return;
     const first = ds[0]!;
     const last = ds[ds.length - 1]!;
-    // A preflight decision compacts before the next prompt, i.e. at this very point of the recording.
-    const compacted = ds.some((d) => d.action === 'compact' || d.action === 'preflight');
+    // A preflight decision compacts before the next prompt, i.e. at this very point of the recording;
+    // at the end of the recording there is no next prompt, so it never runs.
+    const compacted = ds.some((d) => d.action === 'compact' || (d.action === 'preflight' && !final));
     const action: ReplayDecision['action'] = compacted ? 'compact' : last.action === 'suggest' ? 'suggest' : 'none';
     const boundaries = first.boundaries.map((x) => `${x.kind}${x.detail ? ` ${x.detail}` : ''}`);
     this.decisions.push({
       type: 'decision', line: this.line, percentRemaining: first.percentRemaining, tier: first.tier, boundaries, action,
-      reason: last.action === 'preflight' ? `${last.reason} (compacts before the next prompt)` : last.reason,
+      reason: last.action === 'preflight' ? `${last.reason} (${final ? 'no next prompt in the recording: never runs' : 'compacts before the next prompt'})` : last.reason,
       point, code: last.code, contextTokens,
+      ...(last.forecast ? { forecast: { nextPhaseTokens: last.forecast.nextPhaseTokens, roomTokens: last.forecast.roomTokens, verdict: last.forecast.verdict, drove: last.forecast.drove } } : {}),
     });
     if (compacted) {
-      s.compactions.push({ line: this.line, tier: first.tier, percentRemaining: first.percentRemaining, boundaries, code: last.code });
+      s.compactions.push({ line: this.line, tier: first.tier, percentRemaining: first.percentRemaining, boundaries, code: last.code, forecast: ds.some((d) => d.forecast?.drove === true && d.forecast.verdict === 'compact') });
     }
   }
 
@@ -388,7 +393,7 @@ export class Replayer {
     this.summary.problems = problems + this.summary.analysisProblems.length;
     if (this.turnOpen) {
       this.line = lines;
-      this.evaluate('turn_complete');
+      this.evaluate('turn_complete', true);
     }
     return { decisions: this.decisions, summary: this.summary };
   }

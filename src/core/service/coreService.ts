@@ -5,7 +5,7 @@
  * process is unavailable. A thread not in memory is rebuilt from its log on first use (cold replay),
  * so a restart of the core process loses nothing.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { step } from '../engine/step';
 import { MAX_LOG_BYTES, safeReadTextIfExistsSync } from '../io/safeRead';
@@ -63,11 +63,22 @@ export class CoreService {
     const init = initialState({ threadId, settings: this.config.settings, prompts: this.config.prompts });
     const rebuilt = rebuild(records, init);
     // The current configuration wins over whatever the log's last settings event said.
-    const state = step(rebuilt.state, { type: 'settings', at: Date.now(), settings: this.config.settings, prompts: this.config.prompts }).state;
+    let state = step(rebuilt.state, { type: 'settings', at: Date.now(), settings: this.config.settings, prompts: this.config.prompts }).state;
+    const log = new EventLog(path, threadId);
+    if (records.length === 0) {
+      // A new thread: the phases of earlier threads in this workspace are its forecast's prior. The
+      // event is logged, so a rebuild sees the same prior.
+      const phases = workspacePhasePrior(this.logDir, threadId);
+      if (phases.length > 0) {
+        const ev: EngineEvent = { type: 'phase_prior', at: Date.now(), phases };
+        log.append({ kind: 'event', at: ev.at, event: ev });
+        state = step(state, ev).state;
+      }
+    }
     const decisions: Decision[] = [];
     for (const { record } of records) if (record.kind === 'decision') decisions.push(record.decision as unknown as Decision);
     t = {
-      log: new EventLog(path, threadId),
+      log,
       state,
       messages: rebuilt.thread,
       compactions: rebuilt.compactions,
@@ -195,4 +206,60 @@ export class CoreService {
     for (const [, t] of this.threads) t.log.close();
     this.threads.clear();
   }
+}
+
+/** How much of the end of an earlier thread's log is read for its phase sizes (bounded work per thread). */
+const PRIOR_TAIL_BYTES = 256 * 1024;
+const PRIOR_THREADS = 5;
+
+/**
+ * The phase sizes of the most recent earlier threads in the workspace: from each of the last few logs
+ * (by modification time), the last decision whose forecast rested on that thread's own phases. Only the
+ * tail of each log is read; damaged or foreign lines are skipped.
+ */
+export function workspacePhasePrior(logDir: string, exceptThread: string): number[] {
+  let files: Array<{ path: string; mtime: number }>;
+  try {
+    files = readdirSync(logDir)
+      .filter((n) => n.endsWith('.jsonl') && n !== `${exceptThread}.jsonl` && SAFE_ID.test(n.slice(0, -'.jsonl'.length)))
+      .map((n) => ({ path: join(logDir, n), mtime: statSync(join(logDir, n)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime)
+      .slice(0, PRIOR_THREADS);
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const f of files.reverse()) out.push(...lastThreadPhases(f.path));
+  return out.filter((x) => Number.isFinite(x) && x > 0).slice(-20);
+}
+
+function lastThreadPhases(path: string): number[] {
+  let text: string;
+  try {
+    const size = statSync(path).size;
+    const fd = openSync(path, 'r');
+    try {
+      const len = Math.min(size, PRIOR_TAIL_BYTES);
+      const buf = Buffer.alloc(len);
+      readSync(fd, buf, 0, len, size - len);
+      text = buf.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return [];
+  }
+  const lines = text.split('\n');
+  for (let k = lines.length - 1; k >= 0; k--) {
+    const line = lines[k]!;
+    if (!line.includes('"decision"') || !line.includes('"samples"')) continue;
+    try {
+      const rec = JSON.parse(line) as { kind?: unknown; decision?: { forecast?: { basis?: unknown; samples?: unknown } } };
+      const f = rec.kind === 'decision' ? rec.decision?.forecast : undefined;
+      if (f && f.basis === 'thread' && Array.isArray(f.samples)) return f.samples.filter((x): x is number => typeof x === 'number').slice(-20);
+    } catch {
+      // a torn or foreign line: look further back
+    }
+  }
+  return [];
 }

@@ -48,6 +48,10 @@ export const DEFAULT_SETTINGS = {
   keep_recent_tokens: 4000,
   agent_packet_replaces_summary: false,
   min_gain_percent: 15,
+  forecast_enabled: true,
+  forecast_margin_percent: 5,
+  forecast_recent_phases: 3,
+  forecast_first_phase_percent: 30,
 };
 
 export const SettingsSchema = z
@@ -74,6 +78,10 @@ export const SettingsSchema = z
     keep_recent_tokens: z.number().int().min(0).max(1_000_000),
     agent_packet_replaces_summary: z.boolean(),
     min_gain_percent: percent,
+    forecast_enabled: z.boolean(),
+    forecast_margin_percent: z.number().min(0).max(200),
+    forecast_recent_phases: z.number().int().min(1).max(20),
+    forecast_first_phase_percent: percent,
   })
   .strict();
 
@@ -104,4 +112,8 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   keep_recent_tokens: 'After a compaction, keep this many tokens of the most recent messages verbatim (person messages, agent messages, tool calls with their results, never split), after the summary and packet. At most 10% of the window and a quarter of the context before the compaction; 0 keeps none.',
   agent_packet_replaces_summary: 'When the agent\'s own packet passes validation, use it (with the facts rawr recorded appended) instead of a separate summary call: one full-thread model call less per compaction.',
   min_gain_percent: 'A compaction must raise the percent remaining by at least this much; otherwise rawr says so and does not re-fire.',
+  forecast_enabled: 'Forecast the tokens the next phase will add (from this thread\'s completed phases): at a commit, plan step or PR step, compact when the room left before the emergency line is smaller than the forecast (even above the early threshold), and wait when it fits. Emergency is never affected.',
+  forecast_margin_percent: 'Safety margin on the phase forecast: compact when the room before the emergency line is below the forecast plus this percent of it.',
+  forecast_recent_phases: 'The forecast is the largest of this many most recent completed phases of the thread.',
+  forecast_first_phase_percent: 'Before the thread completed a phase and without earlier threads in the workspace log, the next phase is assumed to add this percent of the context window.',
 };

@@ -52,6 +52,21 @@ export const GaugeSchema = z
     thresholds: z.array(z.object({ tier: TierSchema, below: z.number().min(0).max(100) }).strict()).length(4),
     /** The status bar's text without its icon (e.g. "31% · ready"). */
     statusText: text(80),
+    /** The phase forecast: the next phase's size, drawn on the gauge from the current use onwards. */
+    forecast: z
+      .object({
+        nextPhaseTokens: count,
+        /** Percent of the window used once the next phase is added (may pass 100: it would not fit). */
+        endPercentUsed: z.number().min(0).max(1_000),
+        /** Percent of the window used at the emergency line. */
+        emergencyPercentUsed: z.number().min(0).max(100),
+        basis: z.enum(['thread', 'workspace', 'settings']),
+        phases: count,
+        fits: z.boolean(),
+      })
+      .strict()
+      .nullable()
+      .optional(),
   })
   .strict();
 export type GaugeVM = z.infer<typeof GaugeSchema>;
@@ -107,6 +122,12 @@ export const TimelineDecisionSchema = z
     /** Plain "above the early threshold": nothing could have happened (hidden unless asked for). */
     noise: z.boolean(),
     judgment: JudgmentSchema.nullable(),
+    /** The phase forecast at this decision; `drove`: the forecast, not the tier rule, decided. */
+    forecast: z
+      .object({ verdict: z.enum(['compact', 'fits', 'plan_done', 'defer']), drove: z.boolean(), nextPhaseTokens: count, roomTokens: z.number() })
+      .strict()
+      .nullable()
+      .optional(),
   })
   .strict();
 export const TimelineCompactionSchema = z

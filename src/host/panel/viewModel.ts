@@ -13,6 +13,7 @@
  *   log is what a window reload rebuilds from, so the panel shows the same history after a reload.
  * Plus the boundary bus's recent reports (workspace-wide), for reports this thread's arbiter never got.
  */
+import { forecastNext, type PhaseForecast } from '../../core/arbiter/forecast';
 import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
 import { boundaryId } from '../../core/engine/step';
 import type { Decision } from '../../core/engine/types';
@@ -320,6 +321,22 @@ export interface ViewInput {
 
 const JUDGMENT_SPLIT = ' — judgment: ';
 
+/** A decision's forecast, validated field by field (decisions come back from the log: untrusted). */
+function forecastOf(d: Decision): TimelineDecisionVM['forecast'] {
+  const f = (d as { forecast?: unknown }).forecast as Decision['forecast'] | undefined;
+  if (!f || typeof f !== 'object' || !['compact', 'fits', 'plan_done', 'defer'].includes(f.verdict)) return null;
+  if (!(Number.isFinite(f.nextPhaseTokens) && f.nextPhaseTokens >= 0 && Number.isFinite(f.roomTokens))) return null;
+  return { verdict: f.verdict, drove: f.drove === true, nextPhaseTokens: Math.round(f.nextPhaseTokens), roomTokens: Math.round(f.roomTokens) };
+}
+
+/** The gauge's forecast mark: where the context would be after the next phase, against the emergency line. */
+export function gaugeForecastOf(settings: Settings | null, tokens: { used: number; window: number } | null, forecast: PhaseForecast | null): GaugeVM['forecast'] {
+  if (!settings || !forecast || !tokens || !(tokens.window > 0)) return null;
+  const endPercentUsed = Math.min(1_000, ((tokens.used + forecast.nextPhaseTokens) / tokens.window) * 100);
+  const emergencyPercentUsed = 100 - settings.emergency_percent_remaining_lt;
+  return { nextPhaseTokens: forecast.nextPhaseTokens, endPercentUsed, emergencyPercentUsed, basis: forecast.basis, phases: forecast.phases, fits: endPercentUsed < emergencyPercentUsed };
+}
+
 export function gaugeOf(settings: Settings | null, tokens: { used: number; window: number } | null, sequenceRunning: boolean): GaugeVM {
   const thresholds = TIERS.map((tier) => ({ tier, below: settings ? settings[`${tier}_percent_remaining_lt` as const] : 0 }));
   if (!tokens || !(tokens.window > 0)) {
@@ -373,6 +390,7 @@ export function timelineOf(journal: ThreadJournal): TimelineItemVM[] {
       matched: (d.matched ?? []).slice(0, 50).map((m) => clip(String(m), 300)),
       noise: d.code === 'above_threshold',
       judgment: j ? judgmentOf(j, judgedFrom ? d : byId.get(`${d.id}j`)) : null,
+      forecast: forecastOf(d),
     };
     items.push(item);
   }
@@ -536,7 +554,13 @@ export function buildViewModel(input: ViewInput): ViewModel {
     followActive: input.followActive,
     mode: state?.settings.mode ?? null,
     turn: state?.turn ?? null,
-    gauge: gaugeOf(state?.settings ?? null, state?.tokens ?? null, running),
+    gauge: {
+      ...gaugeOf(state?.settings ?? null, state?.tokens ?? null, running),
+      forecast:
+        state && state.forecast && state.tokens && state.settings.forecast_enabled
+          ? gaugeForecastOf(state.settings, state.tokens, forecastNext(state.forecast, state.settings, state.tokens.window, state.plan))
+          : null,
+    },
     boundaries: boundariesOf(snapshot, journal, input.busRecent, input.live),
     timeline: journal ? timelineOf(journal) : [],
     sequence: sequenceOf(snapshot, journal),

@@ -1,0 +1,173 @@
+/** The phase forecast: phase sizes, the estimate, and what it makes the engine do at a phase close. */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { emptyForecast, forecastNext, onPhaseClose, onTokens, withPrior } from '../../src/core/arbiter/forecast';
+import type { Decision, EngineEvent, EngineState } from '../../src/core/engine/types';
+import { CoreService, workspacePhasePrior } from '../../src/core/service/coreService';
+import { mkState, run, shipped, WINDOW } from '../support/engine';
+
+let clock = 1_700_000_000_000;
+const at = () => (clock += 1000);
+
+/** One phase: the context grows by `grow` tokens, then a plan step completes (a phase close), mid-turn. */
+function phase(used: number, k: number, steps = 6): EngineEvent[] {
+  const plan = Array.from({ length: steps }, (_, i) => ({ text: `step ${i + 1}`, status: i <= k ? ('completed' as const) : ('pending' as const) }));
+  return [
+    { type: 'tool_call', at: at(), id: `c${k}`, name: 'rawr_update_plan', input: {} },
+    { type: 'plan', at: at(), steps: plan },
+    { type: 'tool_result', at: at(), id: `c${k}`, output: 'Plan recorded', isError: false },
+    { type: 'tokens', at: at(), used, window: WINDOW },
+    { type: 'evaluate', at: at(), point: 'tool_loop' },
+  ];
+}
+
+const decisions = (fx: ReturnType<typeof run>['effects']): Decision[] => fx.flatMap((e) => (e.type === 'decision' ? [e.decision] : []));
+
+describe('phase forecast: sizes and estimate', () => {
+  it('growth counts every change of the context, never below the last close; a close records the phase', () => {
+    let f = emptyForecast();
+    f = onTokens(f, null, 20_000); // the first count is the start, not growth
+    assert.equal(f.grown, 0);
+    f = onTokens(f, 20_000, 70_000);
+    f = onTokens(f, 70_000, 66_000); // an estimate corrected down
+    assert.equal(f.grown, 46_000);
+    f = onPhaseClose(f, WINDOW);
+    assert.deepEqual(f.phases, [46_000]);
+    // The commit two tool calls after the plan step is the same close (< 3% of the window later).
+    f = onTokens(f, 66_000, 69_000);
+    f = onPhaseClose(f, WINDOW);
+    assert.deepEqual(f.phases, [46_000]);
+    assert.equal(f.closeAt, 46_000);
+  });
+
+  it('the estimate is the largest of the recent phases; a prior stands in before the first', () => {
+    const s = { ...shipped.settings, forecast_recent_phases: 3, forecast_first_phase_percent: 30 };
+    const f = { ...emptyForecast(), phases: [90_000, 40_000, 50_000, 45_000] };
+    assert.equal(forecastNext(f, s, WINDOW, null).nextPhaseTokens, 50_000); // 90k is older than the last 3
+    assert.equal(forecastNext(f, s, WINDOW, null).basis, 'thread');
+    assert.deepEqual(forecastNext(emptyForecast(), s, WINDOW, null), { nextPhaseTokens: 60_000, basis: 'settings', samples: [60_000], phases: 0, sinceClose: 0, planFinished: false });
+    const fromWorkspace = forecastNext(withPrior(emptyForecast(), [30_000, -1, Number.NaN, 35_000]), s, WINDOW, null);
+    assert.deepEqual([fromWorkspace.nextPhaseTokens, fromWorkspace.basis], [35_000, 'workspace']);
+  });
+});
+
+describe('phase forecast: decisions at phase closes', () => {
+  const settings = { judgment_enabled: false, packet_author: 'watcher' as const, scratch_write_enabled: false, cooldown_seconds: 0, cooldown_turns: 0 };
+  const start = (): EngineState =>
+    run(mkState(settings), [
+      { type: 'user_message', at: at(), text: 'Build the parser, phase by phase, committing each.' },
+      { type: 'tokens', at: at(), used: 20_000, window: WINDOW },
+    ]).state;
+
+  it('above the early threshold: compacts at the end of the close when the next phase will not fit', () => {
+    // Phase 1 adds 60k (20k → 80k: 60% left, no tier) and fits in the 96k left before emergency.
+    let r = run(start(), phase(80_000, 0));
+    let d = decisions(r.effects)[0]!;
+    assert.equal(d.code, 'above_threshold');
+    assert.equal(d.forecast?.verdict, 'fits');
+    // Phase 2 adds 60k more: 140k used, 36k left before the emergency line (176k), next phase ≈ 60k.
+    r = run(r.state, phase(140_000, 1));
+    d = decisions(r.effects)[0]!;
+    assert.equal(d.tier, 'ready');
+    assert.equal(d.code, 'forecast_held');
+    assert.match(d.reason, /next phase ≈ 60k tokens, 36k left before emergency: compacting when this phase close ends/);
+    assert.ok(!r.effects.some((e) => e.type === 'inject_heads_up'), 'not at the first signal of the close');
+    // The close ends at the next evaluation point: the compaction cites the plan step.
+    r = run(r.state, [{ type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    d = decisions(r.effects)[0]!;
+    assert.equal(d.code, 'forecast');
+    assert.equal(d.action, 'preflight');
+    assert.ok(d.matched.some((id) => id.startsWith('plan_checkpoint')));
+    assert.match(d.reason, /compacting at the end of this phase close/);
+  });
+
+  it('a forecast compaction above every threshold (a long phase seen, far from any tier)', () => {
+    const s = mkState({ ...settings, forecast_margin_percent: 0 });
+    let st = run(s, [{ type: 'user_message', at: at(), text: 'Go.' }, { type: 'tokens', at: at(), used: 10_000, window: WINDOW }]).state;
+    // Phase 1 adds 70k (80k used, 96k left: fits); phase 2 only 28k: 108k used, 46% left (no tier).
+    st = run(st, phase(80_000, 0)).state;
+    assert.equal(st.lastDecision!.forecast?.verdict, 'fits');
+    const r = run(st, phase(108_000, 1));
+    const d = decisions(r.effects)[0]!;
+    assert.equal(d.tier, null);
+    assert.equal(d.code, 'forecast_held');
+    assert.match(d.reason, /^46\.0% remaining; plan_checkpoint .*: next phase ≈ 70k tokens, 68k left before emergency/);
+    const fired = run(r.state, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]);
+    assert.equal(decisions(fired.effects)[0]!.code, 'forecast');
+    assert.ok(fired.effects.some((e) => e.type === 'compact'));
+  });
+
+  it('the judgment request carries the forecast as context', () => {
+    let st = run(mkState({ ...settings, judgment_enabled: true }), [{ type: 'user_message', at: at(), text: 'Go.' }, { type: 'tokens', at: at(), used: 20_000, window: WINDOW }]).state;
+    st = run(st, phase(80_000, 0)).state;
+    st = run(st, phase(140_000, 1)).state;
+    const r = run(st, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]);
+    const req = r.effects.find((e) => e.type === 'request_judgment');
+    assert.ok(req && req.type === 'request_judgment');
+    assert.match(req.user, /Phase forecast/);
+    assert.match(req.user, /- next phase ≈ 60k tokens, 36k left before emergency \(estimate from the largest of this thread's recent phases \(2 completed\)\)/);
+    assert.match(req.user, /verdict: the next phase does not fit: compact at this phase close/);
+  });
+
+  it('holds back a tier compaction when the next phase fits', () => {
+    // Phases of 25k: at 115k used (42% left, tier early) a plan step would compact; 61k are left.
+    let st = start();
+    for (const [k, used] of [[0, 45_000], [1, 70_000], [2, 95_000], [3, 115_000]] as const) st = run(st, phase(used, k)).state;
+    const d = st.lastDecision!;
+    assert.equal(d.tier, 'early');
+    assert.equal(d.code, 'forecast_fits');
+    assert.equal(d.action, 'none');
+    assert.match(d.reason, /next phase ≈ 25k tokens, 61k left before emergency: it fits, waiting for a later boundary/);
+  });
+
+  it('never touches emergency, and does nothing when disabled', () => {
+    let st = run(start(), phase(80_000, 0)).state;
+    let r = run(st, phase(180_000, 1)); // 10% left
+    assert.equal(decisions(r.effects)[0]!.code, 'emergency');
+    st = run(mkState({ ...settings, forecast_enabled: false }), [{ type: 'user_message', at: at(), text: 'Go.' }, { type: 'tokens', at: at(), used: 20_000, window: WINDOW }]).state;
+    st = run(st, phase(80_000, 0)).state;
+    r = run(st, phase(140_000, 1));
+    const d = decisions(r.effects)[0]!;
+    assert.equal(d.code, 'compact');
+    assert.equal(d.forecast, undefined);
+  });
+
+  it('the finished plan: no compaction mid-turn; before the next request if that phase will not fit', () => {
+    let st = start();
+    st = run(st, phase(80_000, 0, 2)).state;
+    const r = run(st, phase(140_000, 1, 2)); // 2/2 done
+    assert.equal(decisions(r.effects)[0]!.code, 'forecast_plan_done');
+    const end = run(r.state, [{ type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    const d = decisions(end.effects)[0]!;
+    assert.equal(d.code, 'forecast');
+    assert.equal(d.action, 'preflight');
+    assert.match(d.reason, /next phase ≈ 60k tokens, 36k left before emergency: compacting before the next request \(the plan is finished\)/);
+  });
+});
+
+describe('phase forecast: the workspace prior', () => {
+  it('a new thread starts from the phases of the last earlier thread in the workspace log', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-prior-'));
+    try {
+      const svc = new CoreService(dir, shipped);
+      const step = (ev: EngineEvent) => svc.step('first', ev);
+      step({ type: 'user_message', at: at(), text: 'Go.' });
+      step({ type: 'tokens', at: at(), used: 20_000, window: WINDOW });
+      for (const ev of phase(60_000, 0)) step(ev);
+      for (const ev of phase(90_000, 1)) step(ev);
+      assert.deepEqual(workspacePhasePrior(dir, 'second'), [40_000, 30_000]);
+      // The second thread's forecast rests on them before it completes a phase of its own.
+      const snap = svc.snapshot('second');
+      assert.deepEqual(snap.state.forecast.prior, [40_000, 30_000]);
+      assert.equal(forecastNext(snap.state.forecast, snap.state.settings, WINDOW, null).basis, 'workspace');
+      svc.dispose();
+      // A garbage log beside them changes nothing.
+      fs.writeFileSync(path.join(dir, 'junk.jsonl'), '{"kind":"decision","decision":{"forecast":{"basis":"thread","samples":"x"}}}\nnot json\n');
+      assert.deepEqual(workspacePhasePrior(dir, 'third'), [40_000, 30_000]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
