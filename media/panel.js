@@ -354,9 +354,10 @@
 
   function render() {
     // Keep keyboard focus across redraws: remember the focused control by id/aria-label.
-    const f = document.activeElement;
+    const f = /** @type {HTMLElement | null} */ (document.activeElement);
     const key = f && f !== document.body ? f.id || f.getAttribute('aria-label') : null;
-    const caret = f && f.tagName === 'INPUT' && f.type === 'text' ? [f.selectionStart, f.selectionEnd] : null;
+    const input = f instanceof HTMLInputElement && f.type === 'text' ? f : null;
+    const caret = input ? [input.selectionStart, input.selectionEnd] : null;
     const children = [header()];
     if (notice) children.push(el('div', { class: `notice ${notice.level}`, role: notice.level === 'error' ? 'alert' : 'status' }, notice.text));
     if (!vm) children.push(el('p', { class: 'muted' }, 'Loading…'));
@@ -369,9 +370,9 @@
     app.replaceChildren(...children);
     if (key) {
       const again = document.getElementById(key) || Array.from(document.querySelectorAll('[aria-label]')).find((n) => n.getAttribute('aria-label') === key);
-      if (again && typeof again.focus === 'function') {
+      if (again instanceof HTMLElement) {
         again.focus();
-        if (caret && again.tagName === 'INPUT') again.setSelectionRange(caret[0], caret[1]);
+        if (caret && again instanceof HTMLInputElement) again.setSelectionRange(caret[0], caret[1]);
       }
     }
   }
@@ -414,7 +415,7 @@
       mark.style.left = `${100 - t.below}%`;
       bar.appendChild(mark);
     }
-    const pct = g.percentRemaining === null ? 'Context use not known yet' : `${Math.floor(g.percentRemaining)}% remaining`;
+    const pct = g.percentRemaining === null ? 'Context use not known yet' : `${Math.floor(g.percentRemaining)}% left`;
     return [el('p', { class: 'gauge-text' }, el('strong', { 'data-testid': 'follow-percent' }, pct), ` · ${tokens(g.usedTokens)} / ${tokens(v.window.tokens)} tokens · `, el('span', { class: `tier-badge tier-${g.tier || 'none'}` }, g.tier ? `tier ${g.tier}` : 'no tier')), bar];
   }
   function followList(title, items, render) {

@@ -21,3 +21,7 @@ if (vsce.status !== 0 || warnings.length) {
 const kb = (statSync('rawr.vsix').size / 1024).toFixed(0);
 console.log(`rawr.vsix: ${kb} KB`);
 for (const f of readdirSync('dist')) if (f.endsWith('.js')) console.log(`  dist/${f}: ${(statSync(`dist/${f}`).size / 1024).toFixed(0)} KB`);
+// Leave dist/ as `npm run build` does (readable, with source maps): the development copy and its tests
+// run from it (the .vsix keeps the minified ones).
+delete process.env.RAWR_MINIFY;
+execFileSync(process.execPath, ['scripts/bundle.mjs'], { stdio: 'inherit' });

@@ -208,6 +208,21 @@ async function stop(code) {
 }
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { console.log(''); log(`${sig}: stopping ...`); void stop(0); });
 process.on('exit', () => { if (cs && !stopping) { try { process.kill(-cs.pid, 'SIGKILL'); } catch { /* gone */ } } });
+// `npm start` runs us under `sh -c`: a SIGINT/SIGTERM sent to the npm process itself (not to the terminal's
+// process group) ends npm and that shell but never reaches us. So watch them: when our parent changes (we
+// were orphaned) or npm is gone, stop everything as if the signal had come here.
+const watchedParents = [process.ppid];
+try {
+  // /proc/<ppid>/stat: "pid (comm) state ppid ..." — the shell's parent is npm (Linux; elsewhere the ppid check alone).
+  const grand = Number(/\)\s+\S+\s+(\d+)/.exec(fs.readFileSync(`/proc/${process.ppid}/stat`, 'utf8'))?.[1]);
+  if (process.env.npm_lifecycle_event && grand > 1) watchedParents.push(grand);
+} catch { /* no /proc */ }
+const parentWatch = setInterval(() => {
+  const orphaned = process.ppid !== watchedParents[0];
+  const gone = watchedParents.some((pid) => { try { process.kill(pid, 0); return false; } catch (e) { return e.code === 'ESRCH'; } });
+  if (orphaned || gone) { clearInterval(parentWatch); log('npm (our parent) is gone: stopping ...'); void stop(0); }
+}, 1000);
+parentWatch.unref();
 
 const tCs = Date.now();
 const csLog = path.join(demo, 'code-server.log');

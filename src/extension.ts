@@ -14,7 +14,8 @@ import { TokenCounter } from './host/participant/lmMessages';
 import { registerFollow } from './host/panel/follow';
 import { registerPanel } from './host/panel/panel';
 import { Participant, PARTICIPANT_ID } from './host/participant/participant';
-import { loadSettings, onSettingsChanged } from './host/settings';
+import type { Problem } from './core/prompts/frontmatter';
+import { loadSettings, onSettingsChanged, RESTRICTED_PROMPTS_MESSAGE } from './host/settings';
 import { watchGit } from './host/signals/gitSource';
 import { watchTerminals } from './host/signals/terminalSource';
 import { registerRawrTools } from './host/tools/registerTools';
@@ -50,8 +51,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   context.subscriptions.push(log);
 
   const workspace = () => vscode.workspace.workspaceFolders?.[0]?.uri;
-  let loaded = loadSettings(workspace(), context.extensionPath);
+  let loaded = await loadSettings(workspace(), context.extensionPath);
   for (const p of loaded.problems) log.warn(`${p.file}:${p.line}:${p.column}: ${p.message}`);
+  explainRestrictedMode(loaded.problems);
 
   const bus = new BoundaryBus();
   context.subscriptions.push(bus, watchGit(bus, log), watchTerminals(bus, log));
@@ -60,7 +62,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   // out of the user's files.
   const storage = context.storageUri ?? context.globalStorageUri;
   const logDir = vscode.Uri.joinPath(storage, 'threads').fsPath;
-  const promptDirs = [...(workspace() ? [vscode.Uri.joinPath(workspace()!, '.rawr', 'prompts').fsPath] : []), context.asAbsolutePath('prompts')];
+  // An untrusted workspace's prompt overrides are not read (Restricted Mode), by the core process either.
+  const promptDirs = [...(workspace() && vscode.workspace.isTrusted ? [vscode.Uri.joinPath(workspace()!, '.rawr', 'prompts').fsPath] : []), context.asAbsolutePath('prompts')];
   const core = await startCore(context, { logDir, promptDirs, log });
   context.subscriptions.push(core);
   stopCore = () => core.dispose();
@@ -105,13 +108,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   chat.iconPath = new vscode.ThemeIcon('fold');
   context.subscriptions.push(chat);
 
+  const reload = async (why: string) => {
+    loaded = await loadSettings(workspace(), context.extensionPath);
+    for (const p of loaded.problems) log.warn(`${p.file}:${p.line}:${p.column}: ${p.message}`);
+    await core.configure(loaded.set);
+    log.info(`settings reloaded (${why})`);
+  };
   context.subscriptions.push(
-    onSettingsChanged(workspace(), async () => {
-      loaded = loadSettings(workspace(), context.extensionPath);
-      for (const p of loaded.problems) log.warn(`${p.file}:${p.line}:${p.column}: ${p.message}`);
-      await core.configure(loaded.set);
-      log.info('settings reloaded');
-    }),
+    onSettingsChanged(workspace(), () => reload('changed')),
+    // Trusting the workspace brings its prompt overrides in without a reload.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => reload('workspace trusted')),
   );
 
   registerCommands(context, { core: () => core, participant, log });
@@ -124,6 +130,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   const activationMs = Math.round(performance.now() - started);
   log.info(`rawr activated in ${activationMs} ms`);
   return { core, bus, participant, statusBar, log, activationMs, testing: { setRestrictedMode: setRestrictedModeForTests } };
+}
+
+/** Restricted Mode ignored the workspace's prompt overrides: say so once, where the user looks. */
+function explainRestrictedMode(problems: readonly Problem[]): void {
+  if (!problems.some((p) => p.message === RESTRICTED_PROMPTS_MESSAGE)) return;
+  void vscode.window.showInformationMessage(`Rawr: ${RESTRICTED_PROMPTS_MESSAGE}`);
 }
 
 /** Set by activate(): stops the core process (shutdown + exit, awaited, so a window reload leaves none behind). */

@@ -6,11 +6,12 @@
  *   rawr handoff FILE --line N [--json] [--format claude|codex|rawr] [--prompts DIR]   (see ./handoffCommand.ts)
  *   rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|install>   (see ./hooks.ts)
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { assertPromptDir, dirReader, loadPromptDirs, shippedPromptsDir } from '../core/prompts/fs';
 import { loadPromptSet } from '../core/prompts/promptSet';
-import { dirReader, shippedPromptsDir } from '../core/prompts/fs';
+import { MAX_LOG_BYTES, safeReadTextSync } from '../core/io/safeRead';
 import { openAIJudge } from './judge';
 import { replayFile, replayFileWithJudge } from './replayCommand';
 import { handoffFile } from './handoffCommand';
@@ -42,7 +43,7 @@ function version(): string {
   }
 }
 
-function main(argv: string[]): number | Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   // Asked-for help is output (stdout, exit 0); help shown because of a usage error goes to stderr (exit 2).
   if (command === '--help' || command === '-h' || command === 'help') {
@@ -114,11 +115,20 @@ function main(argv: string[]): number | Promise<number> {
     process.stderr.write(`rawr replay: ${(err as Error).message}\n`);
     return 2;
   }
+  // A --prompts folder that does not exist is a mistake to report, not a silent fall back to the defaults.
+  if (values.prompts !== undefined) {
+    try {
+      await assertPromptDir(values.prompts);
+    } catch (err) {
+      process.stderr.write(`rawr replay: --prompts: ${(err as Error).message}\n`);
+      return 2;
+    }
+  }
   try {
-    const readers = values.prompts ? [dirReader(values.prompts), dirReader(shippedPromptsDir())] : [dirReader(shippedPromptsDir())];
-    const promptSet = loadPromptSet(readers);
+    const promptSet = await loadPromptDirs(values.prompts ? [values.prompts, shippedPromptsDir()] : [shippedPromptsDir()]);
     for (const p of promptSet.problems) process.stderr.write(`${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}\n`);
-    const text = readFileSync(positionals[0]!, 'utf8');
+    // The file is read line by line (a regular file only: a FIFO or a device is an error, not a hang).
+    const input = { path: positionals[0]! };
     const options = {
       settings: promptSet.settings,
       prompts: promptSet.prompts,
@@ -129,12 +139,11 @@ function main(argv: string[]): number | Promise<number> {
       file: positionals[0]!,
     };
     if (judgeUrl !== undefined && judgeModel !== undefined) {
-      return replayFileWithJudge(text, options, openAIJudge(judgeUrl, judgeModel), (n) => process.stderr.write(`rawr replay: judgment ${n} answered by ${judgeModel}\n`)).then(
-        (out) => (process.stdout.write(out), 0),
-        (err: Error) => (process.stderr.write(`rawr replay: ${err.message}\n`), 1),
-      );
+      const out = await replayFileWithJudge(input, options, openAIJudge(judgeUrl, judgeModel), (n) => process.stderr.write(`rawr replay: judgment ${n} answered by ${judgeModel}\n`));
+      process.stdout.write(out);
+      return 0;
     }
-    process.stdout.write(replayFile(text, options));
+    process.stdout.write(replayFile(input, options));
     return 0;
   } catch (err) {
     process.stderr.write(`rawr replay: ${(err as Error).message}\n`);
@@ -144,6 +153,8 @@ function main(argv: string[]): number | Promise<number> {
 
 /** Prompt set from the shipped folder, overridden by --prompts DIR; its problems go to stderr. */
 function prompts(dir: string | undefined) {
+  // A --prompts folder that does not exist is a mistake to report, not a silent fall back to the defaults.
+  if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--prompts: ${dir} is not an existing folder`);
   const readers = dir ? [dirReader(dir), dirReader(shippedPromptsDir())] : [dirReader(shippedPromptsDir())];
   const promptSet = loadPromptSet(readers);
   for (const p of promptSet.problems) process.stderr.write(`${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}\n`);
@@ -181,7 +192,8 @@ function handoffMain(rest: string[]): number {
   if (format !== undefined && !['claude', 'codex', 'rawr'].includes(format)) return fail('--format must be claude, codex or rawr', 2);
   try {
     const set = prompts(values.prompts);
-    const text = readFileSync(positionals[0]!, 'utf8');
+    // Through the safe reader: a regular file within the cap (a FIFO or /dev/zero is an error, not a hang).
+    const text = safeReadTextSync(positionals[0]!, { maxBytes: MAX_LOG_BYTES });
     process.stdout.write(handoffFile(text, { settings: set.settings, prompts: set.prompts, format: format as 'claude' | 'codex' | 'rawr' | undefined, line, json: values.json ?? false, file: positionals[0]! }));
     return 0;
   } catch (err) {
@@ -195,5 +207,5 @@ if (args[0] === 'hooks') {
   // Async (reads the hook input from stdin); never exits 2, which Claude Code reads as "block".
   void hooksMain(args.slice(1)).then((code) => { process.exitCode = code; });
 } else {
-  void Promise.resolve(main(args)).then((code) => { process.exitCode = code; });
+  void main(args).then((code) => { process.exitCode = code; });
 }

@@ -2,6 +2,8 @@
 import { NeedJudgment, replay, type ReplayDecision, type ReplaySummary } from '../core/replay/driver';
 import { detectFormat, importRecording } from '../core/replay/import/detect';
 import { importRawrLog } from '../core/replay/import/rawrLog';
+import type { LineSource } from '../core/replay/import/schemas';
+import { openLines } from '../core/io/lines';
 import type { Recording } from '../core/replay/recording';
 import type { Prompts } from '../core/prompts/promptSet';
 import type { Settings } from '../core/settings/schema';
@@ -16,15 +18,44 @@ export interface ReplayCommandOptions {
   file: string;
 }
 
-export function loadRecording(text: string, format?: 'claude' | 'codex' | 'rawr'): Recording {
-  const f = format ?? detectFormat(text);
-  if (f === 'rawr') return importRawrLog(text);
-  if (!f) throw new Error('cannot tell the format (expected a Claude Code session, a Codex rollout or a rawr log); pass --format');
-  return importRecording(text, f);
+/** What to replay: a text already in memory, or a file read line by line (openLines: bounded memory). */
+export type ReplayInput = string | { path: string };
+
+/** Lines of the input: the text itself, or a fresh pass over the file (regular files only). */
+function sourceOf(input: ReplayInput): LineSource {
+  return typeof input === 'string' ? input : openLines(input.path).lines();
 }
 
-export function replayFile(text: string, o: ReplayCommandOptions): string {
-  const rec = loadRecording(text, o.format);
+/** The first non-blank lines of the input, enough for detectFormat (a file is not read further). */
+function headOf(input: ReplayInput): string {
+  if (typeof input === 'string') return input;
+  const head: string[] = [];
+  for (const raw of openLines(input.path).lines()) {
+    if (raw.text === undefined || raw.text.trim() === '') continue;
+    head.push(raw.text);
+    if (head.length >= 20) break;
+  }
+  return head.join('\n');
+}
+
+export function loadRecording(input: ReplayInput, format?: 'claude' | 'codex' | 'rawr'): Recording {
+  const f = format ?? detectFormat(headOf(input));
+  if (!f) throw new Error('cannot tell the format (expected a Claude Code session, a Codex rollout or a rawr log); pass --format');
+  const rec = f === 'rawr' ? importRawrLog(sourceOf(input)) : importRecording(sourceOf(input), f);
+  // A file none of whose records could be read has nothing to replay: "no compaction needed" would be
+  // a verdict about nothing (typically the wrong --format, or not a transcript at all).
+  if (rec.items.length === 0) {
+    const first = rec.problems[0];
+    const why = first
+      ? `${rec.problems.length} problem${rec.problems.length === 1 ? '' : 's'}; first: line ${first.line}: ${first.message}`
+      : `none of its ${rec.lines} lines is a ${f} record rawr replays`;
+    throw new Error(`no record could be read as ${f} (${why})`);
+  }
+  return rec;
+}
+
+export function replayFile(input: ReplayInput, o: ReplayCommandOptions): string {
+  const rec = loadRecording(input, o.format);
   return format(rec, replay(rec, replayOptions(o)), o);
 }
 
@@ -35,7 +66,7 @@ export type Judge = (system: string, user: string) => Promise<string>;
  * The replay with a real judgment LM: the (deterministic) replay runs until it needs an answer it does
  * not have, asks the judge, and runs again with every answer so far — one LM call per judgment.
  */
-export async function replayFileWithJudge(text: string, o: ReplayCommandOptions, judge: Judge, onJudgment?: (n: number) => void): Promise<string> {
+export async function replayFileWithJudge(text: ReplayInput, o: ReplayCommandOptions, judge: Judge, onJudgment?: (n: number) => void): Promise<string> {
   const rec = loadRecording(text, o.format);
   const judgments = new Map<string, string>();
   for (;;) {

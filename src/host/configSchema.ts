@@ -66,8 +66,8 @@ export const ENUM_DESCRIPTIONS = {
     auto: 'Run the golden path: heads-up, continuation packet, compaction, handoff.',
   } satisfies Record<(typeof MODES)[number], string>,
   packet_author: {
-    agent: 'The agent writes its own continuation packet (Variant A).',
-    watcher: 'Rawr assembles the packet from the recorded trail (Variant B).',
+    agent: 'The agent writes its own continuation packet (the agent packet).',
+    watcher: 'Rawr assembles the packet from the recorded trail (the watcher packet).',
   } satisfies Record<'agent' | 'watcher', string>,
   mid_turn_policy: {
     golden_path: 'Run the full sequence at tool-loop boundaries inside a long turn.',

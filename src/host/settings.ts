@@ -10,13 +10,26 @@
  */
 import * as vscode from 'vscode';
 import { join } from 'node:path';
-import { dirReader } from '../core/prompts/fs';
+import { promises as fsp } from 'node:fs';
+import { loadPromptDirs } from '../core/prompts/fs';
 import type { Problem } from '../core/prompts/frontmatter';
-import { loadPromptSet, type PromptReader, type PromptSet } from '../core/prompts/promptSet';
+import type { PromptSet } from '../core/prompts/promptSet';
 import { CONFIG_SECTION, HOST_KEYS } from './configSchema';
 import { EXPLICIT_NAMES, mergeExplicit, parseHostSettings, type HostSettings } from './settingsMerge';
 
 export const WORKSPACE_PROMPTS_DIR = '.rawr/prompts';
+
+/** Why a workspace's prompt overrides are not used (shown in the Rawr output channel and in /status). */
+export const RESTRICTED_PROMPTS_MESSAGE =
+  'Restricted Mode: this workspace is not trusted, so rawr ignores its prompt overrides in .rawr/prompts/ and uses the shipped prompts. Trust the workspace (Workspaces: Manage Workspace Trust) to use them.';
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await fsp.stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 type Origin = 'user' | 'workspace' | 'folder';
 
@@ -29,13 +42,19 @@ export interface LoadedSettings {
   host: HostSettings;
 }
 
-export function loadSettings(workspaceFolder: vscode.Uri | undefined, extensionPath: string): LoadedSettings {
-  const readers: PromptReader[] = [];
+export async function loadSettings(workspaceFolder: vscode.Uri | undefined, extensionPath: string): Promise<LoadedSettings> {
+  const dirs: string[] = [];
+  const restricted: Problem[] = [];
   if (workspaceFolder && workspaceFolder.scheme === 'file') {
-    readers.push(dirReader(join(workspaceFolder.fsPath, ...WORKSPACE_PROMPTS_DIR.split('/'))));
+    const dir = join(workspaceFolder.fsPath, ...WORKSPACE_PROMPTS_DIR.split('/'));
+    // Restricted Mode: a repository nobody trusted yet does not get to steer the agent with its own
+    // prompt texts or policy. Not even read: the files are the repository's.
+    if (vscode.workspace.isTrusted) dirs.push(dir);
+    else if (await isFolder(dir)) restricted.push({ file: dir, line: 1, column: 1, message: RESTRICTED_PROMPTS_MESSAGE, severity: 'warning' });
   }
-  readers.push(dirReader(join(extensionPath, 'prompts')));
-  const fileSet = loadPromptSet(readers);
+  dirs.push(join(extensionPath, 'prompts'));
+  const fileSet = await loadPromptDirs(dirs);
+  fileSet.problems.unshift(...restricted);
 
   const config = vscode.workspace.getConfiguration(CONFIG_SECTION, workspaceFolder);
   const explicit: Record<string, unknown> = {};

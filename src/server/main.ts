@@ -10,25 +10,14 @@
  * If the process does die, the client starts a new one and each thread is rebuilt from its log on first
  * use (CoreService's cold replay), so nothing is lost.
  */
-import type * as LSP from 'vscode-languageserver/lib/node/main';
+import * as lsp from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { z } from 'zod';
 import { CORE_METHODS } from '../host/core/coreApi';
-import { dirReader } from '../core/prompts/fs';
-import { loadPromptSet } from '../core/prompts/promptSet';
+import { loadPromptDirs } from '../core/prompts/fs';
 import { CoreService } from '../core/service/coreService';
 import { describeZodError, InitOptionsSchema, PARAMS, type InitOptions } from './params';
 import { PROMPT_FILE_NAME, promptCompletions, promptDiagnostics, promptHover } from './promptLanguage';
-
-// The package's `exports` map ('vscode-languageserver/node') is not visible to this repo's TypeScript
-// module resolution ("node"); the runtime require resolves it, the types come from the same file.
-// For the same reason the protocol's re-exports are untyped here: the two used are declared below. (The
-// ResponseError must be this package's own class: the connection recognises error results by instanceof.)
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
-const lsp = require('vscode-languageserver/node') as typeof LSP & {
-  ResponseError: new (code: number, message: string, data?: unknown) => Error;
-  TextDocumentSyncKind: { Incremental: 2 };
-};
 
 /** JSON-RPC error codes (LSP spec): invalid params, a request that failed, a server not initialized. */
 const INVALID_PARAMS = -32602;
@@ -53,7 +42,7 @@ const fileNameOf = (uri: string): string => {
   }
 };
 
-connection.onInitialize((params: { initializationOptions?: unknown }) => {
+connection.onInitialize(async (params: { initializationOptions?: unknown }) => {
   const parsed = InitOptionsSchema.safeParse(params.initializationOptions);
   if (!parsed.success) {
     // Without a log folder there is no arbiter; say why instead of failing later on every request.
@@ -62,7 +51,7 @@ connection.onInitialize((params: { initializationOptions?: unknown }) => {
   options = parsed.data;
   // After a restart the client passes the configuration it last set; on the first start, the files
   // (their problems are the extension's to report, and the editor shows them as diagnostics).
-  core = new CoreService(options.logDir, options.config ?? loadPromptSet(options.promptDirs.map(dirReader)));
+  core = new CoreService(options.logDir, options.config ?? (await loadPromptDirs(options.promptDirs)));
   return {
     capabilities: {
       textDocumentSync: lsp.TextDocumentSyncKind.Incremental,

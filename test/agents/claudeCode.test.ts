@@ -105,6 +105,12 @@ describe('real Claude Code: rawr injects exactly when a compaction happened', fu
     const summaries = filesUnder(path.join(s.repo, '.rawr/claude'), /\.compact-summary$/);
     assert.equal(summaries.length, 1, f.report);
     assert.match(fs.readFileSync(summaries[0]!, 'utf8'), /Pending Tasks: step 2/);
+    // the snapshot read the real transcript: the person's request and the Task tools' plan (Claude Code 2.1)
+    const [snap] = filesUnder(path.join(s.repo, '.rawr/claude'), /^snapshot-.*\.json$/);
+    const snapshot = JSON.parse(fs.readFileSync(snap!, 'utf8')) as { userRequests: string[]; todos: Array<{ text: string }> | null; plan?: { file?: string } };
+    assert.ok(snapshot.userRequests.includes('DO_WORK please do step 1 of PLAN.md'), JSON.stringify(snapshot.userRequests));
+    assert.ok(snapshot.todos?.some((t) => t.text.includes('Step 1: write hello.txt')), JSON.stringify(snapshot.todos));
+    assert.equal(snapshot.plan?.file, 'PLAN.md');
   });
 
   it('B: auto-compaction after "prompt is too long": injects once', async () => {

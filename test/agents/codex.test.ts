@@ -6,10 +6,13 @@
  *   A `codex exec`, auto-compaction in the middle of a turn: injected once;
  *   B `codex exec` then `exec resume`, auto-compaction before the second turn (Codex fires
  *     SessionStart(resume) and SessionStart(compact)): injected once;
+ *   C a manual compaction through the app server's JSON-RPC `thread/compact/start`: injected once;
  *   E the compaction request fails: PreCompact fires, nothing is injected.
  */
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as readline from 'node:readline';
 import * as path from 'node:path';
 import { startScriptedResponses, type ResponsesServerOptions, type ScriptedResponses } from '../support/scriptedResponses';
 import { REPO, RAWR_CLI, baseEnv, filesUnder, occurrences, project, requireBinary, run } from './support';
@@ -48,6 +51,60 @@ async function exec(s: Scenario, ...args: string[]): Promise<void> {
   const r = await run(CODEX, ['exec', '--json', '--disable', 'plugins', ...args], { cwd: s.repo, env: env(s), timeoutMs: 180_000 });
   fs.writeFileSync(path.join(s.dir, `exec-${n}.jsonl`), r.stdout);
   fs.writeFileSync(path.join(s.dir, `exec-${n}.err`), r.stderr);
+}
+
+/**
+ * `codex app-server` (stdio JSON-RPC): a thread, a turn, a manual compaction (`thread/compact/start`),
+ * another turn. Requests from the server (approvals) are approved.
+ */
+async function appServerManualCompaction(s: Scenario, prompt1: string, prompt2: string): Promise<void> {
+  const child = spawn(CODEX, ['app-server', '--disable', 'plugins'], { cwd: s.repo, env: env(s), stdio: ['pipe', 'pipe', 'pipe'] });
+  const log = fs.createWriteStream(path.join(s.dir, 'appserver.jsonl'));
+  child.stderr.on('data', (d: Buffer) => log.write(`! ${d.toString('utf8')}`));
+  let id = 0;
+  const pending = new Map<number, { res: (v: any) => void; rej: (e: Error) => void }>();
+  const waiters: Array<{ method: string; pred: (p: any) => boolean; res: (p: any) => void }> = [];
+  const write = (m: object) => { log.write(`> ${JSON.stringify(m)}\n`); child.stdin.write(`${JSON.stringify(m)}\n`); };
+  const send = (method: string, params: object) => new Promise<any>((res, rej) => { pending.set(++id, { res, rej }); write({ jsonrpc: '2.0', id, method, params }); });
+  const waitFor = (method: string, pred: (p: any) => boolean = () => true) => new Promise<any>((res) => waiters.push({ method, pred, res }));
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    log.write(`< ${line}\n`);
+    let m: any;
+    try { m = JSON.parse(line); } catch { return; }
+    if (m.id != null && !m.method && pending.has(m.id)) {
+      const p = pending.get(m.id)!;
+      pending.delete(m.id);
+      if (m.error) p.rej(new Error(JSON.stringify(m.error))); else p.res(m.result);
+    } else if (m.id != null && m.method) {
+      write({ jsonrpc: '2.0', id: m.id, result: { decision: 'approved' } });
+    } else {
+      const i = waiters.findIndex((w) => w.method === m.method && w.pred(m.params));
+      if (i >= 0) waiters.splice(i, 1)[0]!.res(m.params);
+    }
+  });
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 180_000);
+  try {
+    await send('initialize', { clientInfo: { name: 'rawr-test', version: '0.0.1' }, capabilities: { experimentalApi: true } });
+    write({ jsonrpc: '2.0', method: 'initialized', params: {} });
+    const t = await send('thread/start', { cwd: s.repo, approvalPolicy: 'never', sandbox: 'danger-full-access' });
+    const threadId = t.thread.id;
+    let done = waitFor('turn/completed');
+    await send('turn/start', { threadId, input: [{ type: 'text', text: prompt1 }] });
+    await done;
+    const compacted = waitFor('item/completed', (p) => p?.item?.type === 'contextCompaction');
+    done = waitFor('turn/completed');
+    await send('thread/compact/start', { threadId });
+    await compacted;
+    await done;
+    done = waitFor('turn/completed');
+    await send('turn/start', { threadId, input: [{ type: 'text', text: prompt2 }] });
+    await done;
+  } finally {
+    clearTimeout(deadline);
+    child.stdin.end();
+    child.kill('SIGTERM');
+    log.end();
+  }
 }
 
 function facts(s: Scenario) {
@@ -91,6 +148,20 @@ describe('real Codex CLI: rawr hooks codex injects exactly when a compaction hap
     const s = await setup('A', {});
     await exec(s, 'DO_WORK INFLATE: write hello.txt and commit');
     assertInjectedOnce(facts(s));
+    // the snapshot read the real rollout
+    const [snap] = filesUnder(path.join(s.repo, '.rawr/codex'), /^snapshot-.*\.json$/);
+    const snapshot = JSON.parse(fs.readFileSync(snap!, 'utf8')) as { agent: string; userRequests: string[]; trigger?: string };
+    assert.deepEqual([snapshot.agent, snapshot.trigger], ['codex', 'auto']);
+    assert.ok(snapshot.userRequests.includes('DO_WORK INFLATE: write hello.txt and commit'), JSON.stringify(snapshot.userRequests));
+  });
+
+  it('C: manual compaction through the app server (thread/compact/start): injected once', async () => {
+    const s = await setup('C', {});
+    await appServerManualCompaction(s, 'DO_WORK: write hello.txt and commit', 'prompt after compact');
+    const f = facts(s);
+    assertInjectedOnce(f);
+    const [snap] = filesUnder(path.join(s.repo, '.rawr/codex'), /^snapshot-.*\.json$/);
+    assert.equal((JSON.parse(fs.readFileSync(snap!, 'utf8')) as { trigger?: string }).trigger, 'manual', f.report);
   });
 
   it('B: exec resume with a pre-turn auto-compaction (SessionStart resume + compact): injected once', async () => {

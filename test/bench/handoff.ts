@@ -16,6 +16,7 @@ import { handoffAt } from '../../src/core/replay/handoffAt';
 import { estimateTokens } from '../../src/core/sequence/recentTail';
 import { loadRecording } from '../../src/cli/replayCommand';
 import { renderMessage } from '../../src/cli/handoffCommand';
+import { formatCostBench, runCostBench } from './cost';
 import { CLASSES, extractProbes, formatOf, nativeCompactions, present, words, type Probe, type ProbeClass } from './probes';
 
 export const DEFAULT_DIRS = ['transcripts', 'claude-code-2.1'].map((d) => resolve(__dirname, '../../../../shared/data', d));
@@ -38,7 +39,7 @@ export interface HandoffBench {
   classes: { tool: Tally; rawr: Tally; withTail: Tally; tailOnly: Tally };
 }
 
-function recordings(paths: string[]): string[] {
+export function recordings(paths: string[]): string[] {
   const out: string[] = [];
   for (const p of paths) {
     if (!existsSync(p)) continue;
@@ -134,6 +135,7 @@ if (require.main === module) {
   const args = process.argv.slice(2);
   const verbose = args.includes('--verbose');
   const paths = args.filter((a) => !a.startsWith('--'));
-  const b = runHandoffBench(paths.length ? paths.map((p) => resolve(p)) : DEFAULT_DIRS);
-  process.stdout.write(`${formatHandoffBench(b, verbose)}\n`);
+  const dirs = paths.length ? paths.map((p) => resolve(p)) : DEFAULT_DIRS;
+  process.stdout.write(`${formatHandoffBench(runHandoffBench(dirs), verbose)}\n\n`);
+  void runCostBench(recordings(dirs)).then((rows) => process.stdout.write(`${formatCostBench(rows)}\n`));
 }

@@ -133,8 +133,8 @@ export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDi
 
 if (require.main === module) {
   void (async () => {
-    const { dirReader, shippedPromptsDir } = await import('../../src/core/prompts/fs');
-    const { loadPromptSet } = await import('../../src/core/prompts/promptSet');
+    const { dirReader, shippedPromptsDir } = await import('../../src/core/prompts/fs.js');
+    const { loadPromptSet } = await import('../../src/core/prompts/promptSet.js');
     const set = loadPromptSet([dirReader(shippedPromptsDir())]);
     printPhased(set.settings, set.prompts, process.argv[2] ?? phasedDir());
   })();

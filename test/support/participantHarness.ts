@@ -14,7 +14,7 @@ import { BoundaryBus } from '../../src/host/boundaryBus';
 import { localCore } from '../../src/host/core/localCore';
 import { TokenCounter } from '../../src/host/participant/lmMessages';
 import { Participant, PARTICIPANT_ID, type RawrChatResult } from '../../src/host/participant/participant';
-import type { StatusView } from '../../src/host/participant/session';
+import type { SessionDeps, StatusView } from '../../src/host/participant/session';
 import { chatModelDouble, type ChatModelDouble, type ChatModelOptions } from './chatModel';
 import { shipped } from './engine';
 import type { FakeClock } from './fakeClock';
@@ -62,7 +62,7 @@ export function participantHarness(opts: HarnessOptions) {
   const bus = new BoundaryBus();
   const statuses: StatusView[] = [];
   const log = vscode.window.createOutputChannel('Rawr (unit)', { log: true }) as unknown as vscode.LogOutputChannel & { lines: string[] };
-  const participant = new Participant({
+  const deps: SessionDeps = {
     core,
     bus,
     log,
@@ -73,7 +73,8 @@ export function participantHarness(opts: HarnessOptions) {
     onStatus: (v) => statuses.push(v),
     settings: () => config.settings,
     ...(opts.clock ? { clock: opts.clock } : {}),
-  });
+  };
+  let participant = new Participant(deps);
   const model: ChatModelDouble = chatModelDouble(opts.script, { maxInputTokens: opts.window, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.takesMs ? { takesMs: opts.takesMs } : {}) });
 
   /** One chat request: `threadId` continues that thread (as the chat's history would), else a new chat. */
@@ -93,6 +94,13 @@ export function participantHarness(opts: HarnessOptions) {
     return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
   }
 
+  /** A new window on the same workspace: a fresh Participant (no sessions in memory), the same core and logs. */
+  function reopen(): Participant {
+    participant.dispose();
+    participant = new Participant(deps);
+    return participant;
+  }
+
   function dispose(): void {
     participant.dispose();
     bus.dispose();
@@ -100,7 +108,22 @@ export function participantHarness(opts: HarnessOptions) {
     fs.rmSync(root, { recursive: true, force: true });
   }
 
-  return { participant, core, bus, model, statuses, log, workspaceDir, logDir, ask, logRecords, dispose };
+  return {
+    get participant() {
+      return participant;
+    },
+    core,
+    bus,
+    model,
+    statuses,
+    log,
+    workspaceDir,
+    logDir,
+    ask,
+    logRecords,
+    reopen,
+    dispose,
+  };
 }
 
 export type Harness = ReturnType<typeof participantHarness>;

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { EventLog } from '../../src/core/log/eventLog';
 import type { EngineEvent } from '../../src/core/engine/types';
+import { needShared } from '../support/sharedData';
 
 // Compiled to out/test/unit/; the CLI is out/src/cli/main.js; the shared data sits beside the repo.
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
@@ -131,7 +132,7 @@ describe('rawr replay (CLI) on the real recordings', function () {
   const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort() : [];
   const runs = new Map<string, { decisions: Decision[]; summary: Summary; raw: RawFacts; stderr: string }>();
   before(function () {
-    if (files.length === 0) this.skip(); // no shared data on this machine (set RAWR_TRANSCRIPTS)
+    needShared(this, DIR);
     for (const f of files) {
       const file = path.join(DIR, f);
       const r = rawr('replay', file, '--json');
@@ -351,7 +352,7 @@ describe('rawr replay (CLI): options, errors and the table', function () {
   });
 
   it('--format overrides detection (and the right format gives the same result as detection)', function () {
-    if (!fs.existsSync(DIR)) this.skip();
+    needShared(this, DIR);
     const claude = real('claude-spotter-258c7280.jsonl');
     const detected = rawr('replay', claude, '--json');
     const forced = rawr('replay', claude, '--json', '--format', 'claude');
@@ -359,28 +360,27 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     assert.equal(forced.stdout, detected.stdout);
 
     // A Claude session read as Codex: every line is reported as not a Codex record, nothing is evaluated.
+    // The wrong format reads no record at all: an error (exit 1), not a clean verdict about nothing.
     const wrong = rawr('replay', claude, '--json', '--format', 'codex');
-    assert.equal(wrong.code, 0, wrong.stderr);
-    const { decisions, summary } = parseJsonOutput(wrong.stdout);
-    assert.equal(summary.format, 'codex');
-    assert.equal(decisions.length, 0);
-    assert.equal(summary.problems, 1863);
+    assert.equal(wrong.code, 1, wrong.stdout);
+    assert.equal(wrong.stdout, '');
+    assert.match(wrong.stderr, /^rawr replay: no record could be read as codex \(\d+ problems; first: line 1: Codex record does not match schema/);
 
     const codex = real('codex-acidicsoil-lmstudio.jsonl');
-    const asClaude = parseJsonOutput(rawr('replay', codex, '--json', '--format', 'claude').stdout).summary;
-    assert.equal(asClaude.format, 'claude');
-    assert.equal(asClaude.compactions.length, 0);
+    const asClaude = rawr('replay', codex, '--json', '--format', 'claude');
+    assert.equal(asClaude.code, 1, asClaude.stdout);
+    assert.match(asClaude.stderr, /^rawr replay: no record could be read as claude/);
   });
 
   it('--window changes the modelled window', function () {
-    if (!fs.existsSync(DIR)) this.skip();
+    needShared(this, DIR);
     const { summary } = parseJsonOutput(rawr('replay', real('claude-spotter-258c7280.jsonl'), '--json', '--window', '1000000').stdout);
     assert.equal(summary.window, 1_000_000);
     assert.equal(summary.compactions.length, 0); // 167k of 1M never reaches a tier
   });
 
   it('the readable table ends with a VERDICT line and agrees with --json', function () {
-    if (!fs.existsSync(DIR)) this.skip();
+    needShared(this, DIR);
     const file = real('claude-spotter-8463c716.jsonl');
     const r = rawr('replay', file);
     assert.equal(r.code, 0, r.stderr);
@@ -395,7 +395,7 @@ describe('rawr replay (CLI): options, errors and the table', function () {
   });
 
   it('--prompts DIR: a folder whose rawr-auto-compact.md overrides the settings (mode off → no compaction)', function () {
-    if (!fs.existsSync(DIR)) this.skip();
+    needShared(this, DIR);
     const dir = fs.mkdtempSync(path.join(tmp, 'prompts-'));
     fs.writeFileSync(path.join(dir, 'rawr-auto-compact.md'), '---\nmode: off\n---\nPacket please.\n');
     const r = rawr('replay', real('claude-spotter-258c7280.jsonl'), '--json', '--prompts', dir);
@@ -450,7 +450,7 @@ describe('rawr replay (CLI): options, errors and the table', function () {
   });
 
   it('a ~10 MB Claude transcript (the 258c7280 session four times, ids renamed) replays to a summary', function () {
-    if (!fs.existsSync(DIR)) this.skip();
+    needShared(this, DIR);
     const src = fs.readFileSync(real('claude-spotter-258c7280.jsonl'), 'utf8');
     const srcLines = src.split('\n');
     if (srcLines[srcLines.length - 1] === '') srcLines.pop();

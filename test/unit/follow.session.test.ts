@@ -6,6 +6,7 @@ import { SessionFollower, MAX_LINE_CHARS } from '../../src/core/follow/sessionFo
 import { codexCwd, encodeClaudeProject, hookEvents, newestClaudeTranscript } from '../../src/host/follow/discover';
 import { FileTail } from '../../src/host/follow/tail';
 import { shipped } from '../support/engine';
+import { needShared } from '../support/sharedData';
 
 const DATA = path.resolve(__dirname, '../../../../shared/data');
 const opts = { settings: shipped.settings, prompts: shipped.prompts };
@@ -56,8 +57,8 @@ describe('live follow: SessionFollower', () => {
   });
 
   it('follows every real 2.1 transcript and 0.171 rollout to the same compactions as replay', function () {
-    const dirs = ['claude-code-2.1', 'codex-0.171'].map((d) => path.join(DATA, d)).filter((d) => fs.existsSync(d));
-    if (dirs.length === 0) this.skip(); // no shared data on this machine
+    for (const d of ['claude-code-2.1', 'codex-0.171']) needShared(this, path.join(DATA, d));
+    const dirs = ['claude-code-2.1', 'codex-0.171'].map((d) => path.join(DATA, d));
     for (const dir of dirs) {
       for (const file of fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl'))) {
         const text = fs.readFileSync(path.join(dir, file), 'utf8');

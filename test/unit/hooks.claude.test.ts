@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { readTranscriptFacts } from '../../src/core/hooks/shared/facts';
 import { isPlanPath, objectiveOf, parseSnapshot, type Snapshot } from '../../src/core/hooks/shared/snapshot';
+import { needShared } from '../support/sharedData';
 
 // Compiled to out/test/unit/; the CLI is out/src/cli/main.js; the shared data sits beside the repo.
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
@@ -573,7 +574,7 @@ describe('rawr hooks claude: snapshot reader on the real Claude Code recordings'
   this.timeout(120_000);
   const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => /^claude-spotter-.*\.jsonl$/.test(f)).sort() : [];
   before(function () {
-    if (files.length === 0) this.skip(); // no shared data on this machine (set RAWR_TRANSCRIPTS)
+    needShared(this, DIR);
   });
   // First prompts per file, from the import tests' jq-derived expectations.
   const firstPrompt: Record<string, string> = {

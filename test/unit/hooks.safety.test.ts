@@ -10,7 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { hasCompactionRecord, isCompactionRecord, transcriptConfirms } from '../../src/core/hooks/shared/confirm';
 import { latestSnapshotFile, writeSnapshotFile } from '../../src/core/hooks/shared/store';
-import { readRegularFile, readRegularTail } from '../../src/core/hooks/shared/safeRead';
+import { readTextFrom, regularFileSize } from '../../src/core/hooks/shared/readFrom';
+import { needShared } from '../support/sharedData';
 
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
 const TMP = fs.realpathSync(os.tmpdir());
@@ -105,10 +106,7 @@ describe('agent hooks: inject only after a confirmed compaction', function () {
 
   it('recognises the compaction records of the real Claude Code 2.1 and Codex 0.171 recordings', function () {
     const sets = [['claude-code-2.1', 'claude'], ['codex-0.171', 'codex']] as const;
-    if (!sets.every(([d]) => fs.existsSync(path.join(DATA, d)))) {
-      if (process.env.CI) assert.fail(`shared data missing: ${DATA}`);
-      this.skip();
-    }
+    for (const [d] of sets) needShared(this, path.join(DATA, d));
     for (const [d, agent] of sets) {
       const files = fs.readdirSync(path.join(DATA, d)).filter((f) => f.endsWith('.jsonl'));
       assert.ok(files.length > 0, d);
@@ -178,16 +176,18 @@ describe('agent hooks: transcripts that are not regular files (issue 11 item 12)
     }
   });
 
-  it('the safe reader refuses non-regular files and caps sizes', async () => {
+  it('reading a transcript from an offset: regular files only, capped, a replaced (shorter) file noticed', async () => {
     const dir = tmpDir();
-    await assert.rejects(readRegularFile('/dev/zero', 1024), /not a regular file \(a character device\)/);
-    await assert.rejects(readRegularFile(dir, 1024), /a folder/);
+    await assert.rejects(readTextFrom('/dev/zero', 0, 1024), /is a character device, not a regular file/);
+    await assert.rejects(regularFileSize(dir), /is a directory, not a regular file/);
     const f = path.join(dir, 'f.txt');
     fs.writeFileSync(f, 'line1\nline2\nline3\n');
-    await assert.rejects(readRegularFile(f, 5), /larger than 5 bytes/);
-    assert.deepEqual(await readRegularTail(f, 8), { text: 'line3\n', size: 18, cut: true });
+    assert.equal(await regularFileSize(f), 18);
+    assert.deepEqual(await readTextFrom(f, 6, 100), { text: 'line2\nline3\n', size: 18, shrank: false });
+    assert.deepEqual(await readTextFrom(f, 6, 3), { text: 'lin', size: 18, shrank: false });
+    assert.deepEqual(await readTextFrom(f, 50, 100), { text: '', size: 18, shrank: true });
     fs.symlinkSync(f, path.join(dir, 'link'));
-    assert.equal(await readRegularFile(path.join(dir, 'link'), 100), 'line1\nline2\nline3\n', 'a symlink to a regular file is read');
+    assert.equal((await readTextFrom(path.join(dir, 'link'), 0, 100)).text, 'line1\nline2\nline3\n', 'a symlink to a regular file is read');
   });
 });
 

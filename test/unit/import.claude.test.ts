@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { importClaude } from '../../src/core/replay/import/claude';
 import { detectFormat, importRecording } from '../../src/core/replay/import/detect';
 import type { Recording, RecordingItem } from '../../src/core/replay/recording';
+import { needShared } from '../support/sharedData';
 
 // Tests compile to out/test/unit/; the shared data sits beside the repo (/work/shared).
 const DIR = process.env.RAWR_TRANSCRIPTS ?? path.resolve(__dirname, '../../../../shared/data/transcripts');
@@ -21,7 +22,7 @@ const assistant = (id: string, block: object, usage = { input_tokens: 10, cache_
 describe('importClaude: real recordings', function () {
   const load = (name: string) => fs.readFileSync(path.join(DIR, name), 'utf8');
   before(function () {
-    if (!fs.existsSync(DIR)) this.skip(); // no shared data on this machine (set RAWR_TRANSCRIPTS)
+    needShared(this, DIR);
   });
 
   // Expected numbers come from jq over the files and the README, not from this importer, e.g.

@@ -7,6 +7,7 @@ import type { Recording, RecordingItem } from '../../src/core/replay/recording';
 import { readTranscriptFacts } from '../../src/core/hooks/shared/facts';
 import { modelWindow } from '../../src/core/replay/windows';
 import { shipped } from '../support/engine';
+import { needShared } from '../support/sharedData';
 
 // Claude Code 2.1 transcripts (Task tools, no TodoWrite) beside the repo; the folder grows, so every
 // expectation below is computed from the file by an independent scan, never a hard-coded count.
@@ -46,7 +47,7 @@ function scanTasks(text: string) {
 describe('Claude Code 2.1 Task tools: importer, replay and snapshot plan (real transcripts)', function () {
   const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort() : [];
   it('the 2.1 transcripts are here', function () {
-    if (!fs.existsSync(DIR)) this.skip(); // no shared data on this machine (set RAWR_CLAUDE21)
+    needShared(this, DIR); // set RAWR_CLAUDE21 to point elsewhere
     assert.ok(files.length > 0, `no .jsonl in ${DIR}`);
   });
   for (const f of files) {

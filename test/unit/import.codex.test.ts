@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { importCodex } from '../../src/core/replay/import/codex';
 import { detectFormat, importRecording } from '../../src/core/replay/import/detect';
 import type { Recording, RecordingItem } from '../../src/core/replay/recording';
+import { needShared } from '../support/sharedData';
 
 // Tests compile to out/test/unit/; the shared data sits beside the repo (/work/shared).
 const DIR = process.env.RAWR_TRANSCRIPTS ?? path.resolve(__dirname, '../../../../shared/data/transcripts');
@@ -23,7 +24,7 @@ const output = (id: string, out: unknown) => rec('response_item', { type: 'funct
 describe('importCodex: real recordings', function () {
   const load = (name: string) => fs.readFileSync(path.join(DIR, name), 'utf8');
   before(function () {
-    if (!fs.existsSync(DIR)) this.skip(); // no shared data on this machine (set RAWR_TRANSCRIPTS)
+    needShared(this, DIR);
   });
 
   // Expected numbers from jq over the files and the README, not from this importer, e.g. usage:

@@ -6,6 +6,7 @@ import { detectFormat } from '../../src/core/replay/import/detect';
 import { replay } from '../../src/core/replay/driver';
 import type { Recording, RecordingItem } from '../../src/core/replay/recording';
 import { shipped } from '../support/engine';
+import { needShared } from '../support/sharedData';
 
 // Codex 0.171 rollouts beside the repo: `compacted` + item_completed ContextCompaction, no
 // context_compacted, no user_message events. Expectations come from an independent scan of each file.
@@ -32,7 +33,7 @@ function scan(text: string) {
 describe('importCodex: Codex 0.171 rollouts (real)', function () {
   const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort() : [];
   it('the 0.171 rollouts are here', function () {
-    if (!fs.existsSync(DIR)) this.skip(); // no shared data on this machine (set RAWR_CODEX171)
+    needShared(this, DIR); // set RAWR_CODEX171 to point elsewhere
     assert.ok(files.length > 0);
   });
   for (const f of files) {

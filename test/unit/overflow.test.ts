@@ -162,3 +162,35 @@ describe('overflow recovery: scripted model answering HTTP 400 context_length_ex
     assert.equal(s.thread.length, 13);
   });
 });
+
+describe('agent_packet_replaces_summary', () => {
+  it('a valid agent packet stands in for the summary call, with the trail facts appended; an invalid one does not', () => {
+    const base = run(mkState({ scratch_write_enabled: false, judgment_enabled: false, agent_packet_replaces_summary: true }), [
+      { type: 'user_message', at: 1, text: 'Refactor the parser.' },
+      { type: 'tool_call', at: 2, id: 'c1', name: 'Bash', input: { command: 'git commit -am "parser: split"' } },
+      { type: 'tool_result', at: 3, id: 'c1', output: '[main 9f8e7d6] parser: split', isError: false, exitCode: 0 },
+      { type: 'compact_now', at: 4 },
+    ]);
+    const req = base.effects.find((e): e is Extract<Effect, { type: 'request_packet' }> => e.type === 'request_packet')!;
+    const good = run(base.state, [{ type: 'packet', at: 5, seqId: req.seqId, text: GOOD }]);
+    const compact = good.effects.find((e): e is Extract<Effect, { type: 'compact' }> => e.type === 'compact')!;
+    assert.equal(compact.summarise, false);
+    assert.ok(compact.packet.startsWith(GOOD.trim()));
+    assert.match(compact.packet, /## Facts rawr recorded from the session trail[\s\S]*`9f8e7d6` parser: split/);
+    const bad = run(base.state, [{ type: 'packet', at: 5, seqId: req.seqId, text: 'ok' }]);
+    assert.equal(bad.effects.find((e): e is Extract<Effect, { type: 'compact' }> => e.type === 'compact')!.summarise, undefined, 'the watcher packet still gets a summary');
+  });
+});
+
+const GOOD = `## What just completed
+Split the parser into lexer and grammar; commit 9f8e7d6.
+
+## Where we are now
+Tests pass for the lexer; the grammar has no tests yet.
+
+## What's next
+Write grammar tests, then wire the CLI.
+
+## Decisions, invariants and traps
+Keep the lexer free of I/O. Do not change the public parse() signature.
+`;

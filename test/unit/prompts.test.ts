@@ -314,7 +314,7 @@ describe('prompts: missing, unreadable and empty files', () => {
     const set = withOverride(dir);
     assert.equal(set.problems.length, 1, JSON.stringify(set.problems));
     assert.equal(set.problems[0]!.file, 'rawr-heads-up.md');
-    assert.match(set.problems[0]!.message, /^cannot read: .*EISDIR/);
+    assert.match(set.problems[0]!.message, /^cannot read: .*rawr-heads-up\.md is a directory, not a regular file/);
     assert.equal(set.sources.headsUp, path.join(SHIPPED, 'rawr-heads-up.md'));
   });
 

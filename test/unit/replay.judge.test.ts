@@ -3,12 +3,13 @@
  * the real `openai` client (src/cli/judge.ts), and its verdicts change where rawr compacts.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openAIJudge } from '../../src/cli/judge';
 import { replayFile, replayFileWithJudge } from '../../src/cli/replayCommand';
 import { startScriptedModel, systemOrFirstText } from '../support/scriptedModel';
 import { shipped } from '../support/engine';
+import { needShared } from '../support/sharedData';
 
 const dir = process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts');
 const file = resolve(dir, 'claude-spotter-258c7280.jsonl');
@@ -22,7 +23,7 @@ describe('rawr replay with a judgment endpoint', function () {
   const opts = { settings: shipped.settings, prompts: shipped.prompts, json: true, file: 'x' };
 
   before(function () {
-    if (!existsSync(file)) this.skip();
+    needShared(this, file);
   });
 
   it('without a judge, judgment is decided by the deterministic rule and says so (not "judgment timed out")', () => {

@@ -10,7 +10,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type * as RPC from 'vscode-jsonrpc/lib/node/main';
+import * as rpc from 'vscode-jsonrpc/node';
 import type { Effect, EngineEvent } from '../../src/core/engine/types';
 import { shippedPromptsDir } from '../../src/core/prompts/fs';
 import type { ThreadSnapshot } from '../../src/core/service/coreService';
@@ -18,15 +18,13 @@ import type { ThreadMessage } from '../../src/core/thread/thread';
 import { CORE_METHODS } from '../../src/host/core/coreApi';
 import { GOOD_PACKET, usedFor, WINDOW } from '../support/engine';
 
-const rpc = require('vscode-jsonrpc/node') as typeof RPC;
-
 /** The tsc build by default; RAWR_SERVER_MODULE=dist/server.js runs the same tests on the esbuild bundle. */
 const SERVER = path.resolve(process.env.RAWR_SERVER_MODULE || path.join(__dirname, '../../src/server/main.js'));
 const THREAD = 'thread-rpc-1';
 
 interface Core {
   child: ChildProcess;
-  conn: RPC.MessageConnection;
+  conn: rpc.MessageConnection;
   request<R>(method: string, params?: unknown): Promise<R>;
   stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;

@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { detectShellBoundaries, shellJoin } from '../../src/core/signals/shell';
+import { analyzeShellCommand, detectShellBoundaries, shellJoin } from '../../src/core/signals/shell';
+import { needShared } from '../support/sharedData';
 
 interface Case {
   name: string;
@@ -1035,7 +1036,7 @@ describe('detectShellBoundaries on real recordings', function () {
   for (const [file, expected] of Object.entries(EXPECTED)) {
     it(`${file}: ${expected.commits.length} commits, ${expected.pushes.length} pushes`, function () {
       const full = path.join(dir, file);
-      if (!fs.existsSync(full)) this.skip();
+      needShared(this, full);
       const calls = shellCalls(full);
       assert.equal(calls.filter((c) => c.command.includes('git commit')).length, expected.attempts, 'git commit attempts');
       for (const mode of ['stated exit code', 'exit code unknown'] as const) {
@@ -1055,4 +1056,23 @@ describe('detectShellBoundaries on real recordings', function () {
       }
     });
   }
+});
+
+describe('detectShellBoundaries: hostile nesting (issue 11, item 6)', () => {
+  it('2,000 nested $( … ) are a reported problem, not a stack overflow', () => {
+    const deep = `git commit -m "$(${'echo $('.repeat(2000)}x${')'.repeat(2000)})"`;
+    assert.deepEqual(detectShellBoundaries({ command: deep, exitCode: 0, output: '[main abcdef0] x' }), []);
+    const r = analyzeShellCommand({ command: deep, exitCode: 0, output: '[main abcdef0] x' });
+    assert.deepEqual(r.boundaries, []);
+    assert.match(r.problem!.message, /deeper than 64 levels/);
+    for (const hostile of ['$('.repeat(20_000), '<('.repeat(20_000), '"$('.repeat(20_000), '`echo \\`'.repeat(3000)]) {
+      assert.doesNotThrow(() => analyzeShellCommand({ command: `git commit -m x ${hostile}`, exitCode: 0, output: '' }));
+    }
+  });
+
+  it('ordinary nesting still counts', () => {
+    const r = analyzeShellCommand({ command: 'git commit -m "$(cat <<\'EOF\'\nfeat: x $(date +%s)\nEOF\n)"', exitCode: 0, output: '[main abcdef0] feat: x' });
+    assert.equal(r.problem, undefined);
+    assert.deepEqual(r.boundaries.map((b) => b.key), ['abcdef0']);
+  });
 });

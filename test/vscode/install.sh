@@ -44,9 +44,25 @@ else
       echo "test/vscode/install.sh: need root (or passwordless sudo) to apt-get install: ${missing[*]:-chromium}" >&2; exit 1
     fi
   fi
+  # Another apt (unattended-upgrades on a fresh VM, a parallel install) may hold the locks: wait for it
+  # (up to 10 min) instead of failing. DPkg::Lock::Timeout covers dpkg's lock; the retry loop also
+  # covers the lists lock of `apt-get update`, which older apt does not wait for.
+  apt_wait() {
+    local deadline=$(( $(date +%s) + 600 )) err
+    err=$(mktemp)
+    until "${SUDO[@]}" apt-get -o DPkg::Lock::Timeout=600 "$@" 2>"$err"; do
+      if grep -qiE 'could not get lock|unable to acquire|is another process using it' "$err" && [ "$(date +%s)" -lt "$deadline" ]; then
+        log "apt: another apt holds the lock; waiting ..."
+        sleep 5
+      else
+        cat "$err" >&2; rm -f "$err"; return 1
+      fi
+    done
+    cat "$err" >&2; rm -f "$err"
+  }
   log "apt: installing ${missing[*]:-chromium}"
-  "${SUDO[@]}" apt-get update -q
-  "${SUDO[@]}" apt-get install -y -q "${APT_PACKAGES[@]}"
+  apt_wait update -q
+  apt_wait install -y -q "${APT_PACKAGES[@]}"
 fi
 [ -x /usr/bin/chromium ] || { echo "test/vscode/install.sh: /usr/bin/chromium missing after apt" >&2; exit 1; }
 

@@ -8,11 +8,11 @@ import { z } from 'zod';
 import { fillTemplate, type Prompts } from '../prompts/promptSet';
 import type { Decision, Trail } from '../engine/types';
 import type { PlanState } from '../signals/plan';
+import { clip } from '../text/clip';
 
 export const JudgmentSchema = z.object({ should_compact: z.boolean(), reason: z.string().min(1).max(2000) }).strict();
 export type Judgment = z.infer<typeof JudgmentSchema>;
 
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
 export function buildJudgmentPrompt(
   prompts: Prompts,

@@ -40,4 +40,4 @@ export function pushCapped<T>(arr: readonly T[], item: T, max: number): T[] {
   return out;
 }
 
-export const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+export { clip } from '../text/clip';

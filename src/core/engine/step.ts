@@ -20,7 +20,7 @@ import { decide } from '../arbiter/decide';
 import { buildJudgmentPrompt, fallbackJudgment, parseJudgment, type Judgment } from '../arbiter/judgment';
 import { percentRemaining } from '../arbiter/tiers';
 import { fillTemplate } from '../prompts/promptSet';
-import { assembleWatcherPacket, validateAgentPacket } from '../sequence/packet';
+import { assembleWatcherPacket, validateAgentPacket, withTrailFacts } from '../sequence/packet';
 import { handoffText, headsUpText, scratchPathFor } from '../sequence/texts';
 import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
@@ -159,7 +159,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
     case 'packet': {
       if (s.seq.phase !== 'awaiting_packet' || s.seq.seqId !== ev.seqId) return s;
       const ok = validateAgentPacket(ev.text, s.settings.packet_min_chars);
-      if (ok.ok) return toCompacting(s, s.seq, ev.text, 'agent', s.seq.scratchPath, fx);
+      if (ok.ok) return toCompacting(s, s.seq, s.settings.agent_packet_replaces_summary ? withTrailFacts(ev.text, s.trail, s.plan) : ev.text, 'agent', s.seq.scratchPath, fx);
       fx.push({ type: 'annotate', level: 'warning', text: `The agent's packet was not usable (${ok.why}); rawr assembled one from the session trail instead.` });
       return toCompacting(s, s.seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', s.seq.scratchPath, fx);
     }
@@ -411,7 +411,9 @@ function toCompacting(
   fx.push({ type: 'show_packet', seqId: seq.seqId, packet, author });
   fx.push({ type: 'progress', text: 'Compacting thread context…' });
   const summaryPrompt = fillTemplate(s.prompts.compactionSummary, { instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '' });
-  fx.push({ type: 'compact', seqId: seq.seqId, packet, summaryPrompt, ...(seq.decision.code === 'overflow' ? { summarise: false as const } : {}) });
+  // No summary call after an overflow (it could overflow too), nor when the agent's packet stands in for it.
+  const noSummary = seq.decision.code === 'overflow' || (author === 'agent' && s.settings.agent_packet_replaces_summary);
+  fx.push({ type: 'compact', seqId: seq.seqId, packet, summaryPrompt, ...(noSummary ? { summarise: false as const } : {}) });
   const next: SequenceState = {
     phase: 'compacting',
     seqId: seq.seqId,

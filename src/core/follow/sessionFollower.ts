@@ -6,7 +6,7 @@
  *
  * What it keeps is bounded: the importer's items (small structs), the decisions that did or could do
  * something (the last MAX_DECISIONS), and at most one partial line of MAX_LINE_CHARS.
- * Pure: no I/O, no vscode (see docs/ARCHITECTURE.md, replay).
+ * Pure: no I/O, no vscode (docs/ARCHITECTURE.md, "Replay").
  */
 import { Replayer, type ReplayDecision, type ReplayOptions } from '../replay/driver';
 import { claudeImporter } from '../replay/import/claude';

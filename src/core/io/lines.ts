@@ -31,7 +31,7 @@ export function openLines(path: string, o: LineReadOptions = {}): { size: number
     fd = openSync(path, OPEN_FLAGS);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT' || e.code === 'ENOTDIR') throw new SafeReadError('not_found', path, `${path}: no such file`);
+    if (e.code === 'ENOENT' || e.code === 'ENOTDIR') throw new SafeReadError('not_found', path, `no such file: ${path}`);
     throw new SafeReadError('io', path, `${path}: cannot read (${e.code ?? e.message})`);
   }
   const st = fstatSync(fd);

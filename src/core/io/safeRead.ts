@@ -57,7 +57,7 @@ const mib = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(n % 
 
 function openError(path: string, err: unknown): SafeReadError {
   const e = err as NodeJS.ErrnoException;
-  if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return new SafeReadError('not_found', path, `${path}: no such file`);
+  if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return new SafeReadError('not_found', path, `no such file: ${path}`);
   if (e.code === 'ELOOP') return new SafeReadError('not_regular', path, `${path}: too many levels of symbolic links`);
   return new SafeReadError('io', path, `${path}: cannot read (${e.code ?? e.message})`);
 }

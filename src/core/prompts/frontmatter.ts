@@ -21,6 +21,9 @@ export interface ParsedMarkdown {
   problems: Problem[];
 }
 
+/** Aliases a frontmatter may expand (yaml's own default): real prompt files use none. */
+const MAX_ALIAS_COUNT = 100;
+
 // The empty alternative first, so `---\n---` is an empty frontmatter rather than the start of a longer match.
 const FENCE = /^---[ \t]*\r?\n(?:|([\s\S]*?)\r?\n)---[ \t]*(?:\r?\n|$)/;
 
@@ -65,7 +68,15 @@ export function parseFrontmatter(text: string, file: string): ParsedMarkdown {
   }
   let data: Record<string, unknown> | undefined;
   if (doc.errors.length === 0) {
-    const value: unknown = doc.toJS();
+    let value: unknown;
+    try {
+      // yaml refuses to expand an alias bomb ("billion laughs") past maxAliasCount and throws: a
+      // committed prompt file must not take the loader down, so that is a problem like any other.
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (err) {
+      problems.push({ file, line: 2, column: 1, message: `YAML: ${(err as Error).message.split('\n')[0]} — the frontmatter is ignored`, severity: 'error' });
+      return { data: undefined, body, locate: () => ({ line: 2, column: 1 }), problems };
+    }
     if (value === null || value === undefined) data = {};
     else if (typeof value === 'object' && !Array.isArray(value)) data = value as Record<string, unknown>;
     else problems.push({ file, line: 2, column: 1, message: 'frontmatter must be a mapping of key: value', severity: 'error' });

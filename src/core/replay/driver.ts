@@ -12,7 +12,7 @@ import { initialState } from '../engine/state';
 import type { Decision, EngineEvent, EngineState } from '../engine/types';
 import type { Prompts } from '../prompts/promptSet';
 import type { Settings } from '../settings/schema';
-import { detectShellBoundaries } from '../signals/shell';
+import { analyzeShellCommand } from '../signals/shell';
 import type { Recording, RecordingItem } from './recording';
 import { chooseWindow, type WindowChoice } from './windows';
 
@@ -89,6 +89,8 @@ export interface ReplaySummary {
   commitsSeen: number;
   planCheckpoints: number;
   problems: number;
+  /** Records that were read but could not be analysed (e.g. a shell command nested too deeply); also counted in `problems`. */
+  analysisProblems: Array<{ line: number; message: string }>;
 }
 
 const SHELL_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'run_in_terminal', 'runinterminal']);
@@ -152,7 +154,7 @@ export class Replayer {
       type: 'summary', format, lines: 0, window: choice.window, windowSource: choice.source, windowWhy: choice.why,
       postTokens: this.postTokens(), evaluationPoints: 0, compactions: [], nativeCompactions: [],
       counterfactualOverflows: 0, overflowLines: [], peakModelledTokens: 0, peakRecordedTokens: 0,
-      baseline: { fraction: this.baselineFraction, compactions: [], overflows: 0 }, commitsSeen: 0, planCheckpoints: 0, problems: 0,
+      baseline: { fraction: this.baselineFraction, compactions: [], overflows: 0 }, commitsSeen: 0, planCheckpoints: 0, problems: 0, analysisProblems: [],
     };
   }
 
@@ -333,7 +335,9 @@ export class Replayer {
         const call = this.calls.get(it.id);
         const command = call && isShell(call.name) ? commandOf(call.input) : undefined;
         if (command !== undefined) {
-          for (const b of detectShellBoundaries({ command, exitCode: it.exitCode, output: it.output })) {
+          const analysed = analyzeShellCommand({ command, exitCode: it.exitCode, output: it.output });
+          if (analysed.problem) s.analysisProblems.push({ line: it.line, message: analysed.problem.message });
+          for (const b of analysed.boundaries) {
             if (b.kind === 'commit') s.commitsSeen++;
             this.feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
           }
@@ -381,7 +385,7 @@ export class Replayer {
   finish(lines: number, problems: number): { decisions: ReplayDecision[]; summary: ReplaySummary } {
     this.toolLoopDue = null; // no model call followed the last results
     this.summary.lines = lines;
-    this.summary.problems = problems;
+    this.summary.problems = problems + this.summary.analysisProblems.length;
     if (this.turnOpen) {
       this.line = lines;
       this.evaluate('turn_complete');

@@ -1,11 +1,12 @@
 /**
- * Continuation packets (docs/ARCHITECTURE.md#packets). Variant A — the agent writes it — is accepted only when it is
- * non-trivial and has the required sections; otherwise Variant B — rawr assembles it from the structured
- * trail, then appends the recent-activity tail verbatim.
+ * Continuation packets (docs/ARCHITECTURE.md#packets). The agent packet — the agent writes it — is
+ * accepted only when it is non-trivial and has the required sections; otherwise the watcher packet —
+ * rawr assembles it from the structured trail, then appends the recent-activity tail verbatim.
  */
 import type { Trail } from '../engine/types';
 import type { PlanState } from '../signals/plan';
 import { assembleWatcherPacketText } from './watcherPacket';
+import { defang } from '../text/quote';
 
 /** Headings the packet request asks for; matched loosely (any heading level, bold, or a "Label:" line). */
 export const PACKET_SECTIONS: Array<{ name: string; pattern: RegExp }> = [
@@ -28,7 +29,19 @@ export function validateAgentPacket(text: string, minChars: number): { ok: true 
   return { ok: true };
 }
 
-/** Variant B (watcherPacket.ts): rawr's packet from the session trail. */
+/** The watcher packet (watcherPacket.ts): rawr's packet from the session trail. */
 export function assembleWatcherPacket(trail: Trail, plan: PlanState | null, tailCount: number): string {
-  return assembleWatcherPacketText(trail, plan, { tailCount });
+  // The trail is untrusted (tool output, file names, the model's words): rawr's markers and container
+  // tags inside it are quoted, so the packet cannot close <continuation-packet> or speak as rawr.
+  return defang(assembleWatcherPacketText(trail, plan, { tailCount }));
+}
+
+/**
+ * The agent's packet standing in for the summary (knob agent_packet_replaces_summary): the facts rawr
+ * recorded from the trail (commits, files edited, last command, errors…) are appended, at no model cost,
+ * so what a summary would have kept is still there.
+ */
+export function withTrailFacts(agentPacket: string, trail: Trail, plan: PlanState | null): string {
+  const facts = assembleWatcherPacketText(trail, plan, { tailCount: 0 }).split('\n').slice(1).map((l) => l.replace(/^## /, '### ')).join('\n');
+  return `${agentPacket.trim()}\n\n## Facts rawr recorded from the session trail (no summary was written)\n${facts}`;
 }

@@ -2,12 +2,28 @@
 import { fillTemplate, type Prompts } from '../prompts/promptSet';
 import type { Decision, Trail } from '../engine/types';
 import type { PlanState } from '../signals/plan';
+import { defang } from '../text/quote';
+
+const JUDGMENT_SPLIT = ' — judgment: ';
+
+/**
+ * Why the sequence starts now, without what the heads-up already says (boundary, tier, percent): the
+ * decision's full reason repeats those, and the chat would show them twice in one block.
+ */
+export function whyNow(d: Decision): string {
+  if (d.code === 'manual') return d.reason;
+  const j = d.reason.lastIndexOf(JUDGMENT_SPLIT);
+  if (j >= 0) return `judgment: ${d.reason.slice(j + JUDGMENT_SPLIT.length)}`;
+  if (d.code === 'emergency') return 'the context is nearly full (emergency tier): compacting at this safe point without waiting for a boundary';
+  if (d.code === 'preflight') return 'the last turn ended low on context: compacting before the next message is sent';
+  return 'the context is in a compaction tier and a phase boundary was reached';
+}
 
 export function headsUpText(prompts: Prompts, d: Decision): string {
   const matched = d.boundaries.filter((b) => d.matched.includes(b.id));
   const boundary = matched.length ? matched.map((b) => `${b.kind} ${b.detail}`.trim()).join('; ') : d.code === 'manual' ? 'requested by the user' : 'emergency: no boundary needed';
   return fillTemplate(prompts.headsUp, {
-    reason: d.reason,
+    reason: whyNow(d),
     tier: d.tier ?? 'manual',
     percentRemaining: d.percentRemaining ?? '?',
     boundary,
@@ -20,7 +36,7 @@ export function scratchPathFor(agentName: string): string {
   return `.scratch/agent-${safe}.scratch.md`;
 }
 
-/** Who produced the packet the handoff gives back: the agent (Variant A), the watcher (Variant B), or a hook snapshot. */
+/** Who produced the packet the handoff gives back: the agent, the rawr watcher, or a hook snapshot. */
 export type PacketOrigin = 'agent' | 'watcher' | 'snapshot';
 const ORIGIN_TEXT: Record<PacketOrigin, string> = {
   agent: 'you wrote before the compaction',
@@ -45,7 +61,8 @@ export function handoffText(
   steps.push(`3. Review the in-scope files for changes already made${trail.files.length ? `: ${trail.files.slice(-10).join(', ')}` : ''}`);
   steps.push('4. Reconstruct your position from the packet below before taking the next step');
   return fillTemplate(prompts.handoff, {
-    packet: packet.trim(),
+    // The packet is quoted inside <continuation-packet>: it cannot close the tag or speak as rawr.
+    packet: defang(packet.trim()),
     scratchLine: scratchPath ? `\nYour scratch notes from before the compaction are in \`${scratchPath}\` — read them when you need the details.\n` : '',
     recoverySteps: steps.join('\n'),
     packetOrigin: ORIGIN_TEXT[opts.origin ?? 'agent'],

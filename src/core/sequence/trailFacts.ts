@@ -5,6 +5,7 @@
  * (watcherPacket.ts). Pure and bounded, like the rest of the trail.
  */
 import type { Trail, TrailToolCall } from '../engine/types';
+import { clip } from '../text/clip';
 
 const MAX_EDITED = 80;
 const MAX_ERRORS = 5;
@@ -45,7 +46,6 @@ export function editedFilesOf(name: string, input: unknown): string[] {
   return [];
 }
 
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
 function pushUnique(list: readonly string[], items: string[], max: number): string[] {
   if (items.every((f) => list.includes(f))) return list as string[];

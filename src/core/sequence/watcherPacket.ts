@@ -1,5 +1,5 @@
 /**
- * Variant B: the continuation packet rawr assembles from the session trail when the agent does not write
+ * The watcher packet: the continuation packet rawr assembles from the session trail when the agent does not write
  * one (or cannot: overflow recovery, `rawr handoff`). It carries, in the packet's four sections, the facts
  * a continuing agent needs first — the current ask, commits by short sha, every file edited, the plan with
  * its open items, the last command and its outcome, the latest tool errors, the next step — densely, so
@@ -8,9 +8,10 @@
  */
 import type { Trail, TrailToolCall } from '../engine/types';
 import type { PlanState } from '../signals/plan';
+import { clip as clipText, moreCharacters } from '../text/clip';
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} more characters]` : s);
+const clip = (s: string, n: number) => clipText(s, n, { marker: moreCharacters });
 
 /** Head and tail of a long output: errors and results are usually at one end or the other. */
 export function headTail(text: string, headLines: number, tailLines: number, maxChars: number): string {
@@ -82,7 +83,7 @@ export interface WatcherPacketOptions {
 }
 
 export function assembleWatcherPacketText(trail: Trail, plan: PlanState | null, o: WatcherPacketOptions): string {
-  const out: string[] = ['_Continuation packet assembled by the rawr watcher (Variant B) from the session trail, not written by the agent._'];
+  const out: string[] = ['_Continuation packet assembled by the rawr watcher from the session trail, not written by the agent._'];
   const reqs = trail.userRequests;
   const current = reqs.at(-1);
   const steps = plan?.steps ?? [];

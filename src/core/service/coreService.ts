@@ -16,7 +16,7 @@ import { loggedEffect } from '../log/loggedEffect';
 import type { NewLogRecord } from '../log/records';
 import { AppliedRequests, rebuild } from '../log/rebuild';
 import type { PromptSet } from '../prompts/promptSet';
-import type { ThreadMessage } from '../thread/thread';
+import { threadBeforeSequence, type ThreadMessage } from '../thread/thread';
 
 export interface ThreadSnapshot {
   threadId: string;
@@ -124,11 +124,15 @@ export class CoreService {
     if (rid) t.requests.add(rid, null);
   }
 
-  /** The atomic swap: the archive and the replacement are written in one record, then applied. */
+  /**
+   * The atomic swap: the archive and the replacement are written in one record, then applied. The archive
+   * is the thread as it was before the sequence (without the heads-up, scratch and packet turns): what an
+   * undo restores.
+   */
   swap(threadId: string, c: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }, rid?: string): void {
     const t = this.load(threadId);
     if (this.replayed(t, rid)) return;
-    const archived = t.messages.slice();
+    const archived = threadBeforeSequence(t.messages);
     const at = Date.now();
     t.log.append({ kind: 'compaction', at, seqId: c.seqId, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, archived, replacement: c.replacement, ...(rid ? { rid } : {}) });
     if (rid) t.requests.add(rid, null);

@@ -46,6 +46,7 @@ export const DEFAULT_SETTINGS = {
   packet_min_chars: 300,
   activity_tail_tool_calls: 6,
   keep_recent_tokens: 4000,
+  agent_packet_replaces_summary: false,
   min_gain_percent: 15,
 };
 
@@ -71,6 +72,7 @@ export const SettingsSchema = z
     packet_min_chars: z.number().int().min(0).max(100_000),
     activity_tail_tool_calls: z.number().int().min(0).max(100),
     keep_recent_tokens: z.number().int().min(0).max(1_000_000),
+    agent_packet_replaces_summary: z.boolean(),
     min_gain_percent: percent,
   })
   .strict();
@@ -86,7 +88,7 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   asap_percent_remaining_lt: 'ASAP tier starts below this percent remaining.',
   emergency_percent_remaining_lt: 'Emergency tier: compact at the next safe point even without a boundary.',
   auto_requires_any_boundary: 'Per tier, the boundary kinds of which at least one must be present to compact.',
-  packet_author: 'agent: the agent writes its continuation packet (Variant A); watcher: rawr assembles it (Variant B).',
+  packet_author: 'agent: the agent writes its continuation packet (the agent packet); watcher: rawr assembles it from the session trail (the watcher packet).',
   scratch_write_enabled: 'Ask the agent to write its scratch notes to .scratch/agent-<name>.scratch.md before the packet.',
   cooldown_turns: 'No new compaction until this many user turns completed since the last one (or the cooldown seconds passed), unless emergency.',
   cooldown_seconds: 'No new compaction until this many seconds passed since the last one (or the cooldown turns completed), unless emergency.',
@@ -96,9 +98,10 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   judgment_enabled: 'Ask a short LM judgment (strict JSON) before compacting in the early, ready and asap tiers. Emergency is never vetoed.',
   judgment_timeout_seconds: 'A judgment that has not answered by then is replaced by the deterministic fallback.',
   mid_turn_policy: 'At tool-loop boundaries inside a long turn: golden_path runs the full sequence, emergency_only only in the emergency tier, off never.',
-  packet_deadline_seconds: 'If the agent has not produced its packet by then, rawr assembles one (Variant B).',
-  packet_min_chars: 'An agent packet shorter than this is not accepted (Variant B is used instead).',
+  packet_deadline_seconds: 'If the agent has not produced its packet this long after the heads-up (scratch notes included), rawr assembles one (the watcher packet).',
+  packet_min_chars: 'An agent packet shorter than this is not accepted (the watcher packet is used instead).',
   activity_tail_tool_calls: 'How many of the last tool calls are summarised (input, head and tail of the output) at the end of a watcher-authored packet.',
   keep_recent_tokens: 'After a compaction, keep this many tokens of the most recent messages verbatim (person messages, agent messages, tool calls with their results, never split), after the summary and packet. At most 10% of the window and a quarter of the context before the compaction; 0 keeps none.',
+  agent_packet_replaces_summary: 'When the agent\'s own packet passes validation, use it (with the facts rawr recorded appended) instead of a separate summary call: one full-thread model call less per compaction.',
   min_gain_percent: 'A compaction must raise the percent remaining by at least this much; otherwise rawr says so and does not re-fire.',
 };

@@ -56,6 +56,10 @@ export interface ShellCommandInput {
  *    key = `pr-ready:<n>` / `pr-merge:<n>`.
  */
 export function detectShellBoundaries(input: ShellCommandInput): DetectedBoundary[] {
+  return analyzeShellCommand(input).boundaries;
+}
+
+function detect(input: ShellCommandInput): DetectedBoundary[] {
   const invocations = invocationsOf(input.command);
   if (invocations.length === 0) return [];
 
@@ -164,6 +168,34 @@ type Invocation =
   | { type: 'pr'; action: 'create' | 'ready' | 'merge'; target?: string };
 
 const MAX_DEPTH = 4;
+
+/**
+ * How deep `$(…)`, `<(…)` and backticks may nest before the command is "too complex": real commands nest
+ * two or three levels; the lexer recurses per level, so a hostile 2,000-level command would otherwise
+ * overflow the stack and take a whole replay or chat turn down with it.
+ */
+export const MAX_SUBSTITUTION_DEPTH = 64;
+
+/** Thrown inside the lexer when a command nests deeper than MAX_SUBSTITUTION_DEPTH; caught below. */
+class TooComplex extends Error {}
+
+/** A command rawr could not analyse, and why (reported; such a command yields no boundary). */
+export interface ShellProblem {
+  message: string;
+}
+
+/**
+ * detectShellBoundaries, plus the problem when the command was too complex to analyse (then no
+ * boundary is reported from it). Never throws.
+ */
+export function analyzeShellCommand(input: ShellCommandInput): { boundaries: DetectedBoundary[]; problem?: ShellProblem } {
+  try {
+    return { boundaries: detect(input) };
+  } catch (err) {
+    if (!(err instanceof TooComplex)) throw err;
+    return { boundaries: [], problem: { message: `shell command nests command substitutions deeper than ${MAX_SUBSTITUTION_DEPTH} levels; not analysed for commits or pushes` } };
+  }
+}
 
 function invocationsOf(command: string): Invocation[] {
   const argv = jsonArgv(command);
@@ -563,6 +595,26 @@ type Token = Word | Op;
 interface Cursor {
   s: string;
   i: number;
+  /** Substitution nesting level of this cursor's text (see MAX_SUBSTITUTION_DEPTH). */
+  depth?: number;
+}
+
+/** Enters one more substitution level; throws TooComplex beyond the limit. */
+function deeper(c: Cursor): number {
+  const d = (c.depth ?? 0) + 1;
+  if (d > MAX_SUBSTITUTION_DEPTH) throw new TooComplex();
+  return d;
+}
+
+/** Lexes the inside of `$(` / `<(` at the cursor, one level deeper. */
+function lexNested(c: Cursor): Token[] {
+  const outer = c.depth;
+  c.depth = deeper(c);
+  try {
+    return lex(c, true);
+  } finally {
+    c.depth = outer;
+  }
 }
 
 const WORD_END = new Set([' ', '\t', '\r', '\n', ';', '&', '|', '<', '>', '(', ')']);
@@ -625,7 +677,7 @@ function lex(c: Cursor, closeParen: boolean): Token[] {
     if ((ch === '<' || ch === '>') && next === '(') {
       const start = c.i;
       c.i += 2;
-      const inner = lex(c, true);
+      const inner = lexNested(c);
       tokens.push({ kind: 'word', value: s.slice(start, c.i), subs: [inner] });
       continue;
     }
@@ -734,7 +786,7 @@ function readDollar(c: Cursor, subs: Token[][]): string {
   const next = s[c.i + 1];
   if (next === '(' && s[c.i + 2] !== '(') {
     c.i += 2;
-    subs.push(lex(c, true));
+    subs.push(lexNested(c));
     return s.slice(start, c.i);
   }
   if (next === '(' || next === '{') {
@@ -775,7 +827,7 @@ function readBackticks(c: Cursor, subs: Token[][]): string {
   let j = c.i + 1;
   while (j < s.length && s[j] !== '`') j += s[j] === '\\' ? 2 : 1;
   const inner = s.slice(start + 1, Math.min(j, s.length)).replace(/\\([`\\$])/g, '$1');
-  subs.push(lex({ s: inner, i: 0 }, false));
+  subs.push(lex({ s: inner, i: 0, depth: deeper(c) }, false));
   c.i = Math.min(j + 1, s.length);
   return s.slice(start, c.i);
 }

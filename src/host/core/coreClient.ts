@@ -13,17 +13,11 @@ import { access } from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type * as LC from 'vscode-languageclient/lib/node/main';
-import { dirReader } from '../../core/prompts/fs';
+import * as lc from 'vscode-languageclient/node';
 import { loadPromptSet, type PromptSet } from '../../core/prompts/promptSet';
 import type { CoreParams } from '../../server/params';
 import { CORE_METHODS, type CoreApi } from './coreApi';
 import { localCore } from './localCore';
-
-// The package's `exports` map ('vscode-languageclient/node') is not visible to this repo's TypeScript
-// module resolution ("node"); the runtime require resolves it, the types come from the same file.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
-const lc = require('vscode-languageclient/node') as typeof LC;
 
 /** The prompt files the core process serves diagnostics, hover and completion for. */
 export const PROMPT_DOCUMENT_SELECTOR = [{ scheme: 'file', language: 'markdown', pattern: '**/rawr-*.md' }];
@@ -129,7 +123,9 @@ export async function startCore(
   const inProcess = (why: string): CoreApi => {
     if (!local) {
       log.error(`rawr core process unavailable (${why}); running the arbiter in-process on the same logs`);
-      local = localCore(opts.logDir, lastConfig ?? loadPromptSet(opts.promptDirs.map(dirReader)));
+      // Before the first configure() (which activation sends right after starting the core) the built-in
+      // texts serve: the extension host reads no prompt file synchronously.
+      local = localCore(opts.logDir, lastConfig ?? loadPromptSet([]));
     }
     return local;
   };
@@ -142,7 +138,7 @@ export async function startCore(
   let gaveUp = false;
   let shutDown = false;
   let disposed = false;
-  const errorHandler: LC.ErrorHandler = {
+  const errorHandler: lc.ErrorHandler = {
     error: (error, _message, count) => {
       log.warn(`rawr core connection error (${count ?? 1}): ${error.message}`);
       if ((count ?? 1) <= 3) return { action: lc.ErrorAction.Continue, handled: true };
@@ -192,7 +188,7 @@ export async function startCore(
   const wake = () => {
     for (const w of [...waiters]) w();
   };
-  const stateSub = client.onDidChangeState((e: { oldState: LC.State; newState: LC.State }) => {
+  const stateSub = client.onDidChangeState((e: { oldState: lc.State; newState: lc.State }) => {
     if (e.newState === lc.State.Running) {
       generation++;
       if (generation > 1) {
@@ -258,7 +254,7 @@ export async function startCore(
   async function stopClient(): Promise<void> {
     if (client.state === lc.State.Starting) {
       await new Promise<void>((resolve) => {
-        const sub = client.onDidChangeState((e: { newState: LC.State }) => {
+        const sub = client.onDidChangeState((e: { newState: lc.State }) => {
           if (e.newState === lc.State.Starting) return;
           sub.dispose();
           resolve();

@@ -8,8 +8,8 @@
  * - Codex: `<CODEX_HOME or ~/.codex>/sessions/YYYY/MM/DD/rollout-*.jsonl` whose first record
  *   (`session_meta`) has `payload.cwd` equal to the folder (only the newest few days are looked at,
  *   and only each file's first line, bounded);
- * - the hooks' store (`<folder>/.rawr/claude|codex/<session>/`): what PreCompact snapshotted and what
- *   was injected, from the file names.
+ * - the hooks' store (`<folder>/.rawr/claude|codex/<session>/`): what PreCompact snapshotted, whether the
+ *   compaction was confirmed and what was injected, from the file names.
  * Every file read here is a regular file read with a size bound, asynchronously.
  */
 import { open, readdir, stat } from 'node:fs/promises';
@@ -132,7 +132,8 @@ export function sessionIdOf(kind: AgentKind, file: string, head: string): string
   }
 }
 
-export interface HookEvent { at: string; kind: 'snapshot' | 'injected' | 'other'; file: string }
+export const HOOK_EVENT_KINDS = ['snapshot', 'confirmed', 'compact-summary', 'injected', 'other'] as const;
+export interface HookEvent { at: string; kind: (typeof HOOK_EVENT_KINDS)[number]; file: string }
 
 const STAMP = /(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z/;
 
@@ -148,7 +149,10 @@ export async function hookEvents(root: string, kind: AgentKind, sessionId: strin
     if (f.startsWith('.')) continue; // temp files of an atomic write
     const m = STAMP.exec(f);
     const at = m ? `${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z` : '';
-    const k: HookEvent['kind'] = /\.injected$/.test(f) ? 'injected' : /^snapshot-.*\.json$/.test(f) ? 'snapshot' : 'other';
+    // <snapshot>.json (PreCompact), .confirmed (the compaction happened), .compact-summary (Claude Code's
+    // own summary), .injected (the handoff was injected): see core/hooks/shared/store.ts.
+    const k: HookEvent['kind'] = /\.injected$/.test(f) ? 'injected' : /\.confirmed$/.test(f) ? 'confirmed'
+      : /\.compact-summary$/.test(f) ? 'compact-summary' : /^snapshot-.*\.json$/.test(f) ? 'snapshot' : 'other';
     out.push({ at, kind: k, file: f });
   }
   return out.slice(-20);

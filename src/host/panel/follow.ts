@@ -224,6 +224,7 @@ export class FollowController implements vscode.Disposable {
     const pct = s.percentRemaining === null ? '—' : `${Math.floor(s.percentRemaining)}%`;
     this.item.text = `$(eye) ${pct}${s.tier ? ` · ${s.tier}` : ''}`;
     this.item.tooltip = `Rawr follows ${cur.agent === 'claude' ? 'Claude Code' : 'Codex'}: ${path.basename(cur.path)}\n${s.contextTokens.toLocaleString('en-US')} of ${s.window.window.toLocaleString('en-US')} tokens (${s.window.why})${s.wouldCompact ? `\n${s.wouldCompact.text}` : ''}`;
+    this.item.accessibilityInformation = { label: `rawr follow: ${pct} left${s.tier ? `, tier ${s.tier}` : ''}`, role: 'button' };
     this.item.backgroundColor = s.tier === 'emergency' ? new vscode.ThemeColor('statusBarItem.errorBackground') : s.tier === 'asap' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
     this.changed.fire(view);
@@ -241,7 +242,8 @@ export function registerFollow(context: vscode.ExtensionContext, deps: FollowDep
   const controller = new FollowController(deps);
   context.subscriptions.push(
     controller,
-    vscode.commands.registerCommand(FOLLOW_COMMAND, async (arg?: { file?: string; agent?: AgentKind }) => {
+    vscode.commands.registerCommand(FOLLOW_COMMAND, async (arg?: { file?: string; agent?: AgentKind; stop?: boolean }) => {
+      if (arg?.stop) return controller.stop();
       // Tests and other extensions may name the file; people get the quick pick.
       const ok = arg?.file ? (await controller.follow(arg.file, arg.agent ?? 'claude', 'given to the command'), true) : await controller.pick();
       if (ok) await vscode.commands.executeCommand(OPEN_PANEL_COMMAND);

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { TIERS } from '../../core/settings/schema';
+import { HOOK_EVENT_KINDS } from '../follow/discover';
 
 const text = (max: number) => z.string().max(max);
 const count = z.number().finite().nonnegative();
@@ -44,7 +45,7 @@ export const FollowViewSchema = z
     nativeCompactions: z.array(z.object({ line: count, trigger: text(20), preTokens: count.nullable() }).strict()).max(20),
     /** "rawr would compact here: commit 3f2a1c9, 31% left", and the command to copy (suggest mode). */
     wouldCompact: z.object({ line: count, text: text(300), command: text(1_100).nullable() }).strict().nullable(),
-    hooks: z.array(z.object({ at: text(40), kind: z.enum(['snapshot', 'injected', 'other']), file: text(300) }).strict()).max(20),
+    hooks: z.array(z.object({ at: text(40), kind: z.enum(HOOK_EVENT_KINDS), file: text(300) }).strict()).max(20),
     mode: text(20),
     problems: z.array(text(500)).max(20),
     updatedAt: z.number().finite(),

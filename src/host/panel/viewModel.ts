@@ -34,6 +34,7 @@ import {
   type TimelineItemVM,
   type ViewModel,
 } from './messages';
+import { clip as clipText } from '../../core/text/clip';
 
 type Step = (typeof SEQUENCE_STEPS)[number];
 
@@ -545,9 +546,7 @@ export function buildViewModel(input: ViewInput): ViewModel {
   };
 }
 
-function clip(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-}
+const clip = (s: string, n: number) => clipText(s, n, { total: true });
 function clipN(s: string | null, n: number): string | null {
   return s === null ? null : clip(s, n);
 }

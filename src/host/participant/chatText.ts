@@ -33,7 +33,8 @@ export function unwrap(text: string): string {
   for (const line of text.split('\n')) {
     const fence = /^\s*(```|~~~)/.test(line);
     const prev = out.length ? out[out.length - 1]! : '';
-    const join = !fenced && !fence && line.trim() !== '' && prev.trim() !== '' && !BLOCK_START.test(line) && !/^\s*(```|~~~)/.test(prev);
+    // A heading or a table row ends at its newline; a paragraph or list item continues on the next line.
+    const join = !fenced && !fence && line.trim() !== '' && prev.trim() !== '' && !BLOCK_START.test(line) && !/^\s*(#|\||```|~~~)/.test(prev);
     if (join) out[out.length - 1] = `${prev.trimEnd()} ${line.trim()}`;
     else out.push(line);
     if (fence) fenced = !fenced;
@@ -53,6 +54,8 @@ export function headsUpForChat(text: string): string {
 export function handoffForChat(text: string): string {
   const body = text
     .replace(/^\[rawr handoff\]\s*/, '')
+    // "Here is the continuation packet you wrote …:" + the tagged packet → that line, pointing up.
+    .replace(/:[ \t]*\n+[ \t]*<continuation-packet>[\s\S]*?<\/continuation-packet>/, ': _(shown above)_')
     .replace(/<continuation-packet>[\s\S]*?<\/continuation-packet>/, '_(the continuation packet shown above)_');
   return unwrap(body);
 }

@@ -5,7 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { unansweredToolCalls } from '../../core/thread/thread';
-import { newThreadId, Session, type SessionActivity, type SessionDeps } from './session';
+import { newThreadId, Session, type SessionActivity, type SessionDeps, type StatusView } from './session';
+import { note } from './chatText';
 import { Turn } from './turn';
 import { restrictedModeNotice } from './agentTools';
 import { withAttachments } from './attachments';
@@ -72,10 +73,21 @@ export class Participant implements vscode.Disposable {
   }
 
   readonly handler: vscode.ChatRequestHandler = async (request, context, stream, token): Promise<RawrChatResult> => {
-    const threadId = threadIdFrom(context) ?? newThreadId();
+    const known = threadIdFrom(context);
+    const threadId = known ?? newThreadId();
     this.activeThreadId = threadId;
     this.deps.onActiveThread?.(threadId);
     const result: RawrChatResult = { metadata: { rawrThreadId: threadId } };
+    // A new chat has no count yet: the status bar must not go on showing the previous thread's.
+    if (!known) this.deps.onStatus(emptyStatus(threadId));
+    if (request.command === 'help') {
+      stream.markdown(HELP);
+      return result;
+    }
+    if (!known && (request.command === 'status' || request.command === 'undo')) {
+      stream.markdown(request.command === 'undo' ? 'Nothing to undo: this chat has no @rawr thread yet.' : NO_THREAD_STATUS);
+      return result;
+    }
     const session = await this.session(threadId);
     if (!request.model) {
       stream.markdown('No language model is selected. Pick one in the Chat view, or configure an OpenAI-compatible endpoint (`rawr.openai.baseUrl`).');
@@ -90,6 +102,13 @@ export class Participant implements vscode.Disposable {
     let stoppedByPanel: boolean;
     const turn = new Turn(session, request.model, stream, cts.token, request.toolInvocationToken);
     try {
+      if (session.orphanedSequence) {
+        // Left running by an earlier window: nothing would ever answer it, and it would hold this message.
+        session.orphanedSequence = false;
+        const effects = await session.step({ type: 'cancel', at: session.clock.now() });
+        if (effects.length) stream.markdown(note('A compaction sequence was left unfinished (the window reloaded during it); it is cancelled, and the thread is unchanged.'));
+        await session.executor().run(effects);
+      }
       switch (request.command) {
         case 'status':
           await turn.status();
@@ -147,6 +166,26 @@ export class Participant implements vscode.Disposable {
     this.activity.dispose();
   }
 }
+
+/** The status of a thread nothing has been counted for yet: no percent, no tier. */
+function emptyStatus(threadId: string): StatusView {
+  return { threadId, percentRemaining: null, tier: null, sequenceRunning: false, lastDecision: null, usedTokens: null, window: null };
+}
+
+const NO_THREAD_STATUS = 'This chat has no @rawr thread yet: send `@rawr` a message to start one (`/help` says what rawr does).';
+
+export const HELP = [
+  '**@rawr** runs your request as an agent and compacts its own context at phase boundaries — a commit, a completed plan step, the agent finishing — instead of at a token threshold mid-step.',
+  '',
+  "When the context runs low and such a boundary comes, you see the golden path: a heads-up to the agent, the agent's continuation packet, the compaction (“Context compacted — …”), and the handoff, after which the agent continues where it was. A message you send meanwhile is held and delivered unchanged after the handoff.",
+  '',
+  '- `/status` — context left, tier, boundaries seen, the last decision and why',
+  '- `/compact [instructions]` — compact now (optional instructions for the summary)',
+  '- `/undo` — restore the thread as it was before the last compaction',
+  '- `/help` — this text',
+  '',
+  'The status bar shows the context left; click it for the Rawr panel (decisions, boundaries, past compactions). Settings: search "rawr" in the Settings editor.',
+].join('\n');
 
 export function describeError(err: unknown): string {
   return describeModelError(err);

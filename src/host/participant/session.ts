@@ -82,6 +82,11 @@ export class Session {
   activeRequest: vscode.CancellationTokenSource | undefined;
   /** When each running arbiter timer ends (ms since epoch): fixed by start_timer, shared by every call under it. */
   readonly deadlines = new Map<string, number>();
+  /**
+   * The log says a sequence was running when this window opened the thread (the window reloaded, or the
+   * core restarted, in the middle of it): nobody here drives it, so the next request cancels it first.
+   */
+  orphanedSequence = false;
   /** The compaction call running in this window, if any: abort_compaction cancels it. */
   compacting: { seqId: string; cancel: vscode.CancellationTokenSource } | undefined;
   readonly clock: Clock;
@@ -113,6 +118,7 @@ export class Session {
     s.agentName = snap.state.agentName;
     s.lastDecision = snap.state.lastDecision;
     s.loggedTokens = snap.state.tokens;
+    s.orphanedSequence = snap.state.seq.phase !== 'idle';
     for (const p of snap.problems) deps.log.warn(p);
     return s;
   }
@@ -168,6 +174,7 @@ export class Session {
    * with the chat's own Stop. Returns whether a sequence was running.
    */
   async cancel(): Promise<boolean> {
+    this.orphanedSequence = false;
     const effects = await this.step({ type: 'cancel', at: this.clock.now() });
     if (effects.length === 0) return false; // nothing was running: leave the request alone
     await this.executor().run(effects);

@@ -178,9 +178,18 @@ export class Turn implements AgentPort {
     this.stream.markdown(lines.join('\n'));
   }
 
+  /** /undo: the thread as it was before the last compaction, counted again (status bar and arbiter). */
   async undo(): Promise<void> {
+    const last = (await this.deps.core.snapshot(this.session.threadId)).compactions.at(-1);
     const seq = await this.session.undo();
-    this.stream.markdown(seq ? `Restored the thread as it was before compaction \`${seq}\` (${this.session.messages.length} messages).` : 'Nothing to undo: this thread has not been compacted.');
+    if (!seq || !last) {
+      this.stream.markdown('Nothing to undo: this thread has not been compacted.');
+      return;
+    }
+    const view = await this.session.syncTokens(this.model, this.token, this.tools());
+    const left = view.percentRemaining === null ? '' : `, ${view.percentRemaining.toFixed(1)}% of the context left`;
+    this.stream.markdown(`Undid the last compaction (${kTokens(last.tokensBefore)} → ${kTokens(last.tokensAfter)} tokens): the thread is back as it was before it — ${this.session.messages.length} messages${left}.`);
   }
-
 }
+
+const kTokens = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));

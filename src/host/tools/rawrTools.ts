@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { scratchPathFor } from '../../core/sequence/texts';
 import type { PlanStep } from '../../core/signals/plan';
+import { inputJsonSchema } from './catalog';
 
 export const PLAN_TOOL = 'rawr_update_plan';
 export const SCRATCH_TOOL = 'rawr_write_scratch';
@@ -17,31 +18,19 @@ export const PlanInput = z.object({
 });
 export const ScratchInput = z.object({ content: z.string().max(2_000_000), name: z.string().max(100).optional() });
 
+// The schemas the model sees are generated from the zod validators above, so what is offered and what is
+// accepted cannot drift.
 export const RAWR_TOOL_INFOS: vscode.LanguageModelChatTool[] = [
   {
     name: PLAN_TOOL,
     description:
       'Record or update your plan for the current task as structured steps. Call it when you make a plan and each time a step changes status. Mark a step "completed" only when it is really done.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        steps: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { text: { type: 'string' }, status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] } },
-            required: ['text', 'status'],
-          },
-        },
-        explanation: { type: 'string' },
-      },
-      required: ['steps'],
-    },
+    inputSchema: inputJsonSchema(PlanInput),
   },
   {
     name: SCRATCH_TOOL,
     description: 'Write your working notes verbatim to your scratch file (.scratch/agent-<name>.scratch.md in the workspace), replacing its content.',
-    inputSchema: { type: 'object', properties: { content: { type: 'string' } }, required: ['content'] },
+    inputSchema: inputJsonSchema(ScratchInput),
   },
 ];
 

@@ -15,7 +15,7 @@ const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
 
 const wsPath = () => vscode.workspace.workspaceFolders[0].uri.fsPath;
-const invoke = (name, input, token) => vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, token);
+const invoke = (name, input, token) => Promise.resolve(vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, token));
 const text = (r) => r.content.map((p) => p.value || '').join('');
 
 describe('rawr agent tools: Restricted Mode and bounds (real VS Code)', function () {
@@ -72,7 +72,7 @@ describe('rawr agent tools: Restricted Mode and bounds (real VS Code)', function
   it('the terminal tool interrupts a command that never ends, at its timeout, with a clear error', async function () {
     // Invoked without a chat request, VS Code asks through a modal dialog: approve it there.
     const started = Date.now();
-    const run = invoke('rawr_run_in_terminal', { command: 'echo started; sleep 600', timeoutSeconds: 3 }).then((r) => ({ ok: text(r) }), (e) => ({ err: e.message }));
+    const run = invoke('rawr_run_in_terminal', { command: 'echo started; sleep 600', timeoutSeconds: 3 }).then((r) => ({ ok: text(r), err: undefined }), (e) => ({ ok: undefined, err: e.message }));
     const { bridge, hasBridge } = require('./index');
     let settled;
     run.then((v) => (settled = v));
@@ -90,7 +90,7 @@ describe('rawr agent tools: Restricted Mode and bounds (real VS Code)', function
     assert.match(r.err, /did not finish within 3 s and was interrupted/);
     assert.ok(ms < 45000, `bounded: answered after ${ms} ms`);
     // The terminal is usable afterwards: the next command runs and reports its exit code.
-    const next = invoke('rawr_run_in_terminal', { command: 'exit_code_test() { return 3; }; exit_code_test', timeoutSeconds: 20 }).then((x) => ({ ok: text(x) }), (e) => ({ err: e.message }));
+    const next = invoke('rawr_run_in_terminal', { command: 'exit_code_test() { return 3; }; exit_code_test', timeoutSeconds: 20 }).then((x) => ({ ok: text(x), err: undefined }), (e) => ({ ok: undefined, err: e.message }));
     let done;
     next.then((v) => (done = v));
     const t1 = Date.now();

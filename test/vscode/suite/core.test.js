@@ -188,7 +188,7 @@ describe('core process', function () {
     });
 
     it('hover on a knob shows its documentation, default and allowed values', async () => {
-      const hovers = await vscode.commands.executeCommand('vscode.executeHoverProvider', doc.uri, new vscode.Position(2, 3));
+      const hovers = /** @type {vscode.Hover[]} */ (await vscode.commands.executeCommand('vscode.executeHoverProvider', doc.uri, new vscode.Position(2, 3)));
       const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
       assert.match(text, /cooldown_turns/);
       assert.match(text, /Default: `2`/);
@@ -196,7 +196,7 @@ describe('core process', function () {
     });
 
     it('completes the enum values of mode', async () => {
-      const list = await vscode.commands.executeCommand('vscode.executeCompletionItemProvider', doc.uri, new vscode.Position(1, 6));
+      const list = /** @type {vscode.CompletionList} */ (await vscode.commands.executeCommand('vscode.executeCompletionItemProvider', doc.uri, new vscode.Position(1, 6)));
       const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
       for (const v of ['off', 'tag', 'suggest', 'auto']) assert.ok(labels.includes(v), `${v} in ${labels.slice(0, 20).join(', ')}`);
     });

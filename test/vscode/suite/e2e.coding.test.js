@@ -159,7 +159,7 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
   });
 
   it('read tools answer bad input with a clear error, in bounded time, and write nothing', async () => {
-    const invoke = (name, input) => vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+    const invoke = (name, input) => Promise.resolve(vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }));
     const text = (r) => r.content.map((p) => p.value || '').join('');
     assert.match(text(await invoke('rawr_read_file', { path: SPEC })), /attached-spec-marker-7f3a/);
     assert.match(text(await invoke('rawr_read_file', { path: coding.NOTES_FILE, startLine: 3, endLine: 4 })), /lines 3-4 of \d+/);
@@ -275,7 +275,7 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     assert.ok(hu >= 0, 'a heads-up in the chat');
     const headsUp = text.slice(hu, hu + 600);
     assert.ok(headsUp.includes(first.slice(0, 7)), `the heads-up names commit ${first.slice(0, 7)}: ${headsUp}`);
-    for (const [what, re] of [['the packet', /What just completed/], ['the compaction', /Context compacted — /], ['the handoff', /rawr handoff → agent/], ['phase 2', /Edited src\/limiter\.js/]]) {
+    for (const [what, re] of /** @type {Array<[string, RegExp]>} */ ([['the packet', /What just completed/], ['the compaction', /Context compacted — /], ['the handoff', /rawr handoff → agent/], ['phase 2', /Edited src\/limiter\.js/]])) {
       assert.ok(re.test(text.slice(hu)), `${what} after the heads-up`);
     }
     info().codingHeadsUp = headsUp.split('\n').slice(0, 3).join(' ');

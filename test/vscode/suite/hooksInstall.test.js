@@ -17,7 +17,7 @@ describe('agent hooks: install from VS Code (no clone needed)', function () {
     await ext.activate();
     assert.strictEqual(vscode.workspace.isTrusted, true, 'the harness workspace is trusted');
     const folder = vscode.workspace.workspaceFolders[0].uri.fsPath;
-    const r = await vscode.commands.executeCommand('rawr.installClaudeHooks', { folder });
+    const r = /** @type {{ ok: boolean, lines: string[] }} */ (await vscode.commands.executeCommand('rawr.installClaudeHooks', { folder }));
     assert.ok(r && r.ok, `install failed: ${JSON.stringify(r)}`);
     const settings = JSON.parse(fs.readFileSync(path.join(folder, '.claude', 'settings.json'), 'utf8'));
     const command = (event) => settings.hooks[event][0].hooks[0].command;
@@ -40,7 +40,7 @@ describe('agent hooks: install from VS Code (no clone needed)', function () {
     assert.match(out.hookSpecificOutput.additionalContext, /CONTEXT COMPACTION DETECTED/);
 
     // installing again changes nothing
-    const again = await vscode.commands.executeCommand('rawr.installClaudeHooks', { folder });
+    const again = /** @type {{ ok: boolean, lines: string[] }} */ (await vscode.commands.executeCommand('rawr.installClaudeHooks', { folder }));
     assert.ok(again.ok && /already present/.test(again.lines.join(' ')), JSON.stringify(again));
     fs.rmSync(path.join(folder, '.claude'), { recursive: true, force: true });
     fs.rmSync(path.join(folder, '.rawr', 'claude'), { recursive: true, force: true });

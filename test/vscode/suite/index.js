@@ -21,7 +21,8 @@
 const path = require('path');
 const fs = require('fs');
 
-const SUITE_DIR = __dirname;
+// The suites of this folder; `run.mjs --vsix` runs test/vscode/suite-vsix/ instead (VSCODE_TEST_SUITE_DIR).
+const SUITE_DIR = process.env.VSCODE_TEST_SUITE_DIR ? path.resolve(process.env.VSCODE_TEST_SUITE_DIR) : __dirname;
 const AFTER_RELOAD_DIR = path.join(SUITE_DIR, 'afterReload');
 /** Written by requestReload(); its presence at the start of run() means this is the after-reload phase. */
 const reloadFile = () => (process.env.VSCODE_TEST_RESULTS ? process.env.VSCODE_TEST_RESULTS + '.reload.json' : null);
@@ -148,12 +149,13 @@ exports.bridge = async function bridge(op, args = {}) {
   const url = process.env.VSCODE_TEST_BRIDGE;
   if (!url) throw new Error('no VSCODE_TEST_BRIDGE (only the code-server tier has the Playwright bridge)');
   const r = await fetch(url + '/' + op, { method: 'POST', body: JSON.stringify(args) });
-  const j = await r.json();
+  const j = /** @type {{ value?: any, error?: string }} */ (await r.json());
   if (j.error) throw new Error('bridge ' + op + ': ' + j.error);
   return j.value;
 };
 
 /** Resolve with the first event for which pred(e) holds; reject after ms. */
+/** @param {(listener: (e: any) => void) => { dispose(): void }} event  @param {(e: any) => boolean} [pred] */
 exports.waitFor = function waitFor(event, pred = () => true, ms = 15000, what = 'event') {
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => { d.dispose(); reject(new Error('timeout waiting for ' + what)); }, ms);

@@ -188,7 +188,7 @@ describe('openai-compatible provider (rawr-openai)', function () {
   });
 
   it('LanguageModelDataPart: text/JSON data is sent as text, binary data (an image) is skipped', async function () {
-    const DataPart = vscode.LanguageModelDataPart;
+    const DataPart = /** @type {any} */ (vscode).LanguageModelDataPart; // newer than the @types/vscode the extension targets
     if (typeof DataPart !== 'function') {
       info().openaiDataPartSkipped = 'vscode.LanguageModelDataPart does not exist in this VS Code';
       this.skip();
@@ -268,6 +268,7 @@ describe('openai-compatible provider (rawr-openai)', function () {
     }
     server.setScript({ rules: [], fallback: { text: 'Hello from the scripted model via the Chat view.' } });
     const n = server.requests.length;
+    /** @type {vscode.ChatResult | undefined} */
     let res;
     try {
       res = await vscode.commands.executeCommand('workbench.action.chat.open', {

@@ -102,7 +102,7 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
       return Object.entries(values).every(([k, v]) => JSON.stringify(st[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]) === JSON.stringify(v === undefined ? st[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] : v));
     }, 10000, 'the core to pick up the settings');
   }
-  const responseTurn = (threadId) => new vscode.ChatResponseTurn([], { metadata: { rawrThreadId: threadId } }, 'rawr.rawr');
+  const responseTurn = (threadId) => new (/** @type {any} */ (vscode.ChatResponseTurn))([], { metadata: { rawrThreadId: threadId } }, 'rawr.rawr');
 
   it('preflight: a turn that ends in asap with only turn_complete compacts before the next message, which is then delivered unchanged', async () => {
     const short = await startScriptedModel(multiPhaseScript({ steps: ['Research', 'Draft', 'Ship'], fillerChars: 9000, stopAfterEachPhase: true }));
@@ -167,7 +167,7 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
 
   it('/status in the real Chat view names the tier, percent and last decision', async function () {
     skipWithoutBridge(this);
-    const res = await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr Build the limiter, phase by phase.', modelSelector: { vendor: 'rawr-openai', id: 'scripted' }, blockOnResponse: true });
+    const res = /** @type {vscode.ChatResult | undefined} */ (await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr Build the limiter, phase by phase.', modelSelector: { vendor: 'rawr-openai', id: 'scripted' }, blockOnResponse: true }));
     assert.ok(res && res.metadata && res.metadata.rawrThreadId, `chat result ${JSON.stringify(res)}`);
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr /status', modelSelector: { vendor: 'rawr-openai', id: 'scripted' }, blockOnResponse: true });
     const txt = await poll(async () => (await bridge('text', { selector: '.interactive-item-container.interactive-response' })).find((x) => /rawr status/.test(x) && /Compactions:/.test(x)), 20000, 'rendered /status (the chat renders progressively: wait for the whole block)');
@@ -186,7 +186,7 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
   });
 
   it('a model error ends with a clear message and the thread stays consistent', async () => {
-    const failing = await startScriptedModel([{ when: () => true, reply: () => { const e = new Error('scripted outage'); e.status = 500; throw e; } }]);
+    const failing = await startScriptedModel([{ when: () => true, reply: () => { throw Object.assign(new Error('scripted outage'), { status: 500 }); } }]);
     try {
       await configure(failing.url, 20000);
       const m = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'model');
@@ -236,7 +236,7 @@ describe('@rawr context count against the server\'s own count (real VS Code, cal
     assert.ok(off < 0.05, `rawr counted ${used} tokens, the server ${server_} (${(off * 100).toFixed(1)}% apart); uncalibrated it would be about half`);
     // /status says how the count was made.
     const st = recordingStream();
-    const history = [new vscode.ChatResponseTurn([], { metadata: { rawrThreadId: result.metadata.rawrThreadId } }, 'rawr.rawr')];
+    const history = [new (/** @type {any} */ (vscode.ChatResponseTurn))([], { metadata: { rawrThreadId: result.metadata.rawrThreadId } }, 'rawr.rawr')];
     await api.participant.handler(request(model, '', 'status'), { history }, st.stream, new vscode.CancellationTokenSource().token);
     assert.match(st.text(), /Counted: the thread \d+ tokens \+ \d+ tool definitions \d+ tokens, with rawr's estimate ×2\.0\d, calibrated from the server's usage \(it counted \d+ prompt tokens where the estimate was \d+\)/, st.text());
     info().participantCalibrationStatus = /Counted: .*/.exec(st.text())[0];

@@ -328,8 +328,8 @@ describe('settings: VS Code settings over the policy file', function () {
     assert.strictEqual(cfg().inspect('judgment.model').defaultValue, '');
   });
 
-  it('without explicit settings: the shipped policy file', () => {
-    const r = loadSettings(folder, extPath);
+  it('without explicit settings: the shipped policy file', async () => {
+    const r = await loadSettings(folder, extPath);
     assert.deepStrictEqual(r.problems, []);
     assert.strictEqual(r.set.settings.mode, 'auto');
     assert.strictEqual(r.set.settings.early_percent_remaining_lt, 45);
@@ -343,7 +343,7 @@ describe('settings: VS Code settings over the policy file', function () {
     try {
       await cfg().update('mode', 'tag', vscode.ConfigurationTarget.Workspace);
       await cfg().update('earlyPercentRemainingLt', 50, vscode.ConfigurationTarget.Workspace);
-      let r = loadSettings(folder, extPath);
+      let r = await loadSettings(folder, extPath);
       assert.deepStrictEqual(r.problems, []);
       assert.strictEqual(r.set.settings.mode, 'tag');
       assert.strictEqual(r.set.settings.early_percent_remaining_lt, 50);
@@ -352,7 +352,7 @@ describe('settings: VS Code settings over the policy file', function () {
 
       await cfg().update('earlyPercentRemainingLt', 500, vscode.ConfigurationTarget.Workspace);
       assert.strictEqual(cfg().inspect('earlyPercentRemainingLt').workspaceValue, 500, 'VS Code stores the out-of-range value as written');
-      r = loadSettings(folder, extPath);
+      r = await loadSettings(folder, extPath);
       assert.strictEqual(r.set.settings.early_percent_remaining_lt, 45, 'the YAML value is kept');
       assert.strictEqual(r.set.settings.mode, 'tag', 'the bad value costs only its own knob');
       assert.strictEqual(r.problems.length, 1, JSON.stringify(r.problems));
@@ -375,13 +375,13 @@ describe('settings: VS Code settings over the policy file', function () {
       const file = path.join(dir, 'rawr-auto-compact.md');
       fs.writeFileSync(file, shipped.replace(/^early_percent_remaining_lt: 45$/m, 'early_percent_remaining_lt: 40').replace(/^cooldown_turns: 2$/m, 'cooldown_turns: 7'));
       await poll(() => changes.includes('prompts'), 15000, 'onSettingsChanged after a prompt file was written');
-      let r = loadSettings(folder, extPath);
+      let r = await loadSettings(folder, extPath);
       assert.strictEqual(r.set.sources.packetRequest, file);
       assert.strictEqual(r.set.settings.cooldown_turns, 7);
       assert.strictEqual(r.set.settings.early_percent_remaining_lt, 40, 'the invalid explicit 500 falls back to the workspace YAML, not the built-in default');
       assert.strictEqual(r.set.settings.mode, 'tag');
       await cfg().update('earlyPercentRemainingLt', 42, vscode.ConfigurationTarget.Workspace);
-      r = loadSettings(folder, extPath);
+      r = await loadSettings(folder, extPath);
       assert.strictEqual(r.set.settings.early_percent_remaining_lt, 42);
       assert.deepStrictEqual(r.problems, []);
 
@@ -389,7 +389,7 @@ describe('settings: VS Code settings over the policy file', function () {
       fs.rmSync(path.join(folder.fsPath, '.rawr'), { recursive: true, force: true });
       await poll(() => changes.includes('prompts'), 15000, 'onSettingsChanged after .rawr/ was deleted');
       for (const k of keys) await cfg().update(k, undefined, vscode.ConfigurationTarget.Workspace);
-      r = loadSettings(folder, extPath);
+      r = await loadSettings(folder, extPath);
       assert.strictEqual(r.set.settings.early_percent_remaining_lt, 45);
       assert.strictEqual(r.set.settings.mode, 'auto');
       assert.strictEqual(r.set.settings.cooldown_turns, 2);

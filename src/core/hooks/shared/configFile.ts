@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { readRegularFile } from './safeRead';
+import { safeReadText } from '../../io/safeRead';
 
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
@@ -64,7 +64,7 @@ export async function readConfigFile(file: string, opts: { followSymlinks: boole
   }
   if (lst === undefined) return { ok: true, file: { target } };
   try {
-    const text = await readRegularFile(target, MAX_CONFIG_BYTES);
+    const text = await safeReadText(target, { maxBytes: MAX_CONFIG_BYTES });
     const mode = fs.statSync(target).mode & 0o7777;
     return { ok: true, file: { target, text, mode, ...(followedFrom ? { followedFrom } : {}) } };
   } catch (err) {

@@ -11,7 +11,8 @@
  * that was removed. See docs/ARCHITECTURE.md#claude-code-and-codex-hooks.
  */
 import type { AgentId } from './store';
-import { readRegularFrom, readRegularTail } from './safeRead';
+import { safeReadText } from '../../io/safeRead';
+import { readTextFrom } from './readFrom';
 
 /** Bytes read after the snapshot's offset: a compaction record comes within a few requests of it. */
 const MAX_SCAN_BYTES = 32 * 1024 * 1024;
@@ -60,11 +61,11 @@ export function hasCompactionRecord(agent: AgentId, text: string, notBefore?: nu
 export async function transcriptConfirms(agent: AgentId, transcript: string, offset: number | undefined, takenAt: number): Promise<boolean> {
   try {
     if (offset !== undefined) {
-      const r = await readRegularFrom(transcript, offset, MAX_SCAN_BYTES);
+      const r = await readTextFrom(transcript, offset, MAX_SCAN_BYTES);
       if (!r.shrank) return hasCompactionRecord(agent, r.text);
     }
     // Records carry ISO times in ms; a second of slack covers a snapshot taken in the same second.
-    return hasCompactionRecord(agent, (await readRegularTail(transcript, MAX_SCAN_BYTES)).text, takenAt - 1000);
+    return hasCompactionRecord(agent, await safeReadText(transcript, { maxBytes: MAX_SCAN_BYTES, tail: true }), takenAt - 1000);
   } catch {
     return false;
   }

@@ -24,7 +24,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { TranscriptFacts } from './facts';
-import { readRegularTail } from './safeRead';
+import { SafeReadError, safeReadText, safeReadTextIfExists } from '../../io/safeRead';
+import { regularFileSize } from './readFrom';
 
 export const SNAPSHOT_VERSION = 1;
 export const LIMITS = { userRequests: 5, requestChars: 2000, files: 50, todos: 50, gitChanged: 50, objectiveChars: 300 };
@@ -85,13 +86,17 @@ export async function buildSnapshot(b: BuildInput): Promise<{ snapshot: Snapshot
   const transcript: Snapshot['transcript'] = b.transcriptPath ? { path: b.transcriptPath } : { error: 'no transcript_path in the hook input' };
   if (b.transcriptPath) {
     try {
-      const read = await readRegularTail(path.resolve(b.root, b.transcriptPath), MAX_TRANSCRIPT_BYTES);
-      facts = b.readFacts(read.text);
+      const file = path.resolve(b.root, b.transcriptPath);
+      // The size first: the agent waits for PreCompact before it compacts, so the compaction record
+      // that confirms this snapshot is written after this offset (confirm.ts).
+      const size = await regularFileSize(file);
+      facts = b.readFacts(await safeReadText(file, { maxBytes: MAX_TRANSCRIPT_BYTES, tail: true }));
       transcript.lines = facts.lines;
       transcript.problems = facts.problems;
-      transcript.size = read.size;
+      transcript.size = size;
     } catch (err) {
-      transcript.error = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'transcript not found' : `transcript unreadable: ${(err as Error).message}`;
+      const notFound = (err instanceof SafeReadError && err.problem === 'not_found') || (err as NodeJS.ErrnoException).code === 'ENOENT';
+      transcript.error = notFound ? 'transcript not found' : `transcript unreadable: ${(err as Error).message}`;
       warnings.push(`${transcript.error} (${b.transcriptPath}); snapshot written without transcript data`);
     }
   }
@@ -150,7 +155,7 @@ export function relativeIfInside(root: string, p: string): string {
 /** A small text file (the tail of a bigger one); undefined when it is missing, not a regular file or unreadable. */
 async function readSmall(file: string): Promise<string | undefined> {
   try {
-    return (await readRegularTail(file, MAX_PLAN_BYTES)).text;
+    return await safeReadTextIfExists(file, { maxBytes: MAX_PLAN_BYTES, tail: true });
   } catch {
     return undefined;
   }

@@ -25,13 +25,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readRegularFile } from './safeRead';
+import { MAX_STATE_BYTES, safeReadTextIfExists } from '../../io/safeRead';
 
 export type AgentId = 'claude' | 'codex';
 const SNAPSHOT_RE = /^snapshot-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z)(?:-(\d{1,6}))?\.json$/;
 const MARKER = 'last-injection.json';
-/** State files are small; anything bigger was not written by rawr. */
-const MAX_STATE_BYTES = 4 * 1024 * 1024;
 
 export const stateDirOf = (agent: AgentId) => path.join('.rawr', agent);
 
@@ -167,12 +165,7 @@ export function latestSnapshotFile(dir: string): SnapshotRef | null {
 
 /** Reads one of rawr's own small state files (regular file, size cap); null when it is absent. */
 export async function readStateFile(file: string): Promise<string | null> {
-  try {
-    return await readRegularFile(file, MAX_STATE_BYTES);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  return (await safeReadTextIfExists(file, { maxBytes: MAX_STATE_BYTES })) ?? null;
 }
 
 export interface Marker {

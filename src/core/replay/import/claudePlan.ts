@@ -10,7 +10,7 @@
  * One tracker per transcript. A Task-era change is applied when its result says it happened (an error
  * result changes nothing), so `onToolResult` returns the new whole list; TodoWrite's list is returned at
  * the call, as before. Both give the same shape, `PlanStep[]`, which the replay feeds to the engine's
- * plan signal and the hooks' snapshot keeps as the plan (see docs/ARCHITECTURE.md, signals).
+ * plan signal and the hooks' snapshot keeps as the plan (docs/ARCHITECTURE.md, "Boundaries").
  * Pure: no I/O.
  */
 import { z } from 'zod';

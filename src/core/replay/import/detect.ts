@@ -5,6 +5,7 @@
 import type { Recording, RecordingFormat } from '../recording';
 import { importClaude } from './claude';
 import { importCodex } from './codex';
+import type { LineSource } from './schemas';
 
 /** How many non-blank lines to look at: the first record is enough for every file seen so far. */
 const SNIFF_LINES = 20;
@@ -30,7 +31,7 @@ function formatOf(rec: unknown): RecordingFormat | null {
  * Reads only the head of the text: no split of a 10 MB file.
  */
 export function detectFormat(text: string): RecordingFormat | null {
-  let start = 0;
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a UTF-8 byte-order mark is not part of line 1
   let seen = 0;
   while (start < text.length && seen < SNIFF_LINES) {
     let end = text.indexOf('\n', start);
@@ -51,8 +52,8 @@ export function detectFormat(text: string): RecordingFormat | null {
  * Import a Claude Code or Codex transcript (format detected unless given).
  * Throws only for a whole-file issue: unrecognisable format, or a rawr log (its own importer).
  */
-export function importRecording(text: string, format?: RecordingFormat): Recording {
-  const f = format ?? detectFormat(text);
+export function importRecording(text: LineSource, format?: RecordingFormat): Recording {
+  const f = format ?? (typeof text === 'string' ? detectFormat(text) : null);
   switch (f) {
     case 'claude': return importClaude(text);
     case 'codex': return importCodex(text);

@@ -64,7 +64,7 @@ describe('window reload (part 2): what came back', function () {
     server = await startScriptedModel(multiPhaseScript({ steps: STEPS, fillerChars: 9000 }));
     await configureModel(server.url, { id: 'scripted-reload', name: 'Scripted (reload)' });
     const model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted-reload' }))[0], 15000, 'the scripted model');
-    const history = [new vscode.ChatResponseTurn([], { metadata: { rawrThreadId: prior.threadId } }, 'rawr.rawr')];
+    const history = [new (/** @type {any} */ (vscode.ChatResponseTurn))([], { metadata: { rawrThreadId: prior.threadId } }, 'rawr.rawr')];
     const r = await api.participant.handler(request(model, 'We reloaded the window. Where were we?'), { history }, recordingStream().stream, new vscode.CancellationTokenSource().token);
     assert.ok(!r.errorDetails, r.errorDetails && r.errorDetails.message);
     assert.strictEqual(r.metadata.rawrThreadId, prior.threadId);

@@ -1,0 +1,45 @@
+/**
+ * Reading an append-only transcript from a byte offset the hook recorded earlier (the snapshot's
+ * transcript size), with the same rules as every other read of a file rawr did not write
+ * (src/core/io/safeRead.ts): opened non-blocking, checked with fstat on the open descriptor, only a
+ * regular file, never more than `maxBytes`. The core's reader reads whole files or their tails; this is
+ * the one read that starts at an offset.
+ */
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { kindOf, SafeReadError } from '../../io/safeRead';
+
+async function openRegular(file: string) {
+  const fh = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0));
+  const st = await fh.stat().catch(async (err: unknown) => { await fh.close(); throw err; });
+  if (!st.isFile()) {
+    await fh.close();
+    throw new SafeReadError('not_regular', file, `${file} is ${kindOf(st)}, not a regular file; rawr reads only regular files`);
+  }
+  return { fh, st };
+}
+
+/** The size of a regular file (the same checks as a read). */
+export async function regularFileSize(file: string): Promise<number> {
+  const { fh, st } = await openRegular(file);
+  await fh.close();
+  return st.size;
+}
+
+/** Up to `maxBytes` from byte `from` on; `shrank` when the file is now smaller than `from` (replaced). */
+export async function readTextFrom(file: string, from: number, maxBytes: number): Promise<{ text: string; size: number; shrank: boolean }> {
+  const { fh, st } = await openRegular(file);
+  try {
+    if (st.size < from) return { text: '', size: st.size, shrank: true };
+    const buf = Buffer.alloc(Math.min(maxBytes, st.size - from));
+    let n = 0;
+    while (n < buf.length) {
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, from + n);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+    }
+    return { text: buf.subarray(0, n).toString('utf8'), size: st.size, shrank: false };
+  } finally {
+    await fh.close();
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Tests that read the shared recordings (../shared/data/transcripts, or RAWR_TRANSCRIPTS) never skip
+ * silently: in CI (env CI set, or RAWR_REQUIRE_SHARED=1 as .ci/run sets it) a missing data folder is a
+ * failure; locally such tests are skipped and the run ends with how many were skipped and why.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export const TRANSCRIPTS_DIR = process.env.RAWR_TRANSCRIPTS ?? path.resolve(__dirname, '../../../../shared/data/transcripts');
+
+/** True when shared data must be present (CI). */
+export const sharedRequired = (): boolean => !!process.env.CI || process.env.RAWR_REQUIRE_SHARED === '1';
+
+const skipped = new Map<string, number>();
+
+/**
+ * Call first in a test or a `before` hook that needs `file` (a shared data file or folder): present →
+ * nothing; missing → a failure in CI, else a counted skip (of the whole suite when called in a hook).
+ */
+export function needShared(ctx: Mocha.Context, file: string = TRANSCRIPTS_DIR): void {
+  if (fs.existsSync(file)) return;
+  // A file in a missing folder: name the folder (one line for all of them).
+  const missing = path.extname(file) && !fs.existsSync(path.dirname(file)) ? path.dirname(file) : file;
+  const why = `shared test data missing: ${missing}`;
+  if (sharedRequired()) throw new Error(`${why} (required here: CI or RAWR_REQUIRE_SHARED=1; set RAWR_TRANSCRIPTS or provide ../shared)`);
+  const runnable = ctx.test;
+  const count = runnable && (runnable as { type?: string }).type === 'hook' ? (runnable.parent?.total() ?? 1) : 1;
+  skipped.set(why, (skipped.get(why) ?? 0) + count);
+  ctx.skip();
+}
+
+process.on('exit', () => {
+  if (skipped.size === 0) return;
+  const total = [...skipped.values()].reduce((a, b) => a + b, 0);
+  process.stderr.write(`\nrawr: ${total} test${total === 1 ? '' : 's'} skipped (shared data missing; in CI this fails):\n`);
+  for (const [why, n] of skipped) process.stderr.write(`  ${n} × ${why}\n`);
+  process.stderr.write('  Set RAWR_TRANSCRIPTS=<folder of recordings> or clone the shared data beside this repository.\n');
+});
