@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assertPromptDir, dirReader, loadPromptDirs, shippedPromptsDir } from '../core/prompts/fs';
 import { loadPromptSet } from '../core/prompts/promptSet';
-import { MAX_LOG_BYTES, safeReadTextSync } from '../core/io/safeRead';
+import { MAX_LOG_BYTES, SafeReadError, safeReadTextSync } from '../core/io/safeRead';
 import { openAIJudge } from './judge';
 import { replayFile, replayFileWithJudge } from './replayCommand';
 import { handoffFile } from './handoffCommand';
@@ -198,6 +198,7 @@ function handoffMain(rest: string[]): number {
     return 0;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
+    if (err instanceof SafeReadError && err.problem === 'not_found') return fail(`cannot read ${positionals[0]}: no such file`, 1);
     return fail(e.code === 'ENOENT' ? `cannot read ${positionals[0]}: no such file` : e.code === 'EISDIR' ? `${positionals[0]} is a directory` : e.message.split('\n')[0]!, 1);
   }
 }

@@ -17,6 +17,7 @@ import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { replayFile } from '../../src/cli/replayCommand';
 import { formatHandoffBench, runHandoffBench } from './handoff';
 import { printPhased } from './phased';
+import { replayMemoryBench } from './replayMemory';
 
 const set = loadPromptSet([dirReader(shippedPromptsDir())]);
 const settings = { ...set.settings, judgment_enabled: false };
@@ -137,6 +138,7 @@ function main(): void {
   for (const r of transcripts()) {
     console.log(`  ${r.file.padEnd(48)} ${r.mb.toFixed(1).padStart(5)} MB  ${r.ms.toFixed(0).padStart(6)} ms  ${r.compactions} compaction(s), ${r.overflows} overflow(s)`);
   }
+  console.log(replayMemoryBench(process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts')));
   // Schedule quality with the shipped policy as it runs (judgment on, answered by its fallback in replay).
   printPhased(set.settings, set.prompts);
   console.log('');

@@ -38,7 +38,7 @@ export function parseFrontmatter(text: string, file: string): ParsedMarkdown {
   const yamlText = match[1] ?? '';
   const body = text.slice(match[0].length);
   const lineCounter = new LineCounter();
-  const doc: Document = parseDocument(yamlText, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc: Document = parseDocument(yamlText, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: 'error' });
   // The YAML starts on line 2 of the file (after the opening fence).
   const at = (offset: number) => {
     const pos = lineCounter.linePos(offset);

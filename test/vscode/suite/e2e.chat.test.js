@@ -183,7 +183,10 @@ async function expandLastResponse(shows, what) {
     if (shows(text)) return text;
     if (Date.now() - clicked > 4000 && (await bridge('text', { selector: summary })).length) {
       clicked = Date.now();
-      await bridge('click', { selector: summary });
+      // A long response puts its fold's summary above the visible part of the chat list, which the bridge
+      // cannot scroll to: then unfold through the setting instead (what the rest of this suite uses).
+      await bridge('click', { selector: summary }).catch(() =>
+        vscode.workspace.getConfiguration('chat').update('agent.collapseCompletedResponses', false, vscode.ConfigurationTarget.Workspace));
     }
     return undefined;
   }, 20000, what);
