@@ -11,6 +11,7 @@ import { DEFAULT_ALLOWED_TOOLS, DEFAULT_TOOL_SPECS, allowedInRestrictedMode, inp
 import { applyEdit, capText, MAX_READ_LINES, numberedRange, readTextFile } from '../../src/host/tools/fileText';
 import { resolveInWorkspace, ToolError } from '../../src/host/tools/workspacePath';
 import { describeToolCall, isSkippedResult, planChecklist, planUpdate } from '../../src/host/participant/toolDisplay';
+import { modelErrorAdvice } from '../../src/host/participant/errorAdvice';
 
 const ROOT = path.resolve(__dirname, '../../..');
 let tmp: string;
@@ -153,5 +154,20 @@ describe('agent tools: what the chat shows', () => {
     assert.match(planUpdate(p2, p1), /\*\*Plan\*\* \(1\/2 done\)/);
     assert.equal(planUpdate(p3, p2), '\n\n▶ Plan step 2/2: B\n\n');
     assert.match(planUpdate([...p3, { text: 'C', status: 'pending' }], p3), /\*\*Plan\*\* \(1\/3 done\)/);
+  });
+});
+
+describe('agent: model errors say what to do next', () => {
+  it('per LanguageModelError kind and per HTTP status', () => {
+    assert.match(modelErrorAdvice('NoPermissions', 'HTTP 401: bad key')!, /Set OpenAI-compatible API Key/);
+    assert.match(modelErrorAdvice('NoPermissions', 'not allowed')!, /Manage Models/);
+    assert.match(modelErrorAdvice('Blocked', 'quota')!, /wait a moment/);
+    assert.match(modelErrorAdvice('NotFound', 'gone')!, /Pick another model/);
+    assert.match(modelErrorAdvice(undefined, 'scripted: HTTP 429 too many')!, /rate limiting/);
+    assert.match(modelErrorAdvice(undefined, 'HTTP 503: down')!, /internal error/);
+    assert.match(modelErrorAdvice(undefined, 'HTTP 400: context length')!, /try \/compact/);
+    assert.match(modelErrorAdvice(undefined, 'connect ECONNREFUSED 127.0.0.1:1')!, /running and reachable/);
+    assert.match(modelErrorAdvice('Unknown', 'odd')!, /Send the message again/);
+    assert.equal(modelErrorAdvice(undefined, 'a plain bug'), undefined);
   });
 });
