@@ -14,7 +14,7 @@ const os = require('os');
 const path = require('path');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
-const { panelText, copyToDocs } = require('./support');
+const { panelText, copyToDocs, setForecast } = require('./support');
 
 const SESSION = 'follow-test-session-1';
 const usage = (n) => ({ input_tokens: n, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 1 });
@@ -24,11 +24,14 @@ const user = (content, extra = {}) => JSON.stringify({ ...base, type: 'user', uu
 
 describe('live follow of an agent session (real VS Code, webview DOM via Playwright)', function () {
   this.timeout(120000);
-  let dir, file, ws, stateDir, modeBefore;
+  let dir, file, ws, stateDir, modeBefore, api;
 
   before(async function () {
     skipWithoutBridge(this);
-    await vscode.extensions.getExtension('rawr.rawr').activate();
+    api = await vscode.extensions.getExtension('rawr.rawr').activate();
+    // The decision checked here is the tier rule's at a commit; the phase forecast (its own unit tests)
+    // would decide on this two-record session's 690k-token "phase" instead.
+    await setForecast(api, false);
     ws = process.env.VSCODE_TEST_WORKSPACE || vscode.workspace.workspaceFolders[0].uri.fsPath;
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-follow-'));
     file = path.join(dir, `${SESSION}.jsonl`);
@@ -39,6 +42,7 @@ describe('live follow of an agent session (real VS Code, webview DOM via Playwri
   });
 
   after(async () => {
+    if (api) await setForecast(api, undefined);
     await vscode.commands.executeCommand('rawr.followSession', { stop: true }).then(undefined, () => undefined);
     await vscode.workspace.getConfiguration('rawr').update('mode', modeBefore, vscode.ConfigurationTarget.Global);
     if (dir) fs.rmSync(dir, { recursive: true, force: true });

@@ -24,7 +24,7 @@ const fs = require('fs');
 const path = require('path');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
-const { PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText, copyToDocs } = require('./support');
+const { PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText, copyToDocs, setForecast } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript, scriptedPacket, phaseState } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
@@ -66,12 +66,15 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     api = await vscode.extensions.getExtension('rawr.rawr').activate();
     server = await startScriptedModel(script('slow'));
     await configure(server.url);
+    // The panel's cards are checked at a mid-session plan checkpoint; the forecast would move it.
+    await setForecast(api, false);
     model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted-panel' }))[0], 15000, 'the scripted model');
     ws = process.env.VSCODE_TEST_WORKSPACE || vscode.workspace.workspaceFolders[0].uri.fsPath;
     initialHead = git(ws, 'rev-parse', 'HEAD');
   });
 
   after(async () => {
+    if (api) await setForecast(api, undefined);
     await unconfigureModel();
     await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
     if (ws && initialHead) { try { git(ws, 'reset', '--hard', initialHead); } catch { /* best effort */ } }

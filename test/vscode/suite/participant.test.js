@@ -8,7 +8,7 @@ const path = require('path');
 const fs = require('fs');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, info } = require('./index');
-const { recordingStream, request, configureModel, unconfigureModel } = require('./support');
+const { recordingStream, request, configureModel, unconfigureModel, setForecast } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
@@ -25,9 +25,13 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
     api = await vscode.extensions.getExtension('rawr.rawr').activate();
     server = await startScriptedModel(multiPhaseScript({ steps: ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'], fillerChars: 9000 }));
     await configure(server.url, 20000);
+    // These tests check the golden path's mechanics at a mid-session plan checkpoint; the forecast would
+    // move this short session's compaction to its end (the e2e suites run with the default policy).
+    await setForecast(api, false);
     model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'the scripted model through rawr\'s provider');
   });
   after(async () => {
+    await setForecast(api, undefined);
     await unconfigureModel();
     if (server) await server.close();
   });

@@ -38,7 +38,9 @@ describe('window reload (part 1): a compacted thread and the panel pinned to it'
     assert.ok(snap.compactions.length >= 1, 'the session compacted before the reload');
 
     // Another thread becomes the active one, so following the active thread would not show ours.
-    const other = await api.participant.handler(request(model, '', 'status'), { history: [] }, recordingStream().stream, tok);
+    // A real request (not /status: a chat that never asked anything has no count to show), so the status
+    // bar shows this other thread with a count that part 2 must find again after the reload.
+    const other = await api.participant.handler(request(model, 'Now the rate-limit headers, phase by phase.'), { history: [] }, recordingStream().stream, tok);
     assert.notStrictEqual(other.metadata.rawrThreadId, threadId);
     const statusBar = { threadId: api.statusBar.view.threadId, percentRemaining: api.statusBar.view.percentRemaining, text: api.statusBar.text };
     assert.strictEqual(statusBar.threadId, other.metadata.rawrThreadId, 'the status bar shows the active thread');

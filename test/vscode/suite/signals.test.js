@@ -20,6 +20,7 @@ const { poll, waitFor, sleep, info, hasBridge, bridge } = require('./index');
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const OUT = path.join(REPO_ROOT, 'out/src/host');
 const { BoundaryBus } = require(path.join(OUT, 'boundaryBus'));
+const { DEFAULT_ALLOWED_TOOLS } = require(path.join(OUT, 'tools/catalog'));
 const { watchGit, RepoWatcher } = require(path.join(OUT, 'signals/gitSource'));
 const { watchTerminals, stripAnsi } = require(path.join(OUT, 'signals/terminalSource'));
 const { loadSettings, onSettingsChanged } = require(path.join(OUT, 'settings'));
@@ -324,7 +325,9 @@ describe('settings: VS Code settings over the policy file', function () {
   it('the contributed settings are known to VS Code with the core defaults', () => {
     assert.strictEqual(cfg().inspect('earlyPercentRemainingLt').defaultValue, 45);
     assert.strictEqual(cfg().inspect('mode').defaultValue, 'auto');
-    assert.deepStrictEqual(cfg().inspect('tools.allowed').defaultValue, []);
+    // The agent's own tool set is the default (read, list, search, create, edit, git, terminal).
+    assert.deepStrictEqual(cfg().inspect('tools.allowed').defaultValue, [...DEFAULT_ALLOWED_TOOLS]);
+    assert.ok(DEFAULT_ALLOWED_TOOLS.includes('rawr_edit_file') && DEFAULT_ALLOWED_TOOLS.includes('rawr_run_in_terminal'));
     assert.strictEqual(cfg().inspect('judgment.model').defaultValue, '');
   });
 
@@ -334,7 +337,7 @@ describe('settings: VS Code settings over the policy file', function () {
     assert.strictEqual(r.set.settings.mode, 'auto');
     assert.strictEqual(r.set.settings.early_percent_remaining_lt, 45);
     assert.strictEqual(r.set.sources.packetRequest, path.join(extPath, 'prompts', 'rawr-auto-compact.md'));
-    assert.deepStrictEqual(r.host, { toolsAllowed: [], judgmentModel: undefined });
+    assert.deepStrictEqual(r.host, { toolsAllowed: [...DEFAULT_ALLOWED_TOOLS], judgmentModel: undefined });
   });
 
   it('workspace settings override the YAML knob by knob, a change event fires, an invalid value keeps the YAML value', async () => {

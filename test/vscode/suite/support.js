@@ -38,6 +38,23 @@ async function configureModel(url, { id = 'scripted', name = 'Scripted multi-pha
   await cfg.update('openai.models', [{ id, name, contextWindow: windowTokens, maxOutputTokens: 4000, toolCalling: true }], vscode.ConfigurationTarget.Workspace);
 }
 
+/**
+ * Turns the phase forecast on or off (undefined: back to the default) for suites that check other mechanics
+ * on scripted sessions whose compaction point the forecast moves (it compacts where the next phase will not
+ * fit, e.g. at the end of a short session instead of mid-way); waits until the core has the value.
+ */
+async function setForecast(api, enabled) {
+  const cfg = vscode.workspace.getConfiguration('rawr');
+  await cfg.update('forecastEnabled', enabled, vscode.ConfigurationTarget.Workspace);
+  const want = enabled === undefined ? true : enabled;
+  const t0 = Date.now();
+  while (Date.now() - t0 < 10000) {
+    if ((await api.core.snapshot('tsettingsprobe')).state.settings.forecast_enabled === want) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the core did not pick up forecast_enabled=${want}`);
+}
+
 /** Removes what configureModel set. */
 async function unconfigureModel() {
   const cfg = vscode.workspace.getConfiguration('rawr');
@@ -61,4 +78,5 @@ function copyToDocs(file, name) {
   fs.copyFileSync(file, path.join(dir, name));
 }
 
-module.exports = { PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText, copyToDocs };
+module.exports = {
+  setForecast, PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText, copyToDocs };
