@@ -103,7 +103,8 @@ export function parseHostSettings(raw: { toolsAllowed?: unknown; judgmentModel?:
   let judgmentModel: HostSettings['judgmentModel'];
   if (raw.judgmentModel !== undefined && raw.judgmentModel !== null && raw.judgmentModel !== '') {
     const m = typeof raw.judgmentModel === 'string' ? /^([^/\s]+)\/(\S+)$/.exec(raw.judgmentModel.trim()) : null;
-    if (m) judgmentModel = { vendor: m[1], id: m[2] };
+    const [, vendor, id] = m ?? [];
+    if (vendor !== undefined && id !== undefined) judgmentModel = { vendor, id };
     else issues.push({ key: modelKey, message: `"${modelKey}" must be "vendor/id" or empty (got ${JSON.stringify(raw.judgmentModel)}); using the chat's model` });
   }
   return { settings: { toolsAllowed, judgmentModel }, issues };

@@ -29,7 +29,11 @@ const pkg = () => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'u
 const KEYS = Object.keys(SettingsSchema.shape) as SettingKey[];
 type Prop = Record<string, any>;  
 const props = configurationProperties() as Record<string, Prop>;
-const prop = (key: SettingKey): Prop => props[`rawr.${vscodeKey(key)}`];
+const prop = (key: SettingKey): Prop => {
+  const p = props[`rawr.${vscodeKey(key)}`];
+  assert.ok(p, `rawr.${vscodeKey(key)} is contributed`);
+  return p;
+};
 
 /** Enum values of a zod schema, when it is an enum. */
 function zodEnum(schema: z.ZodType): string[] | undefined {
@@ -88,6 +92,7 @@ describe('configuration contribution: generator vs the zod schema', () => {
     assert.deepEqual(LEGACY_NAMES.map((l) => l.name), ['earlyPercentRemainingLt', 'readyPercentRemainingLt', 'asapPercentRemainingLt', 'emergencyPercentRemainingLt']);
     for (const { name, knob } of LEGACY_NAMES) {
       const old = props[`rawr.${name}`];
+      assert.ok(old, `rawr.${name} is contributed`);
       assert.match(old.markdownDeprecationMessage, new RegExp(`#rawr\\.${vscodeKey(knob).replace('.', '\\.')}#`));
       const { markdownDeprecationMessage: _m, order: _o, ...schema } = old;
       const { order: _n, ...current } = prop(knob);
@@ -186,11 +191,13 @@ describe('configuration contribution: generator vs the zod schema', () => {
 
   it('host-only knobs: rawr.tools.allowed (string list, default rawr\'s tool set) and rawr.judgment.model (string, default "")', () => {
     const tools = props['rawr.tools.allowed'];
+    assert.ok(tools, 'rawr.tools.allowed is contributed');
     assert.equal(tools.type, 'array');
     assert.equal(tools.items.type, 'string');
     assert.deepEqual(tools.default, [...DEFAULT_ALLOWED_TOOLS]);
     assert.ok(tools.default.includes('rawr_run_in_terminal') && tools.default.includes('rawr_edit_file'));
     const model = props['rawr.judgment.model'];
+    assert.ok(model, 'rawr.judgment.model is contributed');
     assert.equal(model.type, 'string');
     assert.equal(model.default, '');
     const re = new RegExp(model.pattern);
@@ -201,7 +208,9 @@ describe('configuration contribution: generator vs the zod schema', () => {
 
   it('is deterministic and returns fresh objects (callers may not corrupt DEFAULT_SETTINGS)', () => {
     const a = configurationProperties() as Record<string, Prop>;
-    a['rawr.autoRequiresAnyBoundary'].default.early.push('turn_complete');
+    const auto = a['rawr.autoRequiresAnyBoundary'];
+    assert.ok(auto, 'rawr.autoRequiresAnyBoundary is contributed');
+    auto.default.early.push('turn_complete');
     assert.deepEqual(configurationProperties(), props);
     assert.deepEqual(DEFAULT_SETTINGS.auto_requires_any_boundary.early, ['commit', 'plan_checkpoint', 'pr_checkpoint']);
   });

@@ -58,8 +58,8 @@ describe('settings merge: mergeExplicit', () => {
     assert.equal(r.settings.early_percent_remaining_lt, 40);
     assert.equal(r.settings.ready_percent_remaining_lt, 30);
     assert.equal(r.issues.length, 1);
-    assert.equal(r.issues[0].key, 'rawr.earlyPercentRemainingLt');
-    assert.match(r.issues[0].message, /emergency < asap < ready < early/);
+    assert.equal(r.issues[0]?.key, 'rawr.earlyPercentRemainingLt');
+    assert.match(r.issues[0]?.message ?? '', /emergency < asap < ready < early/);
     // a consistent explicit set is taken whole
     const ok = mergeExplicit(yaml, { earlyPercentRemainingLt: 60, readyPercentRemainingLt: 50, asapPercentRemainingLt: 40, emergencyPercentRemainingLt: 30 });
     assert.deepEqual(ok.issues, []);
@@ -77,7 +77,7 @@ describe('settings merge: mergeExplicit', () => {
     const bad = mergeExplicit(yaml, { autoRequiresAnyBoundary: { early: ['comit'], ready: [], asap: [] } });
     assert.deepEqual(bad.settings.auto_requires_any_boundary, yaml.auto_requires_any_boundary);
     assert.equal(bad.issues.length, 1);
-    assert.match(bad.issues[0].message, /at rawr\.autoRequiresAnyBoundary\.early\.0/);
+    assert.match(bad.issues[0]?.message ?? '', /at rawr\.autoRequiresAnyBoundary\.early\.0/);
     const partial = mergeExplicit(yaml, { autoRequiresAnyBoundary: { early: ['commit'] } });
     assert.deepEqual(partial.settings.auto_requires_any_boundary, yaml.auto_requires_any_boundary);
     assert.equal(partial.issues.length, 1);
@@ -87,7 +87,7 @@ describe('settings merge: mergeExplicit', () => {
     const r = mergeExplicit(yaml, { earlyPercentRemaining: 30, 'tools.allowed': ['x'], 'judgment.model': 'a/b', mode: null });
     assert.deepEqual(r.settings, yaml);
     assert.deepEqual(r.issues.map((i) => i.key), ['rawr.earlyPercentRemaining', 'rawr.mode']);
-    assert.match(r.issues[0].message, /^unknown setting "rawr\.earlyPercentRemaining"/);
+    assert.match(r.issues[0]?.message ?? '', /^unknown setting "rawr\.earlyPercentRemaining"/);
   });
 
   it('prototype names are unknown settings, not lookups', () => {

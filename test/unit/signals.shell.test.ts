@@ -904,21 +904,24 @@ describe('detectShellBoundaries (details)', () => {
   it('without a summary line the subject comes from the -m heredoc', () => {
     const command = `git commit -q -m "$(cat <<'EOF'\nfeat: quiet heredoc\n\nbody\nEOF\n)"`;
     const [b] = detectShellBoundaries({ command, exitCode: 0, output: '' });
+    assert.ok(b);
     assert.equal(b.kind, 'commit');
     assert.match(b.key, /^cmd:[0-9a-f]{8}$/);
     assert.equal(b.detail, '? feat: quiet heredoc');
   });
 
   it('the hash key is stable for the same command and differs between commands', () => {
-    const a = detectShellBoundaries({ command: 'git commit -qm a', exitCode: 0, output: '' });
-    const a2 = detectShellBoundaries({ command: 'git commit -qm a', exitCode: 0, output: '' });
-    const b = detectShellBoundaries({ command: 'git commit -qm b', exitCode: 0, output: '' });
-    assert.equal(a[0].key, a2[0].key);
-    assert.notEqual(a[0].key, b[0].key);
+    const [a] = detectShellBoundaries({ command: 'git commit -qm a', exitCode: 0, output: '' });
+    const [a2] = detectShellBoundaries({ command: 'git commit -qm a', exitCode: 0, output: '' });
+    const [b] = detectShellBoundaries({ command: 'git commit -qm b', exitCode: 0, output: '' });
+    assert.ok(a && a2 && b);
+    assert.equal(a.key, a2.key);
+    assert.notEqual(a.key, b.key);
   });
 
   it('push detail names the refs and the remote', () => {
     const [b] = detectShellBoundaries({ command: 'git push', exitCode: 0, output: CLAUDE_COMMIT_AND_PUSH_OUTPUT.split('\n').slice(3).join('\n') });
+    assert.ok(b);
     assert.equal(b.detail, 'pushed spotter-gqc -> spotter-gqc (99b497c..ceff8c3) to github.com:marot/spotter.git');
   });
 

@@ -58,8 +58,8 @@ describe('status bar: statusTooltip', () => {
     assert.match(md, /Last decision: \*\*compact\*\* — tier ready \\\(31%\\\), boundary commit abc/);
     const lines = md.split('\n').filter((l) => l.startsWith('- '));
     assert.equal(lines.length, 5);
-    assert.match(lines[0], /^- 12:00:07 \*\*commit\*\* \(git\) abc7 subject 7$/);
-    assert.match(lines[4], /abc3 subject 3/);
+    assert.match(lines[0] ?? '', /^- 12:00:07 \*\*commit\*\* \(git\) abc7 subject 7$/);
+    assert.match(lines[4] ?? '', /abc3 subject 3/);
     assert.doesNotMatch(md, /subject 2/);
   });
 

@@ -83,8 +83,8 @@ export function classifyHeadChange(input: HeadChangeInput): HeadChange {
     return { kind: 'new_commits', boundary: { kind: 'commit', key: hash, detail }, detail };
   }
 
-  if (newCommits.length === 1 && before.parents && sameParents(newCommits[0].parents, before.parents)) {
-    const c = newCommits[0];
+  const c = newCommits.length === 1 ? newCommits[0] : undefined;
+  if (c && before.parents && sameParents(c.parents, before.parents)) {
     return { kind: 'amend', detail: `amend ${short(before.commit)} → ${short(c.hash)} ${subjectOf(c.message)}` };
   }
 
@@ -103,7 +103,7 @@ function short(hash: string | undefined): string {
 }
 
 function subjectOf(message: string): string {
-  return message.split('\n', 1)[0].trim();
+  return (message.split('\n', 1)[0] ?? '').trim();
 }
 
 /** Equal hashes, tolerating one side being abbreviated (≥ 7 hex digits). */

@@ -237,6 +237,7 @@ function fromArgv(argv: string[], depth: number): Invocation[] {
   const words = stripPrefixes(argv);
   if (!words) return [];
   const [head, ...args] = words;
+  if (head === undefined) return [];
   const name = commandName(head);
   if (SHELLS.has(name)) {
     const script = shellScriptArg(args);
@@ -259,8 +260,9 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 /** Drops keywords, `VAR=value` prefixes and wrapper commands; undefined when nothing runs. */
 function stripPrefixes(argv: string[]): string[] | undefined {
   let w = argv;
-  for (let guard = 0; guard < 32 && w.length > 0; guard++) {
+  for (let guard = 0; guard < 32; guard++) {
     const head = w[0];
+    if (head === undefined) break;
     if (RESERVED.has(head) || ASSIGNMENT.test(head)) {
       w = w.slice(1);
       continue;
@@ -277,9 +279,9 @@ function stripPrefixes(argv: string[]): string[] | undefined {
 /** Skips leading options; `withArg` options consume the next word unless written `--opt=value`. */
 function skipOptions(args: string[], withArg: readonly string[]): string[] {
   let i = 0;
-  while (i < args.length && args[i].startsWith('-') && args[i] !== '-') {
-    if (args[i] === '--') return args.slice(i + 1);
-    i += withArg.includes(args[i]) ? 2 : 1;
+  for (let a = args[i]; a !== undefined && a.startsWith('-') && a !== '-'; a = args[i]) {
+    if (a === '--') return args.slice(i + 1);
+    i += withArg.includes(a) ? 2 : 1;
   }
   return args.slice(i);
 }
@@ -292,9 +294,9 @@ const WRAPPERS = new Map<string, Unwrap>([
     'env',
     (args) => {
       let i = 0;
-      while (i < args.length && (args[i].startsWith('-') || ASSIGNMENT.test(args[i]))) {
-        if (args[i] === '--') return args.slice(i + 1);
-        i += ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'].includes(args[i]) ? 2 : 1;
+      for (let a = args[i]; a !== undefined && (a.startsWith('-') || ASSIGNMENT.test(a)); a = args[i]) {
+        if (a === '--') return args.slice(i + 1);
+        i += ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'].includes(a) ? 2 : 1;
       }
       return args.slice(i);
     },
@@ -313,6 +315,7 @@ function shellScriptArg(args: string[]): string | undefined {
   let sawC = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
+    if (a === undefined) break;
     if (/^[-+][A-Za-z]+$/.test(a)) {
       if (a.startsWith('-') && a.includes('c')) sawC = true;
       if (/[oO]$/.test(a)) i++; // -o pipefail, +O extglob
@@ -329,8 +332,7 @@ const GIT_GLOBAL_WITH_ARG = ['-C', '-c', '--git-dir', '--work-tree', '--namespac
 
 function gitInvocations(args: string[]): Invocation[] {
   let i = 0;
-  while (i < args.length && args[i].startsWith('-')) {
-    const a = args[i];
+  for (let a = args[i]; a !== undefined && a.startsWith('-'); a = args[i]) {
     if (a === '-h' || a === '--help' || a === '--version' || a === '-v') return [];
     i += GIT_GLOBAL_WITH_ARG.includes(a) ? 2 : 1;
   }
@@ -368,7 +370,7 @@ function parseCommit(args: string[]): Invocation | undefined {
   let message: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (a === '--') break;
+    if (a === undefined || a === '--') break;
     if (a === '-h' || a === '--help') return undefined;
     if (a.startsWith('--')) {
       const eq = a.indexOf('=');
@@ -385,7 +387,7 @@ function parseCommit(args: string[]): Invocation | undefined {
     if (a.startsWith('-') && a.length > 1) {
       // Short cluster: `-am msg`, `-qm msg`, `-mmsg`; m F C c t take a value, u S an attached one.
       for (let j = 1; j < a.length; j++) {
-        const ch = a[j];
+        const ch = a.charAt(j);
         if ('mFCct'.includes(ch)) {
           const value = j + 1 < a.length ? a.slice(j + 1) : args[++i];
           if (ch === 'm') message ??= value;
@@ -410,10 +412,10 @@ function subjectOf(message: string | undefined): string | undefined {
 function parsePush(args: string[]): boolean {
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (a === '--') break;
+    if (a === undefined || a === '--') break;
     if (a === '-h' || a === '--help' || a === '--delete') return false;
     if (a.startsWith('--')) {
-      const name = a.split('=')[0];
+      const name = a.split('=')[0] ?? a;
       if (isLongPrefix(name, '--dry-run', 4)) return false;
       if (!a.includes('=') && ['--repo', '--receive-pack', '--exec', '--push-option'].includes(name)) i++;
       continue;
@@ -454,8 +456,10 @@ function ghInvocations(args: string[]): Invocation[] {
 function ghTarget(args: string[]): string | undefined {
   const withArg = ['-R', '--repo', '-b', '--body', '-F', '--body-file', '-t', '--subject', '-A', '--author-email', '--match-head-commit'];
   for (let i = 0; i < args.length; i++) {
-    if (withArg.includes(args[i])) i++;
-    else if (!args[i].startsWith('-')) return /\/pull\/(\d+)/.exec(args[i])?.[1] ?? args[i].replace(/^#/, '');
+    const a = args[i];
+    if (a === undefined) break;
+    if (withArg.includes(a)) i++;
+    else if (!a.startsWith('-')) return /\/pull\/(\d+)/.exec(a)?.[1] ?? a.replace(/^#/, '');
   }
   return undefined;
 }
@@ -476,7 +480,8 @@ interface CommitLine {
 const COMMIT_LINE = /^\[(.+?)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)$/gm;
 
 function parseCommitLines(output: string): CommitLine[] {
-  return [...output.matchAll(COMMIT_LINE)].map((m) => ({ sha: m[2], subject: m[3].trim() }));
+  // Groups 2 and 3 are not optional, so they are set whenever the line matches.
+  return [...output.matchAll(COMMIT_LINE)].map(([, , sha = '', subject = '']) => ({ sha, subject: subject.trim() }));
 }
 
 const COMMIT_FAILURE: RegExp[] = [
@@ -514,9 +519,9 @@ function parsePushBlocks(output: string): PushBlock[] {
   const blocks: PushBlock[] = [];
   let current: PushBlock | undefined;
   for (const line of output.split('\n')) {
-    const to = /^To (\S+)$/.exec(line);
-    if (to) {
-      current = { remote: to[1], updates: [] };
+    const remote = /^To (\S+)$/.exec(line)?.[1];
+    if (remote !== undefined) {
+      current = { remote, updates: [] };
       blocks.push(current);
       continue;
     }
@@ -539,11 +544,11 @@ function parseRefLine(line: string): { key: string; text: string } | null | unde
   const porcelain = /^([ +*!=-])\t([^\t]*)\t(.*)$/.exec(line);
   const human = /^ ([ +*!=-]) (\[[^\]]+\]|[0-9a-f]{4,40}\.\.\.?[0-9a-f]{4,40})\s+(.+?)\s*$/.exec(line);
   if (porcelain) {
-    [, flag, refs, summary] = porcelain;
+    [, flag = '', refs = '', summary = ''] = porcelain;
     refs = refs.split(':').map((r) => r.replace(/^refs\/(heads|tags)\//, '')).join(' -> ');
     summary = summary.replace(/\s*\(.*\)$/, '');
   } else if (human) {
-    [, flag, summary, refs] = human;
+    [, flag = '', summary = '', refs = ''] = human;
     refs = refs.replace(/\s*\(.*\)$/, '');
   } else {
     return undefined;
@@ -559,7 +564,7 @@ function parseRefLine(line: string): { key: string; text: string } | null | unde
 function pairInOrder<T>(items: T[], slots: number): T[][] {
   const result: T[][] = Array.from({ length: slots }, () => []);
   if (slots === 0) return result;
-  items.forEach((item, k) => result[Math.min(k, slots - 1)].push(item));
+  items.forEach((item, k) => result[Math.min(k, slots - 1)]?.push(item));
   return result;
 }
 
@@ -686,7 +691,7 @@ function lex(c: Cursor, closeParen: boolean): Token[] {
     if (redirect) {
       c.i += redirect[0].length;
       while (s[c.i] === ' ' || s[c.i] === '\t') c.i++;
-      if (c.i < s.length && !WORD_END.has(s[c.i])) {
+      if (c.i < s.length && !WORD_END.has(s.charAt(c.i))) {
         const target = readWord(c);
         const operator = redirect[2];
         if (operator === '<<' || operator === '<<-') heredocs.push({ delim: target.value, stripTabs: operator === '<<-' });
@@ -722,7 +727,7 @@ function readWord(c: Cursor): Word {
   const s = c.s;
   const subs: Token[][] = [];
   let value = '';
-  while (c.i < s.length && !WORD_END.has(s[c.i])) {
+  while (c.i < s.length && !WORD_END.has(s.charAt(c.i))) {
     const ch = s[c.i];
     if (ch === '\\') {
       if (s[c.i + 1] !== '\n') value += s[c.i + 1] ?? '';
@@ -808,7 +813,8 @@ function readDollar(c: Cursor, subs: Token[][]): string {
     c.i += 2;
     while (c.i < s.length && s[c.i] !== "'") {
       if (s[c.i] === '\\' && c.i + 1 < s.length) {
-        value += escapes[s[c.i + 1]] ?? `\\${s[c.i + 1]}`;
+        const escaped = s.charAt(c.i + 1);
+        value += escapes[escaped] ?? `\\${escaped}`;
         c.i += 2;
       } else {
         value += s[c.i++];
