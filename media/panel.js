@@ -63,7 +63,12 @@
     return el('span', { class: `codicon codicon-${name}${extra ? ' ' + extra : ''}`, 'aria-hidden': 'true' });
   }
   function button(label, iconName, onclick, attrs) {
-    return el('button', Object.assign({ type: 'button', class: 'btn', onclick, 'aria-label': (attrs && attrs['aria-label']) || label }, attrs || {}), iconName ? icon(iconName) : null, el('span', {}, label));
+    return el(
+      'button',
+      Object.assign({ type: 'button', class: 'btn', onclick, 'aria-label': (attrs && attrs['aria-label']) || label }, attrs || {}),
+      iconName ? icon(iconName) : null,
+      el('span', {}, label),
+    );
   }
   function clock(at) {
     if (typeof at !== 'number') return '';
@@ -150,7 +155,13 @@
       'aria-label': 'Compaction mode (rawr.mode setting)',
       onchange: (e) => send({ type: 'setMode', mode: e.target.value }),
     });
-    for (const [v, label] of [['off', 'off — never'], ['tag', 'tag — annotate only'], ['suggest', 'suggest — offer a button'], ['auto', 'auto — run the golden path']]) mode.appendChild(el('option', { value: v }, label));
+    for (const [v, label] of [
+      ['off', 'off — never'],
+      ['tag', 'tag — annotate only'],
+      ['suggest', 'suggest — offer a button'],
+      ['auto', 'auto — run the golden path'],
+    ])
+      mode.appendChild(el('option', { value: v }, label));
     mode.value = (vm && vm.mode) || 'auto';
     mode.disabled = !vm || !vm.mode;
 
@@ -158,11 +169,18 @@
       'header',
       { class: 'top' },
       el('h1', {}, icon('fold'), ' Rawr — compaction'),
-      el('div', { class: 'controls' },
-        el('label', { for: 'thread' }, 'Thread'), pick,
-        el('label', { for: 'mode' }, 'Mode'), mode,
+      el(
+        'div',
+        { class: 'controls' },
+        el('label', { for: 'thread' }, 'Thread'),
+        pick,
+        el('label', { for: 'mode' }, 'Mode'),
+        mode,
         button('Settings', 'settings-gear', () => send({ type: 'openSettings' }), { 'aria-label': 'Open rawr settings' }),
-        button('Export log', 'export', () => vm && vm.threadId && send({ type: 'exportLog', threadId: vm.threadId }), { disabled: !vm || !vm.threadId, 'aria-label': 'Export the decision log of this thread (JSON Lines)' }),
+        button('Export log', 'export', () => vm && vm.threadId && send({ type: 'exportLog', threadId: vm.threadId }), {
+          disabled: !vm || !vm.threadId,
+          'aria-label': 'Export the decision log of this thread (JSON Lines)',
+        }),
         button('Refresh', 'refresh', () => send({ type: 'refresh' }), { 'aria-label': 'Refresh the panel' }),
       ),
     );
@@ -186,7 +204,11 @@
     fill.style.width = `${remaining === null ? 0 : Math.max(0, Math.min(100, remaining))}%`;
     bar.appendChild(fill);
     for (const t of g.thresholds) {
-      const mark = el('div', { class: `gauge-mark mark-${t.tier}${g.tier === t.tier ? ' current' : ''}`, title: `${t.tier}: below ${t.below}% remaining` }, el('span', { class: 'mark-label' }, TIER_LABEL[t.tier], el('br'), `<${t.below}%`));
+      const mark = el(
+        'div',
+        { class: `gauge-mark mark-${t.tier}${g.tier === t.tier ? ' current' : ''}`, title: `${t.tier}: below ${t.below}% remaining` },
+        el('span', { class: 'mark-label' }, TIER_LABEL[t.tier], el('br'), `<${t.below}%`),
+      );
       mark.style.left = `${t.below}%`;
       bar.appendChild(mark);
     }
@@ -212,25 +234,71 @@
       ' · ',
       el('span', { class: `tier-badge tier-${g.tier || 'none'}` }, g.tier ? `tier ${g.tier}` : 'no tier'),
       vm.turn !== null ? ` · turn ${vm.turn}` : '',
-      g.forecast ? el('span', { class: 'forecast-text', 'data-testid': 'gauge-forecast-text' }, ` · next phase ≈ ${tokens(g.forecast.nextPhaseTokens)} tokens (${g.forecast.fits ? 'fits' : 'does not fit'} before emergency)`) : '',
+      g.forecast
+        ? el(
+            'span',
+            { class: 'forecast-text', 'data-testid': 'gauge-forecast-text' },
+            ` · next phase ≈ ${tokens(g.forecast.nextPhaseTokens)} tokens (${g.forecast.fits ? 'fits' : 'does not fit'} before emergency)`,
+          )
+        : '',
     );
-    return section('gauge', 'Context', 'dashboard', summary, bar, el('p', { class: 'muted small' }, `Status bar: ${g.statusText}. A tier starts when the remaining context drops below its threshold; rawr compacts at a tier-appropriate boundary (emergency: at the next safe point).`));
+    return section(
+      'gauge',
+      'Context',
+      'dashboard',
+      summary,
+      bar,
+      el(
+        'p',
+        { class: 'muted small' },
+        `Status bar: ${g.statusText}. A tier starts when the remaining context drops below its threshold; rawr compacts at a tier-appropriate boundary (emergency: at the next safe point).`,
+      ),
+    );
   }
 
   const STEP_LABEL = { heads_up: 'Heads-up', packet: 'Packet', compact: 'Compact', handoff: 'Handoff' };
   const STEP_ICON = { done: 'pass', active: 'loading', pending: 'circle-outline', skipped: 'circle-slash' };
   function sequence() {
     const s = vm.sequence;
-    if (!s) return section('sequence', 'Sequence', 'milestone', el('p', { class: 'muted' }, 'No compaction sequence has run in this thread yet.'), compactNowRow());
+    if (!s)
+      return section('sequence', 'Sequence', 'milestone', el('p', { class: 'muted' }, 'No compaction sequence has run in this thread yet.'), compactNowRow());
     const steps = el('ol', { class: 'steps', 'aria-label': 'Golden path steps' });
     for (const st of s.steps) {
-      steps.appendChild(el('li', { class: `step ${st.state}`, 'aria-label': `${STEP_LABEL[st.step]}: ${st.state}` }, icon(STEP_ICON[st.state] || 'circle-outline', st.state === 'active' ? 'codicon-modifier-spin' : ''), ' ', STEP_LABEL[st.step]));
+      steps.appendChild(
+        el(
+          'li',
+          { class: `step ${st.state}`, 'aria-label': `${STEP_LABEL[st.step]}: ${st.state}` },
+          icon(STEP_ICON[st.state] || 'circle-outline', st.state === 'active' ? 'codicon-modifier-spin' : ''),
+          ' ',
+          STEP_LABEL[st.step],
+        ),
+      );
     }
-    const head = el('p', {}, el('strong', {}, s.running ? `Running ${s.seqId}` : `Last sequence ${s.seqId}`), s.outcome ? ` — ${s.outcome}` : '', s.startedAt ? ` · started ${clock(s.startedAt)}` : '', ` · ${s.detail}`);
+    const head = el(
+      'p',
+      {},
+      el('strong', {}, s.running ? `Running ${s.seqId}` : `Last sequence ${s.seqId}`),
+      s.outcome ? ` — ${s.outcome}` : '',
+      s.startedAt ? ` · started ${clock(s.startedAt)}` : '',
+      ` · ${s.detail}`,
+    );
     const cancel = s.running
-      ? button('Cancel sequence', 'stop-circle', () => send({ type: 'cancelSequence', threadId: vm.threadId }), { class: 'btn danger', disabled: !s.canCancel, 'aria-label': 'Cancel the running compaction sequence' })
+      ? button('Cancel sequence', 'stop-circle', () => send({ type: 'cancelSequence', threadId: vm.threadId }), {
+          class: 'btn danger',
+          disabled: !s.canCancel,
+          'aria-label': 'Cancel the running compaction sequence',
+        })
       : null;
-    return section('sequence', s.running ? 'Sequence in progress' : 'Sequence', 'milestone', head, steps, s.reason ? el('p', { class: 'reason' }, s.reason) : null, cancel, compactNowRow());
+    return section(
+      'sequence',
+      s.running ? 'Sequence in progress' : 'Sequence',
+      'milestone',
+      head,
+      steps,
+      s.reason ? el('p', { class: 'reason' }, s.reason) : null,
+      cancel,
+      compactNowRow(),
+    );
   }
 
   /** Compact now, with optional instructions (runs `@rawr /compact …` in the Chat view via rawr.compactNow). */
@@ -256,16 +324,50 @@
       ui.instructions = '';
       save();
     }
-    return el('div', { class: 'row compact-now' }, input, button('Compact now', 'fold', compactNow, { class: 'btn primary', disabled: !!running, 'aria-label': 'Compact now (runs @rawr /compact in the Chat view)' }));
+    return el(
+      'div',
+      { class: 'row compact-now' },
+      input,
+      button('Compact now', 'fold', compactNow, {
+        class: 'btn primary',
+        disabled: !!running,
+        'aria-label': 'Compact now (runs @rawr /compact in the Chat view)',
+      }),
+    );
   }
 
-  const KIND_ICON = { commit: 'git-commit', pr_checkpoint: 'git-pull-request', plan_checkpoint: 'checklist', plan_update: 'list-unordered', agent_done: 'pass', concluding: 'comment', topic_shift: 'arrow-swap', turn_complete: 'debug-step-over' };
+  const KIND_ICON = {
+    commit: 'git-commit',
+    pr_checkpoint: 'git-pull-request',
+    plan_checkpoint: 'checklist',
+    plan_update: 'list-unordered',
+    agent_done: 'pass',
+    concluding: 'comment',
+    topic_shift: 'arrow-swap',
+    turn_complete: 'debug-step-over',
+  };
   const STATUS_ICON = { pending: 'clock', consumed: 'check', ignored: 'circle-slash', seen: 'eye' };
   function boundaries() {
     const list = vm.boundaries.slice().reverse();
-    if (!list.length) return section('boundaries', 'Boundaries', 'git-commit', el('p', { class: 'muted' }, 'No boundary signal yet (commits, plan steps, pushes, done/concluding markers, turn ends).'));
+    if (!list.length)
+      return section(
+        'boundaries',
+        'Boundaries',
+        'git-commit',
+        el('p', { class: 'muted' }, 'No boundary signal yet (commits, plan steps, pushes, done/concluding markers, turn ends).'),
+      );
     const table = el('table', { class: 'grid', 'aria-label': 'Boundary signals, newest first' });
-    table.appendChild(el('thead', {}, el('tr', {}, ['Time', 'Kind', 'Source', 'Commit / step', 'Turn', 'Status'].map((h) => el('th', { scope: 'col' }, h)))));
+    table.appendChild(
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ['Time', 'Kind', 'Source', 'Commit / step', 'Turn', 'Status'].map((h) => el('th', { scope: 'col' }, h)),
+        ),
+      ),
+    );
     const body = el('tbody');
     for (const b of list) {
       body.appendChild(
@@ -273,23 +375,53 @@
           'tr',
           { class: `boundary status-${b.status}`, title: b.detail },
           el('td', {}, clock(b.at)),
-          el('td', { class: 'kind' }, icon(KIND_ICON[b.kind] || 'circle-filled'), ' ', b.kind, ' ', el('span', { class: `strength ${b.strength}` }, b.strength)),
+          el(
+            'td',
+            { class: 'kind' },
+            icon(KIND_ICON[b.kind] || 'circle-filled'),
+            ' ',
+            b.kind,
+            ' ',
+            el('span', { class: `strength ${b.strength}` }, b.strength),
+          ),
           el('td', {}, b.sources.join(', ')),
           el('td', { class: 'ref' }, b.ref || b.detail),
           el('td', {}, b.turn === null ? '—' : String(b.turn)),
-          el('td', {}, icon(STATUS_ICON[b.status] || 'circle-outline'), ' ', b.status, b.consumedBy ? ` by ${b.consumedBy}` : '', b.note ? el('div', { class: 'muted small' }, b.note) : null),
+          el(
+            'td',
+            {},
+            icon(STATUS_ICON[b.status] || 'circle-outline'),
+            ' ',
+            b.status,
+            b.consumedBy ? ` by ${b.consumedBy}` : '',
+            b.note ? el('div', { class: 'muted small' }, b.note) : null,
+          ),
         ),
       );
     }
     table.appendChild(body);
     // tabindex: a scrollable region must be reachable from the keyboard to be scrolled with it.
-    return section('boundaries', 'Boundaries', 'git-commit', el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Boundary signals (scrollable)' }, table));
+    return section(
+      'boundaries',
+      'Boundaries',
+      'git-commit',
+      el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Boundary signals (scrollable)' }, table),
+    );
   }
 
   const ACTION_ICON = { compact: 'fold', judge: 'law', preflight: 'arrow-right', suggest: 'lightbulb', tag: 'tag', none: 'dash' };
-  const VERDICT_LABEL = { pending: 'pending', approved: 'approved', vetoed: 'vetoed', fallback_approved: 'fallback: approved', fallback_vetoed: 'fallback: vetoed', cancelled: 'cancelled' };
+  const VERDICT_LABEL = {
+    pending: 'pending',
+    approved: 'approved',
+    vetoed: 'vetoed',
+    fallback_approved: 'fallback: approved',
+    fallback_vetoed: 'fallback: vetoed',
+    cancelled: 'cancelled',
+  };
   function timeline() {
-    const toggle = el('label', { class: 'toggle' },
+    const toggle = el(
+      'label',
+      { class: 'toggle' },
       el('input', {
         type: 'checkbox',
         id: 'show-noise',
@@ -302,36 +434,98 @@
       }),
       ' Show plain "above threshold" evaluations',
     );
-    const items = vm.timeline.filter((x) => ui.showNoise || !(x.kind === 'decision' && x.noise)).slice().reverse();
+    const items = vm.timeline
+      .filter((x) => ui.showNoise || !(x.kind === 'decision' && x.noise))
+      .slice()
+      .reverse();
     const hidden = vm.timeline.length - vm.timeline.filter((x) => !(x.kind === 'decision' && x.noise)).length;
     const list = el('ol', { class: 'timeline', tabindex: '0', 'aria-label': 'Decision timeline, newest first' });
     for (const it of items.slice(0, 400)) {
       if (it.kind === 'compaction') {
-        list.appendChild(el('li', { class: 'tl compaction' }, el('div', { class: 'tl-head' }, icon('fold'), ' ', el('span', { class: 'time' }, clock(it.at)), ' ', el('strong', {}, it.text)), it.reason ? el('div', { class: 'reason' }, 'Why: ', it.reason) : null));
+        list.appendChild(
+          el(
+            'li',
+            { class: 'tl compaction' },
+            el('div', { class: 'tl-head' }, icon('fold'), ' ', el('span', { class: 'time' }, clock(it.at)), ' ', el('strong', {}, it.text)),
+            it.reason ? el('div', { class: 'reason' }, 'Why: ', it.reason) : null,
+          ),
+        );
       } else if (it.kind === 'sequence_end') {
-        list.appendChild(el('li', { class: 'tl ended' }, el('div', { class: 'tl-head' }, icon(it.outcome === 'cancelled' ? 'stop-circle' : 'error'), ' ', el('span', { class: 'time' }, clock(it.at)), ' ', el('strong', {}, `Sequence ${it.seqId} ${it.outcome}`)), it.reason ? el('div', { class: 'reason' }, it.reason) : null));
+        list.appendChild(
+          el(
+            'li',
+            { class: 'tl ended' },
+            el(
+              'div',
+              { class: 'tl-head' },
+              icon(it.outcome === 'cancelled' ? 'stop-circle' : 'error'),
+              ' ',
+              el('span', { class: 'time' }, clock(it.at)),
+              ' ',
+              el('strong', {}, `Sequence ${it.seqId} ${it.outcome}`),
+            ),
+            it.reason ? el('div', { class: 'reason' }, it.reason) : null,
+          ),
+        );
       } else {
         const j = it.judgment;
         list.appendChild(
           el(
             'li',
             { class: `tl decision action-${it.action}${it.noise ? ' noise' : ''}` },
-            el('div', { class: 'tl-head' },
-              icon(ACTION_ICON[it.action] || 'dash'), ' ',
-              el('span', { class: 'time' }, clock(it.at)), ' ',
-              el('span', { class: 'badge' }, `${it.action} · ${it.code}`), ' ',
-              it.forecast && it.forecast.drove ? el('span', { class: 'badge forecast', 'data-testid': 'forecast-badge', title: `next phase ≈ ${tokens(it.forecast.nextPhaseTokens)} tokens, ${tokens(it.forecast.roomTokens)} left before emergency` }, 'forecast') : null,
+            el(
+              'div',
+              { class: 'tl-head' },
+              icon(ACTION_ICON[it.action] || 'dash'),
+              ' ',
+              el('span', { class: 'time' }, clock(it.at)),
+              ' ',
+              el('span', { class: 'badge' }, `${it.action} · ${it.code}`),
+              ' ',
+              it.forecast && it.forecast.drove
+                ? el(
+                    'span',
+                    {
+                      class: 'badge forecast',
+                      'data-testid': 'forecast-badge',
+                      title: `next phase ≈ ${tokens(it.forecast.nextPhaseTokens)} tokens, ${tokens(it.forecast.roomTokens)} left before emergency`,
+                    },
+                    'forecast',
+                  )
+                : null,
               it.forecast && it.forecast.drove ? ' ' : null,
-              el('span', { class: 'muted' }, `${it.id} at ${it.point}${it.tier ? ` · tier ${it.tier}` : ''}${it.percentRemaining !== null ? ` · ${it.percentRemaining}% remaining` : ''}`),
+              el(
+                'span',
+                { class: 'muted' },
+                `${it.id} at ${it.point}${it.tier ? ` · tier ${it.tier}` : ''}${it.percentRemaining !== null ? ` · ${it.percentRemaining}% remaining` : ''}`,
+              ),
             ),
             el('div', { class: 'reason' }, it.reason),
-            j ? el('div', { class: `judgment verdict-${j.verdict}` }, icon('law'), ' Judgment ', el('code', {}, j.corrId), `: ${VERDICT_LABEL[j.verdict] || j.verdict}`, j.latencyMs !== null ? ` in ${j.latencyMs} ms` : '', j.timedOut ? ' (timed out)' : '', j.reason ? ` — ${j.reason}` : '') : null,
+            j
+              ? el(
+                  'div',
+                  { class: `judgment verdict-${j.verdict}` },
+                  icon('law'),
+                  ' Judgment ',
+                  el('code', {}, j.corrId),
+                  `: ${VERDICT_LABEL[j.verdict] || j.verdict}`,
+                  j.latencyMs !== null ? ` in ${j.latencyMs} ms` : '',
+                  j.timedOut ? ' (timed out)' : '',
+                  j.reason ? ` — ${j.reason}` : '',
+                )
+              : null,
           ),
         );
       }
     }
     if (!items.length) list.appendChild(el('li', { class: 'muted' }, 'No decision yet.'));
-    return section('timeline', 'Decision timeline', 'history', el('div', { class: 'row' }, toggle, hidden && !ui.showNoise ? el('span', { class: 'muted small' }, ` (${hidden} hidden)`) : null), list);
+    return section(
+      'timeline',
+      'Decision timeline',
+      'history',
+      el('div', { class: 'row' }, toggle, hidden && !ui.showNoise ? el('span', { class: 'muted small' }, ` (${hidden} hidden)`) : null),
+      list,
+    );
   }
 
   function compactions() {
@@ -358,9 +552,21 @@
           el('h3', {}, icon('fold'), ` ${c.seqId} · ${tokens(c.tokensBefore)} → ${tokens(c.tokensAfter)} tokens · ${clock(c.at)}`, c.undone ? ' · undone' : ''),
           c.text ? el('p', {}, c.text) : null,
           c.reason ? el('p', { class: 'reason' }, 'Why: ', c.reason) : null,
-          el('div', { class: 'row' },
-            c.scratchPath ? button(`Open ${c.scratchPath}`, 'go-to-file', () => send({ type: 'openScratch', path: c.scratchPath }), { class: 'btn link', 'aria-label': `Open the scratch file ${c.scratchPath}` }) : null,
-            c.canUndo ? button('Undo this compaction', 'discard', () => send({ type: 'undo', threadId: vm.threadId, seqId: c.seqId }), { class: 'btn', 'aria-label': `Undo compaction ${c.seqId}` }) : null,
+          el(
+            'div',
+            { class: 'row' },
+            c.scratchPath
+              ? button(`Open ${c.scratchPath}`, 'go-to-file', () => send({ type: 'openScratch', path: c.scratchPath }), {
+                  class: 'btn link',
+                  'aria-label': `Open the scratch file ${c.scratchPath}`,
+                })
+              : null,
+            c.canUndo
+              ? button('Undo this compaction', 'discard', () => send({ type: 'undo', threadId: vm.threadId, seqId: c.seqId }), {
+                  class: 'btn',
+                  'aria-label': `Undo compaction ${c.seqId}`,
+                })
+              : null,
           ),
           det,
         ),
@@ -380,8 +586,16 @@
     if (!vm) children.push(el('p', { class: 'muted' }, 'Loading…'));
     else if (!vm.threadId) children.push(el('p', { class: 'muted' }, 'No @rawr thread yet: start one in the Chat view with @rawr.'));
     else {
-      children.push(el('p', { class: 'muted small', id: 'thread-line' }, `Thread ${vm.threadId}${vm.followActive ? ' (following the active @rawr thread)' : ''} · updated ${clock(vm.updatedAt)}`));
-      children.push(el('div', { class: 'cols' }, el('div', { class: 'col' }, gauge(), sequence(), compactions()), el('div', { class: 'col' }, boundaries(), timeline())));
+      children.push(
+        el(
+          'p',
+          { class: 'muted small', id: 'thread-line' },
+          `Thread ${vm.threadId}${vm.followActive ? ' (following the active @rawr thread)' : ''} · updated ${clock(vm.updatedAt)}`,
+        ),
+      );
+      children.push(
+        el('div', { class: 'cols' }, el('div', { class: 'col' }, gauge(), sequence(), compactions()), el('div', { class: 'col' }, boundaries(), timeline())),
+      );
       for (const p of vm.problems) children.push(el('p', { class: 'notice info' }, p));
     }
     app.replaceChildren(...children);
@@ -423,7 +637,14 @@
   function followGauge(v) {
     const g = v.gauge;
     const used = g.percentRemaining === null ? null : 100 - g.percentRemaining;
-    const bar = el('div', { class: `gauge-bar tier-${g.tier || 'none'}`, role: 'meter', 'aria-label': 'Followed session: context window used', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': used === null ? undefined : used.toFixed(1) });
+    const bar = el('div', {
+      class: `gauge-bar tier-${g.tier || 'none'}`,
+      role: 'meter',
+      'aria-label': 'Followed session: context window used',
+      'aria-valuemin': '0',
+      'aria-valuemax': '100',
+      'aria-valuenow': used === null ? undefined : used.toFixed(1),
+    });
     const fill = el('div', { class: 'gauge-fill' });
     fill.style.width = `${used === null ? 0 : Math.max(0, Math.min(100, used))}%`;
     bar.appendChild(fill);
@@ -433,17 +654,43 @@
       bar.appendChild(mark);
     }
     const pct = g.percentRemaining === null ? 'Context use not known yet' : `${Math.floor(g.percentRemaining)}% left`;
-    return [el('p', { class: 'gauge-text' }, el('strong', { 'data-testid': 'follow-percent' }, pct), ` · ${tokens(g.usedTokens)} / ${tokens(v.window.tokens)} tokens · `, el('span', { class: `tier-badge tier-${g.tier || 'none'}` }, g.tier ? `tier ${g.tier}` : 'no tier')), bar];
+    return [
+      el(
+        'p',
+        { class: 'gauge-text' },
+        el('strong', { 'data-testid': 'follow-percent' }, pct),
+        ` · ${tokens(g.usedTokens)} / ${tokens(v.window.tokens)} tokens · `,
+        el('span', { class: `tier-badge tier-${g.tier || 'none'}` }, g.tier ? `tier ${g.tier}` : 'no tier'),
+      ),
+      bar,
+    ];
   }
   function followList(title, items, render) {
     if (!items || items.length === 0) return null;
-    return el('div', { class: 'follow-part' }, el('h3', {}, title), el('ul', { class: 'follow-list' }, items.map((x) => el('li', {}, render(x)))));
+    return el(
+      'div',
+      { class: 'follow-part' },
+      el('h3', {}, title),
+      el(
+        'ul',
+        { class: 'follow-list' },
+        items.map((x) => el('li', {}, render(x))),
+      ),
+    );
   }
   function renderFollow() {
     followRoot.textContent = '';
     const v = followView;
     if (!v) {
-      followRoot.appendChild(el('p', { class: 'follow-off muted' }, icon('eye'), ' Not following an external agent session. ', button('Follow agent session…', 'eye', () => send({ type: 'followPick' }), { class: 'btn link' })));
+      followRoot.appendChild(
+        el(
+          'p',
+          { class: 'follow-off muted' },
+          icon('eye'),
+          ' Not following an external agent session. ',
+          button('Follow agent session…', 'eye', () => send({ type: 'followPick' }), { class: 'btn link' }),
+        ),
+      );
       return;
     }
     const name = v.path.split(/[\\/]/).pop();
@@ -453,20 +700,51 @@
       el('p', { class: 'muted small' }, `Window ${tokens(v.window.tokens)} tokens: ${v.window.why}`),
     ];
     if (v.wouldCompact) {
-      body.push(el('div', { class: 'follow-would', role: 'status' }, icon('fold'), ' ', el('strong', { 'data-testid': 'follow-would' }, v.wouldCompact.text), ` (line ${v.wouldCompact.line})`));
-      if (v.wouldCompact.command) body.push(el('div', { class: 'follow-command' }, el('pre', {}, el('code', {}, v.wouldCompact.command)), button('Copy', 'copy', () => send({ type: 'followCopy' }), { 'aria-label': 'Copy the /compact command' })));
-      else if (v.mode !== 'suggest') body.push(el('p', { class: 'muted small' }, `Mode ${v.mode}: switch rawr to suggest mode to get a ready /compact command here.`));
+      body.push(
+        el(
+          'div',
+          { class: 'follow-would', role: 'status' },
+          icon('fold'),
+          ' ',
+          el('strong', { 'data-testid': 'follow-would' }, v.wouldCompact.text),
+          ` (line ${v.wouldCompact.line})`,
+        ),
+      );
+      if (v.wouldCompact.command)
+        body.push(
+          el(
+            'div',
+            { class: 'follow-command' },
+            el('pre', {}, el('code', {}, v.wouldCompact.command)),
+            button('Copy', 'copy', () => send({ type: 'followCopy' }), { 'aria-label': 'Copy the /compact command' }),
+          ),
+        );
+      else if (v.mode !== 'suggest')
+        body.push(el('p', { class: 'muted small' }, `Mode ${v.mode}: switch rawr to suggest mode to get a ready /compact command here.`));
     }
     body.push(
       followList('Pending boundaries', v.pending, (b) => b),
       followList('Plan', v.plan, (p) => `[${p.status === 'completed' ? 'x' : p.status === 'in_progress' ? '~' : ' '}] ${p.text}`),
-      followList('Decisions (newest first)', v.decisions.slice(-10).reverse(), (d) => [el('strong', {}, `line ${d.line} · ${d.point} · ${d.action}`), d.percentRemaining === null ? '' : ` · ${d.percentRemaining.toFixed(1)}% left`, el('div', { class: 'muted small' }, d.reason)]),
-      followList(`${AGENT_LABEL[v.agent] || v.agent}'s own compactions`, v.nativeCompactions, (n) => `line ${n.line} (${n.trigger}${n.preTokens === null ? '' : `, ${tokens(n.preTokens)} tokens`})`),
+      followList('Decisions (newest first)', v.decisions.slice(-10).reverse(), (d) => [
+        el('strong', {}, `line ${d.line} · ${d.point} · ${d.action}`),
+        d.percentRemaining === null ? '' : ` · ${d.percentRemaining.toFixed(1)}% left`,
+        el('div', { class: 'muted small' }, d.reason),
+      ]),
+      followList(
+        `${AGENT_LABEL[v.agent] || v.agent}'s own compactions`,
+        v.nativeCompactions,
+        (n) => `line ${n.line} (${n.trigger}${n.preTokens === null ? '' : `, ${tokens(n.preTokens)} tokens`})`,
+      ),
       followList('rawr hooks: snapshots and injections', v.hooks, (h) => `${h.kind} ${h.at ? clock(Date.parse(h.at)) : ''} ${h.file}`),
       followList('Problems', v.problems, (p) => p),
     );
     const head = el('h2', { id: 'follow-h' }, icon('eye'), ' ', `Following ${AGENT_LABEL[v.agent] || v.agent}: ${name}`);
-    const actions = el('div', { class: 'row' }, button('Follow another…', 'list-selection', () => send({ type: 'followPick' })), button('Stop following', 'debug-stop', () => send({ type: 'followStop' })));
+    const actions = el(
+      'div',
+      { class: 'row' },
+      button('Follow another…', 'list-selection', () => send({ type: 'followPick' })),
+      button('Stop following', 'debug-stop', () => send({ type: 'followStop' })),
+    );
     followRoot.appendChild(el('section', { id: 'follow', 'aria-labelledby': 'follow-h' }, head, ...body, actions));
   }
   window.addEventListener('message', (e) => {

@@ -13,21 +13,24 @@ const path = require('node:path');
  */
 function createDemoWorkspace(ws, extraFiles = {}) {
   fs.mkdirSync(path.join(ws, 'docs'), { recursive: true });
-  fs.writeFileSync(path.join(ws, 'README.md'), [
-    '# rawr demo workspace',
-    '',
-    'A throw-away workspace created by `npm start` in the rawr repository.',
-    '',
-    'Open the Chat view (Ctrl+Alt+I) and type:',
-    '',
-    '    @rawr Build a token-bucket rate limiter with HTTP middleware, phase by phase.',
-    '',
-    'The model is **Rawr offline demo model (scripted, not a real LLM)**: a scripted server on loopback that',
-    "plays a two-phase coding session through rawr's tools, whatever you type. Each file it writes and each",
-    'command it runs asks you first (Allow / Skip). It commits phase 1 in the terminal, rawr compacts at that',
-    'commit (heads-up → continuation packet → "Context compacted" → handoff), and the agent goes on.',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(ws, 'README.md'),
+    [
+      '# rawr demo workspace',
+      '',
+      'A throw-away workspace created by `npm start` in the rawr repository.',
+      '',
+      'Open the Chat view (Ctrl+Alt+I) and type:',
+      '',
+      '    @rawr Build a token-bucket rate limiter with HTTP middleware, phase by phase.',
+      '',
+      'The model is **Rawr offline demo model (scripted, not a real LLM)**: a scripted server on loopback that',
+      "plays a two-phase coding session through rawr's tools, whatever you type. Each file it writes and each",
+      'command it runs asks you first (Allow / Skip). It commits phase 1 in the terminal, rawr compacts at that',
+      'commit (heads-up → continuation packet → "Context compacted" → handoff), and the agent goes on.',
+      '',
+    ].join('\n'),
+  );
   fs.writeFileSync(path.join(ws, 'docs/limiter-spec.md'), '# Limiter spec\n\nCapacity 2, refill 1 token/s; answer 429 when the bucket is empty.\n');
   for (const [rel, text] of Object.entries(extraFiles)) {
     fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });

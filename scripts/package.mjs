@@ -7,10 +7,14 @@ import { readdirSync, statSync } from 'node:fs';
 
 process.env.RAWR_MINIFY = '1';
 execFileSync(process.execPath, ['scripts/bundle.mjs'], { stdio: 'inherit' });
-const vsce = spawnSync(process.execPath, ['node_modules/@vscode/vsce/vsce', 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', 'rawr.vsix'], {
-  stdio: ['ignore', 'pipe', 'pipe'],
-  encoding: 'utf8',
-});
+const vsce = spawnSync(
+  process.execPath,
+  ['node_modules/@vscode/vsce/vsce', 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', 'rawr.vsix'],
+  {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  },
+);
 process.stdout.write(vsce.stdout);
 process.stderr.write(vsce.stderr);
 const warnings = `${vsce.stdout}\n${vsce.stderr}`.split('\n').filter((l) => /\bWARNING\b/i.test(l));

@@ -106,7 +106,11 @@ const INSTALLER = path.join(ROOT, 'test/vscode/install.sh');
 function installed() {
   const want = (/^CODE_SERVER_VERSION=(\S+)/m.exec(fs.readFileSync(INSTALLER, 'utf8')) || [])[1];
   let stamp = '';
-  try { stamp = fs.readFileSync(path.join(CACHE, '.installed'), 'utf8'); } catch { /* not installed */ }
+  try {
+    stamp = fs.readFileSync(path.join(CACHE, '.installed'), 'utf8');
+  } catch {
+    /* not installed */
+  }
   return fs.existsSync(CS_NODE) && fs.existsSync(CS_ENTRY) && !!want && stamp.startsWith(want + ' ') ? stamp.trim() : '';
 }
 /**
@@ -121,7 +125,9 @@ function withoutNpmRunEnv() {
 if (!installed()) {
   if (!opt.install) fail(`no VS Code (code-server) in ${CACHE}: run test/vscode/install.sh, or drop --no-install.`);
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    fail(`the bundled VS Code install (test/vscode/install.sh) is for Linux x64; on ${process.platform}/${process.arch}, press F5 in a desktop VS Code instead (extensionDevelopmentPath = this folder).`);
+    fail(
+      `the bundled VS Code install (test/vscode/install.sh) is for Linux x64; on ${process.platform}/${process.arch}, press F5 in a desktop VS Code instead (extensionDevelopmentPath = this folder).`,
+    );
   }
   log('installing the VS Code it runs (code-server from npm; once, ~2.5 min, into .vscode-test/) ...');
   const t = Date.now();
@@ -142,7 +148,13 @@ async function portFree(port) {
 if (!(await portFree(opt.port))) fail(`port ${opt.port} on 127.0.0.1 is in use: try \`PORT=${opt.port + 1} npm start\` (or --port).`);
 
 const demo = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-demo-'));
-const D = { ws: path.join(demo, 'workspace'), ud: path.join(demo, 'user-data'), exts: path.join(demo, 'extensions'), tmp: path.join(demo, 'tmp'), xdg: path.join(demo, 'xdg') };
+const D = {
+  ws: path.join(demo, 'workspace'),
+  ud: path.join(demo, 'user-data'),
+  exts: path.join(demo, 'extensions'),
+  tmp: path.join(demo, 'tmp'),
+  xdg: path.join(demo, 'xdg'),
+};
 for (const d of [D.ws, path.join(D.ud, 'User'), D.exts, D.tmp, D.xdg]) fs.mkdirSync(d, { recursive: true });
 fs.symlinkSync(ROOT, path.join(D.exts, `${PKG.publisher}.${PKG.name}-${PKG.version}`), 'dir');
 
@@ -174,15 +186,22 @@ log(`offline demo model (scripted, not a real LLM) on ${model.url}`);
 
 // The demo's settings live in its throw-away user profile, not in the workspace: the workspace starts
 // clean (nothing for `git status` to show), and a user-level base URL is the normal setup anyway.
-fs.writeFileSync(path.join(D.ud, 'User/settings.json'), JSON.stringify({
-  'rawr.openai.baseUrl': model.url,
-  'rawr.openai.models': [{ ...DEMO_MODEL, contextWindow: CONTEXT_WINDOW, maxOutputTokens: 4000, toolCalling: true }],
-  // New chats start on the demo model even where other models exist (matched by model id).
-  'chat.defaultModel': DEMO_MODEL.id,
-  ...QUIET_USER_SETTINGS,
-  // VS Code 1.139 folds a finished agent answer behind "Completed N steps"; the demo is about those steps.
-  'chat.agent.collapseCompletedResponses': false,
-}, null, 2) + '\n');
+fs.writeFileSync(
+  path.join(D.ud, 'User/settings.json'),
+  JSON.stringify(
+    {
+      'rawr.openai.baseUrl': model.url,
+      'rawr.openai.models': [{ ...DEMO_MODEL, contextWindow: CONTEXT_WINDOW, maxOutputTokens: 4000, toolCalling: true }],
+      // New chats start on the demo model even where other models exist (matched by model id).
+      'chat.defaultModel': DEMO_MODEL.id,
+      ...QUIET_USER_SETTINGS,
+      // VS Code 1.139 folds a finished agent answer behind "Completed N steps"; the demo is about those steps.
+      'chat.agent.collapseCompletedResponses': false,
+    },
+    null,
+    2,
+  ) + '\n',
+);
 fs.writeFileSync(path.join(demo, 'config.yaml'), `bind-addr: 127.0.0.1:${opt.port}\nauth: none\ncert: false\n`);
 
 // ---- 5. code-server ---------------------------------------------------------------------------------
@@ -192,13 +211,25 @@ async function stop(code) {
   if (stopping) return;
   stopping = true;
   if (cs && cs.exitCode === null) {
-    try { process.kill(-cs.pid, 'SIGTERM'); } catch { /* gone */ }
+    try {
+      process.kill(-cs.pid, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
     const until = Date.now() + 5000;
     while (Date.now() < until) {
-      try { process.kill(-cs.pid, 0); } catch { break; }
+      try {
+        process.kill(-cs.pid, 0);
+      } catch {
+        break;
+      }
       await sleep(100);
     }
-    try { process.kill(-cs.pid, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(-cs.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
   await model.close().catch(() => undefined);
   if (opt.keep) log(`kept the demo root ${demo}`);
@@ -206,8 +237,21 @@ async function stop(code) {
   log(`stopped (code-server and the demo model) after ${secs(T0)}`);
   process.exit(code);
 }
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { console.log(''); log(`${sig}: stopping ...`); void stop(0); });
-process.on('exit', () => { if (cs && !stopping) { try { process.kill(-cs.pid, 'SIGKILL'); } catch { /* gone */ } } });
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.on(sig, () => {
+    console.log('');
+    log(`${sig}: stopping ...`);
+    void stop(0);
+  });
+process.on('exit', () => {
+  if (cs && !stopping) {
+    try {
+      process.kill(-cs.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+});
 // `npm start` runs us under `sh -c`: a SIGINT/SIGTERM sent to the npm process itself (not to the terminal's
 // process group) ends npm and that shell but never reaches us. So watch them: when our parent changes (we
 // were orphaned) or npm is gone, stop everything as if the signal had come here.
@@ -216,37 +260,74 @@ try {
   // /proc/<ppid>/stat: "pid (comm) state ppid ..." — the shell's parent is npm (Linux; elsewhere the ppid check alone).
   const grand = Number(/\)\s+\S+\s+(\d+)/.exec(fs.readFileSync(`/proc/${process.ppid}/stat`, 'utf8'))?.[1]);
   if (process.env.npm_lifecycle_event && grand > 1) watchedParents.push(grand);
-} catch { /* no /proc */ }
+} catch {
+  /* no /proc */
+}
 const parentWatch = setInterval(() => {
   const orphaned = process.ppid !== watchedParents[0];
-  const gone = watchedParents.some((pid) => { try { process.kill(pid, 0); return false; } catch (e) { return e.code === 'ESRCH'; } });
-  if (orphaned || gone) { clearInterval(parentWatch); log('npm (our parent) is gone: stopping ...'); void stop(0); }
+  const gone = watchedParents.some((pid) => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (e) {
+      return e.code === 'ESRCH';
+    }
+  });
+  if (orphaned || gone) {
+    clearInterval(parentWatch);
+    log('npm (our parent) is gone: stopping ...');
+    void stop(0);
+  }
 }, 1000);
 parentWatch.unref();
 
 const tCs = Date.now();
 const csLog = path.join(demo, 'code-server.log');
 const logStream = fs.createWriteStream(csLog);
-cs = cp.spawn(CS_NODE, [CS_ENTRY,
-  '--config', path.join(demo, 'config.yaml'), '--bind-addr', `127.0.0.1:${opt.port}`, '--auth', 'none',
-  '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
-  '--user-data-dir', D.ud, '--extensions-dir', D.exts, D.ws], {
-  cwd: demo,
-  detached: true, // its own process group: stop() ends it and everything it started
-  stdio: ['ignore', 'pipe', 'pipe'],
-  env: {
-    ...process.env,
-    PATH: path.dirname(CS_NODE) + path.delimiter + process.env.PATH,
-    TMPDIR: D.tmp, XDG_CONFIG_HOME: path.join(D.xdg, 'config'), XDG_DATA_HOME: path.join(D.xdg, 'data'), XDG_CACHE_HOME: path.join(D.xdg, 'cache'),
+cs = cp.spawn(
+  CS_NODE,
+  [
+    CS_ENTRY,
+    '--config',
+    path.join(demo, 'config.yaml'),
+    '--bind-addr',
+    `127.0.0.1:${opt.port}`,
+    '--auth',
+    'none',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--user-data-dir',
+    D.ud,
+    '--extensions-dir',
+    D.exts,
+    D.ws,
+  ],
+  {
+    cwd: demo,
+    detached: true, // its own process group: stop() ends it and everything it started
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      PATH: path.dirname(CS_NODE) + path.delimiter + process.env.PATH,
+      TMPDIR: D.tmp,
+      XDG_CONFIG_HOME: path.join(D.xdg, 'config'),
+      XDG_DATA_HOME: path.join(D.xdg, 'data'),
+      XDG_CACHE_HOME: path.join(D.xdg, 'cache'),
+    },
   },
-});
+);
 const listening = new Promise((resolve, reject) => {
   let buf = '';
   const onData = (d) => {
     logStream.write(d);
     if (buf === null) return;
     buf += d;
-    if (/HTTP server listening on/.test(buf)) { buf = null; resolve(); }
+    if (/HTTP server listening on/.test(buf)) {
+      buf = null;
+      resolve();
+    }
   };
   cs.stdout.on('data', onData);
   cs.stderr.on('data', onData);
@@ -254,7 +335,9 @@ const listening = new Promise((resolve, reject) => {
   cs.on('exit', (c, s) => {
     if (stopping) return;
     reject(new Error(`code-server exited (${c ?? s}); its log: ${csLog}`));
-    console.error(`\n[rawr start] code-server exited (${c ?? s}); the last lines of its log:\n${fs.existsSync(csLog) ? fs.readFileSync(csLog, 'utf8').split('\n').slice(-15).join('\n') : ''}`);
+    console.error(
+      `\n[rawr start] code-server exited (${c ?? s}); the last lines of its log:\n${fs.existsSync(csLog) ? fs.readFileSync(csLog, 'utf8').split('\n').slice(-15).join('\n') : ''}`,
+    );
     void stop(1);
   });
   setTimeout(() => reject(new Error(`code-server did not start listening within 60 s; its log: ${csLog}`)), 60000).unref();

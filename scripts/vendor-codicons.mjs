@@ -22,7 +22,11 @@ try {
   if (!tgz) throw new Error('npm pack produced no tarball');
   execFileSync('tar', ['xzf', tgz], { cwd: tmp });
   mkdirSync(OUT, { recursive: true });
-  for (const [from, to] of [['package/dist/codicon.css', 'codicon.css'], ['package/dist/codicon.ttf', 'codicon.ttf'], ['package/LICENSE', 'LICENSE']]) {
+  for (const [from, to] of [
+    ['package/dist/codicon.css', 'codicon.css'],
+    ['package/dist/codicon.ttf', 'codicon.ttf'],
+    ['package/LICENSE', 'LICENSE'],
+  ]) {
     copyFileSync(join(tmp, from), join(OUT, to));
   }
   console.log(`@vscode/codicons ${VERSION} → ${OUT}`);

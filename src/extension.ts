@@ -63,7 +63,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   const storage = context.storageUri ?? context.globalStorageUri;
   const logDir = vscode.Uri.joinPath(storage, 'threads').fsPath;
   // An untrusted workspace's prompt overrides are not read (Restricted Mode), by the core process either.
-  const promptDirs = [...(workspace() && vscode.workspace.isTrusted ? [vscode.Uri.joinPath(workspace()!, '.rawr', 'prompts').fsPath] : []), context.asAbsolutePath('prompts')];
+  const promptDirs = [
+    ...(workspace() && vscode.workspace.isTrusted ? [vscode.Uri.joinPath(workspace()!, '.rawr', 'prompts').fsPath] : []),
+    context.asAbsolutePath('prompts'),
+  ];
   const core = await startCore(context, { logDir, promptDirs, log });
   context.subscriptions.push(core);
   stopCore = () => core.dispose();

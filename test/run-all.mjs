@@ -9,12 +9,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-// Formatting is checked (prettier --check, .prettierrc.json) once the codebase has been formatted in one
-// commit (`npm run format`); until then set RAWR_FORMAT_CHECK=1 to run the check. To enable it for good,
-// make FORMAT_CHECK true.
-const FORMAT_CHECK = process.env.RAWR_FORMAT_CHECK === '1';
 const tiers = [
-  ...(FORMAT_CHECK ? [{ name: 'format (prettier --check)', cmd: process.execPath, args: [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '.'] }] : []),
+  // Formatting first (prettier --check with .prettierrc.json; `npm run format` fixes it).
+  { name: 'format (prettier --check)', cmd: process.execPath, args: [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '.'] },
   { name: 'lint (eslint)', cmd: process.execPath, args: [join(root, 'node_modules/eslint/bin/eslint.js'), '.'] },
   // tsc checks the plain JavaScript it does not compile: the webview script and the real-VS-Code suites.
   { name: 'types: media/panel.js', cmd: process.execPath, args: [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.checkjs.json'] },
@@ -24,7 +21,11 @@ const tiers = [
 // The real agent CLIs (Claude Code, Codex; installed by test/agents/install.sh into .claude-test/ and
 // .codex-test/) with rawr's hooks, against the project's scripted model servers. A missing install
 // fails the tier in CI and is reported as skipped elsewhere (test/agents/support.ts).
-tiers.push({ name: 'real agents (Claude Code + Codex hooks)', cmd: process.execPath, args: [join(root, 'node_modules/mocha/bin/mocha.js'), '--config', 'test/agents/.mocharc.json'] });
+tiers.push({
+  name: 'real agents (Claude Code + Codex hooks)',
+  cmd: process.execPath,
+  args: [join(root, 'node_modules/mocha/bin/mocha.js'), '--config', 'test/agents/.mocharc.json'],
+});
 const vscodeRunner = join(root, 'test/vscode/run.mjs');
 if (existsSync(vscodeRunner)) {
   tiers.push({ name: 'real VS Code (extension host + e2e)', cmd: process.execPath, args: [vscodeRunner] });
@@ -35,9 +36,18 @@ function run(tier) {
   return new Promise((resolve) => {
     const child = spawn(tier.cmd, tier.args, { cwd: root, stdio: ['inherit', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (b) => { process.stdout.write(b); out += b; });
-    child.stderr.on('data', (b) => { process.stderr.write(b); out += b; });
-    child.on('error', (e) => { out += `\ncould not start: ${e.message}\n`; resolve({ status: null, out }); });
+    child.stdout.on('data', (b) => {
+      process.stdout.write(b);
+      out += b;
+    });
+    child.stderr.on('data', (b) => {
+      process.stderr.write(b);
+      out += b;
+    });
+    child.on('error', (e) => {
+      out += `\ncould not start: ${e.message}\n`;
+      resolve({ status: null, out });
+    });
     child.on('close', (status, signal) => resolve({ status: status ?? (signal ? `signal ${signal}` : null), out }));
   });
 }
@@ -46,7 +56,11 @@ function run(tier) {
 function recap(out) {
   const lines = out.split('\n');
   let from = -1;
-  for (let i = lines.length - 1; i >= 0; i--) if (/^\s*\d+ failing\b/.test(lines[i])) { from = i; break; }
+  for (let i = lines.length - 1; i >= 0; i--)
+    if (/^\s*\d+ failing\b/.test(lines[i])) {
+      from = i;
+      break;
+    }
   const picked = from >= 0 ? lines.slice(from) : lines.slice(-60);
   return picked.slice(0, 200).join('\n');
 }

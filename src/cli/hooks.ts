@@ -37,9 +37,17 @@ function readStdin(): Promise<string> {
     if (process.stdin.isTTY) return resolve('');
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = () => { clearTimeout(timer); process.stdin.destroy(); resolve(Buffer.concat(chunks).toString('utf8')); };
+    const done = () => {
+      clearTimeout(timer);
+      process.stdin.destroy();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
     const timer = setTimeout(done, STDIN_TIMEOUT_MS);
-    process.stdin.on('data', (c: Buffer) => { size += c.length; if (size <= MAX_STDIN) chunks.push(c); else done(); });
+    process.stdin.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_STDIN) chunks.push(c);
+      else done();
+    });
     process.stdin.on('end', done);
     process.stdin.on('error', done);
   });
@@ -71,9 +79,16 @@ async function install(agent: string, args: string[]): Promise<number> {
     process.stderr.write('rawr hooks codex install: --trust needs --write (the trust entries name hooks.json positions)\n');
     return 1;
   }
-  const r = agent === 'codex'
-    ? await installCodex({ codexHome: process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex'), commandPrefix: commandPrefix(), write, trust: args.includes('--trust'), followSymlinks })
-    : await installClaude({ projectDir: process.cwd(), commandPrefix: commandPrefix(), write, followSymlinks });
+  const r =
+    agent === 'codex'
+      ? await installCodex({
+          codexHome: process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex'),
+          commandPrefix: commandPrefix(),
+          write,
+          trust: args.includes('--trust'),
+          followSymlinks,
+        })
+      : await installClaude({ projectDir: process.cwd(), commandPrefix: commandPrefix(), write, followSymlinks });
   (r.ok ? process.stdout : process.stderr).write(`${r.lines.join('\n')}\n`);
   return r.ok ? 0 : 1;
 }

@@ -139,7 +139,9 @@ async function main(argv: string[]): Promise<number> {
       file: positionals[0]!,
     };
     if (judgeUrl !== undefined && judgeModel !== undefined) {
-      const out = await replayFileWithJudge(input, options, openAIJudge(judgeUrl, judgeModel), (n) => process.stderr.write(`rawr replay: judgment ${n} answered by ${judgeModel}\n`));
+      const out = await replayFileWithJudge(input, options, openAIJudge(judgeUrl, judgeModel), (n) =>
+        process.stderr.write(`rawr replay: judgment ${n} answered by ${judgeModel}\n`),
+      );
       process.stdout.write(out);
       return 0;
     }
@@ -194,19 +196,39 @@ function handoffMain(rest: string[]): number {
     const set = prompts(values.prompts);
     // Through the safe reader: a regular file within the cap (a FIFO or /dev/zero is an error, not a hang).
     const text = safeReadTextSync(positionals[0]!, { maxBytes: MAX_LOG_BYTES });
-    process.stdout.write(handoffFile(text, { settings: set.settings, prompts: set.prompts, format: format as 'claude' | 'codex' | 'rawr' | undefined, line, json: values.json ?? false, file: positionals[0]! }));
+    process.stdout.write(
+      handoffFile(text, {
+        settings: set.settings,
+        prompts: set.prompts,
+        format: format as 'claude' | 'codex' | 'rawr' | undefined,
+        line,
+        json: values.json ?? false,
+        file: positionals[0]!,
+      }),
+    );
     return 0;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (err instanceof SafeReadError && err.problem === 'not_found') return fail(`cannot read ${positionals[0]}: no such file`, 1);
-    return fail(e.code === 'ENOENT' ? `cannot read ${positionals[0]}: no such file` : e.code === 'EISDIR' ? `${positionals[0]} is a directory` : e.message.split('\n')[0]!, 1);
+    return fail(
+      e.code === 'ENOENT'
+        ? `cannot read ${positionals[0]}: no such file`
+        : e.code === 'EISDIR'
+          ? `${positionals[0]} is a directory`
+          : e.message.split('\n')[0]!,
+      1,
+    );
   }
 }
 
 const args = process.argv.slice(2);
 if (args[0] === 'hooks') {
   // Async (reads the hook input from stdin); never exits 2, which Claude Code reads as "block".
-  void hooksMain(args.slice(1)).then((code) => { process.exitCode = code; });
+  void hooksMain(args.slice(1)).then((code) => {
+    process.exitCode = code;
+  });
 } else {
-  void main(args).then((code) => { process.exitCode = code; });
+  void main(args).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -115,11 +115,18 @@ function table(decisions: ReplayDecision[], s: ReplaySummary, file: string): str
   }
   if (shown.length === 0) out.push('  (no evaluation point came near a tier)');
   out.push('');
-  out.push(`boundaries in the recording: ${s.commitsSeen} commit${s.commitsSeen === 1 ? '' : 's'}, ${s.planCheckpoints} plan checkpoint${s.planCheckpoints === 1 ? '' : 's'} (TodoWrite / Task tools / update_plan)`);
-  for (const n of s.nativeCompactions) out.push(`recorded tool compacted by itself at line ${n.line} (${n.trigger}${n.preTokens ? `, ${k(n.preTokens)} tokens` : ''})`);
+  out.push(
+    `boundaries in the recording: ${s.commitsSeen} commit${s.commitsSeen === 1 ? '' : 's'}, ${s.planCheckpoints} plan checkpoint${s.planCheckpoints === 1 ? '' : 's'} (TodoWrite / Task tools / update_plan)`,
+  );
+  for (const n of s.nativeCompactions)
+    out.push(`recorded tool compacted by itself at line ${n.line} (${n.trigger}${n.preTokens ? `, ${k(n.preTokens)} tokens` : ''})`);
   const lines = s.compactions.map((c) => `${c.line} (${c.boundaries.map((b) => b.split(' ')[0]).join('+') || c.code})`);
-  out.push(`rawr would compact ${s.compactions.length}× at line ${lines.join(', ') || '—'}; a plain ${(s.baseline.fraction * 100).toFixed(1)}% threshold ${s.baseline.compactions.length}×`);
-  out.push(`counterfactual overflows: ${s.counterfactualOverflows}${s.overflowLines.length ? ` at line ${s.overflowLines.join(', ')}` : ''}; peak modelled context ${k(s.peakModelledTokens)} of ${k(s.window)}`);
+  out.push(
+    `rawr would compact ${s.compactions.length}× at line ${lines.join(', ') || '—'}; a plain ${(s.baseline.fraction * 100).toFixed(1)}% threshold ${s.baseline.compactions.length}×`,
+  );
+  out.push(
+    `counterfactual overflows: ${s.counterfactualOverflows}${s.overflowLines.length ? ` at line ${s.overflowLines.join(', ')}` : ''}; peak modelled context ${k(s.peakModelledTokens)} of ${k(s.window)}`,
+  );
   const verdict =
     s.counterfactualOverflows > 0
       ? 'VERDICT: rawr would have overflowed the window — thresholds too low for this session'

@@ -21,7 +21,11 @@ export function registerCommands(
     // From the "Compact now" button the thread is known; from the palette, ask for optional instructions.
     let instructions = typeof arg === 'object' && arg && 'instructions' in arg ? String((arg as { instructions: unknown }).instructions ?? '') : '';
     if (arg === undefined) {
-      const input = await vscode.window.showInputBox({ title: 'Rawr: Compact Now', prompt: 'Optional instructions for the summary (Enter for none)', placeHolder: 'e.g. keep the API notes verbatim' });
+      const input = await vscode.window.showInputBox({
+        title: 'Rawr: Compact Now',
+        prompt: 'Optional instructions for the summary (Enter for none)',
+        placeHolder: 'e.g. keep the API notes verbatim',
+      });
       if (input === undefined) return;
       instructions = input;
     }

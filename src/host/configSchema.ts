@@ -52,7 +52,10 @@ export function vscodeKey(knob: SettingKey): string {
  * deprecated (the Settings UI hides them unless set), and still read when the new name is not set, so a
  * settings.json written for an older rawr keeps working.
  */
-export const LEGACY_NAMES: ReadonlyArray<{ name: string; knob: SettingKey }> = (Object.keys(RENAMED) as SettingKey[]).map((knob) => ({ name: camel(knob), knob }));
+export const LEGACY_NAMES: ReadonlyArray<{ name: string; knob: SettingKey }> = (Object.keys(RENAMED) as SettingKey[]).map((knob) => ({
+  name: camel(knob),
+  knob,
+}));
 
 /** Host-only settings (camel keys below `rawr.`): read by the extension host, not part of the policy file. */
 export const HOST_KEYS = { toolsAllowed: 'tools.allowed', judgmentModel: 'judgment.model' } as const;
@@ -111,8 +114,7 @@ function addEnumDescriptions(node: JsonSchema, key: SettingKey): JsonSchema {
     const values = node.enum as string[];
     const isBoundary = values.every((v) => (BOUNDARY_KINDS as readonly string[]).includes(v));
     const table = (isBoundary ? ENUM_DESCRIPTIONS.boundary : (ENUM_DESCRIPTIONS as Record<string, Record<string, string>>)[key]) as
-      | Record<string, string>
-      | undefined;
+      Record<string, string> | undefined;
     if (!table) throw new Error(`configSchema: no enum descriptions for ${key}`);
     out.enumDescriptions = values.map((v) => {
       const d = table[v];
@@ -132,16 +134,15 @@ function hostProperties(firstOrder: number): Record<string, JsonSchema> {
       uniqueItems: true,
       default: [...DEFAULT_ALLOWED_TOOLS],
       markdownDescription:
-        "Language-model tools the @rawr agent may call, by name or glob (`*` matches any characters). The default is rawr's own tool set (read, list, search, create, edit, git status/diff, terminal). Add Copilot's or MCP tools with globs (e.g. `[\"rawr_*\", \"copilot_*\", \"mcp_github_*\"]`), or list fewer to restrict. `rawr_update_plan` and `rawr_write_scratch` are always offered. Writing and executing tools ask before they run; in Restricted Mode only reading tools are offered.",
+        'Language-model tools the @rawr agent may call, by name or glob (`*` matches any characters). The default is rawr\'s own tool set (read, list, search, create, edit, git status/diff, terminal). Add Copilot\'s or MCP tools with globs (e.g. `["rawr_*", "copilot_*", "mcp_github_*"]`), or list fewer to restrict. `rawr_update_plan` and `rawr_write_scratch` are always offered. Writing and executing tools ask before they run; in Restricted Mode only reading tools are offered.',
       order: firstOrder,
     },
     [`${CONFIG_SECTION}.${HOST_KEYS.judgmentModel}`]: {
       type: 'string',
       default: '',
       pattern: '^$|^[^/\\s]+/\\S+$',
-      patternErrorMessage: 'Use vendor/id (e.g. copilot/gpt-4o-mini), or leave empty for the chat\'s model.',
-      markdownDescription:
-        "Language model for the judgment call, as `vendor/id` (e.g. `copilot/gpt-4o-mini`). Empty: the model of the chat request.",
+      patternErrorMessage: "Use vendor/id (e.g. copilot/gpt-4o-mini), or leave empty for the chat's model.",
+      markdownDescription: 'Language model for the judgment call, as `vendor/id` (e.g. `copilot/gpt-4o-mini`). Empty: the model of the chat request.',
       order: firstOrder + 1,
     },
   };

@@ -155,7 +155,12 @@ export function onSettingsChanged(a: SettingsChangeListener | vscode.Uri | undef
       // The files, and the folders themselves (deleting `.rawr/` reports only the folder).
       for (const glob of [`${WORKSPACE_PROMPTS_DIR}/*.md`, `{.rawr,${WORKSPACE_PROMPTS_DIR}}`]) {
         const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, glob));
-        watchers.push(w, w.onDidCreate(() => fire('prompts')), w.onDidChange(() => fire('prompts')), w.onDidDelete(() => fire('prompts')));
+        watchers.push(
+          w,
+          w.onDidCreate(() => fire('prompts')),
+          w.onDidChange(() => fire('prompts')),
+          w.onDidDelete(() => fire('prompts')),
+        );
       }
     }
   };

@@ -34,10 +34,7 @@ export function settingName(key: string): string {
  * @returns the merged settings and one issue per rejected value; issue keys are full setting names as the
  *   user wrote them (`rawr.tiers.earlyBelowPercent`), messages name settings the same way.
  */
-export function mergeExplicit(
-  yamlSettings: Settings,
-  explicit: Record<string, unknown>,
-): { settings: Settings; issues: SettingsIssue[] } {
+export function mergeExplicit(yamlSettings: Settings, explicit: Record<string, unknown>): { settings: Settings; issues: SettingsIssue[] } {
   const input: Record<string, unknown> = {};
   const issues: SettingsIssue[] = [];
   /** The full name each knob's value came from, for messages. */
@@ -105,7 +102,8 @@ export function parseHostSettings(raw: { toolsAllowed?: unknown; judgmentModel?:
     const m = typeof raw.judgmentModel === 'string' ? /^([^/\s]+)\/(\S+)$/.exec(raw.judgmentModel.trim()) : null;
     const [, vendor, id] = m ?? [];
     if (vendor !== undefined && id !== undefined) judgmentModel = { vendor, id };
-    else issues.push({ key: modelKey, message: `"${modelKey}" must be "vendor/id" or empty (got ${JSON.stringify(raw.judgmentModel)}); using the chat's model` });
+    else
+      issues.push({ key: modelKey, message: `"${modelKey}" must be "vendor/id" or empty (got ${JSON.stringify(raw.judgmentModel)}); using the chat's model` });
   }
   return { settings: { toolsAllowed, judgmentModel }, issues };
 }
@@ -114,7 +112,12 @@ export function parseHostSettings(raw: { toolsAllowed?: unknown; judgmentModel?:
 export function toolAllowed(name: string, allowed: readonly string[]): boolean {
   return allowed.some((pattern) =>
     pattern.includes('*')
-      ? new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(name)
+      ? new RegExp(
+          `^${pattern
+            .split('*')
+            .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+            .join('.*')}$`,
+        ).test(name)
       : pattern === name,
   );
 }

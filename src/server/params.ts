@@ -12,9 +12,7 @@ import { SettingsSchema } from '../core/settings/schema';
 import { ThreadMessageSchema, type ThreadMessage } from '../core/thread/thread';
 
 /** Same rule as CoreService (it is the file name of the thread's log). */
-export const ThreadIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,80}$/, 'thread id must be 1–80 characters of A–Z, a–z, 0–9, "_" or "-"');
+export const ThreadIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'thread id must be 1–80 characters of A–Z, a–z, 0–9, "_" or "-"');
 
 // EngineEventSchema lives in the core: the event log validates every record it loads with it too.
 export { EngineEventSchema };

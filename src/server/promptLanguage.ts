@@ -174,7 +174,7 @@ function describeSchema(s: z.ZodType): string {
   }
   if (s instanceof z.ZodArray) {
     const el = s.element as z.ZodType;
-    const max = (s.def.checks ?? []).map((c) => (c._zod.def as { check?: string; maximum?: number })).find((d) => d.check === 'max_length')?.maximum;
+    const max = (s.def.checks ?? []).map((c) => c._zod.def as { check?: string; maximum?: number }).find((d) => d.check === 'max_length')?.maximum;
     const most = max !== undefined ? `, at most ${max}` : '';
     if (el instanceof z.ZodEnum) return `a list of ${(el.options as string[]).map(code).join(' | ')}${most}`;
     if (el instanceof z.ZodString) {
@@ -292,7 +292,10 @@ export function promptCompletions(text: string, line: number, character: number,
     if (indent === 0) {
       if (!policy) return keyItems(Object.keys(TEMPLATE_KEYS), (k) => TEMPLATE_KEYS[k]!);
       const present = presentKeys(fm, line);
-      return keyItems(KNOBS.filter((k) => !present.has(k)), (k) => knobMarkdown(k as SettingKey));
+      return keyItems(
+        KNOBS.filter((k) => !present.has(k)),
+        (k) => knobMarkdown(k as SettingKey),
+      );
     }
     const path = ancestors(fm, line, indent);
     if (policy && path.length === 1 && path[0] === BOUNDARY_KEY) return keyItems(GATED_TIERS, (t) => tierMarkdown(t as GatedTier));

@@ -19,7 +19,12 @@ const CLAUDE = path.join(CACHE, 'node_modules/.bin/claude');
 const HANDOFF = '[rawr handoff]';
 
 interface Scenario {
-  dir: string; home: string; repo: string; server: ScriptedAnthropic; turns: number; env: Record<string, string>;
+  dir: string;
+  home: string;
+  repo: string;
+  server: ScriptedAnthropic;
+  turns: number;
+  env: Record<string, string>;
 }
 
 async function setUp(prefix: string, server: Omit<AnthropicServerOptions, 'cwd'>, env: Record<string, string> = {}): Promise<Scenario> {
@@ -33,21 +38,59 @@ async function setUp(prefix: string, server: Omit<AnthropicServerOptions, 'cwd'>
 async function turn(s: Scenario, prompt: string, ...extra: string[]): Promise<void> {
   const n = ++s.turns;
   const env = baseEnv(s.home, {
-    ANTHROPIC_BASE_URL: s.server.url, ANTHROPIC_API_KEY: 'dummy',
-    DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_ERROR_REPORTING: '1',
+    ANTHROPIC_BASE_URL: s.server.url,
+    ANTHROPIC_API_KEY: 'dummy',
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
     ...s.env,
   });
-  const r = await run(CLAUDE, ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash Read Write Edit TaskCreate TaskUpdate TodoWrite',
-    '--debug-file', path.join(s.dir, `debug-${n}.log`), ...extra], { cwd: s.repo, env, timeoutMs: 180_000 });
+  const r = await run(
+    CLAUDE,
+    [
+      '-p',
+      prompt,
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--allowedTools',
+      'Bash Read Write Edit TaskCreate TaskUpdate TodoWrite',
+      '--debug-file',
+      path.join(s.dir, `debug-${n}.log`),
+      ...extra,
+    ],
+    { cwd: s.repo, env, timeoutMs: 180_000 },
+  );
   fs.writeFileSync(path.join(s.dir, `out-${n}.jsonl`), r.stdout);
   fs.writeFileSync(path.join(s.dir, `err-${n}.txt`), r.stderr);
 }
 
-interface Facts { boundaries: number; snapshots: number; claims: string[]; confirmedBy: string[]; handoffPerRequest: number[]; compactRequests: number; report: string }
+interface Facts {
+  boundaries: number;
+  snapshots: number;
+  claims: string[];
+  confirmedBy: string[];
+  handoffPerRequest: number[];
+  compactRequests: number;
+  report: string;
+}
 
 function facts(s: Scenario): Facts {
   const transcripts = filesUnder(path.join(s.home, '.claude/projects'), /\.jsonl$/);
-  const records = transcripts.flatMap((f) => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l) as { type?: string; subtype?: string }; } catch { return {}; } }));
+  const records = transcripts.flatMap((f) =>
+    fs
+      .readFileSync(f, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        try {
+          return JSON.parse(l) as { type?: string; subtype?: string };
+        } catch {
+          return {};
+        }
+      }),
+  );
   const boundaries = records.filter((r) => r.type === 'system' && r.subtype === 'compact_boundary').length;
   const state = path.join(s.repo, '.rawr/claude');
   const snapshots = filesUnder(state, /^snapshot-.*\.json$/).length;
@@ -55,8 +98,9 @@ function facts(s: Scenario): Facts {
   const confirmedBy = filesUnder(state, /\.confirmed$/).map((f) => (JSON.parse(fs.readFileSync(f, 'utf8')) as { by: string }).by);
   const handoffPerRequest = s.server.requests.map((r) => occurrences(r.raw, HANDOFF));
   const compactRequests = s.server.requests.filter((r) => r.kind === 'compact').length;
-  const report = `boundaries=${boundaries} snapshots=${snapshots} claims=${claims.join(',') || 'none'} confirmedBy=${confirmedBy.join(',') || 'none'} `
-    + `requests=${s.server.requests.map((r) => `${r.kind}${r.status === 200 ? '' : `:${r.status}`}${handoffPerRequest[r.n - 1] ? '+handoff' : ''}`).join(' ')} (run folder ${s.dir})`;
+  const report =
+    `boundaries=${boundaries} snapshots=${snapshots} claims=${claims.join(',') || 'none'} confirmedBy=${confirmedBy.join(',') || 'none'} ` +
+    `requests=${s.server.requests.map((r) => `${r.kind}${r.status === 200 ? '' : `:${r.status}`}${handoffPerRequest[r.n - 1] ? '+handoff' : ''}`).join(' ')} (run folder ${s.dir})`;
   return { boundaries, snapshots, claims, confirmedBy, handoffPerRequest, compactRequests, report };
 }
 
@@ -64,8 +108,14 @@ function assertInjectedOnce(f: Facts, via: string): void {
   assert.ok(f.boundaries >= 1, `Claude Code compacted: ${f.report}`);
   assert.ok(f.snapshots >= 1, `PreCompact wrote a snapshot: ${f.report}`);
   assert.deepEqual(f.claims, [via], `rawr injected exactly once, via ${via}: ${f.report}`);
-  assert.ok(f.handoffPerRequest.some((n) => n >= 1), `the handoff reached the model: ${f.report}`);
-  assert.ok(f.handoffPerRequest.every((n) => n <= 1), `never twice in one request: ${f.report}`);
+  assert.ok(
+    f.handoffPerRequest.some((n) => n >= 1),
+    `the handoff reached the model: ${f.report}`,
+  );
+  assert.ok(
+    f.handoffPerRequest.every((n) => n <= 1),
+    `never twice in one request: ${f.report}`,
+  );
 }
 
 function assertNothingInjected(f: Facts): void {
@@ -73,7 +123,10 @@ function assertNothingInjected(f: Facts): void {
   assert.equal(f.boundaries, 0, `no compaction happened: ${f.report}`);
   assert.deepEqual(f.claims, [], `nothing injected: ${f.report}`);
   assert.deepEqual(f.confirmedBy, [], `nothing confirmed: ${f.report}`);
-  assert.ok(f.handoffPerRequest.every((n) => n === 0), `the model never saw a handoff: ${f.report}`);
+  assert.ok(
+    f.handoffPerRequest.every((n) => n === 0),
+    `the model never saw a handoff: ${f.report}`,
+  );
 }
 
 describe('real Claude Code: rawr injects exactly when a compaction happened', function () {
@@ -91,7 +144,11 @@ describe('real Claude Code: rawr injects exactly when a compaction happened', fu
       if (this.currentTest?.state === 'passed') fs.rmSync(s.dir, { recursive: true, force: true });
     }
   });
-  const setup = async (...a: Parameters<typeof setUp>) => { const s = await setUp(...a); open.push(s); return s; };
+  const setup = async (...a: Parameters<typeof setUp>) => {
+    const s = await setUp(...a);
+    open.push(s);
+    return s;
+  };
 
   it('A: manual /compact, then two prompts: SessionStart(compact) injects once', async () => {
     const s = await setup('A', {});
@@ -109,7 +166,10 @@ describe('real Claude Code: rawr injects exactly when a compaction happened', fu
     const [snap] = filesUnder(path.join(s.repo, '.rawr/claude'), /^snapshot-.*\.json$/);
     const snapshot = JSON.parse(fs.readFileSync(snap!, 'utf8')) as { userRequests: string[]; todos: Array<{ text: string }> | null; plan?: { file?: string } };
     assert.ok(snapshot.userRequests.includes('DO_WORK please do step 1 of PLAN.md'), JSON.stringify(snapshot.userRequests));
-    assert.ok(snapshot.todos?.some((t) => t.text.includes('Step 1: write hello.txt')), JSON.stringify(snapshot.todos));
+    assert.ok(
+      snapshot.todos?.some((t) => t.text.includes('Step 1: write hello.txt')),
+      JSON.stringify(snapshot.todos),
+    );
     assert.equal(snapshot.plan?.file, 'PLAN.md');
   });
 

@@ -21,7 +21,14 @@ const CACHE = process.env.CODEX_TEST_CACHE ?? path.join(REPO, '.codex-test');
 const CODEX = path.join(CACHE, 'node_modules/.bin/codex');
 const HANDOFF = '[rawr handoff]';
 
-interface Scenario { dir: string; home: string; repo: string; codexHome: string; server: ScriptedResponses; turns: number }
+interface Scenario {
+  dir: string;
+  home: string;
+  repo: string;
+  codexHome: string;
+  server: ScriptedResponses;
+  turns: number;
+}
 
 function env(s: { home: string; codexHome: string }): NodeJS.ProcessEnv {
   return baseEnv(s.home, { CODEX_HOME: s.codexHome, RAWR_TEST_API_KEY: 'dummy', NO_COLOR: '1', RUST_LOG: 'warn' });
@@ -32,13 +39,33 @@ async function setUp(prefix: string, server: Omit<ResponsesServerOptions, 'cwd'>
   const codexHome = path.join(p.home, '.codex');
   fs.mkdirSync(codexHome);
   const srv = await startScriptedResponses({ cwd: p.repo, ...server });
-  fs.writeFileSync(path.join(codexHome, 'config.toml'), [
-    'model = "scripted-model"', 'model_provider = "scripted"', 'approval_policy = "never"', 'sandbox_mode = "danger-full-access"',
-    'model_context_window = 200000', 'model_auto_compact_token_limit = 100000', 'check_for_update_on_startup = false', '',
-    '[model_providers.scripted]', 'name = "scripted"', `base_url = "${srv.url}"`, 'wire_api = "responses"', 'env_key = "RAWR_TEST_API_KEY"',
-    'request_max_retries = 0', 'stream_max_retries = 0', '', '[analytics]', 'enabled = false', '',
-    `[projects."${p.repo}"]`, 'trust_level = "trusted"', '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(codexHome, 'config.toml'),
+    [
+      'model = "scripted-model"',
+      'model_provider = "scripted"',
+      'approval_policy = "never"',
+      'sandbox_mode = "danger-full-access"',
+      'model_context_window = 200000',
+      'model_auto_compact_token_limit = 100000',
+      'check_for_update_on_startup = false',
+      '',
+      '[model_providers.scripted]',
+      'name = "scripted"',
+      `base_url = "${srv.url}"`,
+      'wire_api = "responses"',
+      'env_key = "RAWR_TEST_API_KEY"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '',
+      '[analytics]',
+      'enabled = false',
+      '',
+      `[projects."${p.repo}"]`,
+      'trust_level = "trusted"',
+      '',
+    ].join('\n'),
+  );
   const s: Scenario = { ...p, codexHome, server: srv, turns: 0 };
   const install = await run(process.execPath, [RAWR_CLI, 'hooks', 'codex', 'install', '--write', '--trust'], { cwd: p.repo, env: env(s) });
   assert.equal(install.code, 0, install.stderr);
@@ -64,17 +91,29 @@ async function appServerManualCompaction(s: Scenario, prompt1: string, prompt2: 
   let id = 0;
   const pending = new Map<number, { res: (v: any) => void; rej: (e: Error) => void }>();
   const waiters: Array<{ method: string; pred: (p: any) => boolean; res: (p: any) => void }> = [];
-  const write = (m: object) => { log.write(`> ${JSON.stringify(m)}\n`); child.stdin.write(`${JSON.stringify(m)}\n`); };
-  const send = (method: string, params: object) => new Promise<any>((res, rej) => { pending.set(++id, { res, rej }); write({ jsonrpc: '2.0', id, method, params }); });
+  const write = (m: object) => {
+    log.write(`> ${JSON.stringify(m)}\n`);
+    child.stdin.write(`${JSON.stringify(m)}\n`);
+  };
+  const send = (method: string, params: object) =>
+    new Promise<any>((res, rej) => {
+      pending.set(++id, { res, rej });
+      write({ jsonrpc: '2.0', id, method, params });
+    });
   const waitFor = (method: string, pred: (p: any) => boolean = () => true) => new Promise<any>((res) => waiters.push({ method, pred, res }));
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
     log.write(`< ${line}\n`);
     let m: any;
-    try { m = JSON.parse(line); } catch { return; }
+    try {
+      m = JSON.parse(line);
+    } catch {
+      return;
+    }
     if (m.id != null && !m.method && pending.has(m.id)) {
       const p = pending.get(m.id)!;
       pending.delete(m.id);
-      if (m.error) p.rej(new Error(JSON.stringify(m.error))); else p.res(m.result);
+      if (m.error) p.rej(new Error(JSON.stringify(m.error)));
+      else p.res(m.result);
     } else if (m.id != null && m.method) {
       write({ jsonrpc: '2.0', id: m.id, result: { decision: 'approved' } });
     } else {
@@ -114,8 +153,9 @@ function facts(s: Scenario) {
   const snapshots = filesUnder(state, /^snapshot-.*\.json$/).length;
   const claims = filesUnder(state, /\.injected$/).map((f) => (JSON.parse(fs.readFileSync(f, 'utf8')) as { event: string }).event);
   const handoffPerRequest = s.server.requests.map((r) => occurrences(r.raw, HANDOFF));
-  const report = `compacted=${compactions} snapshots=${snapshots} claims=${claims.join(',') || 'none'} `
-    + `requests=${s.server.requests.map((r, i) => `${r.kind}${r.status === 200 ? '' : `:${r.status}`}${handoffPerRequest[i] ? '+handoff' : ''}`).join(' ')} (run folder ${s.dir})`;
+  const report =
+    `compacted=${compactions} snapshots=${snapshots} claims=${claims.join(',') || 'none'} ` +
+    `requests=${s.server.requests.map((r, i) => `${r.kind}${r.status === 200 ? '' : `:${r.status}`}${handoffPerRequest[i] ? '+handoff' : ''}`).join(' ')} (run folder ${s.dir})`;
   return { compactions, snapshots, claims, handoffPerRequest, report };
 }
 
@@ -123,8 +163,14 @@ function assertInjectedOnce(f: ReturnType<typeof facts>): void {
   assert.ok(f.compactions >= 1, `Codex compacted: ${f.report}`);
   assert.ok(f.snapshots >= 1, `PreCompact wrote a snapshot: ${f.report}`);
   assert.equal(f.claims.length, 1, `rawr injected exactly once: ${f.report}`);
-  assert.ok(f.handoffPerRequest.some((n) => n >= 1), `the handoff reached the model: ${f.report}`);
-  assert.ok(f.handoffPerRequest.every((n) => n <= 1), `never twice in one request: ${f.report}`);
+  assert.ok(
+    f.handoffPerRequest.some((n) => n >= 1),
+    `the handoff reached the model: ${f.report}`,
+  );
+  assert.ok(
+    f.handoffPerRequest.every((n) => n <= 1),
+    `never twice in one request: ${f.report}`,
+  );
 }
 
 describe('real Codex CLI: rawr hooks codex injects exactly when a compaction happened', function () {
@@ -142,7 +188,11 @@ describe('real Codex CLI: rawr hooks codex injects exactly when a compaction hap
       if (this.currentTest?.state === 'passed') fs.rmSync(s.dir, { recursive: true, force: true });
     }
   });
-  const setup = async (...a: Parameters<typeof setUp>) => { const s = await setUp(...a); open.push(s); return s; };
+  const setup = async (...a: Parameters<typeof setUp>) => {
+    const s = await setUp(...a);
+    open.push(s);
+    return s;
+  };
 
   it('A: exec with an auto-compaction in the middle of the turn: injected once', async () => {
     const s = await setup('A', {});
@@ -180,10 +230,16 @@ describe('real Codex CLI: rawr hooks codex injects exactly when a compaction hap
     await exec(s, 'resume', '--last', 'second prompt');
     await exec(s, 'resume', '--last', 'third prompt');
     const f = facts(s);
-    assert.ok(s.server.requests.some((r) => r.kind === 'compact'), `a compaction was attempted: ${f.report}`);
+    assert.ok(
+      s.server.requests.some((r) => r.kind === 'compact'),
+      `a compaction was attempted: ${f.report}`,
+    );
     assert.ok(f.snapshots >= 1, `PreCompact fired: ${f.report}`);
     assert.equal(f.compactions, 0, f.report);
     assert.deepEqual(f.claims, [], `nothing injected: ${f.report}`);
-    assert.ok(f.handoffPerRequest.every((n) => n === 0), f.report);
+    assert.ok(
+      f.handoffPerRequest.every((n) => n === 0),
+      f.report,
+    );
   });
 });

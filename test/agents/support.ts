@@ -14,19 +14,38 @@ export const REPO = path.resolve(__dirname, '../../..');
 export const RAWR_CLI = path.join(REPO, 'out/src/cli/main.js');
 export const TMP = fs.realpathSync(os.tmpdir());
 
-export interface Proc { code: number | null; stdout: string; stderr: string }
+export interface Proc {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 export function run(cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; stdin?: string }): Promise<Proc> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); stderr += `\n[killed after ${o.timeoutMs} ms]`; }, o.timeoutMs ?? 180_000);
-    child.on('error', (e) => { clearTimeout(timer); reject(e); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-    child.stdin.on('error', () => { /* the process exited without reading its stdin (EPIPE): not a failure */ });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      stderr += `\n[killed after ${o.timeoutMs} ms]`;
+    }, o.timeoutMs ?? 180_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.on('error', () => {
+      /* the process exited without reading its stdin (EPIPE): not a failure */
+    });
     child.stdin.end(o.stdin ?? '');
   });
 }
@@ -39,7 +58,10 @@ export function baseEnv(home: string, extra: Record<string, string>): NodeJS.Pro
     TMPDIR: TMP,
     HOME: home,
     GIT_CEILING_DIRECTORIES: TMP,
-    GIT_AUTHOR_NAME: 'rawr test', GIT_AUTHOR_EMAIL: 'rawr@example.invalid', GIT_COMMITTER_NAME: 'rawr test', GIT_COMMITTER_EMAIL: 'rawr@example.invalid',
+    GIT_AUTHOR_NAME: 'rawr test',
+    GIT_AUTHOR_EMAIL: 'rawr@example.invalid',
+    GIT_COMMITTER_NAME: 'rawr test',
+    GIT_COMMITTER_EMAIL: 'rawr@example.invalid',
     ...extra,
   };
 }
@@ -54,7 +76,11 @@ export async function project(prefix: string): Promise<{ dir: string; home: stri
   fs.writeFileSync(path.join(repo, 'README.md'), '# Demo project\n');
   fs.writeFileSync(path.join(repo, 'PLAN.md'), '# Hello plan\n\nObjective: write hello.txt, commit it, then do step 2.\n\n1. hello.txt\n2. step 2\n');
   const env = baseEnv(home, {});
-  for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['commit', '-qm', 'init']]) {
+  for (const args of [
+    ['init', '-q', '-b', 'main'],
+    ['add', '-A'],
+    ['commit', '-qm', 'init'],
+  ]) {
     const r = await run('git', args, { cwd: repo, env });
     assert.equal(r.code, 0, `git ${args.join(' ')}: ${r.stderr}`);
   }
@@ -72,7 +98,8 @@ export function requireBinary(ctx: Mocha.Context, bin: string, what: string): vo
 
 export function filesUnder(dir: string, re: RegExp): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && re.test(e.name))
     .map((e) => path.join(e.parentPath, e.name));
 }

@@ -33,11 +33,30 @@ function session(n: number): EngineEvent[] {
     out.push({ type: 'user_message', at: (at += 5000), text: `Phase ${k}: implement the next part of the importer and commit it when the tests pass.` });
     for (let t = 0; t < 12 && out.length < n; t++) {
       const id = `c${k}-${t}`;
-      out.push({ type: 'assistant_message', at: (at += 800), text: t === 11 ? 'All done with this phase. In summary, the importer works.' : 'Running the tests next.' });
-      out.push({ type: 'tool_call', at: (at += 200), id, name: 'run_in_terminal', input: { command: t === 10 ? 'git commit -am "phase"' : 'npm test -- --grep importer' } });
+      out.push({
+        type: 'assistant_message',
+        at: (at += 800),
+        text: t === 11 ? 'All done with this phase. In summary, the importer works.' : 'Running the tests next.',
+      });
+      out.push({
+        type: 'tool_call',
+        at: (at += 200),
+        id,
+        name: 'run_in_terminal',
+        input: { command: t === 10 ? 'git commit -am "phase"' : 'npm test -- --grep importer' },
+      });
       out.push({ type: 'tool_result', at: (at += 1500), id, output: 'ok '.repeat(50), isError: false, exitCode: 0 });
-      if (t === 10) out.push({ type: 'boundary', at, source: 'terminal', boundary: { kind: 'commit', key: (0x1000000 + k).toString(16), detail: `commit ${k}` } });
-      if (t === 5) out.push({ type: 'plan', at, steps: [{ text: `phase ${k}`, status: 'in_progress' }, { text: `phase ${k - 1}`, status: 'completed' }] });
+      if (t === 10)
+        out.push({ type: 'boundary', at, source: 'terminal', boundary: { kind: 'commit', key: (0x1000000 + k).toString(16), detail: `commit ${k}` } });
+      if (t === 5)
+        out.push({
+          type: 'plan',
+          at,
+          steps: [
+            { text: `phase ${k}`, status: 'in_progress' },
+            { text: `phase ${k - 1}`, status: 'completed' },
+          ],
+        });
       used += 1800;
       out.push({ type: 'tokens', at, used, window: 200_000 });
       out.push({ type: 'evaluate', at, point: 'tool_loop' });
@@ -98,7 +117,9 @@ function transcripts(): Array<{ file: string; mb: number; ms: number; compaction
   const dir = process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts');
   let names: string[] = [];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.jsonl')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.jsonl'))
+      .sort();
   } catch {
     console.log(`(no transcripts at ${dir})`);
   }
@@ -130,13 +151,19 @@ function main(): void {
   const events = session(10_000);
   decisionLatency(events); // warm-up (JIT)
   const lat = decisionLatency(events);
-  console.log(`decision latency (10,000-event session, ${lat.evaluations} evaluations, ${lat.compactions} compactions): p50 ${(lat.p50 * 1000).toFixed(1)} µs, p99 ${(lat.p99 * 1000).toFixed(1)} µs, max ${(lat.max * 1000).toFixed(1)} µs  [target p99 < 200 µs: ${lat.p99 < 0.2 ? 'MET' : 'MISSED'}]`);
+  console.log(
+    `decision latency (10,000-event session, ${lat.evaluations} evaluations, ${lat.compactions} compactions): p50 ${(lat.p50 * 1000).toFixed(1)} µs, p99 ${(lat.p99 * 1000).toFixed(1)} µs, max ${(lat.max * 1000).toFixed(1)} µs  [target p99 < 200 µs: ${lat.p99 < 0.2 ? 'MET' : 'MISSED'}]`,
+  );
   coldReplay(20_000); // warm-up
   const cold = coldReplay(100_000);
-  console.log(`event-log cold replay: ${cold.events.toLocaleString('en')} events (${(cold.bytes / 1024 / 1024).toFixed(1)} MB) in ${(cold.seconds * 1000).toFixed(0)} ms = ${Math.round(cold.rate).toLocaleString('en')} events/s  [target >= 200,000: ${cold.rate >= 200_000 ? 'MET' : 'MISSED'}]`);
+  console.log(
+    `event-log cold replay: ${cold.events.toLocaleString('en')} events (${(cold.bytes / 1024 / 1024).toFixed(1)} MB) in ${(cold.seconds * 1000).toFixed(0)} ms = ${Math.round(cold.rate).toLocaleString('en')} events/s  [target >= 200,000: ${cold.rate >= 200_000 ? 'MET' : 'MISSED'}]`,
+  );
   console.log('replay on recordings:');
   for (const r of transcripts()) {
-    console.log(`  ${r.file.padEnd(48)} ${r.mb.toFixed(1).padStart(5)} MB  ${r.ms.toFixed(0).padStart(6)} ms  ${r.compactions} compaction(s), ${r.overflows} overflow(s)`);
+    console.log(
+      `  ${r.file.padEnd(48)} ${r.mb.toFixed(1).padStart(5)} MB  ${r.ms.toFixed(0).padStart(6)} ms  ${r.compactions} compaction(s), ${r.overflows} overflow(s)`,
+    );
   }
   console.log(replayMemoryBench(process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts')));
   // Schedule quality with the shipped policy as it runs (judgment on, answered by its fallback in replay).

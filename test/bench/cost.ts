@@ -46,12 +46,23 @@ function toOpenAI(thread: readonly ThreadMessage[]): OpenAIChatMessage[] {
   return thread.map((m): OpenAIChatMessage => {
     if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.text };
     if (m.role === 'user') return { role: 'user', content: m.text };
-    const calls = (m.toolCalls ?? []).map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) } }));
+    const calls = (m.toolCalls ?? []).map((c) => ({
+      id: c.id,
+      type: 'function' as const,
+      function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) },
+    }));
     return calls.length ? { role: 'assistant', content: m.text || null, tool_calls: calls } : { role: 'assistant', content: m.text };
   });
 }
 
-const SCRATCH_TOOL_DEF = { type: 'function' as const, function: { name: SCRATCH_TOOL, description: 'Write working notes.', parameters: { type: 'object', properties: { content: { type: 'string' } }, required: ['content'] } } };
+const SCRATCH_TOOL_DEF = {
+  type: 'function' as const,
+  function: {
+    name: SCRATCH_TOOL,
+    description: 'Write working notes.',
+    parameters: { type: 'object', properties: { content: { type: 'string' } }, required: ['content'] },
+  },
+};
 
 class Meter {
   spent: Spent = { calls: 0, input: 0, output: 0 };
@@ -60,7 +71,10 @@ class Meter {
     private readonly client: OpenAI,
   ) {}
 
-  async call(messages: OpenAIChatMessage[], tools: (typeof SCRATCH_TOOL_DEF)[] = []): Promise<{ text: string; calls: Array<{ id: string; name: string; input: unknown }> }> {
+  async call(
+    messages: OpenAIChatMessage[],
+    tools: (typeof SCRATCH_TOOL_DEF)[] = [],
+  ): Promise<{ text: string; calls: Array<{ id: string; name: string; input: unknown }> }> {
     let text = '';
     const calls: Array<{ id: string; name: string; input: unknown }> = [];
     for await (const p of streamChat(this.client, { model: 'scripted', messages, ...(tools.length ? { tools } : {}) })) {
@@ -79,9 +93,26 @@ async function goldenPath(start: EngineState, thread0: readonly ThreadMessage[],
   const thread = thread0.slice();
   let state = start;
   const at = 1;
-  const d: Decision = { id: 'dcost', at, point: 'turn_complete', action: 'judge', code: 'judgment_pending', tier: 'early', percentRemaining: 40, boundaries: [], matched: [], reason: 'cost benchmark' };
+  const d: Decision = {
+    id: 'dcost',
+    at,
+    point: 'turn_complete',
+    action: 'judge',
+    code: 'judgment_pending',
+    tier: 'early',
+    percentRemaining: 40,
+    boundaries: [],
+    matched: [],
+    reason: 'cost benchmark',
+  };
   if (state.settings.judgment_enabled) {
-    const j = buildJudgmentPrompt(state.prompts, d, { threadId: state.threadId, turn: state.turn, tokens: { used: 0.6 * window, window }, trail: state.trail, plan: state.plan });
+    const j = buildJudgmentPrompt(state.prompts, d, {
+      threadId: state.threadId,
+      turn: state.turn,
+      tokens: { used: 0.6 * window, window },
+      trail: state.trail,
+      plan: state.plan,
+    });
     await meter.call([{ role: 'user', content: `${j.system}\n\n---\n\n${j.user}` }]);
   }
   let r = step(state, { type: 'compact_now', at });
@@ -176,7 +207,9 @@ export function formatCostBench(rows: CostRow[]): string {
   out.push(`cost per compaction (model calls, input + output tokens as the scripted model counts them) vs one summary call over the same thread`);
   out.push('');
   const tot = (s: Spent) => s.input + s.output;
-  out.push(`${'recording'.padEnd(46)} ${'line'.padStart(5)}  ${'one summary call'.padEnd(18)} ${COST_CONFIGS.map((_c, k) => `config ${k + 1}`.padEnd(22)).join(' ')}`);
+  out.push(
+    `${'recording'.padEnd(46)} ${'line'.padStart(5)}  ${'one summary call'.padEnd(18)} ${COST_CONFIGS.map((_c, k) => `config ${k + 1}`.padEnd(22)).join(' ')}`,
+  );
   for (const r of rows) {
     out.push(
       `${r.file.padEnd(46)} ${String(r.line).padStart(5)}  ${`${r.baseline.calls} call, ${kt(tot(r.baseline))}`.padEnd(18)} ${r.configs.map((c) => `${c.calls} calls ${kt(tot(c))} ${(tot(c) / tot(r.baseline)).toFixed(2)}×`.padEnd(22)).join(' ')}`,
@@ -187,7 +220,9 @@ export function formatCostBench(rows: CostRow[]): string {
   COST_CONFIGS.forEach((c, k) => {
     const sum = rows.reduce((n, r) => n + tot(r.configs[k]!), 0);
     const worst = Math.max(...rows.map((r) => tot(r.configs[k]!) / tot(r.baseline)));
-    out.push(`config ${k + 1}: ${c.name.padEnd(58)} ${(sum / base).toFixed(2)}× overall, worst ${worst.toFixed(2)}× — goal ≤ 1.3× overall: ${sum / base <= 1.3 ? 'MET' : 'MISSED'}`);
+    out.push(
+      `config ${k + 1}: ${c.name.padEnd(58)} ${(sum / base).toFixed(2)}× overall, worst ${worst.toFixed(2)}× — goal ≤ 1.3× overall: ${sum / base <= 1.3 ? 'MET' : 'MISSED'}`,
+    );
   });
   out.push('(a thread of a few hundred tokens costs more than 1.3× with any judgment call: its prompt alone is ~450 tokens)');
   return out.join('\n');

@@ -29,8 +29,22 @@ const candidates: Array<[number, number, number, number]> = [
 
 console.log('early/ready/asap/emerg  compactions  on-commit/plan  turn-end  emergency  pre-empted-native  overflows  min-left  baseline-83.5%');
 for (const [early, ready, asap, emergency] of candidates) {
-  const settings = { ...set.settings, early_percent_remaining_lt: early, ready_percent_remaining_lt: ready, asap_percent_remaining_lt: asap, emergency_percent_remaining_lt: emergency };
-  let total = 0, phase = 0, turnEnd = 0, emerg = 0, preempted = 0, natives = 0, overflows = 0, baseline = 0, minLeft = 100;
+  const settings = {
+    ...set.settings,
+    early_percent_remaining_lt: early,
+    ready_percent_remaining_lt: ready,
+    asap_percent_remaining_lt: asap,
+    emergency_percent_remaining_lt: emergency,
+  };
+  let total = 0,
+    phase = 0,
+    turnEnd = 0,
+    emerg = 0,
+    preempted = 0,
+    natives = 0,
+    overflows = 0,
+    baseline = 0,
+    minLeft = 100;
   const where: string[] = [];
   for (const { name, rec } of recs) {
     const { decisions, summary } = replay(rec, { settings, prompts: set.prompts });

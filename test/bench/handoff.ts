@@ -81,7 +81,13 @@ export function runHandoffBench(paths: string[] = DEFAULT_DIRS): HandoffBench {
       };
       const withTail = score(tailText, classes.withTail);
       // What the verbatim tail knows by itself (the same facts, without the packet).
-      score(h.thread.filter((m) => m.role === 'tool' || m.kind !== 'handoff').map(renderMessage).join('\n\n'), classes.tailOnly);
+      score(
+        h.thread
+          .filter((m) => m.role === 'tool' || m.kind !== 'handoff')
+          .map(renderMessage)
+          .join('\n\n'),
+        classes.tailOnly,
+      );
       rows.push({
         file: basename(file),
         line: n.line,
@@ -107,15 +113,24 @@ export function formatHandoffBench(b: HandoffBench, verbose = false): string {
   out.push('');
   out.push(`${'recording'.padEnd(46)} ${'line'.padStart(5)} trigger  ${'tool summary'.padEnd(22)} ${'rawr handoff'.padEnd(22)} rawr handoff + verbatim tail`);
   for (const r of b.rows) {
-    out.push(`${r.file.padEnd(46)} ${String(r.line).padStart(5)} ${r.trigger.padEnd(8)} ${`${cell(r.tool.found, r.probes)} ${kt(r.tool.tokens)}`.padEnd(22)} ${`${cell(r.rawr.found, r.probes)} ${kt(r.rawr.tokens)}`.padEnd(22)} ${cell(r.withTail.found, r.probes)} ${kt(r.withTail.tokens)}`);
+    out.push(
+      `${r.file.padEnd(46)} ${String(r.line).padStart(5)} ${r.trigger.padEnd(8)} ${`${cell(r.tool.found, r.probes)} ${kt(r.tool.tokens)}`.padEnd(22)} ${`${cell(r.rawr.found, r.probes)} ${kt(r.rawr.tokens)}`.padEnd(22)} ${cell(r.withTail.found, r.probes)} ${kt(r.withTail.tokens)}`,
+    );
     if (verbose) {
-      for (const [who, m] of [['tool', r.tool.missed], ['rawr', r.rawr.missed]] as const) for (const p of m) out.push(`      ${who} missed ${p.cls}: ${p.label}`);
+      for (const [who, m] of [
+        ['tool', r.tool.missed],
+        ['rawr', r.rawr.missed],
+      ] as const)
+        for (const p of m) out.push(`      ${who} missed ${p.cls}: ${p.label}`);
     }
   }
   out.push('');
   out.push(`${'class'.padEnd(16)} ${'tool summary'.padEnd(13)} ${'rawr handoff'.padEnd(13)} ${'rawr + tail'.padEnd(13)} tail alone`);
   const total = (t: Tally) => CLASSES.reduce((a, c) => ({ found: a.found + t[c].found, total: a.total + t[c].total }), { found: 0, total: 0 });
-  for (const c of CLASSES) out.push(`${c.padEnd(16)} ${cell(b.classes.tool[c].found, b.classes.tool[c].total)} ${cell(b.classes.rawr[c].found, b.classes.rawr[c].total)} ${cell(b.classes.withTail[c].found, b.classes.withTail[c].total)} ${cell(b.classes.tailOnly[c].found, b.classes.tailOnly[c].total)}`);
+  for (const c of CLASSES)
+    out.push(
+      `${c.padEnd(16)} ${cell(b.classes.tool[c].found, b.classes.tool[c].total)} ${cell(b.classes.rawr[c].found, b.classes.rawr[c].total)} ${cell(b.classes.withTail[c].found, b.classes.withTail[c].total)} ${cell(b.classes.tailOnly[c].found, b.classes.tailOnly[c].total)}`,
+    );
   const [tt, tr, tw, to] = [total(b.classes.tool), total(b.classes.rawr), total(b.classes.withTail), total(b.classes.tailOnly)];
   out.push(`${'overall'.padEnd(16)} ${cell(tt.found, tt.total)} ${cell(tr.found, tr.total)} ${cell(tw.found, tw.total)} ${cell(to.found, to.total)}`);
   const tokens = (k: 'tool' | 'rawr' | 'withTail') => b.rows.reduce((n, r) => n + r[k].tokens, 0);
@@ -125,9 +140,15 @@ export function formatHandoffBench(b: HandoffBench, verbose = false): string {
   const classOk = CLASSES.every((c) => share(b.classes.rawr[c]) >= share(b.classes.tool[c]));
   const overallOk = share(tr) >= share(tt);
   const worst = Math.max(...b.rows.map((r) => r.rawr.tokens / Math.max(1, r.tool.tokens)));
-  out.push(`goal rawr ≥ tool summary in every class: ${classOk ? 'PASS' : 'FAIL'}; overall (${pct(tr.found, tr.total).trim()} vs ${pct(tt.found, tt.total).trim()}): ${overallOk ? 'PASS' : 'FAIL'}`);
-  out.push(`goal rawr tokens ≤ 2× the tool summary's: worst compaction ${worst.toFixed(2)}×, all together ${(tokens('rawr') / Math.max(1, tokens('tool'))).toFixed(2)}× — ${worst <= 2 ? 'PASS' : 'FAIL'}`);
-  out.push(`the verbatim tail (keep_recent_tokens) adds ${tw.found - tr.found} probe hits to the handoff for ${kt(tokens('withTail') - tokens('rawr'))} tokens; by itself it holds ${pct(to.found, to.total).trim()} of the probes (the exact recent tool output and wording, which the packet only excerpts)`);
+  out.push(
+    `goal rawr ≥ tool summary in every class: ${classOk ? 'PASS' : 'FAIL'}; overall (${pct(tr.found, tr.total).trim()} vs ${pct(tt.found, tt.total).trim()}): ${overallOk ? 'PASS' : 'FAIL'}`,
+  );
+  out.push(
+    `goal rawr tokens ≤ 2× the tool summary's: worst compaction ${worst.toFixed(2)}×, all together ${(tokens('rawr') / Math.max(1, tokens('tool'))).toFixed(2)}× — ${worst <= 2 ? 'PASS' : 'FAIL'}`,
+  );
+  out.push(
+    `the verbatim tail (keep_recent_tokens) adds ${tw.found - tr.found} probe hits to the handoff for ${kt(tokens('withTail') - tokens('rawr'))} tokens; by itself it holds ${pct(to.found, to.total).trim()} of the probes (the exact recent tool output and wording, which the packet only excerpts)`,
+  );
   return out.join('\n');
 }
 

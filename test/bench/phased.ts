@@ -12,8 +12,13 @@ import { loadRecording } from '../../src/cli/replayCommand';
 import type { Prompts } from '../../src/core/prompts/promptSet';
 import { replay } from '../../src/core/replay/driver';
 import {
-  DEFAULT_POST_TOKENS, PhaseLabelFileSchema, optimalSchedule, scoreSchedule, thresholdSchedule,
-  type PhaseLabels, type ScheduleScore,
+  DEFAULT_POST_TOKENS,
+  PhaseLabelFileSchema,
+  optimalSchedule,
+  scoreSchedule,
+  thresholdSchedule,
+  type PhaseLabels,
+  type ScheduleScore,
 } from '../../src/core/replay/schedule';
 import type { Settings } from '../../src/core/settings/schema';
 
@@ -30,7 +35,9 @@ export function loadPhased(dir = phasedDir()): { sessions: PhasedSession[]; note
   const notes: string[] = [];
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.jsonl')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.jsonl'))
+      .sort();
   } catch {
     return { sessions: [], notes: [`(no phased sessions at ${dir})`] };
   }
@@ -55,7 +62,12 @@ export interface SessionResult {
 }
 
 /** Rawr's schedule on one session: the replay's compaction lines, judged by the labels' rules. */
-export function rawrSchedule(s: PhasedSession, settings: Settings, prompts: Prompts, postTokens = DEFAULT_POST_TOKENS): { score: ScheduleScore; forecastDriven: number } {
+export function rawrSchedule(
+  s: PhasedSession,
+  settings: Settings,
+  prompts: Prompts,
+  postTokens = DEFAULT_POST_TOKENS,
+): { score: ScheduleScore; forecastDriven: number } {
   const { summary } = replay(loadRecording(s.text), { settings, prompts, window: s.labels.window, postTokens });
   const lines = summary.compactions.map((c) => c.line);
   return { score: scoreSchedule(s.labels, lines, postTokens), forecastDriven: summary.compactions.filter((c) => c.forecast).length };
@@ -82,7 +94,11 @@ export interface Totals {
 }
 
 export function totals(rows: SessionResult[]): Totals {
-  const t: Totals = { rawr: { compactions: 0, aligned: 0, overflows: 0 }, optimum: { compactions: 0, aligned: 0 }, threshold: { compactions: 0, aligned: 0, overflows: 0 } };
+  const t: Totals = {
+    rawr: { compactions: 0, aligned: 0, overflows: 0 },
+    optimum: { compactions: 0, aligned: 0 },
+    threshold: { compactions: 0, aligned: 0, overflows: 0 },
+  };
   for (const r of rows) {
     t.rawr.compactions += r.rawr.compactions;
     t.rawr.aligned += r.rawr.aligned;
@@ -114,7 +130,8 @@ export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDi
   for (const n of notes) console.log(`  ${n}`);
   if (sessions.length === 0) return;
   const rows = evaluateSessions(sessions, settings, prompts);
-  const cell = (c: number, a: number, o?: number) => `${String(c).padStart(3)} ${`(${pct(a, c)})`.padStart(6)}${o === undefined ? '' : ` ${String(o).padStart(2)}`}`;
+  const cell = (c: number, a: number, o?: number) =>
+    `${String(c).padStart(3)} ${`(${pct(a, c)})`.padStart(6)}${o === undefined ? '' : ` ${String(o).padStart(2)}`}`;
   console.log('  session                 rawr  aligned ovf  forecast   optimum aligned   83.5%  aligned ovf   rawr lines');
   for (const r of rows) {
     console.log(
@@ -169,10 +186,14 @@ export function leaveOneOut(sessions: PhasedSession[], settings: Settings, promp
     }
     const r = results[best]![h]!;
     held.push(r);
-    console.log(`  ${sessions[h]!.name.padEnd(22)} margin ${grid[best]!.forecast_margin_percent}%, recent ${grid[best]!.forecast_recent_phases}: ${r.rawr.compactions} (optimum ${r.optimum?.compactions ?? '?'}), ${r.rawr.aligned} aligned, ${r.rawr.overflows} overflows`);
+    console.log(
+      `  ${sessions[h]!.name.padEnd(22)} margin ${grid[best]!.forecast_margin_percent}%, recent ${grid[best]!.forecast_recent_phases}: ${r.rawr.compactions} (optimum ${r.optimum?.compactions ?? '?'}), ${r.rawr.aligned} aligned, ${r.rawr.overflows} overflows`,
+    );
   }
   const t = totals(held);
-  console.log(`  held-out total: ${t.rawr.compactions} = ${(t.rawr.compactions / Math.max(1, t.optimum.compactions)).toFixed(2)}x optimum, ${pct(t.rawr.aligned, t.rawr.compactions)} aligned, ${t.rawr.overflows} overflows`);
+  console.log(
+    `  held-out total: ${t.rawr.compactions} = ${(t.rawr.compactions / Math.max(1, t.optimum.compactions)).toFixed(2)}x optimum, ${pct(t.rawr.aligned, t.rawr.compactions)} aligned, ${t.rawr.overflows} overflows`,
+  );
 }
 
 if (require.main === module) {

@@ -28,7 +28,11 @@ export interface NativeCompaction {
 
 // ---- matching ------------------------------------------------------------------------------------------
 
-const STOP = new Set('the a an and or of to in on for with at by from is are was were be been it this that these those as not no do does did done into then than now so if else all any some can will would should could have has had its our your you we they them their there here what which who how when where why just also only more most very please'.split(' '));
+const STOP = new Set(
+  'the a an and or of to in on for with at by from is are was were be been it this that these those as not no do does did done into then than now so if else all any some can will would should could have has had its our your you we they them their there here what which who how when where why just also only more most very please'.split(
+    ' ',
+  ),
+);
 
 export function words(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9_][a-z0-9_./-]*[a-z0-9_]|[a-z0-9]/g) ?? []).filter((w) => w.length >= 3 && !STOP.has(w));
@@ -123,7 +127,10 @@ export function nativeCompactions(lines: string[], format: 'claude' | 'codex'): 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((b) => str(obj(b).text) || (typeof obj(b).content === 'string' ? str(obj(b).content) : '')).filter(Boolean).join('\n');
+  return content
+    .map((b) => str(obj(b).text) || (typeof obj(b).content === 'string' ? str(obj(b).content) : ''))
+    .filter(Boolean)
+    .join('\n');
 }
 
 function claudeFacts(lines: string[], before: number): Facts {
@@ -146,7 +153,11 @@ function claudeFacts(lines: string[], before: number): Facts {
           const c: Call = { id: str(o.id), name: str(o.name), input: o.input, line: k + 1 };
           byId.set(c.id, c);
           f.calls.push(c);
-          if (c.name === 'TodoWrite') todo = (Array.isArray(obj(c.input).todos) ? (obj(c.input).todos as unknown[]) : []).map((t) => ({ text: str(obj(t).content), status: str(obj(t).status) }));
+          if (c.name === 'TodoWrite')
+            todo = (Array.isArray(obj(c.input).todos) ? (obj(c.input).todos as unknown[]) : []).map((t) => ({
+              text: str(obj(t).content),
+              status: str(obj(t).status),
+            }));
           if (c.name === 'TaskUpdate') {
             usesTasks = true;
             const t = tasks.get(str(obj(c.input).taskId));
@@ -214,7 +225,8 @@ function codexFacts(lines: string[], before: number): Facts {
       const c: Call = { id: str(p.call_id), name: str(p.name), input, line: k + 1 };
       byId.set(c.id, c);
       f.calls.push(c);
-      if (c.name === 'update_plan') f.plan = (Array.isArray(obj(input).plan) ? (obj(input).plan as unknown[]) : []).map((s) => ({ text: str(obj(s).step), status: str(obj(s).status) }));
+      if (c.name === 'update_plan')
+        f.plan = (Array.isArray(obj(input).plan) ? (obj(input).plan as unknown[]) : []).map((s) => ({ text: str(obj(s).step), status: str(obj(s).status) }));
     }
     if (p.type === 'function_call_output' || p.type === 'custom_tool_call_output') {
       const c = byId.get(str(p.call_id));
@@ -256,7 +268,10 @@ function commandText(c: Call): string {
 
 /** The error's telling line: not the bare "Exit code N" header, not blank. */
 function errorLine(output: string): string {
-  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l && !/^(Error: )?Exit code \d+$/.test(l) && !/^Process exited with code/.test(l) && !/^(Chunk ID|Wall time|Output):/.test(l));
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(Error: )?Exit code \d+$/.test(l) && !/^Process exited with code/.test(l) && !/^(Chunk ID|Wall time|Output):/.test(l));
   return (lines.find((l) => /error|fail|cannot|undefined|not found|denied|invalid|exception|expected/i.test(l)) ?? lines[0] ?? '').slice(0, 160);
 }
 
@@ -288,7 +303,8 @@ export function extractProbes(lines: string[], format: 'claude' | 'codex', befor
   for (const s of shas) probes.push({ cls: 'commits', label: s, match: { kind: 'exact', needles: [s] } });
 
   // open plan items: the latest plan's items not completed.
-  for (const s of f.plan.filter((s) => s.status !== 'completed' && s.text.trim())) probes.push({ cls: 'open_plan_items', label: s.text.slice(0, 80), match: { kind: 'words', text: s.text, share: 0.7 } });
+  for (const s of f.plan.filter((s) => s.status !== 'completed' && s.text.trim()))
+    probes.push({ cls: 'open_plan_items', label: s.text.slice(0, 80), match: { kind: 'words', text: s.text, share: 0.7 } });
 
   // the current ask: the person's latest prompt.
   const ask = f.prompts.at(-1);
@@ -304,16 +320,31 @@ export function extractProbes(lines: string[], format: 'claude' | 'codex', befor
   const last = [...f.calls].reverse().find((c) => SHELL.test(c.name) && commandText(c));
   if (last) {
     const cmd = commandText(last);
-    probes.push({ cls: 'last_command', label: `command: ${cmd.replace(/\s+/g, ' ').slice(0, 70)}`, match: { kind: 'words', text: cmd.slice(0, 400), share: 0.7 } });
+    probes.push({
+      cls: 'last_command',
+      label: `command: ${cmd.replace(/\s+/g, ' ').slice(0, 70)}`,
+      match: { kind: 'words', text: cmd.slice(0, 400), share: 0.7 },
+    });
     const out = last.output ?? '';
-    const outcome = last.isError ? errorLine(out) : out.split('\n').map((l) => l.trim()).find((l) => words(l).length >= 2) ?? '';
-    if (outcome) probes.push({ cls: 'last_command', label: `outcome: ${outcome.slice(0, 70)}`, match: { kind: 'words', text: outcome.slice(0, 200), share: 0.6 } });
+    const outcome = last.isError
+      ? errorLine(out)
+      : (out
+          .split('\n')
+          .map((l) => l.trim())
+          .find((l) => words(l).length >= 2) ?? '');
+    if (outcome)
+      probes.push({ cls: 'last_command', label: `outcome: ${outcome.slice(0, 70)}`, match: { kind: 'words', text: outcome.slice(0, 200), share: 0.6 } });
   }
 
   // the next step: the plan's step in progress, else its first pending one, else the agent's last words.
   const next = f.plan.find((s) => s.status === 'in_progress') ?? f.plan.find((s) => s.status === 'pending');
-  const lastText = f.assistantTexts.at(-1)?.trim().split(/\n\s*\n/).at(-1);
+  const lastText = f.assistantTexts
+    .at(-1)
+    ?.trim()
+    .split(/\n\s*\n/)
+    .at(-1);
   const nextText = next?.text ?? lastText;
-  if (nextText) probes.push({ cls: 'next_step', label: nextText.replace(/\s+/g, ' ').slice(0, 80), match: { kind: 'words', text: nextText.slice(0, 400), share: 0.6 } });
+  if (nextText)
+    probes.push({ cls: 'next_step', label: nextText.replace(/\s+/g, ' ').slice(0, 80), match: { kind: 'words', text: nextText.slice(0, 400), share: 0.6 } });
   return probes;
 }

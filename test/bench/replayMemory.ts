@@ -56,7 +56,9 @@ export function replayMemoryBench(transcriptsDir: string): string {
       const bytes = synthesize(source, file, size);
       const r = replayPeak(file, dir);
       rmSync(file, { force: true });
-      lines.push(`  ${(bytes / 1024 / 1024).toFixed(0).padStart(5)} MB file: ${r.ok ? `peak RSS ${r.maxRssMb.toFixed(0)} MB, ${r.seconds.toFixed(1)} s (${(bytes / 1024 / 1024 / r.seconds).toFixed(1)} MB/s)` : `FAILED after ${r.seconds.toFixed(1)} s, peak RSS ${r.maxRssMb.toFixed(0)} MB: ${r.error}`}`);
+      lines.push(
+        `  ${(bytes / 1024 / 1024).toFixed(0).padStart(5)} MB file: ${r.ok ? `peak RSS ${r.maxRssMb.toFixed(0)} MB, ${r.seconds.toFixed(1)} s (${(bytes / 1024 / 1024 / r.seconds).toFixed(1)} MB/s)` : `FAILED after ${r.seconds.toFixed(1)} s, peak RSS ${r.maxRssMb.toFixed(0)} MB: ${r.error}`}`,
+      );
     }
     return lines.join('\n');
   } finally {

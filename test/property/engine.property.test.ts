@@ -64,9 +64,21 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ a: fc.constant('cancel' as const) }) },
   { weight: 1, arbitrary: fc.record({ a: fc.constant('compact_now' as const) }) },
   { weight: 1, arbitrary: fc.record({ a: fc.constant('wait' as const), seconds: fc.nat(900) }) },
-  { weight: 14, arbitrary: fc.record({ a: fc.constant('phase' as const), kind: fc.nat(BOUNDARY_KINDS.length - 1), pct: fc.double({ min: 0, max: 80, noNaN: true }), turn: fc.boolean(), user: fc.boolean() }) },
+  {
+    weight: 14,
+    arbitrary: fc.record({
+      a: fc.constant('phase' as const),
+      kind: fc.nat(BOUNDARY_KINDS.length - 1),
+      pct: fc.double({ min: 0, max: 80, noNaN: true }),
+      turn: fc.boolean(),
+      user: fc.boolean(),
+    }),
+  },
   { weight: 9, arbitrary: fc.record({ a: fc.constant('finish' as const), gain: fc.double({ min: 0, max: 80, noNaN: true }) }) },
-  { weight: 20, arbitrary: fc.record({ a: fc.constant('grow' as const), grow: fc.double({ min: 0, max: 45, noNaN: true }), plan: fc.boolean(), turn: fc.boolean() }) },
+  {
+    weight: 20,
+    arbitrary: fc.record({ a: fc.constant('grow' as const), grow: fc.double({ min: 0, max: 45, noNaN: true }), plan: fc.boolean(), turn: fc.boolean() }),
+  },
 );
 
 const settingsArb = fc.record({
@@ -128,7 +140,10 @@ export class Harness {
           if (d.action !== 'none' && d.tier === null && d.point !== 'manual') {
             // A judged forecast decision keeps its forecast (the code then says how the judgment went).
             const byForecast = d.code === 'forecast' || d.code === 'judgment_approved' || d.code === 'judgment_fallback';
-            assert.ok(s.forecast_enabled && byForecast && d.forecast?.verdict === 'compact' && d.forecast.drove, `compaction above the threshold without the forecast: ${d.code} ${d.reason}`);
+            assert.ok(
+              s.forecast_enabled && byForecast && d.forecast?.verdict === 'compact' && d.forecast.drove,
+              `compaction above the threshold without the forecast: ${d.code} ${d.reason}`,
+            );
             assert.ok(d.forecast.roomTokens < d.forecast.nextPhaseTokens * (1 + s.forecast_margin_percent / 100) + 1, d.reason);
             assert.ok(d.matched.length > 0, `a forecast compaction cites no boundary: ${d.reason}`);
           }
@@ -215,7 +230,11 @@ export class Harness {
         break;
       }
       case 'assistant':
-        this.feed({ type: 'assistant_message', at, text: x.done ? 'Everything passes. Task complete; in summary the importer is done.' : 'Looking at the file now.' });
+        this.feed({
+          type: 'assistant_message',
+          at,
+          text: x.done ? 'Everything passes. Task complete; in summary the importer is done.' : 'Looking at the file now.',
+        });
         break;
       case 'call': {
         const id = `c${++this.callSeq}`;
@@ -248,7 +267,12 @@ export class Harness {
       case 'judgment': {
         const s = this.state.seq;
         const corrId = x.stale || s.phase !== 'assessing' ? 'j-stale' : s.corrId;
-        const text = ['{"should_compact": true, "reason": "phase done"}', '{"should_compact": false, "reason": "mid-step"}', 'not json', '{"should_compact": 1}'][x.kind]!;
+        const text = [
+          '{"should_compact": true, "reason": "phase done"}',
+          '{"should_compact": false, "reason": "mid-step"}',
+          'not json',
+          '{"should_compact": 1}',
+        ][x.kind]!;
         this.feed({ type: 'judgment_result', at, corrId, text });
         break;
       }
@@ -269,7 +293,8 @@ export class Harness {
         break;
       case 'timeout': {
         const s = this.state.seq;
-        const timerId = x.which === 0 && s.phase === 'assessing' ? `judgment:${s.corrId}` : x.which === 1 && 'seqId' in s ? `packet:${s.seqId}` : 'packet:s-stale';
+        const timerId =
+          x.which === 0 && s.phase === 'assessing' ? `judgment:${s.corrId}` : x.which === 1 && 'seqId' in s ? `packet:${s.seqId}` : 'packet:s-stale';
         this.feed({ type: 'timeout', at, timerId });
         break;
       }
@@ -300,7 +325,15 @@ export class Harness {
         const used = Math.min(WINDOW, (this.state.tokens?.used ?? 20_000) + Math.round((WINDOW * x.grow) / 100));
         this.feed({ type: 'tokens', at: (this.now += 1000), used, window: WINDOW });
         const key = `g${++this.callSeq}`;
-        if (x.plan) this.feed({ type: 'plan', at: (this.now += 1000), steps: [{ text: `step ${key}`, status: 'completed' }, { text: 'next', status: 'pending' }] });
+        if (x.plan)
+          this.feed({
+            type: 'plan',
+            at: (this.now += 1000),
+            steps: [
+              { text: `step ${key}`, status: 'completed' },
+              { text: 'next', status: 'pending' },
+            ],
+          });
         else this.feed({ type: 'boundary', at: (this.now += 1000), source: 'git', boundary: { kind: 'commit', key, detail: `commit ${key}` } });
         this.feed({ type: 'evaluate', at: (this.now += 1000), point: 'tool_loop' });
         // The close ends: the next evaluation point (a tool call later, or the turn end).
@@ -330,7 +363,11 @@ export class Harness {
   settle(): void {
     this.drain();
     assert.equal(this.state.seq.phase, 'idle', 'sequence did not end in Idle');
-    for (const [id, evs] of this.seqEvents) assert.ok(evs.some((e) => e.startsWith('end:')), `sequence ${id} never ended`);
+    for (const [id, evs] of this.seqEvents)
+      assert.ok(
+        evs.some((e) => e.startsWith('end:')),
+        `sequence ${id} never ended`,
+      );
     for (const [text, how] of this.texts) {
       if (how === 'queued') assert.equal(this.delivered.get(text), 1, `queued input lost: ${text}`);
       else assert.equal(this.delivered.get(text), undefined);
@@ -341,7 +378,10 @@ export class Harness {
 
 /** Phase-structured sequences: the context grows phase by phase, so the forecast decides often. */
 const phasedAction: fc.Arbitrary<Action> = fc.oneof(
-  { weight: 10, arbitrary: fc.record({ a: fc.constant('grow' as const), grow: fc.double({ min: 0, max: 45, noNaN: true }), plan: fc.boolean(), turn: fc.boolean() }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({ a: fc.constant('grow' as const), grow: fc.double({ min: 0, max: 45, noNaN: true }), plan: fc.boolean(), turn: fc.boolean() }),
+  },
   { weight: 5, arbitrary: fc.record({ a: fc.constant('finish' as const), gain: fc.double({ min: 0, max: 80, noNaN: true }) }) },
   { weight: 2, arbitrary: fc.record({ a: fc.constant('user' as const), text: fc.nat(1e9) }) },
   { weight: 2, arbitrary: fc.record({ a: fc.constant('evaluate' as const), turn: fc.boolean() }) },

@@ -34,7 +34,11 @@ export function chatModelDouble(script: Script | ScriptRule[], opts: ChatModelOp
   const requests: RecordedRequest[] = [];
   const id = opts.id ?? 'scripted';
 
-  async function* parts(reply: ScriptReply, rec: RecordedRequest, token: vscode.CancellationToken): AsyncGenerator<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart> {
+  async function* parts(
+    reply: ScriptReply,
+    rec: RecordedRequest,
+    token: vscode.CancellationToken,
+  ): AsyncGenerator<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart> {
     const text = reply.text ?? '';
     const size = reply.textChunkSize ?? 40;
     for (let k = 0; k < text.length; k += size) {

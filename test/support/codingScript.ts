@@ -116,7 +116,10 @@ export interface CodingSessionLog {
 
 const plan = (done: number, inProgress: boolean): PlanItem[] =>
   CODING_STEPS.map((text, i) => ({ text, status: i < done ? 'completed' : i === done && inProgress ? 'in_progress' : 'pending' }));
-const planCall = (done: number, inProgress: boolean, explanation: string) => ({ name: 'rawr_update_plan', arguments: { steps: plan(done, inProgress), explanation } });
+const planCall = (done: number, inProgress: boolean, explanation: string) => ({
+  name: 'rawr_update_plan',
+  arguments: { steps: plan(done, inProgress), explanation },
+});
 const call = (name: string, args: object) => ({ name, arguments: args });
 
 /**
@@ -134,9 +137,15 @@ export function codingSessionScript(opts: { notesPath?: string; afterHandoff?: (
     },
     () => ({ text: 'First, what is in the workspace.', toolCalls: [call('rawr_list_files', { glob: '**/*' })] }),
     () => ({ toolCalls: [call('rawr_read_file', { path: notes })] }),
-    () => ({ text: 'The notes ask for lazy refill and injected time. Writing the limiter.', toolCalls: [call('rawr_create_file', { path: 'src/limiter.js', content: LIMITER_V1 })] }),
+    () => ({
+      text: 'The notes ask for lazy refill and injected time. Writing the limiter.',
+      toolCalls: [call('rawr_create_file', { path: 'src/limiter.js', content: LIMITER_V1 })],
+    }),
     () => ({ toolCalls: [call('rawr_create_file', { path: 'test/limiter.test.js', content: TEST_V1 })] }),
-    () => ({ text: 'Removing ignored build files before the first test run.', toolCalls: [call('rawr_run_in_terminal', { command: SKIPPABLE_COMMAND, timeoutSeconds: 30 })] }),
+    () => ({
+      text: 'Removing ignored build files before the first test run.',
+      toolCalls: [call('rawr_run_in_terminal', { command: SKIPPABLE_COMMAND, timeoutSeconds: 30 })],
+    }),
     (r) => {
       const skipped = wasDeclined(r);
       if (skipped) log.declined.push(textOf(trailingToolResults(r)[0]));
@@ -146,13 +155,22 @@ export function codingSessionScript(opts: { notesPath?: string; afterHandoff?: (
       };
     },
     () => ({ toolCalls: [call('rawr_git_status', {})] }),
-    () => ({ text: 'Tests pass. Committing phase 1.', toolCalls: [call('rawr_run_in_terminal', { command: `git add -A && git commit -m "${COMMIT_MESSAGES[0]}"`, timeoutSeconds: 60 })] }),
-    () => ({ text: 'Phase 1 is done: the token bucket and its test are committed. Next phase: the middleware.', toolCalls: [planCall(1, true, 'phase 1 done; starting phase 2')] }),
+    () => ({
+      text: 'Tests pass. Committing phase 1.',
+      toolCalls: [call('rawr_run_in_terminal', { command: `git add -A && git commit -m "${COMMIT_MESSAGES[0]}"`, timeoutSeconds: 60 })],
+    }),
+    () => ({
+      text: 'Phase 1 is done: the token bucket and its test are committed. Next phase: the middleware.',
+      toolCalls: [planCall(1, true, 'phase 1 done; starting phase 2')],
+    }),
     () => ({ toolCalls: [call('rawr_read_file', { path: 'src/limiter.js' })] }),
     () => ({ toolCalls: [call('rawr_edit_file', { path: 'src/limiter.js', old_string: MIDDLEWARE_OLD, new_string: MIDDLEWARE_NEW })] }),
     () => ({ toolCalls: [call('rawr_edit_file', { path: 'test/limiter.test.js', old_string: TEST_OLD, new_string: TEST_NEW })] }),
     () => ({ toolCalls: [call('rawr_run_in_terminal', { command: TEST_COMMAND, timeoutSeconds: 60 })] }),
-    () => ({ text: 'Tests pass. Committing phase 2.', toolCalls: [call('rawr_run_in_terminal', { command: `git add -A && git commit -m "${COMMIT_MESSAGES[1]}"`, timeoutSeconds: 60 })] }),
+    () => ({
+      text: 'Tests pass. Committing phase 2.',
+      toolCalls: [call('rawr_run_in_terminal', { command: `git add -A && git commit -m "${COMMIT_MESSAGES[1]}"`, timeoutSeconds: 60 })],
+    }),
     () => ({ text: 'Phase 2 is done: the middleware and its test are committed.', toolCalls: [planCall(2, false, 'phase 2 done')] }),
     () => ({ text: `All done: both phases are committed (${COMMIT_MESSAGES.join('; ')}). All tests pass.` }),
   ];

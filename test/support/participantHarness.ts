@@ -75,7 +75,11 @@ export function participantHarness(opts: HarnessOptions) {
     ...(opts.clock ? { clock: opts.clock } : {}),
   };
   let participant = new Participant(deps);
-  const model: ChatModelDouble = chatModelDouble(opts.script, { maxInputTokens: opts.window, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.takesMs ? { takesMs: opts.takesMs } : {}) });
+  const model: ChatModelDouble = chatModelDouble(opts.script, {
+    maxInputTokens: opts.window,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.takesMs ? { takesMs: opts.takesMs } : {}),
+  });
 
   /** One chat request: `threadId` continues that thread (as the chat's history would), else a new chat. */
   async function ask(prompt: string, o: { command?: string; threadId?: string; token?: vscode.CancellationToken } = {}): Promise<Asked> {
@@ -83,15 +87,38 @@ export function participantHarness(opts: HarnessOptions) {
     // The typings make ChatResponseTurn's constructor private (VS Code builds the history); the shim's is public.
     const Turn = vscode.ChatResponseTurn as unknown as new (response: unknown[], result: vscode.ChatResult, participant: string) => vscode.ChatResponseTurn;
     const history = o.threadId ? [new Turn([], { metadata: { rawrThreadId: o.threadId } }, PARTICIPANT_ID)] : [];
-    const request = { prompt, command: o.command, references: [], toolReferences: [], toolInvocationToken: undefined, model, attempt: 0, enableCommandDetection: true, isParticipantDetected: false, id: `unit-${Date.now()}` };
-    const result = (await participant.handler(request as unknown as vscode.ChatRequest, { history } as unknown as vscode.ChatContext, rec.stream, o.token ?? new vscode.CancellationTokenSource().token)) as RawrChatResult;
+    const request = {
+      prompt,
+      command: o.command,
+      references: [],
+      toolReferences: [],
+      toolInvocationToken: undefined,
+      model,
+      attempt: 0,
+      enableCommandDetection: true,
+      isParticipantDetected: false,
+      id: `unit-${Date.now()}`,
+    };
+    const result = (await participant.handler(
+      request as unknown as vscode.ChatRequest,
+      { history } as unknown as vscode.ChatContext,
+      rec.stream,
+      o.token ?? new vscode.CancellationTokenSource().token,
+    )) as RawrChatResult;
     return { result, text: rec.text(), parts: rec.parts, threadId: result.metadata.rawrThreadId };
   }
 
   /** The thread's event log, parsed. */
   function logRecords(threadId: string): Array<Record<string, any>> {
     const file = path.join(logDir, `${threadId}.jsonl`);
-    return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+    return fs.existsSync(file)
+      ? fs
+          .readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
   }
 
   /** A new window on the same workspace: a fresh Participant (no sessions in memory), the same core and logs. */

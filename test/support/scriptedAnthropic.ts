@@ -32,7 +32,13 @@ export interface AnthropicServerOptions {
   failCompact?: boolean;
 }
 
-export interface RecordedRequest { n: number; kind: 'compact' | 'main' | 'side'; status: number; raw: string; body: any }
+export interface RecordedRequest {
+  n: number;
+  kind: 'compact' | 'main' | 'side';
+  status: number;
+  raw: string;
+  body: any;
+}
 
 export interface ScriptedAnthropic {
   url: string;
@@ -48,7 +54,11 @@ const COMPACTED_RE = /continued from a previous conversation|This session is bei
 const textOf = (content: unknown): string => {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((b: any) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? `[tool_result ${typeof b.content === 'string' ? b.content : JSON.stringify(b.content)}]` : '')).join('\n');
+  return content
+    .map((b: any) =>
+      b.type === 'text' ? b.text : b.type === 'tool_result' ? `[tool_result ${typeof b.content === 'string' ? b.content : JSON.stringify(b.content)}]` : '',
+    )
+    .join('\n');
 };
 const hasToolResult = (m: any) => Array.isArray(m.content) && m.content.some((b: any) => b.type === 'tool_result');
 
@@ -82,7 +92,11 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
   const mainReply = (body: any): { blocks: Block[]; stop: string } => {
     const msgs: any[] = body.messages ?? [];
     let start = -1;
-    for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i].role === 'user' && !hasToolResult(msgs[i])) { start = i; break; }
+    for (let i = msgs.length - 1; i >= 0; i--)
+      if (msgs[i].role === 'user' && !hasToolResult(msgs[i])) {
+        start = i;
+        break;
+      }
     const prompt = start >= 0 ? textOf(msgs[start].content) : '';
     const turn = msgs.slice(start + 1);
     const results = turn.filter((m) => m.role === 'user' && hasToolResult(m)).length;
@@ -94,7 +108,9 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
       return '';
     };
     // Deferred task tools (newer Claude Code): TaskCreate only after ToolSearch has loaded it.
-    const deferred = uses.some((b: any) => b.name === 'ToolSearch') || (results === 0 && tools.includes('ToolSearch') && !tools.includes('TaskCreate') && !tools.includes('TodoWrite'));
+    const deferred =
+      uses.some((b: any) => b.name === 'ToolSearch') ||
+      (results === 0 && tools.includes('ToolSearch') && !tools.includes('TaskCreate') && !tools.includes('TodoWrite'));
     const steps: Array<{ name: string; input: unknown }> = [];
     if (/DO_WORK/.test(prompt)) {
       let taskId = '1';
@@ -103,27 +119,58 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
         const m = created ? /#(\d+)/.exec(resultText(created.id)) : null;
         if (m) taskId = m[1]!;
         steps.push({ name: 'ToolSearch', input: { query: 'select:TaskCreate,TaskUpdate' } });
-        steps.push({ name: 'TaskCreate', input: { subject: 'Step 1: write hello.txt and commit', description: 'Write hello.txt and commit it', activeForm: 'Writing hello.txt' } });
+        steps.push({
+          name: 'TaskCreate',
+          input: { subject: 'Step 1: write hello.txt and commit', description: 'Write hello.txt and commit it', activeForm: 'Writing hello.txt' },
+        });
         steps.push({ name: 'TaskUpdate', input: { taskId, status: 'in_progress' } });
       } else if (tools.includes('TodoWrite')) {
-        steps.push({ name: 'TodoWrite', input: { todos: [{ content: 'Step 1: write hello.txt and commit', status: 'in_progress', activeForm: 'Writing hello.txt' }, { content: 'Step 2: follow PLAN.md', status: 'pending', activeForm: 'Following PLAN.md' }] } });
+        steps.push({
+          name: 'TodoWrite',
+          input: {
+            todos: [
+              { content: 'Step 1: write hello.txt and commit', status: 'in_progress', activeForm: 'Writing hello.txt' },
+              { content: 'Step 2: follow PLAN.md', status: 'pending', activeForm: 'Following PLAN.md' },
+            ],
+          },
+        });
       } else if (tools.includes('TaskCreate')) {
-        steps.push({ name: 'TaskCreate', input: { subject: 'Step 1: write hello.txt and commit', description: 'Write hello.txt and commit it', activeForm: 'Writing hello.txt' } });
+        steps.push({
+          name: 'TaskCreate',
+          input: { subject: 'Step 1: write hello.txt and commit', description: 'Write hello.txt and commit it', activeForm: 'Writing hello.txt' },
+        });
       }
       steps.push({ name: 'Read', input: { file_path: `${opts.cwd}/PLAN.md` } });
       steps.push({ name: 'Write', input: { file_path: `${opts.cwd}/hello.txt`, content: 'hello\n' } });
-      steps.push({ name: 'Bash', input: { command: 'git add -A && git commit -qm "step 1: hello.txt" && git log --oneline -1', description: 'Commit step 1' } });
+      steps.push({
+        name: 'Bash',
+        input: { command: 'git add -A && git commit -qm "step 1: hello.txt" && git log --oneline -1', description: 'Commit step 1' },
+      });
     }
     if (results < steps.length) {
       const s = steps[results]!;
-      return { blocks: [{ type: 'text', text: `Working (step ${results + 1}/${steps.length}).` }, { type: 'tool_use', id: `toolu_scripted${String(++toolSeq).padStart(6, '0')}`, name: s.name, input: s.input }], stop: 'tool_use' };
+      return {
+        blocks: [
+          { type: 'text', text: `Working (step ${results + 1}/${steps.length}).` },
+          { type: 'tool_use', id: `toolu_scripted${String(++toolSeq).padStart(6, '0')}`, name: s.name, input: s.input },
+        ],
+        stop: 'tool_use',
+      };
     }
     return { blocks: [{ type: 'text', text: `Done: ${prompt.slice(0, 80).replace(/\s+/g, ' ')}${tag}` }], stop: 'end_turn' };
   };
 
   const reply = (kind: RecordedRequest['kind'], body: any): { blocks: Block[]; stop: string } => {
     if (kind === 'compact') {
-      return { blocks: [{ type: 'text', text: '<analysis>Scripted work.</analysis>\n<summary>\n1. Primary Request and Intent: write hello.txt and commit it (step 1), then step 2.\n7. Pending Tasks: step 2.\n8. Current Work: step 1 committed.\n</summary>' }], stop: 'end_turn' };
+      return {
+        blocks: [
+          {
+            type: 'text',
+            text: '<analysis>Scripted work.</analysis>\n<summary>\n1. Primary Request and Intent: write hello.txt and commit it (step 1), then step 2.\n7. Pending Tasks: step 2.\n8. Current Work: step 1 committed.\n</summary>',
+          },
+        ],
+        stop: 'end_turn',
+      };
     }
     if (kind === 'main') return mainReply(body);
     const sys = JSON.stringify(body.system ?? '');
@@ -143,11 +190,15 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
     }
     const sse = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${id}` });
-    sse('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+    sse('message_start', {
+      type: 'message_start',
+      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    });
     r.blocks.forEach((b, index) => {
       if (b.type === 'text') {
         sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-        for (let i = 0; i < b.text.length; i += 200) sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text.slice(i, i + 200) } });
+        for (let i = 0; i < b.text.length; i += 200)
+          sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: b.text.slice(i, i + 200) } });
       } else {
         sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
         sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
@@ -170,7 +221,11 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: any;
-      try { body = raw ? JSON.parse(raw) : null; } catch { body = null; }
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = null;
+      }
       const url = new URL(req.url ?? '/', 'http://x');
       if (req.method === 'POST' && url.pathname === '/v1/messages' && body) {
         const kind = classify(body);
@@ -192,7 +247,14 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
       }
       if (req.method === 'GET' && url.pathname.startsWith('/v1/models')) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ data: [{ type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Scripted Sonnet', created_at: '2025-09-29T00:00:00Z' }], has_more: false, first_id: null, last_id: null }));
+        return res.end(
+          JSON.stringify({
+            data: [{ type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Scripted Sonnet', created_at: '2025-09-29T00:00:00Z' }],
+            has_more: false,
+            first_id: null,
+            last_id: null,
+          }),
+        );
       }
       error(res, 404, 'not_found_error', `scripted server: no ${req.method} ${url.pathname}`);
     });
@@ -202,6 +264,10 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

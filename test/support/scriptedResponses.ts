@@ -18,9 +18,23 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface ResponsesServerOptions { cwd: string; bigTokens?: number; failCompact?: boolean }
-export interface RecordedResponsesRequest { n: number; kind: 'compact' | 'title' | 'main'; status: number; raw: string; body: any }
-export interface ScriptedResponses { url: string; requests: RecordedResponsesRequest[]; close(): Promise<void> }
+export interface ResponsesServerOptions {
+  cwd: string;
+  bigTokens?: number;
+  failCompact?: boolean;
+}
+export interface RecordedResponsesRequest {
+  n: number;
+  kind: 'compact' | 'title' | 'main';
+  status: number;
+  raw: string;
+  body: any;
+}
+export interface ScriptedResponses {
+  url: string;
+  requests: RecordedResponsesRequest[];
+  close(): Promise<void>;
+}
 
 const SMALL = 3000;
 const SUMMARY_MARK = 'SCRIPTED-COMPACTION-SUMMARY';
@@ -34,10 +48,15 @@ const textOfItem = (it: any): string => {
 };
 
 function classify(body: any, headers: http.IncomingHttpHeaders): RecordedResponsesRequest['kind'] {
-  try { if (JSON.parse(String(headers['x-codex-turn-metadata'] ?? '{}')).request_kind === 'compaction') return 'compact'; } catch { /* not JSON */ }
+  try {
+    if (JSON.parse(String(headers['x-codex-turn-metadata'] ?? '{}')).request_kind === 'compaction') return 'compact';
+  } catch {
+    /* not JSON */
+  }
   const input: any[] = Array.isArray(body.input) ? body.input : [];
   const lastUser = [...input].reverse().find((i) => i.type === 'message' && i.role === 'user');
-  if ((lastUser && /CONTEXT CHECKPOINT COMPACTION/.test(textOfItem(lastUser))) || /CONTEXT CHECKPOINT COMPACTION/.test(body.instructions ?? '')) return 'compact';
+  if ((lastUser && /CONTEXT CHECKPOINT COMPACTION/.test(textOfItem(lastUser))) || /CONTEXT CHECKPOINT COMPACTION/.test(body.instructions ?? ''))
+    return 'compact';
   const fmt = body.text?.format;
   if (fmt?.type === 'json_schema' && fmt.schema?.properties?.title) return 'title';
   return 'main';
@@ -52,7 +71,13 @@ export async function startScriptedResponses(opts: ResponsesServerOptions): Prom
   const usageFor = (body: any) => {
     const all = JSON.stringify(body.input ?? []);
     const input = /INFLATE/.test(all) && !all.includes(SUMMARY_MARK) ? big : SMALL;
-    return { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: 50, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + 50 };
+    return {
+      input_tokens: input,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 50,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: input + 50,
+    };
   };
 
   const mainReply = (body: any): any[] => {
@@ -60,7 +85,14 @@ export async function startScriptedResponses(opts: ResponsesServerOptions): Prom
     let start = -1;
     for (let i = input.length - 1; i >= 0; i--) {
       const it = input[i];
-      if (it.type === 'message' && it.role === 'user' && !/^(<(environment_context|user_instructions|permissions)|Another language model started)/.test(textOfItem(it).trim())) { start = i; break; }
+      if (
+        it.type === 'message' &&
+        it.role === 'user' &&
+        !/^(<(environment_context|user_instructions|permissions)|Another language model started)/.test(textOfItem(it).trim())
+      ) {
+        start = i;
+        break;
+      }
     }
     const prompt = start >= 0 ? textOfItem(input[start]) : '';
     let outputs = input.slice(start + 1).filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output').length;
@@ -69,16 +101,33 @@ export async function startScriptedResponses(opts: ResponsesServerOptions): Prom
     const tag = JSON.stringify(body).includes('[rawr handoff]') ? ' [model saw rawr handoff]' : '';
     if (/DO_WORK/.test(prompt) && outputs < 1) {
       const cmd = 'echo hello > hello.txt && git add -A && git commit -qm "step 1: hello.txt" && git log --oneline -1';
-      const call = names.includes('exec_command') ? { name: 'exec_command', args: { cmd, workdir: opts.cwd } }
-        : names.includes('shell_command') ? { name: 'shell_command', args: { command: cmd } } : { name: 'shell', args: { command: ['bash', '-lc', cmd] } };
+      const call = names.includes('exec_command')
+        ? { name: 'exec_command', args: { cmd, workdir: opts.cwd } }
+        : names.includes('shell_command')
+          ? { name: 'shell_command', args: { command: cmd } }
+          : { name: 'shell', args: { command: ['bash', '-lc', cmd] } };
       return [{ type: 'function_call', name: call.name, arguments: JSON.stringify(call.args), call_id: `call_scripted_${++callSeq}` }];
     }
-    return [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `Done: ${prompt.slice(0, 80).replace(/\s+/g, ' ')}${tag}`, annotations: [] }] }];
+    return [
+      {
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: `Done: ${prompt.slice(0, 80).replace(/\s+/g, ' ')}${tag}`, annotations: [] }],
+      },
+    ];
   };
 
   const reply = (kind: RecordedResponsesRequest['kind'], body: any): any[] => {
-    if (kind === 'title') return [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: JSON.stringify({ title: 'Scripted task' }), annotations: [] }] }];
-    if (kind === 'compact') return [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `${SUMMARY_MARK}: hello.txt is committed (step 1). Next: step 2.`, annotations: [] }] }];
+    if (kind === 'title')
+      return [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: JSON.stringify({ title: 'Scripted task' }), annotations: [] }] }];
+    if (kind === 'compact')
+      return [
+        {
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: `${SUMMARY_MARK}: hello.txt is committed (step 1). Next: step 2.`, annotations: [] }],
+        },
+      ];
     return mainReply(body);
   };
 
@@ -94,7 +143,13 @@ export async function startScriptedResponses(opts: ResponsesServerOptions): Prom
       if (item.type === 'message') {
         const text = item.content[0].text;
         sse({ type: 'response.output_item.added', output_index: idx, item: { ...item, status: 'in_progress', content: [] } });
-        sse({ type: 'response.content_part.added', output_index: idx, item_id: item.id, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+        sse({
+          type: 'response.content_part.added',
+          output_index: idx,
+          item_id: item.id,
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [] },
+        });
         sse({ type: 'response.output_text.delta', output_index: idx, item_id: item.id, content_index: 0, delta: text });
         sse({ type: 'response.output_text.done', output_index: idx, item_id: item.id, content_index: 0, text });
       } else {
@@ -115,7 +170,11 @@ export async function startScriptedResponses(opts: ResponsesServerOptions): Prom
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: any;
-      try { body = raw ? JSON.parse(raw) : null; } catch { body = null; }
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = null;
+      }
       const url = (req.url ?? '/').split('?')[0]!;
       if (req.method === 'POST' && /\/responses$/.test(url) && body) {
         const kind = classify(body, req.headers);
@@ -141,6 +200,10 @@ export async function startScriptedResponses(opts: ResponsesServerOptions): Prom
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -19,10 +19,23 @@ describe('agent prompt assembly', () => {
   const shipped = loadPromptSet([dirReader(shippedPromptsDir())]);
 
   it('the shipped rawr-agent.md loads without problems and asks for phases, the plan, commits and "phase done"', () => {
-    assert.deepEqual(shipped.problems.filter((p) => p.file.endsWith('rawr-agent.md')), []);
+    assert.deepEqual(
+      shipped.problems.filter((p) => p.file.endsWith('rawr-agent.md')),
+      [],
+    );
     assert.ok(shipped.sources.agent.endsWith(path.join('prompts', 'rawr-agent.md')));
     const t = shipped.prompts.agent;
-    for (const must of [/Work in phases/, /rawr_update_plan/, /git commit -m/, /Commit at the end of each phase/, /when a phase is done/, /\{gitBranch\}/, /\{workspaceFolders\}/, /\{os\}/, /\{shell\}/]) {
+    for (const must of [
+      /Work in phases/,
+      /rawr_update_plan/,
+      /git commit -m/,
+      /Commit at the end of each phase/,
+      /when a phase is done/,
+      /\{gitBranch\}/,
+      /\{workspaceFolders\}/,
+      /\{os\}/,
+      /\{shell\}/,
+    ]) {
       assert.match(t, must);
     }
   });
@@ -62,7 +75,10 @@ describe('agent prompt assembly', () => {
       fs.writeFileSync(path.join(dir, 'rawr-agent.md'), '---\nplaceholders: nope\n---\n');
       const empty = loadPromptSet([dirReader(dir), dirReader(shippedPromptsDir())]);
       assert.match(empty.prompts.agent, /coding agent in VS Code/);
-      assert.ok(empty.problems.some((p) => p.file.endsWith('rawr-agent.md') && /placeholders/.test(p.message)), JSON.stringify(empty.problems));
+      assert.ok(
+        empty.problems.some((p) => p.file.endsWith('rawr-agent.md') && /placeholders/.test(p.message)),
+        JSON.stringify(empty.problems),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -7,7 +7,14 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DEFAULT_ALLOWED_TOOLS, DEFAULT_TOOL_SPECS, allowedInRestrictedMode, inputJsonSchema, languageModelToolsContribution, TOOL_SPECS } from '../../src/host/tools/catalog';
+import {
+  DEFAULT_ALLOWED_TOOLS,
+  DEFAULT_TOOL_SPECS,
+  allowedInRestrictedMode,
+  inputJsonSchema,
+  languageModelToolsContribution,
+  TOOL_SPECS,
+} from '../../src/host/tools/catalog';
 import { applyEdit, capText, MAX_READ_LINES, numberedRange, readTextFile } from '../../src/host/tools/fileText';
 import { resolveInWorkspace, ToolError } from '../../src/host/tools/workspacePath';
 import { describeToolCall, isSkippedResult, planChecklist, planUpdate } from '../../src/host/participant/toolDisplay';
@@ -44,7 +51,15 @@ describe('agent tools: workspace paths', () => {
   });
 
   it('refuses paths outside the workspace, through .. or symlinks, and .git/', async () => {
-    for (const bad of ['../outside/secret.txt', path.join(outside, 'secret.txt'), 'link-out.txt', 'dir-out/secret.txt', 'dir-out/new.txt', '/etc/passwd', 'src/../../outside/x']) {
+    for (const bad of [
+      '../outside/secret.txt',
+      path.join(outside, 'secret.txt'),
+      'link-out.txt',
+      'dir-out/secret.txt',
+      'dir-out/new.txt',
+      '/etc/passwd',
+      'src/../../outside/x',
+    ]) {
       await assert.rejects(resolveInWorkspace([ws], bad), (e: Error) => e instanceof ToolError && /outside the workspace/.test(e.message), bad);
     }
     await assert.rejects(resolveInWorkspace([ws], '.git/config'), /inside \.git/);
@@ -114,15 +129,27 @@ describe('agent tools: catalog and package.json', () => {
   });
 
   it('defaults: every tool allowed; in Restricted Mode only read/list/search (git runs repository config)', () => {
-    assert.deepEqual([...DEFAULT_ALLOWED_TOOLS], DEFAULT_TOOL_SPECS.map((t) => t.name));
-    assert.deepEqual(DEFAULT_TOOL_SPECS.filter(allowedInRestrictedMode).map((t) => t.name), ['rawr_read_file', 'rawr_list_files', 'rawr_search_text']);
-    assert.deepEqual(DEFAULT_TOOL_SPECS.filter((t) => t.kind !== 'read').map((t) => t.name), ['rawr_create_file', 'rawr_edit_file', 'rawr_run_in_terminal']);
+    assert.deepEqual(
+      [...DEFAULT_ALLOWED_TOOLS],
+      DEFAULT_TOOL_SPECS.map((t) => t.name),
+    );
+    assert.deepEqual(
+      DEFAULT_TOOL_SPECS.filter(allowedInRestrictedMode).map((t) => t.name),
+      ['rawr_read_file', 'rawr_list_files', 'rawr_search_text'],
+    );
+    assert.deepEqual(
+      DEFAULT_TOOL_SPECS.filter((t) => t.kind !== 'read').map((t) => t.name),
+      ['rawr_create_file', 'rawr_edit_file', 'rawr_run_in_terminal'],
+    );
   });
 });
 
 describe('agent tools: what the chat shows', () => {
   it('one short line per call', () => {
-    assert.equal(describeToolCall('rawr_edit_file', { path: 'src/limiter.ts' }, 'Edited src/limiter.ts: replaced 1 occurrence.', 'ok'), '✓ Edited `src/limiter.ts`');
+    assert.equal(
+      describeToolCall('rawr_edit_file', { path: 'src/limiter.ts' }, 'Edited src/limiter.ts: replaced 1 occurrence.', 'ok'),
+      '✓ Edited `src/limiter.ts`',
+    );
     assert.equal(describeToolCall('rawr_run_in_terminal', { command: 'npm test' }, 'exit code 0\nok', 'ok'), '✓ Ran `npm test` — exit 0');
     assert.equal(describeToolCall('rawr_read_file', { path: 'a.ts' }, 'a.ts (lines 1-20 of 20)\n…', 'ok'), '✓ Read `a.ts` (lines 1–20 of 20)');
     assert.equal(describeToolCall('rawr_create_file', { path: 'b.ts' }, 'Created b.ts (3 lines).', 'ok'), '✓ Created `b.ts`');
@@ -132,7 +159,10 @@ describe('agent tools: what the chat shows', () => {
     );
     assert.equal(describeToolCall('mcp_x', {}, 'ok', 'ok'), '✓ Used `mcp_x`');
     assert.equal(describeToolCall('rawr_edit_file', { path: 'a`b' }, 'x', 'ok'), '✓ Edited `` a`b ``');
-    assert.equal(describeToolCall('rawr_run_in_terminal', { command: 'git clean -fdX' }, 'The user declined', 'skipped'), '⊘ Skipped: run `git clean -fdX` (you chose Skip)');
+    assert.equal(
+      describeToolCall('rawr_run_in_terminal', { command: 'git clean -fdX' }, 'The user declined', 'skipped'),
+      '⊘ Skipped: run `git clean -fdX` (you chose Skip)',
+    );
     assert.ok(isSkippedResult('The user chose to skip the tool call, they want to proceed without running it'));
     assert.ok(!isSkippedResult('exit code 0'));
   });
@@ -147,9 +177,18 @@ describe('agent tools: what the chat shows', () => {
       '\n\n**Plan** (1/3 done)\n\n- ☑ ~~Add the limiter~~\n- ▶ Wire \\*it\\*\n- ☐ Tests\n\n',
     );
     // Only the step in progress moved: one line; a step completed or new steps: the checklist again.
-    const p1 = [{ text: 'A', status: 'in_progress' as const }, { text: 'B', status: 'pending' as const }];
-    const p2 = [{ text: 'A', status: 'completed' as const }, { text: 'B', status: 'pending' as const }];
-    const p3 = [{ text: 'A', status: 'completed' as const }, { text: 'B', status: 'in_progress' as const }];
+    const p1 = [
+      { text: 'A', status: 'in_progress' as const },
+      { text: 'B', status: 'pending' as const },
+    ];
+    const p2 = [
+      { text: 'A', status: 'completed' as const },
+      { text: 'B', status: 'pending' as const },
+    ];
+    const p3 = [
+      { text: 'A', status: 'completed' as const },
+      { text: 'B', status: 'in_progress' as const },
+    ];
     assert.match(planUpdate(p1, undefined), /\*\*Plan\*\* \(0\/2 done\)/);
     assert.match(planUpdate(p2, p1), /\*\*Plan\*\* \(1\/2 done\)/);
     assert.equal(planUpdate(p3, p2), '\n\n▶ Plan step 2/2: B\n\n');

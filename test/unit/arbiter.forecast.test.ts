@@ -47,7 +47,14 @@ describe('phase forecast: sizes and estimate', () => {
     const f = { ...emptyForecast(), phases: [90_000, 40_000, 50_000, 45_000] };
     assert.equal(forecastNext(f, s, WINDOW, null).nextPhaseTokens, 50_000); // 90k is older than the last 3
     assert.equal(forecastNext(f, s, WINDOW, null).basis, 'thread');
-    assert.deepEqual(forecastNext(emptyForecast(), s, WINDOW, null), { nextPhaseTokens: 60_000, basis: 'settings', samples: [60_000], phases: 0, sinceClose: 0, planFinished: false });
+    assert.deepEqual(forecastNext(emptyForecast(), s, WINDOW, null), {
+      nextPhaseTokens: 60_000,
+      basis: 'settings',
+      samples: [60_000],
+      phases: 0,
+      sinceClose: 0,
+      planFinished: false,
+    });
     const fromWorkspace = forecastNext(withPrior(emptyForecast(), [30_000, -1, Number.NaN, 35_000]), s, WINDOW, null);
     assert.deepEqual([fromWorkspace.nextPhaseTokens, fromWorkspace.basis], [35_000, 'workspace']);
   });
@@ -85,7 +92,10 @@ describe('phase forecast: decisions at phase closes', () => {
 
   it('a forecast compaction above every threshold (a long phase seen, far from any tier)', () => {
     const s = mkState({ ...settings, forecast_margin_percent: 0 });
-    let st = run(s, [{ type: 'user_message', at: at(), text: 'Go.' }, { type: 'tokens', at: at(), used: 10_000, window: WINDOW }]).state;
+    let st = run(s, [
+      { type: 'user_message', at: at(), text: 'Go.' },
+      { type: 'tokens', at: at(), used: 10_000, window: WINDOW },
+    ]).state;
     // Phase 1 adds 70k (80k used, 96k left: fits); phase 2 only 28k: 108k used, 46% left (no tier).
     st = run(st, phase(80_000, 0)).state;
     assert.equal(st.lastDecision!.forecast?.verdict, 'fits');
@@ -100,7 +110,10 @@ describe('phase forecast: decisions at phase closes', () => {
   });
 
   it('the judgment request carries the forecast as context', () => {
-    let st = run(mkState({ ...settings, judgment_enabled: true }), [{ type: 'user_message', at: at(), text: 'Go.' }, { type: 'tokens', at: at(), used: 20_000, window: WINDOW }]).state;
+    let st = run(mkState({ ...settings, judgment_enabled: true }), [
+      { type: 'user_message', at: at(), text: 'Go.' },
+      { type: 'tokens', at: at(), used: 20_000, window: WINDOW },
+    ]).state;
     st = run(st, phase(80_000, 0)).state;
     st = run(st, phase(140_000, 1)).state;
     const r = run(st, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]);
@@ -114,7 +127,13 @@ describe('phase forecast: decisions at phase closes', () => {
   it('holds back a tier compaction when the next phase fits', () => {
     // Phases of 25k: at 115k used (42% left, tier early) a plan step would compact; 61k are left.
     let st = start();
-    for (const [k, used] of [[0, 45_000], [1, 70_000], [2, 95_000], [3, 115_000]] as const) st = run(st, phase(used, k)).state;
+    for (const [k, used] of [
+      [0, 45_000],
+      [1, 70_000],
+      [2, 95_000],
+      [3, 115_000],
+    ] as const)
+      st = run(st, phase(used, k)).state;
     const d = st.lastDecision!;
     assert.equal(d.tier, 'early');
     assert.equal(d.code, 'forecast_fits');
@@ -126,7 +145,10 @@ describe('phase forecast: decisions at phase closes', () => {
     let st = run(start(), phase(80_000, 0)).state;
     let r = run(st, phase(180_000, 1)); // 10% left
     assert.equal(decisions(r.effects)[0]!.code, 'emergency');
-    st = run(mkState({ ...settings, forecast_enabled: false }), [{ type: 'user_message', at: at(), text: 'Go.' }, { type: 'tokens', at: at(), used: 20_000, window: WINDOW }]).state;
+    st = run(mkState({ ...settings, forecast_enabled: false }), [
+      { type: 'user_message', at: at(), text: 'Go.' },
+      { type: 'tokens', at: at(), used: 20_000, window: WINDOW },
+    ]).state;
     st = run(st, phase(80_000, 0)).state;
     r = run(st, phase(140_000, 1));
     const d = decisions(r.effects)[0]!;

@@ -28,7 +28,9 @@ const DecisionLine = z.object({
   action: z.enum(['compact', 'none', 'suggest']),
   reason: z.string().min(1),
   code: z.string().min(1),
-  forecast: z.object({ nextPhaseTokens: z.number(), roomTokens: z.number(), verdict: z.enum(['compact', 'fits', 'plan_done', 'defer']), drove: z.boolean() }).optional(),
+  forecast: z
+    .object({ nextPhaseTokens: z.number(), roomTokens: z.number(), verdict: z.enum(['compact', 'fits', 'plan_done', 'defer']), drove: z.boolean() })
+    .optional(),
 });
 const SummaryLine = z.object({
   type: z.literal('summary'),
@@ -36,7 +38,13 @@ const SummaryLine = z.object({
   lines: z.number().int().nonnegative(),
   window: z.number().positive(),
   compactions: z.array(
-    z.object({ line: z.number().int().positive(), tier: Tier.nullable(), percentRemaining: z.number().nullable(), boundaries: z.array(z.string()), code: z.string() }),
+    z.object({
+      line: z.number().int().positive(),
+      tier: Tier.nullable(),
+      percentRemaining: z.number().nullable(),
+      boundaries: z.array(z.string()),
+      code: z.string(),
+    }),
   ),
   nativeCompactions: z.array(z.object({ line: z.number().int().positive(), trigger: z.enum(['auto', 'manual', 'unknown']), preTokens: z.number().optional() })),
   counterfactualOverflows: z.number().int().nonnegative(),
@@ -79,7 +87,10 @@ interface RawFacts {
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((b) => (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : '')).join('\n');
+  if (Array.isArray(content))
+    return content
+      .map((b) => (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : ''))
+      .join('\n');
   return '';
 }
 const COMMIT_CMD = /\bgit\b[^\n]*\bcommit\b/;
@@ -118,7 +129,13 @@ function scanRaw(file: string): RawFacts {
     // Codex
     if (r.type === 'compacted' && 'payload' in r) facts.native.push({ line });
     const p = r.payload;
-    if (r.type === 'response_item' && p?.type === 'function_call' && ['shell', 'exec_command', 'local_shell'].includes(p.name) && COMMIT_CMD.test(String(p.arguments ?? ''))) calls.add(p.call_id);
+    if (
+      r.type === 'response_item' &&
+      p?.type === 'function_call' &&
+      ['shell', 'exec_command', 'local_shell'].includes(p.name) &&
+      COMMIT_CMD.test(String(p.arguments ?? ''))
+    )
+      calls.add(p.call_id);
     if (r.type === 'response_item' && p?.type === 'function_call_output' && calls.has(p.call_id)) {
       const out = typeof p.output === 'string' ? p.output : JSON.stringify(p.output);
       const m = COMMIT_SUMMARY.exec(out.replace(/\\n/g, '\n'));
@@ -131,7 +148,12 @@ function scanRaw(file: string): RawFacts {
 
 describe('rawr replay (CLI) on the real recordings', function () {
   this.timeout(180_000);
-  const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort() : [];
+  const files = fs.existsSync(DIR)
+    ? fs
+        .readdirSync(DIR)
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort()
+    : [];
   const runs = new Map<string, { decisions: Decision[]; summary: Summary; raw: RawFacts; stderr: string }>();
   before(function () {
     needShared(this, DIR);
@@ -150,8 +172,13 @@ describe('rawr replay (CLI) on the real recordings', function () {
 
   it('finds the seven recordings', () => {
     assert.deepEqual(files, [
-      'claude-spotter-258c7280.jsonl', 'claude-spotter-8463c716.jsonl', 'claude-spotter-ae4a77f8-acompact.jsonl', 'claude-spotter-ae4a77f8.jsonl',
-      'codex-acidicsoil-lmstudio.jsonl', 'codex-localpush-compacted.jsonl', 'codex-localpush-plan.jsonl',
+      'claude-spotter-258c7280.jsonl',
+      'claude-spotter-8463c716.jsonl',
+      'claude-spotter-ae4a77f8-acompact.jsonl',
+      'claude-spotter-ae4a77f8.jsonl',
+      'codex-acidicsoil-lmstudio.jsonl',
+      'codex-localpush-compacted.jsonl',
+      'codex-localpush-plan.jsonl',
     ]);
   });
 
@@ -170,7 +197,11 @@ describe('rawr replay (CLI) on the real recordings', function () {
         if (p !== null && ![45, 35, 25, 12].some((t) => Math.abs(p - t) <= 0.05)) assert.equal(d.tier, tierFor(p), `${f} line ${d.line}: ${p}%`);
         // A compaction needs a tier or the phase forecast, and (outside emergency) a boundary.
         if (d.action === 'compact') {
-          if (d.tier === null) assert.ok(d.forecast?.verdict === 'compact' && d.forecast.drove && d.forecast.roomTokens < d.forecast.nextPhaseTokens * 1.05 + 1, `${f} line ${d.line}`);
+          if (d.tier === null)
+            assert.ok(
+              d.forecast?.verdict === 'compact' && d.forecast.drove && d.forecast.roomTokens < d.forecast.nextPhaseTokens * 1.05 + 1,
+              `${f} line ${d.line}`,
+            );
           if (d.tier !== 'emergency') assert.ok(d.boundaries.length > 0, `${f} line ${d.line}`);
         }
         prev = d.line;
@@ -178,7 +209,10 @@ describe('rawr replay (CLI) on the real recordings', function () {
       // Each summarised rawr compaction is a decision at that line that compacted (or preflighted).
       for (const c of summary.compactions) {
         const at = decisions.filter((d) => d.line === c.line);
-        assert.ok(at.some((d) => d.action === 'compact' || /before the next prompt/.test(d.reason)), `${f}: compaction at ${c.line} has no decision`);
+        assert.ok(
+          at.some((d) => d.action === 'compact' || /before the next prompt/.test(d.reason)),
+          `${f}: compaction at ${c.line} has no decision`,
+        );
       }
       assert.equal(summary.compactions.length, decisions.filter((d) => d.action === 'compact' || /before the next prompt/.test(d.reason)).length, f);
     }
@@ -190,7 +224,11 @@ describe('rawr replay (CLI) on the real recordings', function () {
 
   it('native compactions are exactly the compaction records found in each file', () => {
     for (const [f, { summary, raw }] of runs) {
-      assert.deepEqual(summary.nativeCompactions.map((n) => n.line), raw.native.map((n) => n.line), f);
+      assert.deepEqual(
+        summary.nativeCompactions.map((n) => n.line),
+        raw.native.map((n) => n.line),
+        f,
+      );
     }
   });
 
@@ -224,7 +262,11 @@ describe('rawr replay (CLI) on the real recordings', function () {
           citedCommits++;
           const sha = /^commit ([0-9a-f]{7,40})\b/.exec(b)?.[1];
           const before = raw.commits.filter((k) => k.resultLine <= c.line);
-          if (sha) assert.ok(before.some((k) => k.sha && (k.sha.startsWith(sha) || sha.startsWith(k.sha))), `${f}: line ${c.line} cites ${b} but no successful commit ${sha} precedes it`);
+          if (sha)
+            assert.ok(
+              before.some((k) => k.sha && (k.sha.startsWith(sha) || sha.startsWith(k.sha))),
+              `${f}: line ${c.line} cites ${b} but no successful commit ${sha} precedes it`,
+            );
           else assert.ok(before.length > 0, `${f}: line ${c.line} cites ${b} with no successful git commit before it`);
         }
       }
@@ -345,7 +387,11 @@ describe('rawr replay (CLI): options, errors and the table', function () {
   });
 
   it('a bad --window / --post-tokens value: exit 2 with a message, checked before the file is read', () => {
-    for (const [opt, v] of [['--window', 'lots'], ['--window', '-5'], ['--post-tokens', '0']] as const) {
+    for (const [opt, v] of [
+      ['--window', 'lots'],
+      ['--window', '-5'],
+      ['--post-tokens', '0'],
+    ] as const) {
       const r = rawr('replay', path.join(tmp, 'not-read.jsonl'), `${opt}=${v}`);
       assert.equal(r.code, 2, `${opt} ${v}`);
       assert.equal(r.stderr, `rawr replay: ${opt} must be a positive number, got "${v}"\n`);
@@ -391,7 +437,10 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     assert.match(lines[lines.length - 1]!, /^VERDICT: /);
     assert.equal(lines.filter((l) => l.startsWith('VERDICT:')).length, 1);
     const { summary } = parseJsonOutput(rawr('replay', file, '--json').stdout);
-    assert.ok(r.stdout.includes(`rawr would compact ${summary.compactions.length}× at line ${summary.compactions.map((c) => c.line)[0]}`), r.stdout.slice(-600));
+    assert.ok(
+      r.stdout.includes(`rawr would compact ${summary.compactions.length}× at line ${summary.compactions.map((c) => c.line)[0]}`),
+      r.stdout.slice(-600),
+    );
     assert.ok(r.stdout.includes(`recorded tool compacted by itself at line ${summary.nativeCompactions[0]!.line} (auto`));
     assert.match(lines[lines.length - 1]!, new RegExp(`^VERDICT: \\d+/${summary.compactions.length} compactions at phase boundaries, 0 overflows$`));
   });
@@ -415,7 +464,8 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     const file = path.join(tmp, 'thread-7f3a.jsonl');
     const log = new EventLog(file, 'thread-7f3a');
     let t = Date.parse('2026-03-02T09:00:00.000Z');
-    const ev = (event: { type: string } & Record<string, unknown>) => log.append({ kind: 'event', at: (t += 1000), event: { at: t, ...event } as unknown as EngineEvent });
+    const ev = (event: { type: string } & Record<string, unknown>) =>
+      log.append({ kind: 'event', at: (t += 1000), event: { at: t, ...event } as unknown as EngineEvent });
     ev({ type: 'user_message', text: 'Finish phase 2 (codex importer) and commit it.' });
     ev({ type: 'tokens', used: 24_000, window: 200_000 });
     ev({ type: 'assistant_message', text: 'Reading the importer.' });
@@ -430,7 +480,11 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     ev({ type: 'user_message', text: 'Go on with the replay CLI.' });
     ev({ type: 'tokens', used: 30_000, window: 200_000 });
     log.close();
-    const lineOf = (needle: string) => fs.readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(needle)) + 1;
+    const lineOf = (needle: string) =>
+      fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes(needle)) + 1;
 
     const r = rawr('replay', file, '--json');
     assert.equal(r.code, 0, r.stderr);
@@ -448,7 +502,10 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     assert.equal(summary.compactions.length, 1, JSON.stringify(decisions));
     assert.equal(summary.compactions[0]!.line, lineOf('Go on with the replay CLI.'));
     assert.equal(summary.compactions[0]!.tier, 'ready');
-    assert.ok(summary.compactions[0]!.boundaries.some((b) => b.startsWith('commit 3f9e2a1')), JSON.stringify(summary.compactions[0]));
+    assert.ok(
+      summary.compactions[0]!.boundaries.some((b) => b.startsWith('commit 3f9e2a1')),
+      JSON.stringify(summary.compactions[0]),
+    );
     assert.equal(summary.counterfactualOverflows, 0);
     // Forcing the format gives the same answer.
     assert.equal(rawr('replay', file, '--json', '--format', 'rawr').stdout, r.stdout);
@@ -492,7 +549,10 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     assert.equal(summary.lines, srcLines.length * COPIES);
     assert.equal(summary.problems, 0);
     const nativeLine = one.summary.nativeCompactions[0]!.line;
-    assert.deepEqual(summary.nativeCompactions.map((n) => n.line), Array.from({ length: COPIES }, (_, k) => nativeLine + k * srcLines.length));
+    assert.deepEqual(
+      summary.nativeCompactions.map((n) => n.line),
+      Array.from({ length: COPIES }, (_, k) => nativeLine + k * srcLines.length),
+    );
     // Every copy is evaluated as often as the original (nothing was merged or dropped).
     assert.equal(decisions.length, one.decisions.length * COPIES);
     assert.ok(decisions.every((d, k) => k === 0 || d.line >= decisions[k - 1]!.line));

@@ -27,7 +27,7 @@ import {
 const ROOT = path.resolve(__dirname, '../../..');
 const pkg = () => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const KEYS = Object.keys(SettingsSchema.shape) as SettingKey[];
-type Prop = Record<string, any>;  
+type Prop = Record<string, any>;
 const props = configurationProperties() as Record<string, Prop>;
 const prop = (key: SettingKey): Prop => {
   const p = props[`rawr.${vscodeKey(key)}`];
@@ -49,7 +49,7 @@ describe('configuration contribution: package.json', () => {
     assert.deepEqual(ours[0], JSON.parse(JSON.stringify(configurationContribution())), 'package.json is stale: run `npm run gen-config`');
   });
 
-  it('no other configuration object declares one of rawr\'s keys', () => {
+  it("no other configuration object declares one of rawr's keys", () => {
     const conf = pkg().contributes.configuration as Array<{ id?: string; properties?: Record<string, unknown> }>;
     const ours = new Set(Object.keys(props));
     for (const o of conf.filter((c) => c.id !== CONFIG_ID)) {
@@ -89,7 +89,10 @@ describe('configuration contribution: generator vs the zod schema', () => {
   });
 
   it('the old names of renamed knobs are contributed deprecated, pointing at the new name, with the same schema', () => {
-    assert.deepEqual(LEGACY_NAMES.map((l) => l.name), ['earlyPercentRemainingLt', 'readyPercentRemainingLt', 'asapPercentRemainingLt', 'emergencyPercentRemainingLt']);
+    assert.deepEqual(
+      LEGACY_NAMES.map((l) => l.name),
+      ['earlyPercentRemainingLt', 'readyPercentRemainingLt', 'asapPercentRemainingLt', 'emergencyPercentRemainingLt'],
+    );
     for (const { name, knob } of LEGACY_NAMES) {
       const old = props[`rawr.${name}`];
       assert.ok(old, `rawr.${name} is contributed`);
@@ -111,12 +114,19 @@ describe('configuration contribution: generator vs the zod schema', () => {
     for (const k of KEYS) {
       const s = SettingsSchema.shape[k] as z.ZodType;
       const want =
-        s instanceof z.ZodNumber ? (s.isInt ? 'integer' : 'number')
-        : s instanceof z.ZodBoolean ? 'boolean'
-        : s instanceof z.ZodEnum ? 'string'
-        : s instanceof z.ZodArray ? 'array'
-        : s instanceof z.ZodObject ? 'object'
-        : 'unknown';
+        s instanceof z.ZodNumber
+          ? s.isInt
+            ? 'integer'
+            : 'number'
+          : s instanceof z.ZodBoolean
+            ? 'boolean'
+            : s instanceof z.ZodEnum
+              ? 'string'
+              : s instanceof z.ZodArray
+                ? 'array'
+                : s instanceof z.ZodObject
+                  ? 'object'
+                  : 'unknown';
       assert.equal(prop(k).type, want, k);
     }
   });
@@ -186,7 +196,10 @@ describe('configuration contribution: generator vs the zod schema', () => {
     });
     assert.match(prop('scratch_write_enabled').markdownDescription, /agent-\\<name\\>/);
     const orders = Object.values(props).map((p) => p.order);
-    assert.deepEqual(orders, orders.map((_, i) => i));
+    assert.deepEqual(
+      orders,
+      orders.map((_, i) => i),
+    );
   });
 
   it('host-only knobs: rawr.tools.allowed (string list, default rawr\'s tool set) and rawr.judgment.model (string, default "")', () => {
@@ -219,7 +232,7 @@ describe('configuration contribution: generator vs the zod schema', () => {
 describe('configuration contribution: withRawrConfiguration (what gen-config writes)', () => {
   const openai = { id: 'rawr.openai', title: 'Rawr: OpenAI-compatible models', properties: { 'rawr.openai.baseUrl': { type: 'string' } } };
 
-  it('appends rawr\'s object and leaves other objects untouched', () => {
+  it("appends rawr's object and leaves other objects untouched", () => {
     const before = [structuredClone(openai)];
     const out = withRawrConfiguration(before);
     assert.equal(out.length, 2);

@@ -15,7 +15,9 @@ describe('core purity', () => {
   it('no file under src/core imports or requires vscode', () => {
     const all = files(root);
     assert.ok(all.length > 15, `expected the core's files under ${root}`);
-    const offenders = all.filter((f) => /(?:from\s+['"]vscode['"]|require\(\s*['"]vscode['"]\s*\)|import\(\s*['"]vscode['"]\s*\))/.test(readFileSync(f, 'utf8')));
+    const offenders = all.filter((f) =>
+      /(?:from\s+['"]vscode['"]|require\(\s*['"]vscode['"]\s*\)|import\(\s*['"]vscode['"]\s*\))/.test(readFileSync(f, 'utf8')),
+    );
     assert.deepEqual(offenders, []);
   });
   it('the compiled core loads in plain Node without vscode', () => {

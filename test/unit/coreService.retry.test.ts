@@ -13,7 +13,11 @@ describe('core service: retried requests are applied once', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'rawr-retry-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
-  const lines = () => readFileSync(join(dir, 't1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; rid?: string });
+  const lines = () =>
+    readFileSync(join(dir, 't1.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; rid?: string });
 
   it('a retried step returns the same effects without a second event record, also from a restarted service', () => {
     const a = new CoreService(dir, shipped);
@@ -21,7 +25,10 @@ describe('core service: retried requests are applied once', () => {
     a.step('t1', { type: 'tokens', at: 2, used: 150_000, window: 200_000 }, 'r2');
     a.step('t1', { type: 'boundary', at: 3, source: 'git', boundary: { kind: 'commit', key: 'a1b2c3d', detail: 'a1b2c3d phase 1' } }, 'r3');
     const effects = a.step('t1', { type: 'evaluate', at: 4, point: 'tool_loop' }, 'r4');
-    assert.ok(effects.some((e) => e.type === 'request_judgment'), 'the evaluation asked for judgment');
+    assert.ok(
+      effects.some((e) => e.type === 'request_judgment'),
+      'the evaluation asked for judgment',
+    );
     assert.deepEqual(a.step('t1', { type: 'evaluate', at: 4, point: 'tool_loop' }, 'r4'), effects, 'same process: same answer');
     a.dispose();
     // The process "died" after writing r4; its successor rebuilds from the log and answers the retry.
@@ -50,7 +57,10 @@ describe('core service: retried requests are applied once', () => {
     b.dispose();
     const c = new CoreService(dir, shipped);
     assert.deepEqual(c.undo('t1', 'u1'), u, 'the retried undo returns the first answer');
-    assert.deepEqual(c.snapshot('t1').messages.map((m) => m.text), ['one']);
+    assert.deepEqual(
+      c.snapshot('t1').messages.map((m) => m.text),
+      ['one'],
+    );
     assert.equal(lines().filter((l) => l.kind === 'undo').length, 1);
     c.dispose();
   });

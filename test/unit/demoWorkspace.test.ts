@@ -5,7 +5,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const { createDemoWorkspace } = require(resolve(__dirname, '../../../scripts/demoWorkspace.cjs')) as { createDemoWorkspace: (ws: string, extra?: Record<string, string>) => string | undefined };
+const { createDemoWorkspace } = require(resolve(__dirname, '../../../scripts/demoWorkspace.cjs')) as {
+  createDemoWorkspace: (ws: string, extra?: Record<string, string>) => string | undefined;
+};
 
 describe('npm start: the demo workspace', () => {
   let root: string;

@@ -4,13 +4,30 @@ import { strengthOf, type BoundaryKind, type BoundarySignal } from '../../src/co
 import { shipped } from '../support/engine';
 
 const b = (kind: BoundaryKind, detail = ''): BoundarySignal => ({
-  id: `${kind}:x`, kind, strength: strengthOf(kind), source: 'terminal', at: 0, turn: 1, synthetic: false, detail,
+  id: `${kind}:x`,
+  kind,
+  strength: strengthOf(kind),
+  source: 'terminal',
+  at: 0,
+  turn: 1,
+  synthetic: false,
+  detail,
 });
 
 function input(over: Partial<DecisionInput>): DecisionInput {
   return {
-    id: 'd1', at: 1_000_000, point: 'turn_complete', settings: { ...shipped.settings, judgment_enabled: false }, percentRemaining: 30,
-    boundaries: [b('commit', 'a1b2c3d feat')], cooldown: null, openToolCalls: 0, queuedInput: 0, packetWorthy: true, stall: 'none', sequenceActive: false,
+    id: 'd1',
+    at: 1_000_000,
+    point: 'turn_complete',
+    settings: { ...shipped.settings, judgment_enabled: false },
+    percentRemaining: 30,
+    boundaries: [b('commit', 'a1b2c3d feat')],
+    cooldown: null,
+    openToolCalls: 0,
+    queuedInput: 0,
+    packetWorthy: true,
+    stall: 'none',
+    sequenceActive: false,
     ...over,
   };
 }
@@ -23,7 +40,19 @@ describe('decide: the decision rule (threshold AND boundary, neither sufficient)
     ['early tier, agent_done not enough (early needs commit/plan/pr)', { percentRemaining: 40, boundaries: [b('agent_done')] }, 'none', 'no_boundary'],
     ['early tier, plan_checkpoint → compact', { percentRemaining: 40, boundaries: [b('plan_checkpoint')] }, 'compact', 'compact'],
     ['ready tier, plan_update only → weak_only', { boundaries: [b('plan_update')] }, 'none', 'weak_only'],
-    ['ready tier, plan_update listed as required still weak', { boundaries: [b('plan_update')], settings: { ...shipped.settings, judgment_enabled: false, auto_requires_any_boundary: { early: ['plan_update'], ready: ['plan_update'], asap: ['plan_update'] } } }, 'none', 'weak_only'],
+    [
+      'ready tier, plan_update listed as required still weak',
+      {
+        boundaries: [b('plan_update')],
+        settings: {
+          ...shipped.settings,
+          judgment_enabled: false,
+          auto_requires_any_boundary: { early: ['plan_update'], ready: ['plan_update'], asap: ['plan_update'] },
+        },
+      },
+      'none',
+      'weak_only',
+    ],
     ['ready tier, turn_complete alone not in ready list', { boundaries: [b('turn_complete')] }, 'none', 'no_boundary'],
     ['asap tier, turn_complete alone at turn completion → preflight', { percentRemaining: 20, boundaries: [b('turn_complete')] }, 'preflight', 'preflight'],
     ['asap tier, turn_complete + commit → compact now', { percentRemaining: 20, boundaries: [b('turn_complete'), b('commit')] }, 'compact', 'compact'],
@@ -46,8 +75,18 @@ describe('decide: the decision rule (threshold AND boundary, neither sufficient)
     ['judgment enabled → judge', { settings: { ...shipped.settings, judgment_enabled: true } }, 'judge', 'judgment_pending'],
     ['emergency skips judgment', { percentRemaining: 4, settings: { ...shipped.settings, judgment_enabled: true } }, 'compact', 'emergency'],
     ['mid-turn off', { point: 'tool_loop', settings: { ...shipped.settings, judgment_enabled: false, mid_turn_policy: 'off' } }, 'none', 'mid_turn_policy'],
-    ['mid-turn emergency_only, ready tier', { point: 'tool_loop', settings: { ...shipped.settings, judgment_enabled: false, mid_turn_policy: 'emergency_only' } }, 'none', 'mid_turn_policy'],
-    ['mid-turn emergency_only, emergency tier', { point: 'tool_loop', percentRemaining: 2, settings: { ...shipped.settings, judgment_enabled: false, mid_turn_policy: 'emergency_only' } }, 'compact', 'emergency'],
+    [
+      'mid-turn emergency_only, ready tier',
+      { point: 'tool_loop', settings: { ...shipped.settings, judgment_enabled: false, mid_turn_policy: 'emergency_only' } },
+      'none',
+      'mid_turn_policy',
+    ],
+    [
+      'mid-turn emergency_only, emergency tier',
+      { point: 'tool_loop', percentRemaining: 2, settings: { ...shipped.settings, judgment_enabled: false, mid_turn_policy: 'emergency_only' } },
+      'compact',
+      'emergency',
+    ],
     ['mid-turn golden path, commit → compact (no preflight mid-turn)', { point: 'tool_loop' }, 'compact', 'compact'],
   ];
   for (const [name, over, action, code] of cases) {

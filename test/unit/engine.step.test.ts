@@ -26,10 +26,33 @@ describe('step: golden path', () => {
   it('agent packet with scratch: heads-up → scratch → packet → compact → handoff, in that order', () => {
     let { state, effects } = run(mkState({ judgment_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
     // The message went into the thread; the commit and the turn end were noted, then consumed by the decision.
-    assert.deepEqual(types(effects).filter((t) => t !== 'decision'), ['append_user_message', 'boundary_noted', 'boundary_noted', 'boundaries_consumed', 'sequence_started', 'inject_heads_up', 'request_scratch_write', 'start_timer']);
+    assert.deepEqual(
+      types(effects).filter((t) => t !== 'decision'),
+      [
+        'append_user_message',
+        'boundary_noted',
+        'boundary_noted',
+        'boundaries_consumed',
+        'sequence_started',
+        'inject_heads_up',
+        'request_scratch_write',
+        'start_timer',
+      ],
+    );
     const d = find(effects, 'decision')[0]!.decision;
-    assert.deepEqual(find(effects, 'boundaries_consumed')[0], { type: 'boundaries_consumed', ids: find(effects, 'boundary_noted').map((b) => b.boundary.id), by: d.id, why: 'decision' });
-    assert.deepEqual(find(effects, 'sequence_started')[0], { type: 'sequence_started', seqId: seqIdOf(state), decisionId: d.id, reason: d.reason, packetAuthor: 'agent' });
+    assert.deepEqual(find(effects, 'boundaries_consumed')[0], {
+      type: 'boundaries_consumed',
+      ids: find(effects, 'boundary_noted').map((b) => b.boundary.id),
+      by: d.id,
+      why: 'decision',
+    });
+    assert.deepEqual(find(effects, 'sequence_started')[0], {
+      type: 'sequence_started',
+      seqId: seqIdOf(state),
+      decisionId: d.id,
+      reason: d.reason,
+      packetAuthor: 'agent',
+    });
     const headsUp = find(effects, 'inject_heads_up')[0]!;
     assert.match(headsUp.text, /rawr watcher → agent/);
     assert.match(headsUp.text, /commit a1b2c3d/);
@@ -67,7 +90,14 @@ describe('step: golden path', () => {
     ]);
     const pk = find(effects, 'show_packet')[0]!;
     assert.equal(pk.author, 'watcher');
-    for (const h of ['## What just completed', '**Current ask**', '## Where we are now', "## What's next", '## Decisions, invariants and traps', '## Recent tool calls']) {
+    for (const h of [
+      '## What just completed',
+      '**Current ask**',
+      '## Where we are now',
+      "## What's next",
+      '## Decisions, invariants and traps',
+      '## Recent tool calls',
+    ]) {
       assert.ok(pk.packet.includes(h), `missing ${h}`);
     }
     // rawr's own packet has the sections it asks the agent for.
@@ -79,7 +109,10 @@ describe('step: golden path', () => {
   });
 
   it('an unusable agent packet falls back to the watcher packet with a warning', () => {
-    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [
+      ...workTurn(30),
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
     const r = run(state, [{ type: 'packet', at: at(), seqId: seqIdOf(state), text: 'ok, done.' }]);
     assert.match(find(r.effects, 'annotate')[0]!.text, /not usable \(too short/);
     assert.equal(find(r.effects, 'show_packet')[0]!.author, 'watcher');
@@ -88,7 +121,10 @@ describe('step: golden path', () => {
   });
 
   it('packet deadline → watcher packet; a late packet is then ignored', () => {
-    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [
+      ...workTurn(30),
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
     const seqId = seqIdOf(state);
     let r = run(state, [{ type: 'timeout', at: at(), timerId: `packet:${seqId}` }]);
     assert.equal(find(r.effects, 'show_packet')[0]!.author, 'watcher');
@@ -108,7 +144,8 @@ describe('step: golden path', () => {
 });
 
 describe('step: judgment (single flight, correlation ids, fallback)', () => {
-  const judged = () => run(mkState({ judgment_enabled: true, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+  const judged = () =>
+    run(mkState({ judgment_enabled: true, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
 
   it('requests one judgment with the plan trail and user-request chain in the prompt', () => {
     const { state, effects } = judged();
@@ -149,7 +186,12 @@ describe('step: judgment (single flight, correlation ids, fallback)', () => {
   it('invalid output → deterministic fallback that says so', () => {
     const { state, effects } = judged();
     const corrId = find(effects, 'request_judgment')[0]!.corrId;
-    for (const bad of ['sure, compact!', '{"should_compact": "yes", "reason": "x"}', '{"should_compact": true}', '{"should_compact": true, "reason": "x", "extra": 1}']) {
+    for (const bad of [
+      'sure, compact!',
+      '{"should_compact": "yes", "reason": "x"}',
+      '{"should_compact": true}',
+      '{"should_compact": true, "reason": "x", "extra": 1}',
+    ]) {
       const r = run(state, [{ type: 'judgment_result', at: at(), corrId, text: bad }]);
       const d = find(r.effects, 'decision')[0]!.decision;
       assert.equal(d.code, 'judgment_fallback', bad);
@@ -181,7 +223,10 @@ describe('step: judgment (single flight, correlation ids, fallback)', () => {
     assert.equal(d.code === 'judgment_fallback' || d.code === 'judgment_vetoed', true, d.code);
     assert.match(d.reason, /fallback \(no judge configured: deterministic rule\)/);
     assert.doesNotMatch(d.reason, /timed out/);
-    assert.deepEqual(find(r.effects, 'cancel_timer').map((c) => c.timerId), [`judgment:${corrId}`]);
+    assert.deepEqual(
+      find(r.effects, 'cancel_timer').map((c) => c.timerId),
+      [`judgment:${corrId}`],
+    );
     assert.deepEqual(run(state, [{ type: 'judgment_unavailable', at: at(), corrId: 'j999', why: 'x' }]).effects, [], 'an unknown correlation id is ignored');
   });
 
@@ -216,7 +261,10 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
     ]));
     const order = types(effects);
     assert.ok(order.indexOf('inject_handoff') < order.indexOf('deliver_queued_input'));
-    assert.deepEqual(find(effects, 'deliver_queued_input').map((e) => e.text), ['Now add the CLI.']);
+    assert.deepEqual(
+      find(effects, 'deliver_queued_input').map((e) => e.text),
+      ['Now add the CLI.'],
+    );
     assert.deepEqual(state.queuedInput, []);
     assert.equal(state.trail.userRequests.at(-1)!.text, 'Now add the CLI.');
   });
@@ -240,7 +288,10 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
   });
 
   it('input typed during a sequence is held and delivered exactly once, after the handoff', () => {
-    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [
+      ...workTurn(30),
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
     const seqId = seqIdOf(state);
     const r = run(state, [
       { type: 'user_message', at: at(), text: 'also update the README' },
@@ -248,7 +299,10 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
       { type: 'compaction_done', at: at(), seqId, tokensBefore: 140_000, tokensAfter: 30_000 },
     ]);
     state = r.state;
-    assert.deepEqual(find(r.effects, 'deliver_queued_input').map((e) => e.text), ['also update the README']);
+    assert.deepEqual(
+      find(r.effects, 'deliver_queued_input').map((e) => e.text),
+      ['also update the README'],
+    );
     const again = run(state, [{ type: 'evaluate', at: at(), point: 'turn_complete' }]);
     assert.equal(find(again.effects, 'deliver_queued_input').length, 0);
   });
@@ -258,23 +312,35 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
       const settings = { judgment_enabled: phase === 'assessing', scratch_write_enabled: phase === 'awaiting_scratch' };
       let { state } = run(mkState(settings), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
       assert.equal(state.seq.phase, phase);
-      const r = run(state, [{ type: 'user_message', at: at(), text: 'wait' }, { type: 'cancel', at: at() }]);
+      const r = run(state, [
+        { type: 'user_message', at: at(), text: 'wait' },
+        { type: 'cancel', at: at() },
+      ]);
       state = r.state;
       assert.equal(state.seq.phase, 'idle');
       assert.ok(!types(r.effects).includes('compact'));
-      assert.deepEqual(find(r.effects, 'deliver_queued_input').map((e) => e.text), ['wait']);
+      assert.deepEqual(
+        find(r.effects, 'deliver_queued_input').map((e) => e.text),
+        ['wait'],
+      );
       // A cancelled sequence (not a cancelled judgment: nothing was shown yet) starts the cooldown.
       const again = run(state, [
         { type: 'boundary', at: at(), source: 'terminal', boundary: { kind: 'commit', key: 'abcdef1', detail: 'abcdef1 next' } },
         { type: 'tokens', at: at(), used: usedFor(29), window: WINDOW },
         { type: 'evaluate', at: at(), point: 'tool_loop' },
       ]);
-      assert.equal(find(again.effects, 'decision')[0]!.decision.code, phase === 'assessing' ? (settings.judgment_enabled ? 'judgment_pending' : 'compact') : 'cooldown');
+      assert.equal(
+        find(again.effects, 'decision')[0]!.decision.code,
+        phase === 'assessing' ? (settings.judgment_enabled ? 'judgment_pending' : 'compact') : 'cooldown',
+      );
     });
   }
 
   it('cancel while compacting waits for the executor: abort requested; a finished swap still gets its handoff', () => {
-    const { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    const { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [
+      ...workTurn(30),
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
     const seqId = seqIdOf(state);
     const c = run(state, [{ type: 'cancel', at: at() }]);
     assert.deepEqual(types(c.effects), ['abort_compaction']);
@@ -287,7 +353,10 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
   });
 
   it('compaction failure: idle, thread untouched, cooldown starts so it does not loop', () => {
-    let { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    let { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [
+      ...workTurn(30),
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
     const r = run(state, [{ type: 'compaction_failed', at: at(), seqId: seqIdOf(state), error: 'LanguageModelError: quota' }]);
     assert.match(find(r.effects, 'annotate')[0]!.text, /failed \(LanguageModelError: quota\); the thread is unchanged/);
     state = r.state;
@@ -296,7 +365,10 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
   });
 
   it('a compaction that frees too little: stalled (only emergency), then suspended', () => {
-    let { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    let { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [
+      ...workTurn(30),
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
     let r = run(state, [{ type: 'compaction_done', at: at(), seqId: seqIdOf(state), tokensBefore: usedFor(30), tokensAfter: usedFor(35) }]);
     assert.match(find(r.effects, 'annotate')[0]!.text, /will not compact again unless it reaches emergency/);
     state = r.state;
@@ -325,7 +397,10 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
   });
 
   it('signals during a sequence (synthetic turns) never count', () => {
-    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    let { state } = run(mkState({ judgment_enabled: false, scratch_write_enabled: false }), [
+      ...workTurn(30),
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
     const r = run(state, [
       { type: 'boundary', at: at(), source: 'terminal', boundary: { kind: 'commit', key: '9999999', detail: 'synthetic' } },
       { type: 'plan', at: at(), steps: [{ text: 'a', status: 'completed' }] },
@@ -343,7 +418,10 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
       { type: 'compact_now', at: at(), instructions: 'keep the API notes' },
     ]);
     assert.ok(!types(r.effects).includes('inject_heads_up'));
-    r = run(r.state, [{ type: 'tool_result', at: at(), id: 'x', output: 'ok', isError: false }, { type: 'evaluate', at: at(), point: 'tool_loop' }]);
+    r = run(r.state, [
+      { type: 'tool_result', at: at(), id: 'x', output: 'ok', isError: false },
+      { type: 'evaluate', at: at(), point: 'tool_loop' },
+    ]);
     assert.ok(types(r.effects).includes('inject_heads_up'));
     assert.equal(find(r.effects, 'decision')[0]!.decision.code, 'manual');
     r = run(r.state, [{ type: 'packet', at: at(), seqId: seqIdOf(r.state), text: GOOD_PACKET }]);

@@ -38,22 +38,47 @@ describe('event log: append and read', () => {
     const written: NewLogRecord[] = [
       { kind: 'event', at: T0, event: { type: 'user_message', at: T0, text: 'Implement the codex importer; commit when tests pass.' } },
       { kind: 'message', at: T0 + 1, message: { role: 'user', text: 'Implement the codex importer; commit when tests pass.' } },
-      { kind: 'message', at: T0 + 2, message: { role: 'assistant', text: 'Reading the schema first.', toolCalls: [{ id: 'call_1', name: 'Read', input: { file_path: 'src/import/codex.ts' } }] } },
+      {
+        kind: 'message',
+        at: T0 + 2,
+        message: {
+          role: 'assistant',
+          text: 'Reading the schema first.',
+          toolCalls: [{ id: 'call_1', name: 'Read', input: { file_path: 'src/import/codex.ts' } }],
+        },
+      },
       { kind: 'message', at: T0 + 3, message: { role: 'tool', toolCallId: 'call_1', name: 'Read', text: 'export function importCodex…', isError: false } },
       { kind: 'decision', at: T0 + 4, decision: { id: 'd1', action: 'none', code: 'above_threshold', reason: '81% remaining', tier: null } },
       { kind: 'judgment', at: T0 + 5, corrId: 'j1', phase: 'request', text: '{"tier":"ready"}' },
       { kind: 'judgment', at: T0 + 6, corrId: 'j1', phase: 'result', text: '{"should_compact":true,"reason":"phase done"}', latencyMs: 812 },
       { kind: 'packet', at: T0 + 7, seqId: 's2', author: 'agent', text: '## What just completed\n…' },
-      { kind: 'compaction', at: T0 + 8, seqId: 's2', tokensBefore: 140_000, tokensAfter: 31_000, archived: [{ role: 'user', text: 'x' }], replacement: [{ role: 'user', text: 'summary', synthetic: true, kind: 'summary' }] },
+      {
+        kind: 'compaction',
+        at: T0 + 8,
+        seqId: 's2',
+        tokensBefore: 140_000,
+        tokensAfter: 31_000,
+        archived: [{ role: 'user', text: 'x' }],
+        replacement: [{ role: 'user', text: 'summary', synthetic: true, kind: 'summary' }],
+      },
       { kind: 'undo', at: T0 + 9, seqId: 's2' },
     ];
     const returned = written.map((r) => log.append(r));
     log.close();
     const back = readLog(file);
     assert.deepEqual(back.problems, []);
-    assert.deepEqual(back.records.map((r) => r.line), written.map((_, k) => k + 1));
-    assert.deepEqual(back.records.map((r) => r.record), written.map((r) => ({ rawr: 1, thread: 'th-1', ...r })));
-    assert.deepEqual(back.records.map((r) => r.record), returned);
+    assert.deepEqual(
+      back.records.map((r) => r.line),
+      written.map((_, k) => k + 1),
+    );
+    assert.deepEqual(
+      back.records.map((r) => r.record),
+      written.map((r) => ({ rawr: 1, thread: 'th-1', ...r })),
+    );
+    assert.deepEqual(
+      back.records.map((r) => r.record),
+      returned,
+    );
     // One JSON object per line, newline-terminated.
     const text = fs.readFileSync(file, 'utf8');
     assert.ok(text.endsWith('\n'));
@@ -71,7 +96,10 @@ describe('event log: append and read', () => {
     a.close();
     b.close();
     const back = readLog(file);
-    assert.deepEqual(back.records.map((r) => (r.record as Extract<LogRecord, { kind: 'undo' }>).seqId), ['s1', 's2', 's3']);
+    assert.deepEqual(
+      back.records.map((r) => (r.record as Extract<LogRecord, { kind: 'undo' }>).seqId),
+      ['s1', 's2', 's3'],
+    );
   });
 
   it('multi-byte UTF-8 and newlines inside strings survive (one record = one line)', () => {
@@ -106,7 +134,14 @@ describe('event log: damaged files are reported by line and skipped', () => {
     const file = path.join(tmp, 'th.jsonl');
     fs.writeFileSync(file, text);
     const { records, problems } = readLog(file);
-    assert.deepEqual(records.map((r) => [r.line, (r.record as { seqId?: string }).seqId]), [[1, 's1'], [2, 's2'], [5, 's5']]);
+    assert.deepEqual(
+      records.map((r) => [r.line, (r.record as { seqId?: string }).seqId]),
+      [
+        [1, 's1'],
+        [2, 's2'],
+        [5, 's5'],
+      ],
+    );
     assert.deepEqual(problems, [
       { line: 3, message: 'not valid JSON — skipped' },
       { line: 6, message: 'truncated last line (interrupted write?) — skipped' },
@@ -126,7 +161,14 @@ describe('event log: damaged files are reported by line and skipped', () => {
     log.append({ kind: 'undo', at: 6, seqId: 's10' });
     log.close();
     const { records, problems } = readLog(file);
-    assert.deepEqual(records.map((r) => [r.line, (r.record as { seqId?: string }).seqId]), [[1, 's1'], [3, 's9'], [4, 's10']]);
+    assert.deepEqual(
+      records.map((r) => [r.line, (r.record as { seqId?: string }).seqId]),
+      [
+        [1, 's1'],
+        [3, 's9'],
+        [4, 's10'],
+      ],
+    );
     assert.deepEqual(problems, [{ line: 2, message: 'not valid JSON — skipped' }]);
   });
 
@@ -143,8 +185,14 @@ describe('event log: damaged files are reported by line and skipped', () => {
       rec({ kind: 'undo', seqId: 's9' }), // 9 ok
     ];
     const { records, problems } = parseLog(`${lines.join('\n')}\n`);
-    assert.deepEqual(records.map((r) => r.line), [1, 9]);
-    assert.deepEqual(problems.map((p) => p.line), [2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(
+      records.map((r) => r.line),
+      [1, 9],
+    );
+    assert.deepEqual(
+      problems.map((p) => p.line),
+      [2, 3, 4, 5, 6, 7, 8],
+    );
     for (const p of problems) assert.match(p.message, /^not a rawr log record \(.+\) — skipped$/);
     assert.match(problems[0]!.message, /message/);
     assert.match(problems[1]!.message, /rawr/);
@@ -203,17 +251,19 @@ describe('event log: concurrent writers', function () {
   it(`${WRITERS} processes × ${PER_WRITER} records (some > 8 KB, multi-byte) into one file: no torn or lost line`, async () => {
     assert.ok(fs.existsSync(COMPILED_EVENT_LOG), COMPILED_EVENT_LOG);
     const file = path.join(tmp, 'shared.jsonl');
-    const runs = Array.from({ length: WRITERS }, (_, w) =>
-      new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['-e', CHILD], {
-          env: { ...process.env, RAWR_EVENT_LOG_JS: COMPILED_EVENT_LOG, FILE: file, W: String(w), N: String(PER_WRITER), WRITERS: String(WRITERS) },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        let stderr = '';
-        child.stderr.on('data', (d) => (stderr += d));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stderr }));
-      }),
+    const runs = Array.from(
+      { length: WRITERS },
+      (_, w) =>
+        new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+          const child = spawn(process.execPath, ['-e', CHILD], {
+            env: { ...process.env, RAWR_EVENT_LOG_JS: COMPILED_EVENT_LOG, FILE: file, W: String(w), N: String(PER_WRITER), WRITERS: String(WRITERS) },
+            stdio: ['ignore', 'ignore', 'pipe'],
+          });
+          let stderr = '';
+          child.stderr.on('data', (d) => (stderr += d));
+          child.on('error', reject);
+          child.on('close', (code) => resolve({ code, stderr }));
+        }),
     );
     for (const r of await Promise.all(runs)) assert.equal(r.code, 0, r.stderr);
 
@@ -241,7 +291,12 @@ describe('event log: concurrent writers', function () {
       seen[ev.writer]!.push(ev.i);
     }
     // Exact counts per writer, each writer's records in its own order, nothing twice.
-    for (let w = 0; w < WRITERS; w++) assert.deepEqual(seen[w], Array.from({ length: PER_WRITER }, (_, i) => i), `writer ${w}`);
+    for (let w = 0; w < WRITERS; w++)
+      assert.deepEqual(
+        seen[w],
+        Array.from({ length: PER_WRITER }, (_, i) => i),
+        `writer ${w}`,
+      );
     assert.equal(big, WRITERS * (PER_WRITER / 10));
     // The writers really overlapped (otherwise this test proves nothing about concurrency).
     const order = records.map((r) => ((r.record as Extract<LogRecord, { kind: 'event' }>).event as unknown as { text: string }).text.split(':')[0]);
@@ -306,8 +361,18 @@ All importer tests pass (41). The replay CLI still ignores --window for codex fi
             feed({ type: 'packet', at: clock, seqId: fx.seqId, text: PACKET });
             break;
           case 'compact': {
-            const replacement: ThreadMessage[] = [{ role: 'user', text: `Summary of the conversation so far.\n${fx.packet.slice(0, 80)}`, synthetic: true, kind: 'summary' }];
-            log.append({ kind: 'compaction', at: clock, seqId: fx.seqId, tokensBefore: state.tokens!.used, tokensAfter: 31_000, archived: thread, replacement });
+            const replacement: ThreadMessage[] = [
+              { role: 'user', text: `Summary of the conversation so far.\n${fx.packet.slice(0, 80)}`, synthetic: true, kind: 'summary' },
+            ];
+            log.append({
+              kind: 'compaction',
+              at: clock,
+              seqId: fx.seqId,
+              tokensBefore: state.tokens!.used,
+              tokensAfter: 31_000,
+              archived: thread,
+              replacement,
+            });
             thread = replacement.slice();
             compactions.push(fx.seqId);
             feed({ type: 'compaction_done', at: clock, seqId: fx.seqId, tokensBefore: state.tokens!.used, tokensAfter: 31_000 });
@@ -328,14 +393,31 @@ All importer tests pass (41). The replay CLI still ignores --window for codex fi
     message({ role: 'user', text: ask });
     feed({ type: 'user_message', at: at(), text: ask });
     feed({ type: 'tokens', at: at(), used: 24_000, window: WINDOW });
-    message({ role: 'assistant', text: 'Running the tests, then committing.', toolCalls: [{ id: 'toolu_01', name: 'Bash', input: { command: 'npm test && git commit -am "importer: codex"' } }] });
+    message({
+      role: 'assistant',
+      text: 'Running the tests, then committing.',
+      toolCalls: [{ id: 'toolu_01', name: 'Bash', input: { command: 'npm test && git commit -am "importer: codex"' } }],
+    });
     feed({ type: 'assistant_message', at: at(), text: 'Running the tests, then committing.' });
-    feed({ type: 'tool_call', at: at(), id: 'toolu_01', name: 'Bash', input: { command: 'npm test && git commit -am "importer: codex"', description: 'test + commit' } });
+    feed({
+      type: 'tool_call',
+      at: at(),
+      id: 'toolu_01',
+      name: 'Bash',
+      input: { command: 'npm test && git commit -am "importer: codex"', description: 'test + commit' },
+    });
     const out = '41 passing (2s)\n[main a1b2c3d] importer: codex\n 3 files changed, 210 insertions(+)';
     message({ role: 'tool', toolCallId: 'toolu_01', name: 'Bash', text: out });
     feed({ type: 'tool_result', at: at(), id: 'toolu_01', output: out, isError: false, exitCode: 0 });
     feed({ type: 'boundary', at: at(), source: 'tool_result', boundary: { kind: 'commit', key: 'a1b2c3d', detail: 'a1b2c3d importer: codex' } });
-    feed({ type: 'plan', at: at(), steps: [{ text: 'Codex importer', status: 'completed' }, { text: 'Replay CLI', status: 'in_progress' }] });
+    feed({
+      type: 'plan',
+      at: at(),
+      steps: [
+        { text: 'Codex importer', status: 'completed' },
+        { text: 'Replay CLI', status: 'in_progress' },
+      ],
+    });
     feed({ type: 'tokens', at: at(), used: 136_000, window: WINDOW });
     feed({ type: 'evaluate', at: at(), point: 'tool_loop' });
     const afterCompaction = { state, thread: thread.slice(), compactions: compactions.slice() };
@@ -363,7 +445,10 @@ All importer tests pass (41). The replay CLI still ignores --window for codex fi
     assert.equal(live.state.seq.phase, 'idle');
     assert.equal(live.state.turn, 2);
     assert.equal(live.state.settings.cooldown_turns, 3);
-    assert.deepEqual(live.thread.map((m) => (m.role === 'tool' ? 'tool' : m.kind ?? m.role)), ['summary', 'handoff', 'user', 'assistant']);
+    assert.deepEqual(
+      live.thread.map((m) => (m.role === 'tool' ? 'tool' : (m.kind ?? m.role))),
+      ['summary', 'handoff', 'user', 'assistant'],
+    );
 
     // Undo the compaction (the host logs it; the engine state is not involved).
     log.append({ kind: 'undo', at: T0 + 999_000, seqId: live.compactions[0]! });
@@ -380,14 +465,23 @@ All importer tests pass (41). The replay CLI still ignores --window for codex fi
     // After undo: the archived (pre-compaction) thread is current again and nothing is left to undo.
     const compactionRec = records.find((r) => r.record.kind === 'compaction')!.record as Extract<LogRecord, { kind: 'compaction' }>;
     assert.deepEqual(full.thread, compactionRec.archived);
-    assert.deepEqual(full.thread.map((m) => (m.role === 'user' || m.role === 'assistant' ? m.kind ?? m.role : m.role)), ['user', 'assistant', 'tool', 'heads_up', 'packet']);
+    assert.deepEqual(
+      full.thread.map((m) => (m.role === 'user' || m.role === 'assistant' ? (m.kind ?? m.role) : m.role)),
+      ['user', 'assistant', 'tool', 'heads_up', 'packet'],
+    );
     assert.deepEqual(full.compactions, []);
 
     // Up to just before the undo: the thread is the replacement plus what followed, the compaction undoable.
-    const beforeUndo = rebuild(records.filter((r) => r.record.kind !== 'undo'), fresh());
+    const beforeUndo = rebuild(
+      records.filter((r) => r.record.kind !== 'undo'),
+      fresh(),
+    );
     assert.deepEqual(beforeUndo.thread, live.thread);
     assert.deepEqual(beforeUndo.state, live.state);
-    assert.deepEqual(beforeUndo.compactions.map((c) => [c.seqId, c.tokensBefore, c.tokensAfter]), [[live.compactions[0], 136_000, 31_000]]);
+    assert.deepEqual(
+      beforeUndo.compactions.map((c) => [c.seqId, c.tokensBefore, c.tokensAfter]),
+      [[live.compactions[0], 136_000, 31_000]],
+    );
 
     // Up to the compaction record only: the thread is exactly the replacement.
     const k = records.findIndex((r) => r.record.kind === 'compaction');
@@ -418,7 +512,10 @@ All importer tests pass (41). The replay CLI still ignores --window for codex fi
     lines[firstMessage] = lines[firstMessage]!.slice(0, 30);
     fs.writeFileSync(file, `${lines.join('\n').trimEnd()}\n{"rawr":1,"thread":"th-1","at":`);
     const { records, problems } = readLog(file);
-    assert.deepEqual(problems.map((p) => p.line), [firstMessage + 1, lines.length]);
+    assert.deepEqual(
+      problems.map((p) => p.line),
+      [firstMessage + 1, lines.length],
+    );
     const r = rebuild(records, fresh());
     assert.equal(r.state.turn, 2);
   });
@@ -427,17 +524,37 @@ All importer tests pass (41). The replay CLI still ignores --window for codex fi
     const m = (text: string): ThreadMessage => ({ role: 'user', text });
     const records: Array<{ record: LogRecord }> = [
       { record: { rawr: 1, thread: 't', at: 1, kind: 'message', message: m('a') } },
-      { record: { rawr: 1, thread: 't', at: 2, kind: 'compaction', seqId: 's1', tokensBefore: 10, tokensAfter: 2, archived: [m('a')], replacement: [m('S1')] } },
+      {
+        record: { rawr: 1, thread: 't', at: 2, kind: 'compaction', seqId: 's1', tokensBefore: 10, tokensAfter: 2, archived: [m('a')], replacement: [m('S1')] },
+      },
       { record: { rawr: 1, thread: 't', at: 3, kind: 'message', message: m('b') } },
-      { record: { rawr: 1, thread: 't', at: 4, kind: 'compaction', seqId: 's2', tokensBefore: 10, tokensAfter: 2, archived: [m('S1'), m('b')], replacement: [m('S2')] } },
+      {
+        record: {
+          rawr: 1,
+          thread: 't',
+          at: 4,
+          kind: 'compaction',
+          seqId: 's2',
+          tokensBefore: 10,
+          tokensAfter: 2,
+          archived: [m('S1'), m('b')],
+          replacement: [m('S2')],
+        },
+      },
       { record: { rawr: 1, thread: 't', at: 5, kind: 'undo', seqId: 'nope' } },
     ];
     const r1 = rebuild(records, fresh());
     assert.deepEqual(r1.thread, [m('S2')]);
-    assert.deepEqual(r1.compactions.map((c) => c.seqId), ['s1', 's2']);
+    assert.deepEqual(
+      r1.compactions.map((c) => c.seqId),
+      ['s1', 's2'],
+    );
     const r2 = rebuild([...records, { record: { rawr: 1, thread: 't', at: 6, kind: 'undo', seqId: 's2' } }], fresh());
     assert.deepEqual(r2.thread, [m('S1'), m('b')]);
-    assert.deepEqual(r2.compactions.map((c) => c.seqId), ['s1']);
+    assert.deepEqual(
+      r2.compactions.map((c) => c.seqId),
+      ['s1'],
+    );
     const r3 = rebuild([...records, { record: { rawr: 1, thread: 't', at: 6, kind: 'undo', seqId: 's1' } }], fresh());
     assert.deepEqual(r3.thread, [m('a')]);
     assert.deepEqual(r3.compactions, []);

@@ -14,12 +14,27 @@ const opts = { settings: shipped.settings, prompts: shipped.prompts };
 /** A Claude Code session that works to a commit at 69% of a 1M window. */
 function session(): string[] {
   const usage = (n: number) => ({ input_tokens: n, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 1 });
-  const a = (id: string, block: object, n: number) => ({ type: 'assistant', uuid: id, sessionId: 's', timestamp: '2026-01-01T00:00:01.000Z', message: { id, model: 'claude-opus-5-5', role: 'assistant', content: [block], usage: usage(n) } });
-  const u = (content: unknown, extra: object = {}) => ({ type: 'user', uuid: 'u', sessionId: 's', timestamp: '2026-01-01T00:00:02.000Z', message: { role: 'user', content }, ...extra });
+  const a = (id: string, block: object, n: number) => ({
+    type: 'assistant',
+    uuid: id,
+    sessionId: 's',
+    timestamp: '2026-01-01T00:00:01.000Z',
+    message: { id, model: 'claude-opus-5-5', role: 'assistant', content: [block], usage: usage(n) },
+  });
+  const u = (content: unknown, extra: object = {}) => ({
+    type: 'user',
+    uuid: 'u',
+    sessionId: 's',
+    timestamp: '2026-01-01T00:00:02.000Z',
+    message: { role: 'user', content },
+    ...extra,
+  });
   return [
     u('implement step 1'),
     a('m1', { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'git commit -m "step 1"' } }, 690_000),
-    u([{ type: 'tool_result', tool_use_id: 't1', content: '[main 3f2a1c9] step 1\n 1 file changed' }], { toolUseResult: { stdout: '[main 3f2a1c9] step 1\n 1 file changed', stderr: '' } }),
+    u([{ type: 'tool_result', tool_use_id: 't1', content: '[main 3f2a1c9] step 1\n 1 file changed' }], {
+      toolUseResult: { stdout: '[main 3f2a1c9] step 1\n 1 file changed', stderr: '' },
+    }),
     a('m2', { type: 'text', text: 'Committed step 1.' }, 691_000),
   ].map((r) => JSON.stringify(r));
 }
@@ -48,7 +63,10 @@ describe('live follow: SessionFollower', () => {
     assert.equal(f.state().lines, 1);
     f.append(lines[1]!.slice(50) + '\n{nope\n');
     assert.equal(f.state().lines, 3);
-    assert.deepEqual(f.state().problems.map((p) => p.line), [3]);
+    assert.deepEqual(
+      f.state().problems.map((p) => p.line),
+      [3],
+    );
     f.append('x'.repeat(MAX_LINE_CHARS + 1));
     f.append('tail of the long line\n' + lines[2] + '\n');
     const s = f.state();
@@ -99,7 +117,11 @@ describe('live follow: finding and reading sessions', () => {
     fs.writeFileSync(file, 'héllo\n');
     const tail = new FileTail(file, 4);
     let text = '';
-    for (;;) { const r = await tail.read(); text += r.text; if (!r.more) break; }
+    for (;;) {
+      const r = await tail.read();
+      text += r.text;
+      if (!r.more) break;
+    }
     assert.equal(text, 'héllo\n');
     fs.appendFileSync(file, 'more\n');
     assert.equal((await tail.read()).text, 'more');
@@ -114,6 +136,12 @@ describe('live follow: finding and reading sessions', () => {
     fs.writeFileSync(path.join(dir, 'snapshot-2026-11-26T10-00-00-000Z.json'), '{}');
     fs.writeFileSync(path.join(dir, 'snapshot-2026-11-26T10-00-00-000Z.json.injected'), '');
     const ev = await hookEvents(tmp, 'claude', 'sess-1');
-    assert.deepEqual(ev.map((e) => [e.kind, e.at]), [['snapshot', '2026-11-26T10:00:00.000Z'], ['injected', '2026-11-26T10:00:00.000Z']]);
+    assert.deepEqual(
+      ev.map((e) => [e.kind, e.at]),
+      [
+        ['snapshot', '2026-11-26T10:00:00.000Z'],
+        ['injected', '2026-11-26T10:00:00.000Z'],
+      ],
+    );
   });
 });

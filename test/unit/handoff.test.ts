@@ -25,7 +25,14 @@ function rawr(...args: string[]) {
 const big = (n: number) => 'x'.repeat(n);
 function exchange(k: number, outputChars = 400): ThreadMessage[] {
   return [
-    { role: 'assistant', text: `step ${k}`, toolCalls: [{ id: `c${k}a`, name: 'Bash', input: { command: `echo ${k}` } }, { id: `c${k}b`, name: 'Read', input: { file_path: `/r/f${k}.ts` } }] },
+    {
+      role: 'assistant',
+      text: `step ${k}`,
+      toolCalls: [
+        { id: `c${k}a`, name: 'Bash', input: { command: `echo ${k}` } },
+        { id: `c${k}b`, name: 'Read', input: { file_path: `/r/f${k}.ts` } },
+      ],
+    },
     { role: 'tool', toolCallId: `c${k}a`, name: 'Bash', text: `${k} ${big(outputChars)}` },
     { role: 'tool', toolCallId: `c${k}b`, name: 'Read', text: `file ${k} ${big(outputChars)}` },
   ];
@@ -52,7 +59,10 @@ describe('recent tail (keep_recent_tokens)', () => {
       assert.deepEqual(unansweredToolCalls(tail), [], `budget ${budget}: a call without its result`);
       const calls = new Set(tail.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : [])));
       for (const m of tail) if (m.role === 'tool') assert.ok(calls.has(m.toolCallId), `budget ${budget}: a result without its call`);
-      assert.ok(tail.every((m) => m.role === 'tool' || !m.synthetic), 'no synthetic message');
+      assert.ok(
+        tail.every((m) => m.role === 'tool' || !m.synthetic),
+        'no synthetic message',
+      );
       assert.ok(!tail.some((m) => m.role === 'tool' && m.name === 'rawr_write_scratch'), 'no scratch tool result');
       const used = tail.reduce((n, m) => n + messageTokens(m), 0);
       assert.ok(used <= Math.max(budget, 0) + 1, `budget ${budget}: used ${used}`);
@@ -61,7 +71,10 @@ describe('recent tail (keep_recent_tokens)', () => {
 
   it('keeps the newest units, oldest first, and the whole thread when it fits', () => {
     const all = selectRecentTail(thread, 100_000);
-    assert.deepEqual(all.map((m) => m.text.slice(0, 12)), thread.filter((m) => m.role === 'tool' ? m.name !== 'rawr_write_scratch' : !m.synthetic).map((m) => m.text.slice(0, 12)));
+    assert.deepEqual(
+      all.map((m) => m.text.slice(0, 12)),
+      thread.filter((m) => (m.role === 'tool' ? m.name !== 'rawr_write_scratch' : !m.synthetic)).map((m) => m.text.slice(0, 12)),
+    );
     const some = selectRecentTail(thread, 400);
     assert.equal(some.at(-1)!.role, 'tool');
     assert.ok(some.length < all.length && some.length > 0);
@@ -76,7 +89,13 @@ describe('recent tail (keep_recent_tokens)', () => {
   });
 
   it('drops orphan results and unanswered calls', () => {
-    const t = selectRecentTail([{ role: 'tool', toolCallId: 'gone', name: 'Bash', text: 'orphan' }, { role: 'assistant', text: 'x', toolCalls: [{ id: 'open', name: 'Bash', input: {} }] }], 1000);
+    const t = selectRecentTail(
+      [
+        { role: 'tool', toolCallId: 'gone', name: 'Bash', text: 'orphan' },
+        { role: 'assistant', text: 'x', toolCalls: [{ id: 'open', name: 'Bash', input: {} }] },
+      ],
+      1000,
+    );
     assert.deepEqual(t, []);
   });
 
@@ -90,11 +109,20 @@ describe('recent tail (keep_recent_tokens)', () => {
   it('the replacement thread: summary, packet, then the tail behind its introduction', () => {
     const tail = selectRecentTail(thread, 100_000);
     const r = compactedThread('the summary', 'the packet', tail);
-    assert.deepEqual(r.slice(0, 3).map((m) => (m.role === 'tool' ? 'tool' : m.kind)), ['summary', 'packet', 'recent_intro']);
+    assert.deepEqual(
+      r.slice(0, 3).map((m) => (m.role === 'tool' ? 'tool' : m.kind)),
+      ['summary', 'packet', 'recent_intro'],
+    );
     assert.deepEqual(r.slice(3), tail);
-    assert.deepEqual(compactedThread('s', 'p', []).map((m) => (m.role === 'tool' ? 'tool' : m.kind)), ['summary', 'packet']);
+    assert.deepEqual(
+      compactedThread('s', 'p', []).map((m) => (m.role === 'tool' ? 'tool' : m.kind)),
+      ['summary', 'packet'],
+    );
     // Without a summary (no LM) the handoff carries the packet: it is not repeated as a message.
-    assert.deepEqual(compactedThread(null, 'p', tail).filter((m) => m.role !== 'tool' && m.kind === 'packet'), []);
+    assert.deepEqual(
+      compactedThread(null, 'p', tail).filter((m) => m.role !== 'tool' && m.kind === 'packet'),
+      [],
+    );
   });
 });
 
@@ -103,7 +131,10 @@ describe('trail facts and the watcher packet', () => {
     assert.deepEqual(editedFilesOf('Edit', { file_path: '/r/a.ts', old_string: 'a', new_string: 'b' }), ['/r/a.ts']);
     assert.deepEqual(editedFilesOf('Read', { file_path: '/r/a.ts' }), []);
     assert.deepEqual(editedFilesOf('rawr_write_scratch', { path: 'x' }), []);
-    assert.deepEqual(editedFilesOf('apply_patch', '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** Add File: src/b.ts\n+z\n*** End Patch'), ['src/a.ts', 'src/b.ts']);
+    assert.deepEqual(editedFilesOf('apply_patch', '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** Add File: src/b.ts\n+z\n*** End Patch'), [
+      'src/a.ts',
+      'src/b.ts',
+    ]);
     assert.deepEqual(editedFilesOf('shell', { command: ['apply_patch', '*** Begin Patch\n*** Update File: c.rs\n*** End Patch'] }), ['c.rs']);
   });
 
@@ -116,7 +147,11 @@ describe('trail facts and the watcher packet', () => {
     assert.equal(t.lastCommand?.output, '73a1097 step 1');
     const fail = { id: 'k2', name: 'Bash', input: { command: 'npm test' } };
     t = noteToolCall(t, fail, 'npm test');
-    t = noteToolResult(t, { id: 'k2', output: 'Exit code 1\n  1 failing\nAssertionError: expected 2', isError: true, exitCode: 1 }, { id: 'k2', name: 'Bash', input: 'npm test' });
+    t = noteToolResult(
+      t,
+      { id: 'k2', output: 'Exit code 1\n  1 failing\nAssertionError: expected 2', isError: true, exitCode: 1 },
+      { id: 'k2', name: 'Bash', input: 'npm test' },
+    );
     assert.equal(t.errors?.length, 1);
     assert.equal(t.lastCommand?.exitCode, 1);
   });
@@ -124,17 +159,43 @@ describe('trail facts and the watcher packet', () => {
   it('the packet names the facts: ask, commits, full paths, plan, last command and outcome, errors, next step', () => {
     const trail: Trail = {
       ...emptyTrail(),
-      userRequests: [{ turn: 1, at: 0, text: 'Build the importer.' }, { turn: 2, at: 0, text: 'Now add the CLI with a --json flag.' }],
+      userRequests: [
+        { turn: 1, at: 0, text: 'Build the importer.' },
+        { turn: 2, at: 0, text: 'Now add the CLI with a --json flag.' },
+      ],
       commits: ['? step 1', '73a1097 step 1', 'b9288c2 step 2'],
       edited: ['/home/u/repo/src/cli.ts', '/home/u/repo/test/cli.test.ts'],
       files: ['/home/u/repo/README.md'],
       lastAgentMessage: `${'Long explanation. '.repeat(80)}Next I will wire the --json flag into main.ts.`,
-      errors: [{ id: 'e', name: 'Bash', input: 'npm test', output: 'Exit code 1\n> mocha\n\n  1 failing\n  AssertionError: expected 2 to equal 3', isError: true }],
+      errors: [
+        { id: 'e', name: 'Bash', input: 'npm test', output: 'Exit code 1\n> mocha\n\n  1 failing\n  AssertionError: expected 2 to equal 3', isError: true },
+      ],
       lastCommand: { id: 'e', name: 'Bash', input: 'npm test', output: 'Exit code 1\n  1 failing', isError: true, exitCode: 1 },
     };
-    const plan = { steps: [{ text: 'importer', status: 'completed' as const }, { text: 'CLI with --json', status: 'in_progress' as const }, { text: 'README example', status: 'pending' as const }], completed: ['importer'] };
+    const plan = {
+      steps: [
+        { text: 'importer', status: 'completed' as const },
+        { text: 'CLI with --json', status: 'in_progress' as const },
+        { text: 'README example', status: 'pending' as const },
+      ],
+      completed: ['importer'],
+    };
     const p = assembleWatcherPacketText(trail, plan, { tailCount: 6 });
-    for (const s of ['Now add the CLI with a --json flag.', 'Build the importer.', '`73a1097` step 1', '`b9288c2` step 2', '/home/u/repo/src/cli.ts', '/home/u/repo/test/cli.test.ts', '[~] CLI with --json', '[ ] README example', 'FAILED, exit 1', 'AssertionError: expected 2 to equal 3', 'finish the step in progress: CLI with --json', 'README example', 'Next I will wire the --json flag into main.ts.']) {
+    for (const s of [
+      'Now add the CLI with a --json flag.',
+      'Build the importer.',
+      '`73a1097` step 1',
+      '`b9288c2` step 2',
+      '/home/u/repo/src/cli.ts',
+      '/home/u/repo/test/cli.test.ts',
+      '[~] CLI with --json',
+      '[ ] README example',
+      'FAILED, exit 1',
+      'AssertionError: expected 2 to equal 3',
+      'finish the step in progress: CLI with --json',
+      'README example',
+      'Next I will wire the --json flag into main.ts.',
+    ]) {
       assert.ok(p.includes(s), `packet lacks ${s}\n${p}`);
     }
     assert.ok(!p.includes('(sha not seen) step 1'), 'a ? entry with a sha twin is dropped');
@@ -148,7 +209,10 @@ describe('trail facts and the watcher packet', () => {
   });
 
   it('telling() picks the lines that name the failure; statedIntent() the sentence about what comes next', () => {
-    assert.equal(telling('Exit code 2\ncompiling 4 files\nwarning: x\n** (CompileError) lib/a.ex:3: undefined function f/0\nmore'), 'compiling 4 files | ** (CompileError) lib/a.ex:3: undefined function f/0');
+    assert.equal(
+      telling('Exit code 2\ncompiling 4 files\nwarning: x\n** (CompileError) lib/a.ex:3: undefined function f/0\nmore'),
+      'compiling 4 files | ** (CompileError) lib/a.ex:3: undefined function f/0',
+    );
     assert.equal(statedIntent('Tests pass. Next, I will update the README. Thanks.'), 'Next, I will update the README.');
     assert.equal(statedIntent('All good.'), undefined);
   });
@@ -167,7 +231,11 @@ describe('rawr handoff (CLI)', () => {
 
   it('at a recorded compaction: the tail verbatim, then the handoff with the watcher packet', function () {
     if (!fs.existsSync(manual)) throw new Error(`shared recording missing: ${manual}`);
-    const line = fs.readFileSync(manual, 'utf8').split('\n').findIndex((l) => l.includes('"compact_boundary"')) + 1;
+    const line =
+      fs
+        .readFileSync(manual, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes('"compact_boundary"')) + 1;
     assert.ok(line > 1);
     const r = rawr('handoff', manual, '--line', String(line));
     assert.equal(r.code, 0, r.stderr);

@@ -35,7 +35,10 @@ function aliasBomb(): string {
 }
 
 const CLAUDE_LINE = JSON.stringify({
-  type: 'user', uuid: 'u1', sessionId: 's', timestamp: '2026-01-01T00:00:00.000Z',
+  type: 'user',
+  uuid: 'u1',
+  sessionId: 's',
+  timestamp: '2026-01-01T00:00:00.000Z',
   message: { role: 'user', content: 'Build the rate limiter, phase by phase.' },
 });
 
@@ -112,7 +115,10 @@ describe('hardening: rawr replay on hostile files', function () {
 
   it('a file whose every record is invalid is an error, not "no compaction needed"', () => {
     const file = path.join(dir, 'bad.jsonl');
-    fs.writeFileSync(file, `${CLAUDE_LINE.replace('"content":"Build', '"content":7,"x":"Build')}\n{"type":"user","uuid":"u2","message":{"content":42}}\nnot json\n`);
+    fs.writeFileSync(
+      file,
+      `${CLAUDE_LINE.replace('"content":"Build', '"content":7,"x":"Build')}\n{"type":"user","uuid":"u2","message":{"content":42}}\nnot json\n`,
+    );
     const r = rawr('replay', file, '--format', 'claude');
     assert.equal(r.code, 1, r.stdout);
     assert.doesNotMatch(r.stdout, /VERDICT/);

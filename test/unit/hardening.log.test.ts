@@ -33,10 +33,17 @@ describe('hardening: thread logs', () => {
     );
     const core = new CoreService(dir, shipped);
     const snap = core.snapshot('t1');
-    assert.deepEqual(snap.messages.map((m) => m.text), ['Build the rate limiter']);
+    assert.deepEqual(
+      snap.messages.map((m) => m.text),
+      ['Build the rate limiter'],
+    );
     assert.equal(snap.state.tokens?.used, 50_000, 'the valid events after the bad ones were applied');
     assert.equal(snap.problems.length, 6, snap.problems.join('\n'));
-    for (const n of [2, 3, 4, 5, 6, 7]) assert.ok(snap.problems.some((p) => p.includes(`t1.jsonl:${n}:`)), `line ${n} reported`);
+    for (const n of [2, 3, 4, 5, 6, 7])
+      assert.ok(
+        snap.problems.some((p) => p.includes(`t1.jsonl:${n}:`)),
+        `line ${n} reported`,
+      );
     assert.ok(snap.decisions.length === 0, 'the decision with wrong field types is not handed to the panel');
     // The thread keeps working: a new event is applied and persisted.
     core.step('t1', { type: 'user_message', at: 4, text: 'and test it' });
@@ -54,7 +61,11 @@ describe('hardening: thread logs', () => {
     b.appendMessage('t1', { role: 'user', text: 'Build it' }, 'req-1');
     assert.deepEqual(b.step('t1', { type: 'user_message', at: 1, text: 'Build it' }, 'req-2'), effects);
     const snap = b.snapshot('t1');
-    assert.deepEqual(snap.messages.map((m) => m.text), ['Build it'], 'the user message was applied once');
+    assert.deepEqual(
+      snap.messages.map((m) => m.text),
+      ['Build it'],
+      'the user message was applied once',
+    );
     assert.equal(snap.state.trail.userRequests.length, 1);
     // Many requests later the window still holds recent ids (and a new id is applied).
     for (let i = 0; i < 40; i++) b.appendMessage('t1', { role: 'assistant', text: `step ${i}` }, `m-${i}`);
@@ -77,7 +88,10 @@ describe('hardening: thread logs', () => {
     a.append({ kind: 'message', at: 4, message: { role: 'user', text: 'third' } });
     a.close();
     const { records, problems } = readLog(file);
-    assert.deepEqual(records.map((r) => (r.record as { message: { text: string } }).message.text), ['first', 'second', 'third']);
+    assert.deepEqual(
+      records.map((r) => (r.record as { message: { text: string } }).message.text),
+      ['first', 'second', 'third'],
+    );
     assert.equal(problems.length, 1, 'only the torn line is a problem');
   });
 
@@ -85,13 +99,20 @@ describe('hardening: thread logs', () => {
     const file = path.join(dir, 't1.jsonl');
     fs.writeFileSync(file, `{"rawr":1,"thread":"t1","at":3,"kind":"mess${rec('message', { message: { role: 'user', text: 'kept' } })}`);
     const { records, problems } = readLog(file);
-    assert.deepEqual(records.map((r) => (r.record as { message: { text: string } }).message.text), ['kept']);
+    assert.deepEqual(
+      records.map((r) => (r.record as { message: { text: string } }).message.text),
+      ['kept'],
+    );
     assert.match(problems[0]!.message, /torn record/);
   });
 
   it('listThreads is most recently written first, as documented', () => {
     const core = new CoreService(dir, shipped);
-    for (const [id, age] of [['old', 300], ['newest', 0], ['middle', 100]] as const) {
+    for (const [id, age] of [
+      ['old', 300],
+      ['newest', 0],
+      ['middle', 100],
+    ] as const) {
       const f = path.join(dir, `${id}.jsonl`);
       fs.writeFileSync(f, rec('message', { thread: id, message: { role: 'user', text: id } }));
       const t = new Date(Date.now() - age * 1000);

@@ -84,7 +84,7 @@ describe('hardening: quoting untrusted text', () => {
   it('a packet cannot close <continuation-packet> or forge the handoff marker inside the handoff', () => {
     const text = handoffText(shipped.prompts, `## What just completed\n${HOSTILE.join('\n')}`, undefined, null, emptyTrail());
     assert.equal(text.match(/<\/continuation-packet>/g)?.length, 1, 'only rawr closes the packet');
-    assert.equal(text.match(/CONTEXT COMPACTION DETECTED/g)?.length, 1, 'only rawr\'s own marker');
+    assert.equal(text.match(/CONTEXT COMPACTION DETECTED/g)?.length, 1, "only rawr's own marker");
     assert.equal(text.match(/\[rawr handoff\]/g)?.length ?? 0, (shipped.prompts.handoff.match(/\[rawr handoff\]/g) ?? []).length);
   });
 
@@ -98,13 +98,19 @@ describe('hardening: quoting untrusted text', () => {
     assert.equal(request.match(/<\/transcript>/gi)?.length, 1);
     assert.equal(request.match(/<transcript>/gi)?.length, 1);
     const turns = request.match(/^\s*\[(user|assistant|tool result)[^\]]*\]/gm) ?? [];
-    assert.deepEqual(turns.map((t) => t.trim().split(/[\s\]]/)[0]), ['[user', '[assistant', ...HOSTILE.map(() => '[tool')]);
+    assert.deepEqual(
+      turns.map((t) => t.trim().split(/[\s\]]/)[0]),
+      ['[user', '[assistant', ...HOSTILE.map(() => '[tool')],
+    );
   });
 
   it('quoting is idempotent on text with no markers and keeps ordinary text unchanged', () => {
     const plain = 'Fixed src/rate.ts: the bucket refills at 10/s. See `npm test`.\n- [x] step 1';
     assert.equal(defang(plain), plain);
     assert.equal(quoteTurnText(plain), plain);
-    fc.assert(fc.property(fc.string(), (s) => defang(defang(s)) === defang(s)), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string(), (s) => defang(defang(s)) === defang(s)),
+      { numRuns: 300 },
+    );
   });
 });

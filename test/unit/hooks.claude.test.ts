@@ -24,7 +24,11 @@ function hookEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-interface Run { code: number | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function rawr(args: string[], stdin: string, opts: { cwd?: string; env?: Record<string, string> } = {}): Run {
   const r = spawnSync(process.execPath, [CLI, ...args], { input: stdin, encoding: 'utf8', cwd: opts.cwd ?? TMP, env: hookEnv(opts.env), timeout: 60_000 });
@@ -37,8 +41,12 @@ function rawrAsync(args: string[], stdin: string): Promise<Run> {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: TMP, env: hookEnv() });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(stdin);
@@ -64,13 +72,19 @@ function injected(r: Run, event: string): string | undefined {
 }
 
 const git = (cwd: string, ...args: string[]) => {
-  const r = spawnSync('git', ['-c', 'user.name=rawr test', '-c', 'user.email=rawr@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8', env: hookEnv() });
+  const r = spawnSync('git', ['-c', 'user.name=rawr test', '-c', 'user.email=rawr@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: hookEnv(),
+  });
   assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
   return r.stdout.trim();
 };
 
 const made: string[] = [];
-after(() => { for (const d of made) fs.rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+});
 
 /** A git repo on branch `main` with one commit, then src/app.ts modified (dirty), and a plan file. */
 function project(opts: { git?: boolean } = {}): string {
@@ -79,7 +93,10 @@ function project(opts: { git?: boolean } = {}): string {
   fs.mkdirSync(path.join(root, 'src'));
   fs.mkdirSync(path.join(root, 'docs'));
   fs.writeFileSync(path.join(root, 'src/app.ts'), 'export const a = 1;\n');
-  fs.writeFileSync(path.join(root, 'docs/PLAN.md'), '# Parser rewrite\n\nObjective: Replace the regex parser with a real one.\n\n1. Write parser\n2. Add tests\n');
+  fs.writeFileSync(
+    path.join(root, 'docs/PLAN.md'),
+    '# Parser rewrite\n\nObjective: Replace the regex parser with a real one.\n\n1. Write parser\n2. Add tests\n',
+  );
   if (opts.git !== false) {
     git(root, 'init', '-q', '-b', 'main');
     git(root, 'add', '-A');
@@ -94,10 +111,26 @@ function transcript(root: string, tag: string): string {
   let n = 0;
   const ts = () => new Date(Date.UTC(2026, 0, 1, 0, 0, n++)).toISOString();
   const base = { sessionId: `session-${tag}`, cwd: root, version: '2.1.39', gitBranch: 'main', userType: 'external', isSidechain: false };
-  const user = (content: unknown, extra: object = {}) => ({ ...base, type: 'user', uuid: `u${n}`, timestamp: ts(), message: { role: 'user', content }, ...extra });
+  const user = (content: unknown, extra: object = {}) => ({
+    ...base,
+    type: 'user',
+    uuid: `u${n}`,
+    timestamp: ts(),
+    message: { role: 'user', content },
+    ...extra,
+  });
   const tool = (id: string, name: string, input: object) => ({
-    ...base, type: 'assistant', uuid: `a${n}`, timestamp: ts(),
-    message: { id: `msg_${id}`, role: 'assistant', model: 'claude', content: [{ type: 'tool_use', id, name, input }], usage: { input_tokens: 10, cache_read_input_tokens: 1000, cache_creation_input_tokens: 5, output_tokens: 1 } },
+    ...base,
+    type: 'assistant',
+    uuid: `a${n}`,
+    timestamp: ts(),
+    message: {
+      id: `msg_${id}`,
+      role: 'assistant',
+      model: 'claude',
+      content: [{ type: 'tool_use', id, name, input }],
+      usage: { input_tokens: 10, cache_read_input_tokens: 1000, cache_creation_input_tokens: 5, output_tokens: 1 },
+    },
   });
   const result = (id: string, text: string) => user([{ type: 'tool_result', tool_use_id: id, content: text }], { toolUseResult: { stdout: text, stderr: '' } });
   const records = [
@@ -111,11 +144,13 @@ function transcript(root: string, tag: string): string {
     result(`t2${tag}`, 'ok'),
     tool(`t3${tag}`, 'Write', { file_path: path.join(root, `src/parser-${tag}.ts`), content: 'export {}' }),
     result(`t3${tag}`, 'ok'),
-    tool(`t4${tag}`, 'TodoWrite', { todos: [
-      { content: 'Write parser', status: 'completed', activeForm: 'Writing parser' },
-      { content: 'Add tests (see docs/PLAN.md)', status: 'in_progress', activeForm: 'Adding tests' },
-      { content: `Update docs for ${tag}`, status: 'pending', activeForm: 'Updating docs' },
-    ] }),
+    tool(`t4${tag}`, 'TodoWrite', {
+      todos: [
+        { content: 'Write parser', status: 'completed', activeForm: 'Writing parser' },
+        { content: 'Add tests (see docs/PLAN.md)', status: 'in_progress', activeForm: 'Adding tests' },
+        { content: `Update docs for ${tag}`, status: 'pending', activeForm: 'Updating docs' },
+      ],
+    }),
     result(`t4${tag}`, 'Todos have been modified successfully'),
     tool(`t5${tag}`, 'Bash', { command: 'npm test' }),
     result(`t5${tag}`, 'passing'),
@@ -126,12 +161,22 @@ function transcript(root: string, tag: string): string {
   return file;
 }
 
-const input = (root: string, session: string, tp: string | undefined, event: string, extra: object = {}) =>
-  ({ session_id: session, transcript_path: tp, cwd: root, hook_event_name: event, ...extra });
+const input = (root: string, session: string, tp: string | undefined, event: string, extra: object = {}) => ({
+  session_id: session,
+  transcript_path: tp,
+  cwd: root,
+  hook_event_name: event,
+  ...extra,
+});
 
 function snapshotsOf(root: string, dirName: string): string[] {
   const dir = path.join(root, '.rawr/claude', dirName);
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^snapshot-.*\.json$/.test(f)).map((f) => path.join(dir, f)) : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => /^snapshot-.*\.json$/.test(f))
+        .map((f) => path.join(dir, f))
+    : [];
 }
 function readSnapshot(file: string): Snapshot {
   const p = parseSnapshot(fs.readFileSync(file, 'utf8'));
@@ -183,7 +228,11 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     postCompact(root, 'sess-1', tp, { compact_summary: '<summary>the parser is half done</summary>' });
     assert.equal((JSON.parse(fs.readFileSync(`${files[0]!}.confirmed`, 'utf8')) as { by: string }).by, 'PostCompact');
     const summary = JSON.parse(fs.readFileSync(`${files[0]!}.compact-summary`, 'utf8')) as { compactSummary: string; trigger: string };
-    assert.deepEqual([summary.compactSummary, summary.trigger], ['<summary>the parser is half done</summary>', 'auto'], 'compact_summary kept with the snapshot');
+    assert.deepEqual(
+      [summary.compactSummary, summary.trigger],
+      ['<summary>the parser is half done</summary>', 'auto'],
+      'compact_summary kept with the snapshot',
+    );
     const first = hook('UserPromptSubmit', input(root, 'sess-1', tp, 'UserPromptSubmit', { prompt: 'continue' }));
     const text = injected(first, 'UserPromptSubmit');
     assert.ok(text, `expected an injection, got stdout=${first.stdout} stderr=${first.stderr}`);
@@ -193,12 +242,21 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     // the shipped handoff's first line, verbatim (the same text as rawr's VS Code handoff)
     const shipped = fs.readFileSync(path.resolve(__dirname, '../../../prompts/rawr-handoff.md'), 'utf8').split('---\n')[2]!.split('\n')[0];
     assert.equal(lines[0], shipped);
-    assert.ok(lines.some((l) => l.startsWith('1. Re-read the plan') && l.includes('docs/PLAN.md')), 'step 1 names the plan file');
+    assert.ok(
+      lines.some((l) => l.startsWith('1. Re-read the plan') && l.includes('docs/PLAN.md')),
+      'step 1 names the plan file',
+    );
     assert.ok(lines.includes('2. Run: git diff --stat'));
     assert.ok(lines.some((l) => l.startsWith('3. Review the in-scope files') && l.includes('src/app.ts') && l.includes('src/parser-p.ts')));
     assert.ok(lines.some((l) => l.startsWith('4. Reconstruct your position')));
-    for (const want of ['Objective: Replace the regex parser with a real one.', `HEAD ${head.slice(0, 12)}`, 'branch main', '[in progress] Add tests (see docs/PLAN.md)',
-      '2. [p] now add tests for the edge cases', `.rawr/claude/sess-1/${path.basename(files[0]!)}`]) {
+    for (const want of [
+      'Objective: Replace the regex parser with a real one.',
+      `HEAD ${head.slice(0, 12)}`,
+      'branch main',
+      '[in progress] Add tests (see docs/PLAN.md)',
+      '2. [p] now add tests for the edge cases',
+      `.rawr/claude/sess-1/${path.basename(files[0]!)}`,
+    ]) {
       assert.ok(text.includes(want), `missing ${JSON.stringify(want)} in:\n${text}`);
     }
     assert.ok(text.length < 10_000);
@@ -216,7 +274,10 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     assert.equal(pre2.code, 0);
     assert.equal(snapshotsOf(root, 'sess-1').length, 2, 'snapshot history is kept');
     assert.equal(injected(hook('UserPromptSubmit', input(root, 'sess-1', tp, 'UserPromptSubmit')), 'UserPromptSubmit'), undefined, 'pending');
-    fs.appendFileSync(tp, `${JSON.stringify({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', timestamp: new Date().toISOString(), compactMetadata: { trigger: 'manual' } })}\n`);
+    fs.appendFileSync(
+      tp,
+      `${JSON.stringify({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', timestamp: new Date().toISOString(), compactMetadata: { trigger: 'manual' } })}\n`,
+    );
     assert.ok(injected(hook('UserPromptSubmit', input(root, 'sess-1', tp, 'UserPromptSubmit')), 'UserPromptSubmit')?.includes('manual compaction'));
     assert.equal(injected(hook('UserPromptSubmit', input(root, 'sess-1', tp, 'UserPromptSubmit')), 'UserPromptSubmit'), undefined);
   });
@@ -305,7 +366,11 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     fs.writeFileSync(path.join(root, 'CLAUDE.md'), '# Project\n\nSee README.md. The plan lives in docs/migration-plan.md and is kept current.\n');
     fs.writeFileSync(path.join(root, 'docs/migration-plan.md'), '# Migration\n\n## Objective\n\nMove to the new API.\n');
     hook('PreCompact', input(root, 'sess-pc', undefined, 'PreCompact', { trigger: 'auto' }));
-    assert.deepEqual(readSnapshot(snapshotsOf(root, 'sess-pc')[0]!).plan, { file: 'docs/migration-plan.md', source: 'CLAUDE.md', objective: 'Move to the new API.' });
+    assert.deepEqual(readSnapshot(snapshotsOf(root, 'sess-pc')[0]!).plan, {
+      file: 'docs/migration-plan.md',
+      source: 'CLAUDE.md',
+      objective: 'Move to the new API.',
+    });
     fs.rmSync(path.join(root, 'CLAUDE.md'));
     fs.writeFileSync(path.join(root, 'PLAN.md'), '# Root plan\n');
     hook('PreCompact', input(root, 'sess-pr', undefined, 'PreCompact', { trigger: 'auto' }));
@@ -321,7 +386,15 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     assert.match(r.stderr, /plan\.json ignored/);
     assert.equal(readSnapshot(snapshotsOf(root, 'sess-bad')[0]!).plan?.file, 'docs/PLAN.md');
 
-    for (const yes of ['PLAN.md', 'docs/plan.md', 'IMPLEMENTATION_PLAN.md', 'migrationPlan.md', 'plan-v2.md', '/home/u/.claude/plans/drifting-tumbling-whisper.md']) assert.ok(isPlanPath(yes), yes);
+    for (const yes of [
+      'PLAN.md',
+      'docs/plan.md',
+      'IMPLEMENTATION_PLAN.md',
+      'migrationPlan.md',
+      'plan-v2.md',
+      '/home/u/.claude/plans/drifting-tumbling-whisper.md',
+    ])
+      assert.ok(isPlanPath(yes), yes);
     for (const no of ['explanation.md', 'README.md', 'plan.txt', 'planner.md', 'docs/plans.txt']) assert.ok(!isPlanPath(no), no);
     assert.equal(objectiveOf('# Title\n**Objective:** Do the thing\n'), 'Do the thing');
     assert.equal(objectiveOf('no heading at all'), undefined);
@@ -380,7 +453,8 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     assert.equal(dirs.length, evil.length, `one folder per id: ${dirs.join(' ')}`);
     for (const d of dirs) assert.match(d, /^[A-Za-z0-9_-]+$/);
     // nothing was written anywhere else in the project or beside it
-    const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+    const walk = (d: string): string[] =>
+      fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
     for (const f of walk(root)) assert.ok(!path.relative(root, f).startsWith('.rawr') || path.relative(root, f).startsWith(path.join('.rawr', 'claude')), f);
     assert.deepEqual(fs.readdirSync(outside), []);
     // a session folder that is a symlink to elsewhere is refused
@@ -429,15 +503,28 @@ describe('rawr hooks claude (CLI subprocess)', function () {
   it('concurrent hooks for two sessions: one snapshot each, exactly one injection each', async () => {
     const root = project();
     const tps = { A: transcript(root, 'A'), B: transcript(root, 'B') };
-    const pres = await Promise.all((['A', 'B'] as const).map((k) => rawrAsync(['hooks', 'claude', 'PreCompact'], JSON.stringify(input(root, `sess-${k}`, tps[k], 'PreCompact', { trigger: 'auto' })))));
+    const pres = await Promise.all(
+      (['A', 'B'] as const).map((k) =>
+        rawrAsync(['hooks', 'claude', 'PreCompact'], JSON.stringify(input(root, `sess-${k}`, tps[k], 'PreCompact', { trigger: 'auto' }))),
+      ),
+    );
     for (const r of pres) assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
     assert.equal(snapshotsOf(root, 'sess-A').length, 1);
     assert.equal(snapshotsOf(root, 'sess-B').length, 1);
     // per session: 3 prompts and a SessionStart(compact) racing; all 8 at once
     const jobs: Array<{ k: 'A' | 'B'; event: string; p: Promise<Run> }> = [];
     for (const k of ['A', 'B'] as const) {
-      for (let i = 0; i < 3; i++) jobs.push({ k, event: 'UserPromptSubmit', p: rawrAsync(['hooks', 'claude', 'UserPromptSubmit'], JSON.stringify(input(root, `sess-${k}`, tps[k], 'UserPromptSubmit', { prompt: `p${i}` }))) });
-      jobs.push({ k, event: 'SessionStart', p: rawrAsync(['hooks', 'claude', 'SessionStart'], JSON.stringify(input(root, `sess-${k}`, tps[k], 'SessionStart', { source: 'compact' }))) });
+      for (let i = 0; i < 3; i++)
+        jobs.push({
+          k,
+          event: 'UserPromptSubmit',
+          p: rawrAsync(['hooks', 'claude', 'UserPromptSubmit'], JSON.stringify(input(root, `sess-${k}`, tps[k], 'UserPromptSubmit', { prompt: `p${i}` }))),
+        });
+      jobs.push({
+        k,
+        event: 'SessionStart',
+        p: rawrAsync(['hooks', 'claude', 'SessionStart'], JSON.stringify(input(root, `sess-${k}`, tps[k], 'SessionStart', { source: 'compact' }))),
+      });
     }
     const results = await Promise.all(jobs.map(async (j) => ({ ...j, r: await j.p })));
     for (const k of ['A', 'B'] as const) {
@@ -454,7 +541,9 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     it('prints valid hook configuration JSON whose commands run', () => {
       const r = rawr(['hooks', 'claude', 'install'], '');
       assert.equal(r.code, 0, r.stderr);
-      const config = JSON.parse(r.stdout) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout?: number }> }>> };
+      const config = JSON.parse(r.stdout) as {
+        hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout?: number }> }>>;
+      };
       assert.deepEqual(Object.keys(config.hooks).sort(), ['PostCompact', 'PreCompact', 'SessionStart', 'UserPromptSubmit']);
       assert.equal(config.hooks.PreCompact![0]!.matcher, '');
       assert.equal(config.hooks.PostCompact![0]!.matcher, '');
@@ -467,12 +556,15 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       }
       // the printed command works from another folder, through a shell, as Claude Code runs it
       const root = project();
-      const run = (event: string, stdin: object) => spawnSync('/bin/sh', ['-c', config.hooks[event]![0]!.hooks[0]!.command], { input: JSON.stringify(stdin), encoding: 'utf8', cwd: root, env: hookEnv() });
+      const run = (event: string, stdin: object) =>
+        spawnSync('/bin/sh', ['-c', config.hooks[event]![0]!.hooks[0]!.command], { input: JSON.stringify(stdin), encoding: 'utf8', cwd: root, env: hookEnv() });
       assert.equal(run('PreCompact', input(root, 'sess-i', undefined, 'PreCompact', { trigger: 'auto' })).status, 0);
       assert.equal(run('PostCompact', input(root, 'sess-i', undefined, 'PostCompact', { trigger: 'auto' })).status, 0);
       const out = run('UserPromptSubmit', input(root, 'sess-i', undefined, 'UserPromptSubmit'));
       assert.equal(out.status, 0);
-      assert.ok((JSON.parse(out.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext.startsWith(HANDOFF_FIRST_LINE));
+      assert.ok(
+        (JSON.parse(out.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext.startsWith(HANDOFF_FIRST_LINE),
+      );
     });
 
     it('--write merges into an existing settings.json without losing hooks or keys, idempotently', () => {
@@ -486,7 +578,15 @@ describe('rawr hooks claude (CLI subprocess)', function () {
         hooks: {
           PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './check-bash.sh' }] }],
           UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'python3 inject_state.py', timeout: 5 }] }],
-          PreCompact: [{ matcher: 'auto', hooks: [{ type: 'command', command: 'echo precompact' }, { type: 'command', command: "node '/old/place/out/src/cli/main.js' hooks claude PreCompact" }] }],
+          PreCompact: [
+            {
+              matcher: 'auto',
+              hooks: [
+                { type: 'command', command: 'echo precompact' },
+                { type: 'command', command: "node '/old/place/out/src/cli/main.js' hooks claude PreCompact" },
+              ],
+            },
+          ],
           // another tool whose command happens to end in the same words: never rawr's to change
           PostCompact: [{ hooks: [{ type: 'command', command: '/usr/local/bin/othertool hooks claude PostCompact', timeout: 3 }] }],
         },
@@ -557,12 +657,23 @@ function scanIndependently(text: string): { prompts: string[]; files: string[] }
         if (b?.type !== 'tool_use' || seen.has(b.id)) continue;
         seen.add(b.id);
         const p = b.input?.file_path ?? b.input?.notebook_path;
-        if (['Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit'].includes(b.name) && typeof p === 'string') { files.delete(p); files.set(p, true); }
+        if (['Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit'].includes(b.name) && typeof p === 'string') {
+          files.delete(p);
+          files.set(p, true);
+        }
       }
     }
     if (r.type === 'user' && !r.isMeta && !r.isCompactSummary && !r.isVisibleInTranscriptOnly && !r.isSidechain) {
       const c = r.message?.content;
-      const t = typeof c === 'string' ? c : Array.isArray(c) && !c.some((b: any) => b?.type === 'tool_result') ? c.filter((b: any) => b?.type === 'text').map((b: any) => b.text).join('\n') : '';
+      const t =
+        typeof c === 'string'
+          ? c
+          : Array.isArray(c) && !c.some((b: any) => b?.type === 'tool_result')
+            ? c
+                .filter((b: any) => b?.type === 'text')
+                .map((b: any) => b.text)
+                .join('\n')
+            : '';
       const s = t.trimStart();
       if (s && !s.startsWith('<') && !s.startsWith('[Request interrupted')) prompts.push(t);
     }
@@ -572,7 +683,12 @@ function scanIndependently(text: string): { prompts: string[]; files: string[] }
 
 describe('rawr hooks claude: snapshot reader on the real Claude Code recordings', function () {
   this.timeout(120_000);
-  const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => /^claude-spotter-.*\.jsonl$/.test(f)).sort() : [];
+  const files = fs.existsSync(DIR)
+    ? fs
+        .readdirSync(DIR)
+        .filter((f) => /^claude-spotter-.*\.jsonl$/.test(f))
+        .sort()
+    : [];
   before(function () {
     needShared(this, DIR);
   });
@@ -590,7 +706,11 @@ describe('rawr hooks claude: snapshot reader on the real Claude Code recordings'
       const facts = readTranscriptFacts(text);
       const raw = scanIndependently(text);
       assert.equal(facts.problems, 0, f);
-      assert.deepEqual(facts.userRequests.map((r) => r.text), raw.prompts, `${f}: user requests`);
+      assert.deepEqual(
+        facts.userRequests.map((r) => r.text),
+        raw.prompts,
+        `${f}: user requests`,
+      );
       assert.deepEqual(facts.files, raw.files, `${f}: touched files`);
       if (firstPrompt[f]) {
         assert.ok(facts.userRequests[0]?.text.startsWith(firstPrompt[f]!), f);
@@ -609,7 +729,11 @@ describe('rawr hooks claude: snapshot reader on the real Claude Code recordings'
       const [snap] = snapshotsOf(root, session);
       const s = readSnapshot(snap!);
       const raw = scanIndependently(fs.readFileSync(tp, 'utf8'));
-      assert.deepEqual(s.userRequests, raw.prompts.slice(-5).map((p) => p.trim().slice(0, 2000)), f);
+      assert.deepEqual(
+        s.userRequests,
+        raw.prompts.slice(-5).map((p) => p.trim().slice(0, 2000)),
+        f,
+      );
       assert.deepEqual(s.files, raw.files.slice(-50), f);
       assert.equal(s.filesTotal, raw.files.length);
       assert.equal(s.transcript.problems, 0);

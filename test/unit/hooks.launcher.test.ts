@@ -16,7 +16,9 @@ const PROMPTS = path.resolve(__dirname, '../../../prompts');
 describe('agent-hook launcher (extension update safe)', function () {
   this.timeout(60_000);
   let tmp = '';
-  before(() => { tmp = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'rawr-launcher-')); });
+  before(() => {
+    tmp = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'rawr-launcher-'));
+  });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   /** A fake installed extension version: the real bundled CLI and prompts in `<extensions>/<id>-<version>/`. */
@@ -28,7 +30,12 @@ describe('agent-hook launcher (extension update safe)', function () {
     return ext;
   };
   const runLauncher = (launcher: string, args: string[], stdin = '', cwd = tmp) =>
-    spawnSync('/bin/sh', ['-c', `${launcher} ${args.join(' ')}`], { input: stdin, encoding: 'utf8', cwd, env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` } });
+    spawnSync('/bin/sh', ['-c', `${launcher} ${args.join(' ')}`], {
+      input: stdin,
+      encoding: 'utf8',
+      cwd,
+      env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+    });
 
   it('runs the bundled CLI, survives an update that removed the old folder, and is re-pointed on activation', () => {
     assert.ok(fs.existsSync(BUNDLED_CLI), 'npm run build writes dist/cli.js');
@@ -62,7 +69,12 @@ describe('agent-hook launcher (extension update safe)', function () {
   });
 
   it('quotes paths with spaces and quotes', () => {
-    const s = launcherScript({ storageDir: '/x', extensionPath: "/home/o'neil/my exts/rawr-dev.rawr-1.0.0", extensionId: 'rawr-dev.rawr', runtime: '/opt/VS Code/code' });
+    const s = launcherScript({
+      storageDir: '/x',
+      extensionPath: "/home/o'neil/my exts/rawr-dev.rawr-1.0.0",
+      extensionId: 'rawr-dev.rawr',
+      runtime: '/opt/VS Code/code',
+    });
     assert.ok(s.includes(`RAWR_CLI='/home/o'\\''neil/my exts/rawr-dev.rawr-1.0.0/dist/cli.js'`), s);
     assert.ok(s.includes(`RAWR_RUNTIME='/opt/VS Code/code'`), s);
     const sh = spawnSync('/bin/sh', ['-n', '-c', s]);

@@ -17,8 +17,14 @@ const CLI = path.resolve(__dirname, '../../src/cli/main.js');
 const TMP = fs.realpathSync(os.tmpdir());
 const DATA = path.resolve(__dirname, '../../../../shared/data');
 const made: string[] = [];
-after(() => { for (const d of made) fs.rmSync(d, { recursive: true, force: true }); });
-const tmpDir = (p = 'rawr-safety-') => { const d = fs.mkdtempSync(path.join(TMP, p)); made.push(d); return d; };
+after(() => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+});
+const tmpDir = (p = 'rawr-safety-') => {
+  const d = fs.mkdtempSync(path.join(TMP, p));
+  made.push(d);
+  return d;
+};
 
 function rawr(args: string[], stdin: string, cwd = TMP) {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_CEILING_DIRECTORIES: TMP };
@@ -28,11 +34,14 @@ function rawr(args: string[], stdin: string, cwd = TMP) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 const hook = (agent: string, event: string, input: object) => rawr(['hooks', agent, event], JSON.stringify({ hook_event_name: event, ...input }));
-const injectedText = (r: { stdout: string }) => (r.stdout.trim() ? (JSON.parse(r.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext : undefined);
+const injectedText = (r: { stdout: string }) =>
+  r.stdout.trim() ? (JSON.parse(r.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext : undefined;
 
 const line = (o: object) => `${JSON.stringify(o)}\n`;
-const claudeUser = (text: string) => line({ type: 'user', uuid: text, timestamp: new Date().toISOString(), sessionId: 's', message: { role: 'user', content: text } });
-const boundary = (timestamp = new Date().toISOString()) => line({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', timestamp, compactMetadata: { trigger: 'manual' } });
+const claudeUser = (text: string) =>
+  line({ type: 'user', uuid: text, timestamp: new Date().toISOString(), sessionId: 's', message: { role: 'user', content: text } });
+const boundary = (timestamp = new Date().toISOString()) =>
+  line({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', timestamp, compactMetadata: { trigger: 'manual' } });
 
 describe('agent hooks: inject only after a confirmed compaction', function () {
   this.timeout(120_000);
@@ -45,7 +54,12 @@ describe('agent hooks: inject only after a confirmed compaction', function () {
       const base = { session_id: 'sess-e', transcript_path: tp, cwd: root };
       assert.equal(hook(agent, 'PreCompact', { ...base, trigger: 'manual' }).code, 0);
       // the summary request failed: no PostCompact, no SessionStart(compact), no compaction record
-      for (const [event, extra] of [['UserPromptSubmit', { prompt: 'continue' }], ['SessionStart', { source: 'resume' }], ['SessionStart', { source: 'startup' }], ['UserPromptSubmit', { prompt: 'again' }]] as const) {
+      for (const [event, extra] of [
+        ['UserPromptSubmit', { prompt: 'continue' }],
+        ['SessionStart', { source: 'resume' }],
+        ['SessionStart', { source: 'startup' }],
+        ['UserPromptSubmit', { prompt: 'again' }],
+      ] as const) {
         const r = hook(agent, event, { ...base, ...extra });
         assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], `${agent} ${event}`);
       }
@@ -78,7 +92,10 @@ describe('agent hooks: inject only after a confirmed compaction', function () {
     ];
     for (const r of runs) assert.equal(r.code, 0);
     const texts = runs.map(injectedText);
-    assert.deepEqual(texts.map((t) => t !== undefined), [false, false, false, false, false, true, false]);
+    assert.deepEqual(
+      texts.map((t) => t !== undefined),
+      [false, false, false, false, false, true, false],
+    );
     assert.ok(texts[5]!.includes("rawr's Codex PreCompact hook"));
   });
 
@@ -105,18 +122,37 @@ describe('agent hooks: inject only after a confirmed compaction', function () {
   });
 
   it('recognises the compaction records of the real Claude Code 2.1 and Codex 0.171 recordings', function () {
-    const sets = [['claude-code-2.1', 'claude'], ['codex-0.171', 'codex']] as const;
+    const sets = [
+      ['claude-code-2.1', 'claude'],
+      ['codex-0.171', 'codex'],
+    ] as const;
     for (const [d] of sets) needShared(this, path.join(DATA, d));
     for (const [d, agent] of sets) {
       const files = fs.readdirSync(path.join(DATA, d)).filter((f) => f.endsWith('.jsonl'));
       assert.ok(files.length > 0, d);
       for (const f of files) {
         const text = fs.readFileSync(path.join(DATA, d, f), 'utf8');
-        const records = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown);
-        assert.ok(records.some((r) => isCompactionRecord(agent, r)), `${f}: a compaction record`);
+        const records = text
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as unknown);
+        assert.ok(
+          records.some((r) => isCompactionRecord(agent, r)),
+          `${f}: a compaction record`,
+        );
         // every record before the first compaction record confirms nothing
         const first = records.findIndex((r) => isCompactionRecord(agent, r));
-        assert.equal(hasCompactionRecord(agent, records.slice(0, first).map((r) => JSON.stringify(r)).join('\n')), false, f);
+        assert.equal(
+          hasCompactionRecord(
+            agent,
+            records
+              .slice(0, first)
+              .map((r) => JSON.stringify(r))
+              .join('\n'),
+          ),
+          false,
+          f,
+        );
       }
     }
   });
@@ -130,7 +166,11 @@ describe('agent hooks: snapshots in the same millisecond (issue 11 item 9)', () 
     assert.equal(new Set(files).size, 12);
     files.forEach((f, i) => assert.deepEqual(JSON.parse(fs.readFileSync(f, 'utf8')), { i }));
     assert.equal(latestSnapshotFile(dir)?.file, files[11]);
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), [], 'no temp files left');
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+      [],
+      'no temp files left',
+    );
     // a legacy name (no number) of the same millisecond sorts first
     fs.writeFileSync(path.join(dir, 'snapshot-2026-11-26T10-00-00-123Z.json'), '{}');
     assert.equal(latestSnapshotFile(dir)?.file, files[11]);
@@ -139,11 +179,17 @@ describe('agent hooks: snapshots in the same millisecond (issue 11 item 9)', () 
   it('twenty PreCompact processes at once keep twenty snapshots', async () => {
     const root = tmpDir();
     const { spawn } = await import('node:child_process');
-    const runs = await Promise.all(Array.from({ length: 20 }, () => new Promise<number | null>((resolve) => {
-      const c = spawn(process.execPath, [CLI, 'hooks', 'claude', 'PreCompact'], { cwd: root, env: { ...process.env, GIT_CEILING_DIRECTORIES: TMP } });
-      c.on('close', resolve);
-      c.stdin.end(JSON.stringify({ session_id: 'same', cwd: root, hook_event_name: 'PreCompact', trigger: 'auto' }));
-    })));
+    const runs = await Promise.all(
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<number | null>((resolve) => {
+            const c = spawn(process.execPath, [CLI, 'hooks', 'claude', 'PreCompact'], { cwd: root, env: { ...process.env, GIT_CEILING_DIRECTORIES: TMP } });
+            c.on('close', resolve);
+            c.stdin.end(JSON.stringify({ session_id: 'same', cwd: root, hook_event_name: 'PreCompact', trigger: 'auto' }));
+          }),
+      ),
+    );
     assert.deepEqual(runs, Array(20).fill(0));
     const snaps = fs.readdirSync(path.join(root, '.rawr/claude/same')).filter((f) => /^snapshot-.*\.json$/.test(f));
     assert.equal(snaps.length, 20);
@@ -161,7 +207,10 @@ describe('agent hooks: transcripts that are not regular files (issue 11 item 12)
       if (process.env.CI) assert.fail('mkfifo is not available');
       this.skip();
     }
-    for (const [name, tp] of [['fifo', fifo], ['zero', '/dev/zero']] as const) {
+    for (const [name, tp] of [
+      ['fifo', fifo],
+      ['zero', '/dev/zero'],
+    ] as const) {
       const session = `sess-${name}`;
       const r = hook('claude', 'PreCompact', { session_id: session, transcript_path: tp, cwd: root, trigger: 'auto' });
       assert.equal(r.code, 0, name);

@@ -16,22 +16,51 @@ type Of<T extends RecordingItem['type']> = Extract<RecordingItem, { type: T }>;
 const all = <T extends RecordingItem['type']>(r: Recording, type: T) => r.items.filter((i): i is Of<T> => i.type === type);
 const jsonl = (...records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
-interface Raw { type: string; payload?: Record<string, unknown>; metadata?: Record<string, unknown> }
+interface Raw {
+  type: string;
+  payload?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+}
 function scan(text: string) {
-  const recs = text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Raw);
-  const item = (r: Raw) => (r.type === 'event_msg' && r.payload?.type === 'item_completed' ? (r.payload.item as { type: string; content?: Array<{ text: string }> }) : undefined);
+  const recs = text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Raw);
+  const item = (r: Raw) =>
+    r.type === 'event_msg' && r.payload?.type === 'item_completed' ? (r.payload.item as { type: string; content?: Array<{ text: string }> }) : undefined;
   return {
     compacted: recs.filter((r) => r.type === 'compacted').length,
     contextCompactionItems: recs.filter((r) => item(r)?.type === 'ContextCompaction').length,
-    prompts: recs.flatMap((r) => (item(r)?.type === 'UserMessage' ? [item(r)!.content!.map((c) => c.text).join('\n')] : [])),
+    prompts: recs.flatMap((r) =>
+      item(r)?.type === 'UserMessage'
+        ? [
+            item(r)!
+              .content!.map((c) => c.text)
+              .join('\n'),
+          ]
+        : [],
+    ),
     summaries: recs.filter((r) => r.type === 'response_item' && r.metadata?.compaction_output === true).length,
-    agentTexts: recs.filter((r) => r.type === 'response_item' && r.payload?.type === 'message' && r.payload.role === 'assistant' && r.metadata?.compaction_output !== true).length,
-    window: recs.flatMap((r) => (r.type === 'event_msg' && r.payload?.type === 'token_count' && r.payload.info ? [(r.payload.info as { model_context_window: number }).model_context_window] : [])).pop(),
+    agentTexts: recs.filter(
+      (r) => r.type === 'response_item' && r.payload?.type === 'message' && r.payload.role === 'assistant' && r.metadata?.compaction_output !== true,
+    ).length,
+    window: recs
+      .flatMap((r) =>
+        r.type === 'event_msg' && r.payload?.type === 'token_count' && r.payload.info
+          ? [(r.payload.info as { model_context_window: number }).model_context_window]
+          : [],
+      )
+      .pop(),
   };
 }
 
 describe('importCodex: Codex 0.171 rollouts (real)', function () {
-  const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort() : [];
+  const files = fs.existsSync(DIR)
+    ? fs
+        .readdirSync(DIR)
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort()
+    : [];
   it('the 0.171 rollouts are here', function () {
     needShared(this, DIR); // set RAWR_CODEX171 to point elsewhere
     assert.ok(files.length > 0);
@@ -55,7 +84,10 @@ describe('importCodex: Codex 0.171 rollouts (real)', function () {
         for (const c of comps) assert.ok(c.preTokens !== undefined && c.preTokens > 0);
       });
       it('prompts from UserMessage items; the compaction summary is not agent text', () => {
-        assert.deepEqual(all(r, 'user_prompt').map((p) => p.text), s.prompts);
+        assert.deepEqual(
+          all(r, 'user_prompt').map((p) => p.text),
+          s.prompts,
+        );
         assert.ok(s.summaries > 0);
         assert.equal(all(r, 'assistant_text').length, s.agentTexts);
         assert.ok(all(r, 'assistant_text').every((t) => !t.text.includes('COMPACTION-SUMMARY')));
@@ -73,24 +105,49 @@ describe('importCodex: Codex 0.171 rollouts (real)', function () {
 describe('importCodex: 0.171 compaction records, hand-written', () => {
   let clock = 0;
   const rec = (type: string, payload: unknown) => ({ timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, clock++)).toISOString(), type, payload });
-  const tokens = (input: number, total: number) => rec('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: input }, total_token_usage: { total_tokens: total }, model_context_window: 190000 } });
+  const tokens = (input: number, total: number) =>
+    rec('event_msg', {
+      type: 'token_count',
+      info: { last_token_usage: { input_tokens: input }, total_token_usage: { total_tokens: total }, model_context_window: 190000 },
+    });
   const item = (type: string, extra: object = {}) => rec('event_msg', { type: 'item_completed', item: { type, id: 'x', ...extra } });
   const prompt = (text: string) => item('UserMessage', { content: [{ type: 'text', text }] });
   const started = () => rec('event_msg', { type: 'task_started', turn_id: 't' });
 
   it('a ContextCompaction item without a compacted record still counts, once', () => {
     const r = importCodex(jsonl(started(), prompt('go'), tokens(5000, 5000), item('ContextCompaction'), tokens(400, 5400)));
-    assert.deepEqual(all(r, 'native_compaction').map((c) => [c.line, c.trigger, c.preTokens]), [[4, 'auto', 5000]]);
+    assert.deepEqual(
+      all(r, 'native_compaction').map((c) => [c.line, c.trigger, c.preTokens]),
+      [[4, 'auto', 5000]],
+    );
   });
   it('mid-turn: auto; a turn that only compacts: unknown (manual or pre-turn, the rollout does not say)', () => {
-    const r = importCodex(jsonl(
-      started(), prompt('work'), tokens(5000, 5000), rec('compacted', { message: 's' }), item('ContextCompaction'),
-      started(), tokens(6000, 11000), rec('compacted', { message: 's' }), item('ContextCompaction'),
-    ));
-    assert.deepEqual(all(r, 'native_compaction').map((c) => [c.line, c.trigger]), [[4, 'auto'], [8, 'unknown']]);
+    const r = importCodex(
+      jsonl(
+        started(),
+        prompt('work'),
+        tokens(5000, 5000),
+        rec('compacted', { message: 's' }),
+        item('ContextCompaction'),
+        started(),
+        tokens(6000, 11000),
+        rec('compacted', { message: 's' }),
+        item('ContextCompaction'),
+      ),
+    );
+    assert.deepEqual(
+      all(r, 'native_compaction').map((c) => [c.line, c.trigger]),
+      [
+        [4, 'auto'],
+        [8, 'unknown'],
+      ],
+    );
   });
   it('a bad item_completed is a problem; other item kinds pass', () => {
     const r = importCodex(jsonl(rec('event_msg', { type: 'item_completed', item: 'nope' }), item('CommandExecution', { command: ['ls'] })));
-    assert.deepEqual(r.problems.map((p) => p.line), [1]);
+    assert.deepEqual(
+      r.problems.map((p) => p.line),
+      [1],
+    );
   });
 });

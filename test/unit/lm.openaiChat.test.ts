@@ -5,7 +5,15 @@
  */
 import * as assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { estimateTokens, OpenAIChatError, streamChat, TOKENS_PER_MESSAGE, type OpenAIChatMessage, type OpenAITool, type StreamPart } from '../../src/host/lm/openaiChat';
+import {
+  estimateTokens,
+  OpenAIChatError,
+  streamChat,
+  TOKENS_PER_MESSAGE,
+  type OpenAIChatMessage,
+  type OpenAITool,
+  type StreamPart,
+} from '../../src/host/lm/openaiChat';
 import {
   lastUserText,
   multiPhaseScript,
@@ -20,7 +28,11 @@ import {
 
 const EDIT_TOOL: OpenAITool = {
   type: 'function',
-  function: { name: 'edit_file', description: 'Edit a file', parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, required: ['path'] } },
+  function: {
+    name: 'edit_file',
+    description: 'Edit a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, required: ['path'] },
+  },
 };
 
 async function collect(it: AsyncIterable<StreamPart>): Promise<StreamPart[]> {
@@ -28,7 +40,11 @@ async function collect(it: AsyncIterable<StreamPart>): Promise<StreamPart[]> {
   for await (const p of it) out.push(p);
   return out;
 }
-const textOfParts = (parts: StreamPart[]) => parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('');
+const textOfParts = (parts: StreamPart[]) =>
+  parts
+    .filter((p) => p.type === 'text')
+    .map((p) => (p as { text: string }).text)
+    .join('');
 const callsOf = (parts: StreamPart[]) => parts.filter((p): p is Extract<StreamPart, { type: 'tool_call' }> => p.type === 'tool_call');
 
 async function rejects(p: Promise<unknown>): Promise<OpenAIChatError> {
@@ -45,13 +61,25 @@ describe('openaiChat.streamChat against the scripted model (real openai client, 
   let server: ScriptedModel;
   let client: OpenAI;
   const rules: ScriptRule[] = [
-    { name: 'long-text', when: (r) => lastUserText(r) === 'say something long', reply: { text: 'The quick brown fox jumps over the lazy dog. '.repeat(5), textChunkSize: 7 } },
+    {
+      name: 'long-text',
+      when: (r) => lastUserText(r) === 'say something long',
+      reply: { text: 'The quick brown fox jumps over the lazy dog. '.repeat(5), textChunkSize: 7 },
+    },
     {
       name: 'one-call',
       when: (r) => lastUserText(r) === 'edit please' && r.messages[r.messages.length - 1]!.role === 'user',
-      reply: { text: 'Editing now.', toolCalls: [{ name: 'edit_file', arguments: { path: 'src/a.ts', text: 'export const a = "{\\"x\\": [1, 2]}";' }, id: 'call_edit_1' }], argChunks: 5 },
+      reply: {
+        text: 'Editing now.',
+        toolCalls: [{ name: 'edit_file', arguments: { path: 'src/a.ts', text: 'export const a = "{\\"x\\": [1, 2]}";' }, id: 'call_edit_1' }],
+        argChunks: 5,
+      },
     },
-    { name: 'after-tool', when: (r) => r.messages[r.messages.length - 1]!.role === 'tool', reply: (r) => ({ text: `Saw ${r.messages.filter((m) => m.role === 'tool').length} tool result(s).` }) },
+    {
+      name: 'after-tool',
+      when: (r) => r.messages[r.messages.length - 1]!.role === 'tool',
+      reply: (r) => ({ text: `Saw ${r.messages.filter((m) => m.role === 'tool').length} tool result(s).` }),
+    },
     {
       name: 'two-calls',
       when: (r) => lastUserText(r) === 'two at once',
@@ -66,11 +94,19 @@ describe('openaiChat.streamChat against the scripted model (real openai client, 
     },
     { name: 'bad-json', when: (r) => lastUserText(r) === 'bad json', reply: { toolCalls: [{ name: 'edit_file', arguments: '{"path": "a.ts", ' }] } },
     { name: 'no-args', when: (r) => lastUserText(r) === 'no args', reply: { toolCalls: [{ name: 'list_files', arguments: '' }] } },
-    { name: '401', when: (r) => lastUserText(r) === 'unauthorized', reply: { status: 401, error: { message: 'Invalid API key: sk-…abcd', type: 'invalid_request_error', code: 'invalid_api_key' } } },
+    {
+      name: '401',
+      when: (r) => lastUserText(r) === 'unauthorized',
+      reply: { status: 401, error: { message: 'Invalid API key: sk-…abcd', type: 'invalid_request_error', code: 'invalid_api_key' } },
+    },
     { name: '500', when: (r) => lastUserText(r) === 'crash', reply: { status: 500, error: 'model backend exploded (CUDA out of memory)' } },
     { name: '404', when: (r) => lastUserText(r) === 'missing', reply: { status: 404, error: 'model "nope" not found' } },
     { name: 'slow', when: (r) => lastUserText(r) === 'slow', reply: { text: 'x'.repeat(400), textChunkSize: 4, chunkDelayMs: 15 } },
-    { name: 'drop', when: (r) => lastUserText(r) === 'drop', reply: { text: 'partial answer that never ends', textChunkSize: 5, dropAfterChunks: 3, chunkDelayMs: 10 } },
+    {
+      name: 'drop',
+      when: (r) => lastUserText(r) === 'drop',
+      reply: { text: 'partial answer that never ends', textChunkSize: 5, dropAfterChunks: 3, chunkDelayMs: 10 },
+    },
   ];
 
   before(async () => {
@@ -94,7 +130,12 @@ describe('openaiChat.streamChat against the scripted model (real openai client, 
     assert.equal(textOfParts(parts), 'Editing now.');
     const calls = callsOf(parts);
     assert.equal(calls.length, 1);
-    assert.deepEqual(calls[0], { type: 'tool_call', id: 'call_edit_1', name: 'edit_file', input: { path: 'src/a.ts', text: 'export const a = "{\\"x\\": [1, 2]}";' } });
+    assert.deepEqual(calls[0], {
+      type: 'tool_call',
+      id: 'call_edit_1',
+      name: 'edit_file',
+      input: { path: 'src/a.ts', text: 'export const a = "{\\"x\\": [1, 2]}";' },
+    });
     // the text came before the call, as streamed
     assert.equal(parts.at(-1)!.type, 'tool_call');
   });
@@ -114,7 +155,10 @@ describe('openaiChat.streamChat against the scripted model (real openai client, 
 
   it('empty tool-call arguments parse as {}', async () => {
     const calls = callsOf(await collect(streamChat(client, { model: 'scripted', messages: user('no args') })));
-    assert.deepEqual(calls.map((c) => [c.name, c.input]), [['list_files', {}]]);
+    assert.deepEqual(
+      calls.map((c) => [c.name, c.input]),
+      [['list_files', {}]],
+    );
   });
 
   it('invalid tool-call JSON → a clear invalid_tool_call error naming the tool', async () => {
@@ -200,10 +244,16 @@ describe('openaiChat.streamChat against the scripted model (real openai client, 
     const messages: OpenAIChatMessage[] = [
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content: 'edit please' },
-      { role: 'assistant', content: 'Editing now.', tool_calls: [{ id: 'call_edit_1', type: 'function', function: { name: 'edit_file', arguments: '{"path":"src/a.ts"}' } }] },
+      {
+        role: 'assistant',
+        content: 'Editing now.',
+        tool_calls: [{ id: 'call_edit_1', type: 'function', function: { name: 'edit_file', arguments: '{"path":"src/a.ts"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_edit_1', content: 'edited src/a.ts (+3 -1)' },
     ];
-    const parts = await collect(streamChat(client, { model: 'my-model', messages, tools: [EDIT_TOOL], toolChoice: 'required', maxTokens: 256, temperature: 0 }));
+    const parts = await collect(
+      streamChat(client, { model: 'my-model', messages, tools: [EDIT_TOOL], toolChoice: 'required', maxTokens: 256, temperature: 0 }),
+    );
     assert.equal(textOfParts(parts), 'Saw 1 tool result(s).');
     const rec = server.requests.at(-1)!;
     assert.equal(rec.rule, 'after-tool');
@@ -281,7 +331,10 @@ describe("streamChat's usage part: the server's own token count (loopback, real 
       const parts = await collect(streamChat(c, { model: 'scripted', messages: long, includeUsage: true, onUsageRejected: (m) => rejected.push(m) }));
       assert.equal(textOfParts(parts), 'answered without usage');
       assert.deepEqual(rejected, ['Unrecognized request argument supplied: stream_options']);
-      assert.deepEqual(strict.requests.map((r) => r.rule), ['reject-stream-options', 'fallback']);
+      assert.deepEqual(
+        strict.requests.map((r) => r.rule),
+        ['reject-stream-options', 'fallback'],
+      );
       assert.equal(strict.requests[1]!.body.stream_options, undefined);
       // Any other 400 is the caller's error, not retried.
       strict.setScript({ rules: [{ name: 'bad', when: () => true, reply: { status: 400, error: 'messages: too long' } }] });
@@ -298,7 +351,10 @@ describe("streamChat's usage part: the server's own token count (loopback, real 
     const c = new OpenAI({ baseURL: plain.url, apiKey: 'x', maxRetries: 0 });
     const parts = await collect(streamChat(c, { model: 'scripted', messages: long }));
     assert.equal(plain.requests.at(-1)!.body.stream_options, undefined);
-    assert.deepEqual(parts.map((p) => p.type), parts.map(() => 'text'));
+    assert.deepEqual(
+      parts.map((p) => p.type),
+      parts.map(() => 'text'),
+    );
   });
 });
 
@@ -350,8 +406,16 @@ describe('scripted model server', () => {
       const texts = [];
       for (let i = 0; i < 3; i++) texts.push(textOfParts(await collect(streamChat(right, { model: 'm', messages: [{ role: 'user', content: 'x' }] }))));
       assert.deepEqual(texts, ['first', 'second', 'second']);
-      assert.deepEqual(m.requests.map((r) => r.rule), ['(unauthorized)', 'once', 'then', 'then']);
-      const usage = await right.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true, stream_options: { include_usage: true } });
+      assert.deepEqual(
+        m.requests.map((r) => r.rule),
+        ['(unauthorized)', 'once', 'then', 'then'],
+      );
+      const usage = await right.chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: 'x' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let sawUsage = false;
       for await (const ch of usage) if (ch.usage) sawUsage = true;
       assert.ok(sawUsage, 'usage chunk when stream_options.include_usage');
@@ -405,7 +469,11 @@ describe('multiPhaseScript (the project-wide scripted session)', () => {
       const r = await turn(messages);
       texts.push(r.text);
       if (r.calls.length === 0) return texts;
-      messages.push({ role: 'assistant', content: r.text || null, tool_calls: r.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })) });
+      messages.push({
+        role: 'assistant',
+        content: r.text || null,
+        tool_calls: r.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })),
+      });
       for (const c of r.calls) messages.push({ role: 'tool', tool_call_id: c.id, content: 'ok' });
     }
     assert.fail('the tool loop did not end');
@@ -414,7 +482,9 @@ describe('multiPhaseScript (the project-wide scripted session)', () => {
   it('plays the plan phase by phase with rawr_update_plan (one step completed per phase), then says it is done', async () => {
     const messages: OpenAIChatMessage[] = [{ role: 'user', content: 'Add rate limiting to the API server.' }];
     const texts = await loop(messages);
-    const plans = messages.flatMap((m) => (m.role === 'assistant' ? m.tool_calls ?? [] : [])).map((c) => JSON.parse(c.function.arguments) as { steps: Array<{ text: string; status: string }> });
+    const plans = messages
+      .flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : []))
+      .map((c) => JSON.parse(c.function.arguments) as { steps: Array<{ text: string; status: string }> });
     assert.equal(plans.length, 6, '3 steps × (start, complete)');
     assert.deepEqual(
       plans.map((p) => p.steps.map((s) => s.status[0]).join('')),
@@ -440,15 +510,29 @@ describe('multiPhaseScript (the project-wide scripted session)', () => {
     // play up to the first completed step
     for (let i = 0; i < 2; i++) {
       const r = await turn(messages);
-      messages.push({ role: 'assistant', content: r.text, tool_calls: r.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })) });
+      messages.push({
+        role: 'assistant',
+        content: r.text,
+        tool_calls: r.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })),
+      });
       for (const c of r.calls) messages.push({ role: 'tool', tool_call_id: c.id, content: 'ok' });
     }
-    messages.push({ role: 'user', content: '[rawr] Before the packet: write your working notes verbatim to `.scratch/agent-rawr.scratch.md` with the `rawr_write_scratch` tool.' });
+    messages.push({
+      role: 'user',
+      content: '[rawr] Before the packet: write your working notes verbatim to `.scratch/agent-rawr.scratch.md` with the `rawr_write_scratch` tool.',
+    });
     const s = await turn(messages);
-    assert.deepEqual(s.calls.map((c) => c.name), ['rawr_write_scratch']);
+    assert.deepEqual(
+      s.calls.map((c) => c.name),
+      ['rawr_write_scratch'],
+    );
     const content = (s.calls[0]!.input as { content: string }).content;
     assert.match(content, /Steps completed: 1 of 3/);
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: s.calls[0]!.id, type: 'function', function: { name: 'rawr_write_scratch', arguments: JSON.stringify(s.calls[0]!.input) } }] });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: s.calls[0]!.id, type: 'function', function: { name: 'rawr_write_scratch', arguments: JSON.stringify(s.calls[0]!.input) } }],
+    });
     messages.push({ role: 'tool', tool_call_id: s.calls[0]!.id, content: 'written' });
     const confirm = await turn(messages);
     assert.match(confirm.text, /Working notes written to `\.scratch\/agent-rawr\.scratch\.md`/);
@@ -459,8 +543,15 @@ describe('multiPhaseScript (the project-wide scripted session)', () => {
     assert.equal(packet.calls.length, 0);
     assert.ok(packet.text.length >= 400, `packet is ${packet.text.length} chars`);
     const order = ['## What just completed', '## Where we are now', "## What's next", '## Decisions, invariants and traps'].map((h) => packet.text.indexOf(h));
-    assert.ok(order.every((i) => i >= 0), 'all four sections');
-    assert.deepEqual([...order].sort((a, b) => a - b), order, 'in order');
+    assert.ok(
+      order.every((i) => i >= 0),
+      'all four sections',
+    );
+    assert.deepEqual(
+      [...order].sort((a, b) => a - b),
+      order,
+      'in order',
+    );
     assert.match(packet.text, /Steps completed: 1 of 3/);
 
     // summary, then the handoff: the work continues with step 2 (state recovered from the packet)
@@ -469,11 +560,17 @@ describe('multiPhaseScript (the project-wide scripted session)', () => {
     assert.match(summary.text, /Add rate limiting to the API server/);
     const after: OpenAIChatMessage[] = [
       { role: 'user', content: summary.text },
-      { role: 'user', content: `[rawr handoff] ⚠️ CONTEXT COMPACTION DETECTED\n<continuation-packet>\n${packet.text}\n</continuation-packet>\nContinue from here.` },
+      {
+        role: 'user',
+        content: `[rawr handoff] ⚠️ CONTEXT COMPACTION DETECTED\n<continuation-packet>\n${packet.text}\n</continuation-packet>\nContinue from here.`,
+      },
     ];
     const next = await turn(after);
     assert.match(next.text, /step 2 of 3/i);
-    assert.deepEqual((next.calls[0]!.input as { steps: Array<{ status: string }> }).steps.map((x) => x.status), ['completed', 'in_progress', 'pending']);
+    assert.deepEqual(
+      (next.calls[0]!.input as { steps: Array<{ status: string }> }).steps.map((x) => x.status),
+      ['completed', 'in_progress', 'pending'],
+    );
     const req: ScriptRequest = { index: 0, model: 'm', messages: after as ScriptMessage[], tools: [], stream: true, body: {}, headers: {} };
     assert.equal(phaseState(req).task, 'Add rate limiting to the API server.');
   });
@@ -485,7 +582,10 @@ describe('multiPhaseScript (the project-wide scripted session)', () => {
       const messages: OpenAIChatMessage[] = [{ role: 'user', content: 'go' }];
       const t1 = await loop(messages);
       assert.match(t1.at(-1)!, /Step 1 of 2 is complete/);
-      assert.ok(t1.some((t) => t.length > 500), 'filler grows the context');
+      assert.ok(
+        t1.some((t) => t.length > 500),
+        'filler grows the context',
+      );
       messages.push({ role: 'assistant', content: t1.at(-1)! }, { role: 'user', content: 'continue' });
       const t2 = await loop(messages);
       assert.match(t2.at(-1)!, /^All done: all 2 plan steps/, 'the last step ends with "All done"');

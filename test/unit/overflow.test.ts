@@ -10,17 +10,24 @@ import { mkState, run, usedFor, WINDOW } from '../support/engine';
 import { contextLengthExceeded, startScriptedModel, type ScriptedModel, type ScriptRequest } from '../support/scriptedModel';
 
 describe('overflow recovery: recognising "too long"', () => {
-  it('knows the servers\' wordings and OpenAI\'s code, through cause chains; not other errors', () => {
+  it("knows the servers' wordings and OpenAI's code, through cause chains; not other errors", () => {
     for (const msg of [
       "This model's maximum context length is 8192 tokens. However, your messages resulted in 10000 tokens.",
       'prompt is too long: 210345 tokens > 200000 maximum',
       'the request exceeds the available context size, try increasing it',
-      'rawr-openai/x: the request is too long for the model\'s context (HTTP 400 context_length_exceeded: …)',
+      "rawr-openai/x: the request is too long for the model's context (HTTP 400 context_length_exceeded: …)",
       'Input is too long for requested model.',
-    ]) assert.ok(isContextOverflow(new Error(msg)), msg);
+    ])
+      assert.ok(isContextOverflow(new Error(msg)), msg);
     assert.ok(isContextOverflow({ message: 'Bad request', code: 'context_length_exceeded' }));
     assert.ok(isContextOverflow(new Error('request failed', { cause: new Error('prompt is too long') })));
-    for (const msg of ['Invalid API key', 'Rate limit reached', 'tools[0].function.parameters is not valid JSON schema', 'model "x" not found', 'context canceled']) {
+    for (const msg of [
+      'Invalid API key',
+      'Rate limit reached',
+      'tools[0].function.parameters is not valid JSON schema',
+      'model "x" not found',
+      'context canceled',
+    ]) {
       assert.ok(!isContextOverflow(new Error(msg)), msg);
     }
     assert.ok(!isContextOverflow(undefined));
@@ -57,7 +64,10 @@ describe('overflow recovery: the engine', () => {
     const s = run(working(), [{ type: 'compact_now', at: 5 }]).state;
     assert.notEqual(s.seq.phase, 'idle');
     const r = step(s, { type: 'overflow', at: 6, error: 'prompt is too long' });
-    assert.deepEqual(r.effects.map((e) => e.type), ['annotate']);
+    assert.deepEqual(
+      r.effects.map((e) => e.type),
+      ['annotate'],
+    );
     assert.equal(r.state.seq, s.seq);
   });
 });
@@ -92,11 +102,15 @@ describe('overflow recovery: scripted model answering HTTP 400 context_length_ex
         { type: 'tool_result', at: 10 + k, id: `c${k}`, output: 'edited', isError: false },
       ]).state;
     }
-    state = run(state, [{ type: 'user_message', at: 1, text: 'Refactor the parser.' }, { type: 'tokens', at: 20, used: 9000, window: 8192 }]).state;
+    state = run(state, [
+      { type: 'user_message', at: 1, text: 'Refactor the parser.' },
+      { type: 'tokens', at: 20, used: 9000, window: 8192 },
+    ]).state;
     return { thread, state, say: [], client: new OpenAI({ baseURL: server.url, apiKey: 'k', maxRetries: 0 }) };
   }
 
-  const toOpenAI = (t: ThreadMessage[]): OpenAIChatMessage[] => t.map((m) => (m.role === 'tool' ? { role: 'user', content: `[${m.name}] ${m.text}` } : { role: m.role, content: m.text }));
+  const toOpenAI = (t: ThreadMessage[]): OpenAIChatMessage[] =>
+    t.map((m) => (m.role === 'tool' ? { role: 'user', content: `[${m.name}] ${m.text}` } : { role: m.role, content: m.text }));
 
   async function recover(s: Awaited<ReturnType<typeof session>>) {
     const call = async () => {
@@ -155,7 +169,12 @@ describe('overflow recovery: scripted model answering HTTP 400 context_length_ex
     const s = await session();
     let compacted = false;
     await assert.rejects(
-      callWithOverflowRecovery(async () => { throw new Error('Invalid API key'); }, { say: () => undefined, compact: async () => (compacted = true) }),
+      callWithOverflowRecovery(
+        async () => {
+          throw new Error('Invalid API key');
+        },
+        { say: () => undefined, compact: async () => (compacted = true) },
+      ),
       /Invalid API key/,
     );
     assert.equal(compacted, false);
@@ -178,7 +197,11 @@ describe('agent_packet_replaces_summary', () => {
     assert.ok(compact.packet.startsWith(GOOD.trim()));
     assert.match(compact.packet, /## Facts rawr recorded from the session trail[\s\S]*`9f8e7d6` parser: split/);
     const bad = run(base.state, [{ type: 'packet', at: 5, seqId: req.seqId, text: 'ok' }]);
-    assert.equal(bad.effects.find((e): e is Extract<Effect, { type: 'compact' }> => e.type === 'compact')!.summarise, undefined, 'the watcher packet still gets a summary');
+    assert.equal(
+      bad.effects.find((e): e is Extract<Effect, { type: 'compact' }> => e.type === 'compact')!.summarise,
+      undefined,
+      'the watcher packet still gets a summary',
+    );
   });
 });
 

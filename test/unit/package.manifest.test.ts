@@ -39,7 +39,9 @@ describe('package manifest (marketplace)', () => {
 
   it('ships every image README.md shows inline, so the Extensions view renders them from the .vsix', () => {
     const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
-    const ignore = readFileSync(resolve(root, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
+    const ignore = readFileSync(resolve(root, '.vscodeignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
     assert.ok(images.length > 0, 'README shows images');
     for (const img of images) {

@@ -89,11 +89,45 @@ describe('panel messages: host → webview', () => {
   });
 
   it('a view model with raw HTML in place of Markdown blocks, an unknown key or a bad enum is refused', () => {
-    const withHtml = { ...emptyVm(), compactions: [{ seqId: 's1', at: 1, tokensBefore: 2, tokensAfter: 1, text: null, reason: null, packetAuthor: 'agent', packet: '<b>x</b>', scratchPath: null, undone: false, canUndo: true }] };
+    const withHtml = {
+      ...emptyVm(),
+      compactions: [
+        {
+          seqId: 's1',
+          at: 1,
+          tokensBefore: 2,
+          tokensAfter: 1,
+          text: null,
+          reason: null,
+          packetAuthor: 'agent',
+          packet: '<b>x</b>',
+          scratchPath: null,
+          undone: false,
+          canUndo: true,
+        },
+      ],
+    };
     assert.ok(!ViewModelSchema.safeParse(withHtml).success);
     assert.ok(!ViewModelSchema.safeParse({ ...emptyVm(), html: '<script>' }).success);
     assert.ok(!ViewModelSchema.safeParse({ ...emptyVm(), mode: 'yolo' }).success);
-    const blockWithHtmlKey = { ...emptyVm(), compactions: [{ seqId: 's1', at: 1, tokensBefore: 2, tokensAfter: 1, text: null, reason: null, packetAuthor: 'agent', packet: [{ type: 'paragraph', inlines: [], html: '<i>' }], scratchPath: null, undone: false, canUndo: true }] };
+    const blockWithHtmlKey = {
+      ...emptyVm(),
+      compactions: [
+        {
+          seqId: 's1',
+          at: 1,
+          tokensBefore: 2,
+          tokensAfter: 1,
+          text: null,
+          reason: null,
+          packetAuthor: 'agent',
+          packet: [{ type: 'paragraph', inlines: [], html: '<i>' }],
+          scratchPath: null,
+          undone: false,
+          canUndo: true,
+        },
+      ],
+    };
     assert.ok(!ViewModelSchema.safeParse(blockWithHtmlKey).success);
   });
 
@@ -107,7 +141,28 @@ describe('panel messages: host → webview', () => {
 describe('panel Markdown reader (data, never HTML)', () => {
   it('headings, paragraphs, lists (ordered, nested), fenced code, quotes, rules', () => {
     const blocks = parseMarkdown(
-      ['# Title', '', 'Some *text* with `code` and **bold**.', 'Continued line.', '', '- one', '- two', '  - nested', '', '3. three', '4. four', '', '```js', 'let a = "<b>";', '```', '', '> quoted', '', '---', '## Next ##'].join('\n'),
+      [
+        '# Title',
+        '',
+        'Some *text* with `code` and **bold**.',
+        'Continued line.',
+        '',
+        '- one',
+        '- two',
+        '  - nested',
+        '',
+        '3. three',
+        '4. four',
+        '',
+        '```js',
+        'let a = "<b>";',
+        '```',
+        '',
+        '> quoted',
+        '',
+        '---',
+        '## Next ##',
+      ].join('\n'),
     );
     assert.deepEqual(
       blocks.map((b) => b.type),
@@ -128,7 +183,14 @@ describe('panel Markdown reader (data, never HTML)', () => {
     });
     const ul = blocks[2]!;
     assert.ok(ul.type === 'list' && !ul.ordered);
-    assert.deepEqual(ul.items.map((i) => [i.level, blocksText([{ type: 'paragraph', inlines: i.inlines }])]), [[0, 'one'], [0, 'two'], [1, 'nested']]);
+    assert.deepEqual(
+      ul.items.map((i) => [i.level, blocksText([{ type: 'paragraph', inlines: i.inlines }])]),
+      [
+        [0, 'one'],
+        [0, 'two'],
+        [1, 'nested'],
+      ],
+    );
     const ol = blocks[3]!;
     assert.ok(ol.type === 'list' && ol.ordered && ol.start === 3 && ol.items.length === 2);
     assert.deepEqual(blocks[4], { type: 'code', lang: 'js', text: 'let a = "<b>";' });
@@ -153,7 +215,10 @@ describe('panel Markdown reader (data, never HTML)', () => {
     assert.deepEqual(parseInline('`open'), [{ t: 'text', v: '`open' }]);
     assert.deepEqual(parseInline('\\*not italic\\*'), [{ t: 'text', v: '*not italic*' }]);
     assert.deepEqual(parseInline('``a ` b``'), [{ t: 'code', v: 'a ` b' }]);
-    assert.deepEqual(parseInline('_it_ now'), [{ t: 'italic', v: 'it' }, { t: 'text', v: ' now' }]);
+    assert.deepEqual(parseInline('_it_ now'), [
+      { t: 'italic', v: 'it' },
+      { t: 'text', v: ' now' },
+    ]);
   });
 
   it('an unterminated fence takes the rest; a huge packet is clipped', () => {
@@ -166,7 +231,14 @@ describe('panel Markdown reader (data, never HTML)', () => {
 
 describe('panel HTML shell and webview script', () => {
   it('strict CSP with a nonce; only nonce-carrying scripts and the webview origin', () => {
-    const html = panelHtml({ cspSource: 'https://ext.vscode-cdn.net', nonce: 'abc+/=', codiconCss: 'https://ext/c.css', css: 'https://ext/p.css', js: 'https://ext/p.js', title: 'Rawr: Compaction' });
+    const html = panelHtml({
+      cspSource: 'https://ext.vscode-cdn.net',
+      nonce: 'abc+/=',
+      codiconCss: 'https://ext/c.css',
+      css: 'https://ext/p.css',
+      js: 'https://ext/p.js',
+      title: 'Rawr: Compaction',
+    });
     assert.equal(
       contentSecurityPolicy('https://ext.vscode-cdn.net', 'abc+/='),
       "default-src 'none'; style-src https://ext.vscode-cdn.net 'nonce-abc+/='; script-src 'nonce-abc+/='; font-src https://ext.vscode-cdn.net; img-src https://ext.vscode-cdn.net",
@@ -181,8 +253,12 @@ describe('panel HTML shell and webview script', () => {
   });
 
   it('media/panel.js uses no HTML sink (innerHTML, outerHTML, insertAdjacentHTML, document.write, eval)', () => {
-    const src = fs.readFileSync(path.join(__dirname, '../../../media/panel.js'), 'utf8').replace(/^\s*\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
-    for (const sink of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write', 'eval(', 'new Function', 'srcdoc']) assert.ok(!src.includes(sink), `${sink} in media/panel.js`);
+    const src = fs
+      .readFileSync(path.join(__dirname, '../../../media/panel.js'), 'utf8')
+      .replace(/^\s*\/\/.*$/gm, '')
+      .replace(/\/\*[\s\S]*?\*\//g, '');
+    for (const sink of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write', 'eval(', 'new Function', 'srcdoc'])
+      assert.ok(!src.includes(sink), `${sink} in media/panel.js`);
     assert.ok(src.includes('textContent') || src.includes('createTextNode'));
   });
 });

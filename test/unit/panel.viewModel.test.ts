@@ -61,7 +61,15 @@ function toAwaitingPacket(d: Driver): void {
   step({ type: 'evaluate', at: at(200), point: 'tool_loop' }); // 70% left: above the early threshold (noise)
   step({ type: 'tokens', at: at(1_000), used: 14_000, window: WINDOW }); // 30% left: tier ready
   step({ type: 'tool_call', at: at(1_100), id: 'c1', name: 'rawr_update_plan', input: {} });
-  step({ type: 'plan', at: at(1_200), steps: [{ text: 'Add the limiter', status: 'completed' }, { text: 'Wire the middleware', status: 'in_progress' }, { text: 'Tests', status: 'pending' }] });
+  step({
+    type: 'plan',
+    at: at(1_200),
+    steps: [
+      { text: 'Add the limiter', status: 'completed' },
+      { text: 'Wire the middleware', status: 'in_progress' },
+      { text: 'Tests', status: 'pending' },
+    ],
+  });
   step({ type: 'tool_result', at: at(1_300), id: 'c1', output: 'Plan recorded', isError: false });
   const judge = step({ type: 'evaluate', at: at(2_000), point: 'tool_loop' });
   const req = judge.find((e) => e.type === 'request_judgment');
@@ -75,7 +83,15 @@ function toAwaitingPacket(d: Driver): void {
 function finishSequence(d: Driver): void {
   const { step, at } = d;
   step({ type: 'packet', at: at(4_000), seqId: 's3', text: XSS_PACKET });
-  d.svc.swap(d.threadId, { seqId: 's3', tokensBefore: 14_000, tokensAfter: 2_000, replacement: [{ role: 'user', text: 'summary', synthetic: true, kind: 'summary' }, { role: 'assistant', text: XSS_PACKET, synthetic: true, kind: 'packet' }] });
+  d.svc.swap(d.threadId, {
+    seqId: 's3',
+    tokensBefore: 14_000,
+    tokensAfter: 2_000,
+    replacement: [
+      { role: 'user', text: 'summary', synthetic: true, kind: 'summary' },
+      { role: 'assistant', text: XSS_PACKET, synthetic: true, kind: 'packet' },
+    ],
+  });
   step({ type: 'compaction_done', at: at(5_000), seqId: 's3', tokensBefore: 14_000, tokensAfter: 2_000 });
   // After the handoff: a commit from the terminal, still pending.
   step({ type: 'boundary', at: at(6_000), source: 'terminal', boundary: { kind: 'commit', key: 'deadbee', detail: 'deadbee limiter: middleware' } });
@@ -88,7 +104,17 @@ function journalOf(d: Driver): ThreadJournal {
 }
 
 function vmOf(d: Driver, journal = journalOf(d), bus: BusReport[] = []): ViewModel {
-  const vm = buildViewModel({ threadId: d.threadId, threads: d.svc.listThreads(), activeThreadId: d.threadId, followActive: true, snapshot: d.svc.snapshot(d.threadId), journal, busRecent: bus, live: true, now: T0 + 10_000 });
+  const vm = buildViewModel({
+    threadId: d.threadId,
+    threads: d.svc.listThreads(),
+    activeThreadId: d.threadId,
+    followActive: true,
+    snapshot: d.svc.snapshot(d.threadId),
+    journal,
+    busRecent: bus,
+    live: true,
+    now: T0 + 10_000,
+  });
   ViewModelSchema.parse(vm); // what the host posts must pass the wire schema
   return vm;
 }
@@ -187,7 +213,10 @@ describe('panel view model: a judged golden path, from the core snapshot and the
     assert.ok(vm.sequence);
     assert.equal(vm.sequence.running, false);
     assert.equal(vm.sequence.outcome, 'compacted');
-    assert.deepEqual(vm.sequence.steps.map((s) => s.state), ['done', 'done', 'done', 'done']);
+    assert.deepEqual(
+      vm.sequence.steps.map((s) => s.state),
+      ['done', 'done', 'done', 'done'],
+    );
     assert.equal(vm.sequence.canCancel, false);
   });
 
@@ -247,7 +276,10 @@ describe('panel view model: a sequence in progress, and a cancelled one', () => 
       assert.ok(vm.sequence);
       assert.equal(vm.sequence.running, true);
       assert.equal(vm.sequence.phase, 'awaiting_packet');
-      assert.deepEqual(vm.sequence.steps.map((s) => s.state), ['done', 'active', 'pending', 'pending']);
+      assert.deepEqual(
+        vm.sequence.steps.map((s) => s.state),
+        ['done', 'active', 'pending', 'pending'],
+      );
       assert.equal(vm.sequence.canCancel, true);
       assert.match(vm.sequence.reason!, /judgment: phase boundary/);
       assert.equal(vm.gauge.tier, 'ready');
@@ -267,7 +299,10 @@ describe('panel view model: a sequence in progress, and a cancelled one', () => 
       const vm = vmOf(d);
       assert.equal(vm.sequence?.running, false);
       assert.equal(vm.sequence?.outcome, 'cancelled');
-      assert.deepEqual(vm.sequence?.steps.map((s) => s.state), ['done', 'skipped', 'skipped', 'skipped']);
+      assert.deepEqual(
+        vm.sequence?.steps.map((s) => s.state),
+        ['done', 'skipped', 'skipped', 'skipped'],
+      );
       const end = vm.timeline.find((x) => x.kind === 'sequence_end');
       assert.ok(end && end.kind === 'sequence_end' && end.outcome === 'cancelled');
     } finally {

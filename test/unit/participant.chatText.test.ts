@@ -7,15 +7,44 @@ import { GOOD_PACKET, shipped } from '../support/engine';
 
 describe('chat text (the narrow Chat pane)', () => {
   it('unwrap joins the hard-wrapped lines of a paragraph; lists, headings, quotes, tables and code keep theirs', () => {
-    const text = ['First line of a', 'wrapped sentence.', '', '- item one', '- item two', '## Heading', 'para after', 'heading', '```ts', 'const a = 1;', 'const b = 2;', '```', '> quoted', '| a | b |'].join('\n');
+    const text = [
+      'First line of a',
+      'wrapped sentence.',
+      '',
+      '- item one',
+      '- item two',
+      '## Heading',
+      'para after',
+      'heading',
+      '```ts',
+      'const a = 1;',
+      'const b = 2;',
+      '```',
+      '> quoted',
+      '| a | b |',
+    ].join('\n');
     assert.equal(
       unwrap(text),
-      ['First line of a wrapped sentence.', '', '- item one', '- item two', '## Heading', 'para after heading', '```ts', 'const a = 1;', 'const b = 2;', '```', '> quoted', '| a | b |'].join('\n'),
+      [
+        'First line of a wrapped sentence.',
+        '',
+        '- item one',
+        '- item two',
+        '## Heading',
+        'para after heading',
+        '```ts',
+        'const a = 1;',
+        'const b = 2;',
+        '```',
+        '> quoted',
+        '| a | b |',
+      ].join('\n'),
     );
   });
 
   it('the shipped heads-up reads as one paragraph, without its marker', () => {
-    const text = '[rawr watcher → agent] Heads-up: we are pausing at a phase boundary (commit a1b2c3d; tier ready, 30% of context left).\nBefore anything else you will write a continuation packet; then rawr compacts this thread; then you get\nthe packet back and continue exactly where you are. Why now: judgment: phase done';
+    const text =
+      '[rawr watcher → agent] Heads-up: we are pausing at a phase boundary (commit a1b2c3d; tier ready, 30% of context left).\nBefore anything else you will write a continuation packet; then rawr compacts this thread; then you get\nthe packet back and continue exactly where you are. Why now: judgment: phase done';
     const shown = headsUpForChat(text);
     assert.ok(!shown.includes('\n'), shown);
     assert.ok(shown.startsWith('Heads-up: '));

@@ -17,7 +17,11 @@ const PROMPT = 'Build a token-bucket rate limiter for our HTTP server, phase by 
 const session6 = () => multiPhaseScript({ steps: STEPS, fillerChars: 9000 });
 const count = (text: string, s: string) => text.split(s).length - 1;
 const kindOf = (m: ThreadMessage) => (m.role === 'tool' ? 'tool' : (m.kind ?? m.role));
-const effectsOf = (h: Harness, threadId: string, type: string) => h.logRecords(threadId).filter((r) => r.kind === 'effect' && r.effect.type === type).map((r) => r.effect);
+const effectsOf = (h: Harness, threadId: string, type: string) =>
+  h
+    .logRecords(threadId)
+    .filter((r) => r.kind === 'effect' && r.effect.type === type)
+    .map((r) => r.effect);
 
 /** The script with its rule `name` answered by `reply` instead. */
 function replacing(script: Script, name: string, reply: (r: ScriptRequest) => unknown): Script {
@@ -70,10 +74,16 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     assert.equal(session.sequenceRunning, false);
     assert.deepEqual(unansweredToolCalls(session.messages), []);
     const scratch = path.join(h.workspaceDir, '.scratch');
-    assert.ok(fs.readdirSync(scratch).some((n) => /^agent-rawr-[a-z0-9]+\.scratch\.md$/.test(n)), 'scratch notes written in the workspace');
+    assert.ok(
+      fs.readdirSync(scratch).some((n) => /^agent-rawr-[a-z0-9]+\.scratch\.md$/.test(n)),
+      'scratch notes written in the workspace',
+    );
     // The log says what happened: the person's message went straight in, the sequence ran to its end.
     assert.deepEqual(effectsOf(h, threadId, 'append_user_message'), [{ type: 'append_user_message' }]);
-    assert.deepEqual(effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome), ['compacted']);
+    assert.deepEqual(
+      effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome),
+      ['compacted'],
+    );
     assert.ok(h.model.requests.some((r) => r.rule === 'judgment') && h.model.requests.some((r) => r.rule === 'summary'));
   });
 
@@ -83,7 +93,14 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       script,
       window: 12_000,
       // Tiers only (the preflight mechanics): the phase forecast would hold these plan steps' compactions.
-      settings: { forecast_enabled: false, early_percent_remaining_lt: 70, ready_percent_remaining_lt: 60, asap_percent_remaining_lt: 50, emergency_percent_remaining_lt: 5, auto_requires_any_boundary: { early: [], ready: [], asap: ['turn_complete'] } },
+      settings: {
+        forecast_enabled: false,
+        early_percent_remaining_lt: 70,
+        ready_percent_remaining_lt: 60,
+        asap_percent_remaining_lt: 50,
+        emergency_percent_remaining_lt: 5,
+        auto_requires_any_boundary: { early: [], ready: [], asap: ['turn_complete'] },
+      },
     });
     const prompts = ['Build the limiter in three phases.', 'continue', 'continue', 'Thanks! Now list what changed.'];
     let threadId: string | undefined;
@@ -96,7 +113,13 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     }
     const k = texts.findIndex((t) => /rawr watcher → agent/.test(t));
     assert.ok(k >= 1, 'a later request ran the golden path');
-    inOrder(texts[k]!, [/Compacting before your message \(preflight\)/, /\*\*rawr watcher → agent\*\*/, /Context compacted/, /\*\*rawr handoff → agent\*\*/, /\*\*Your message, delivered after the handoff\*\*/]);
+    inOrder(texts[k]!, [
+      /Compacting before your message \(preflight\)/,
+      /\*\*rawr watcher → agent\*\*/,
+      /Context compacted/,
+      /\*\*rawr handoff → agent\*\*/,
+      /\*\*Your message, delivered after the handoff\*\*/,
+    ]);
     // The thread has the held message exactly once, after the handoff.
     const messages = (await h.participant.session(threadId!)).messages;
     const handoffAt = messages.findIndex((m) => kindOf(m) === 'handoff');
@@ -136,7 +159,10 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     assert.equal(session.sequenceRunning, false);
     assert.ok(!session.messages.some((m) => kindOf(m) === 'summary'));
     assert.deepEqual(unansweredToolCalls(session.messages), []);
-    assert.deepEqual(effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome), ['cancelled']);
+    assert.deepEqual(
+      effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome),
+      ['cancelled'],
+    );
     assert.ok(!h.model.requests.some((r) => r.rule === 'summary'), 'no summary was asked for');
   });
 
@@ -163,7 +189,10 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     assert.equal(snap.state.seq.phase, 'idle');
     assert.ok(session.messages.length >= before && !session.messages.some((m) => kindOf(m) === 'summary'), 'nothing swapped');
     assert.deepEqual(effectsOf(h, threadId, 'abort_compaction').length, 1);
-    assert.deepEqual(effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome), ['cancelled']);
+    assert.deepEqual(
+      effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome),
+      ['cancelled'],
+    );
   });
 
   it('a model error mid-sequence: recover ends the sequence, answers every tool call, and the request reports the error', async () => {
@@ -206,7 +235,10 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       assert.equal(author, 'watcher');
       assert.match(text, /did not produce its packet in time/);
       assert.match(text, /Continuation packet — assembled by the rawr watcher/);
-      assert.ok(h.model.requests.some((r) => r.rule === 'packet' && r.clientClosed), 'the late packet call was cancelled');
+      assert.ok(
+        h.model.requests.some((r) => r.rule === 'packet' && r.clientClosed),
+        'the late packet call was cancelled',
+      );
     });
 
     it('50 s + 100 s = 150 s < 180 s: the agent packet is used', async () => {
@@ -224,16 +256,23 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       const session = await h.participant.session(threadId);
       const afterCompaction = h.statuses.at(-1)!;
       const undo = await h.ask('', { command: 'undo', threadId });
-      assert.match(undo.text, /^Undid the last compaction \([\d.]+k → [\d.]+k? tokens\): the thread is back as it was before it — \d+ messages, [\d.]+% of the context left\.$/);
+      assert.match(
+        undo.text,
+        /^Undid the last compaction \([\d.]+k → [\d.]+k? tokens\): the thread is back as it was before it — \d+ messages, [\d.]+% of the context left\.$/,
+      );
       assert.deepEqual(undo.text.match(/\b(?:s\d+|d\d+j?|j\d+)\b/g), null, 'no ids in the chat');
       // No heads-up, scratch or packet turns: not more context than before the sequence.
       const kinds = session.messages.map(kindOf);
-      for (const k of ['heads_up', 'scratch_request', 'scratch', 'packet_request', 'packet', 'summary', 'handoff']) assert.ok(!kinds.includes(k), `${k} in the restored thread: ${kinds}`);
+      for (const k of ['heads_up', 'scratch_request', 'scratch', 'packet_request', 'packet', 'summary', 'handoff'])
+        assert.ok(!kinds.includes(k), `${k} in the restored thread: ${kinds}`);
       assert.deepEqual(unansweredToolCalls(session.messages), []);
       // The status bar got the restored thread's count at once, and the arbiter has it too.
       const shown = h.statuses.at(-1)!;
       assert.equal(shown.threadId, threadId);
-      assert.ok(shown.percentRemaining! < afterCompaction.percentRemaining!, `${shown.percentRemaining}% after the undo, ${afterCompaction.percentRemaining}% before`);
+      assert.ok(
+        shown.percentRemaining! < afterCompaction.percentRemaining!,
+        `${shown.percentRemaining}% after the undo, ${afterCompaction.percentRemaining}% before`,
+      );
       assert.match(undo.text, new RegExp(`${shown.percentRemaining!.toFixed(1).replace('.', '\\.')}% of the context left`));
       assert.equal((await h.core.snapshot(threadId)).state.tokens?.used, shown.usedTokens);
       // /status agrees with the status bar.
@@ -247,7 +286,10 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       assert.ok(h.statuses.at(-1)!.percentRemaining !== null);
       const status = await h.ask('', { command: 'status' });
       assert.notEqual(status.threadId, first.threadId);
-      assert.deepEqual({ ...h.statuses.at(-1)! }, { threadId: status.threadId, percentRemaining: null, tier: null, sequenceRunning: false, lastDecision: null, usedTokens: null, window: null });
+      assert.deepEqual(
+        { ...h.statuses.at(-1)! },
+        { threadId: status.threadId, percentRemaining: null, tier: null, sequenceRunning: false, lastDecision: null, usedTokens: null, window: null },
+      );
       assert.match(status.text, /no @rawr thread yet/);
       const undo = await h.ask('', { command: 'undo' });
       assert.match(undo.text, /Nothing to undo: this chat has no @rawr thread yet/);
@@ -277,7 +319,10 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       assert.match(next.text, /left unfinished \(the window reloaded during it\); it is cancelled/);
       assert.doesNotMatch(next.text, /held/);
       const messages = (await fresh.session(first.threadId)).messages;
-      assert.ok(messages.some((m) => m.role === 'user' && m.text === 'Thanks. What is left to do?'), 'the message went into the thread');
+      assert.ok(
+        messages.some((m) => m.role === 'user' && m.text === 'Thanks. What is left to do?'),
+        'the message went into the thread',
+      );
       assert.equal((await h.core.snapshot(first.threadId)).state.seq.phase, 'idle');
     });
   });

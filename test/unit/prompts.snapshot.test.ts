@@ -36,7 +36,15 @@ function session(): EngineEvent[] {
   const at = () => (t += 1000);
   return [
     { type: 'user_message', at: at(), text: 'Build the transcript importer in three phases; commit after each.' },
-    { type: 'plan', at: at(), steps: [{ text: 'Parse Claude Code records', status: 'in_progress' }, { text: 'Parse Codex rollouts', status: 'pending' }, { text: 'Wire the CLI', status: 'pending' }] },
+    {
+      type: 'plan',
+      at: at(),
+      steps: [
+        { text: 'Parse Claude Code records', status: 'in_progress' },
+        { text: 'Parse Codex rollouts', status: 'pending' },
+        { text: 'Wire the CLI', status: 'pending' },
+      ],
+    },
     { type: 'assistant_message', at: at(), text: 'Reading the schemas first.' },
     { type: 'tool_call', at: at(), id: 'c1', name: 'Edit', input: { file_path: '/repo/src/importer.ts', old_string: 'a', new_string: 'b' } },
     { type: 'tool_result', at: at(), id: 'c1', output: 'The file /repo/src/importer.ts has been updated.', isError: false },
@@ -45,7 +53,15 @@ function session(): EngineEvent[] {
     { type: 'tool_call', at: at(), id: 'c3', name: 'Bash', input: { command: 'git commit -am "importer: claude records"' } },
     { type: 'tool_result', at: at(), id: 'c3', output: '[main 1a2b3c4] importer: claude records\n 1 file changed', isError: false, exitCode: 0 },
     { type: 'boundary', at: at(), source: 'tool_result', boundary: { kind: 'commit', key: '1a2b3c4', detail: '1a2b3c4 importer: claude records' } },
-    { type: 'plan', at: at(), steps: [{ text: 'Parse Claude Code records', status: 'completed' }, { text: 'Parse Codex rollouts', status: 'in_progress' }, { text: 'Wire the CLI', status: 'pending' }] },
+    {
+      type: 'plan',
+      at: at(),
+      steps: [
+        { text: 'Parse Claude Code records', status: 'completed' },
+        { text: 'Parse Codex rollouts', status: 'in_progress' },
+        { text: 'Wire the CLI', status: 'pending' },
+      ],
+    },
     { type: 'assistant_message', at: at(), text: 'Phase 1 is committed. Next I will parse the Codex rollouts.' },
     { type: 'tokens', at: at(), used: usedFor(40), window: WINDOW },
     { type: 'evaluate', at: at(), point: 'turn_complete' },
@@ -64,7 +80,9 @@ describe('prompt snapshots (every rendered text a model sees)', () => {
     const judgment = first(r.effects, 'request_judgment');
     expectSnapshot('judgment-system', judgment.system);
     expectSnapshot('judgment-user', judgment.user);
-    r = run(r.state, [{ type: 'judgment_result', at: T0 + 60_000, corrId: judgment.corrId, text: '{"should_compact": true, "reason": "phase boundary: phase 1 committed"}' }]);
+    r = run(r.state, [
+      { type: 'judgment_result', at: T0 + 60_000, corrId: judgment.corrId, text: '{"should_compact": true, "reason": "phase boundary: phase 1 committed"}' },
+    ]);
     expectSnapshot('heads-up', first(r.effects, 'inject_heads_up').text);
     const scratch = first(r.effects, 'request_scratch_write');
     expectSnapshot('scratch-write', scratch.text);
@@ -82,7 +100,10 @@ describe('prompt snapshots (every rendered text a model sees)', () => {
     const seqId = first(r.effects, 'compact').seqId;
     r = run(r.state, [{ type: 'compaction_done', at: T0 + 63_000, seqId, tokensBefore: usedFor(40), tokensAfter: 9000 }]);
     expectSnapshot('handoff-watcher-packet', first(r.effects, 'inject_handoff').text);
-    const manual = run(mkState({ scratch_write_enabled: false, packet_author: 'watcher' }), [...session().slice(0, -1), { type: 'compact_now', at: T0 + 70_000, instructions: 'keep the commit hashes' }]);
+    const manual = run(mkState({ scratch_write_enabled: false, packet_author: 'watcher' }), [
+      ...session().slice(0, -1),
+      { type: 'compact_now', at: T0 + 70_000, instructions: 'keep the commit hashes' },
+    ]);
     expectSnapshot('compaction-summary-with-instructions', first(manual.effects, 'compact').summaryPrompt);
     expectSnapshot('recent-intro', recentIntroText(12, 3456));
   });

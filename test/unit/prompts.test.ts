@@ -246,10 +246,7 @@ describe('prompts: invalid knob values are located in the file', () => {
     const dir = workspace({ 'rawr-auto-compact.md': autoCompact(yaml) });
     const set = withOverride(dir);
     assert.equal(set.problems.length, 1);
-    assert.deepEqual(
-      { line: set.problems[0]!.line, severity: set.problems[0]!.severity },
-      { line: 4, severity: 'warning' },
-    );
+    assert.deepEqual({ line: set.problems[0]!.line, severity: set.problems[0]!.severity }, { line: 4, severity: 'warning' });
     assert.match(set.problems[0]!.message, /unknown setting "cooldown_minutes"/);
     assert.equal(set.settings.mode, 'tag');
   });
@@ -319,7 +316,11 @@ describe('prompts: missing, unreadable and empty files', () => {
   });
 
   it('only throwing readers → all built-in, never a throw', () => {
-    const set = loadPromptSet([() => { throw new Error('disk on fire'); }]);
+    const set = loadPromptSet([
+      () => {
+        throw new Error('disk on fire');
+      },
+    ]);
     assert.equal(set.problems.length, NAMES.length);
     assert.deepEqual(set.prompts, FALLBACK_BODIES);
     assert.deepEqual(set.settings, DEFAULT_SETTINGS);
@@ -344,7 +345,7 @@ describe('prompts: missing, unreadable and empty files', () => {
 
 describe('prompts: parseFrontmatter', () => {
   cleanTmpDirs();
-  it('locate() gives the 1-based file line and column of a key\'s value', () => {
+  it("locate() gives the 1-based file line and column of a key's value", () => {
     const text = '---\nmode: tag\nauto_requires_any_boundary:\n  early: [commit]\ncooldown_turns:    7\n---\nbody\n';
     const p = parseFrontmatter(text, 'f.md');
     assert.deepEqual(p.problems, []);
@@ -365,7 +366,11 @@ describe('prompts: fillTemplate', () => {
   cleanTmpDirs();
   it('replaces known placeholders, numbers included, every occurrence', () => {
     assert.equal(
-      fillTemplate('Heads-up ({boundary}; tier {tier}, {percentRemaining}% left). Tier again: {tier}.', { boundary: 'commit a1b2c3d', tier: 'ready', percentRemaining: 31.4 }),
+      fillTemplate('Heads-up ({boundary}; tier {tier}, {percentRemaining}% left). Tier again: {tier}.', {
+        boundary: 'commit a1b2c3d',
+        tier: 'ready',
+        percentRemaining: 31.4,
+      }),
       'Heads-up (commit a1b2c3d; tier ready, 31.4% left). Tier again: ready.',
     );
   });

@@ -3,7 +3,6 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
- 
 const { withTable, settingsTable } = require('../../../scripts/settingsTable.cjs') as {
   withTable: (readme: string, pkg: unknown) => string;
   settingsTable: (pkg: unknown) => string;
@@ -11,7 +10,9 @@ const { withTable, settingsTable } = require('../../../scripts/settingsTable.cjs
 
 describe('README settings table', () => {
   const root = resolve(__dirname, '../../..');
-  const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { contributes: { configuration: Array<{ properties: Record<string, unknown> }> } };
+  const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
+    contributes: { configuration: Array<{ properties: Record<string, unknown> }> };
+  };
   const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
 
   it('is up to date with package.json (npm run gen-readme)', () => {

@@ -16,7 +16,12 @@ const file = resolve(dir, 'claude-spotter-258c7280.jsonl');
 
 type Summary = { compactions: Array<{ line: number; code: string }> };
 const lastJson = (out: string) => JSON.parse(out.trim().split('\n').pop()!) as Summary;
-const decisions = (out: string) => out.trim().split('\n').slice(0, -1).map((l) => JSON.parse(l) as { line: number; action: string; reason: string });
+const decisions = (out: string) =>
+  out
+    .trim()
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => JSON.parse(l) as { line: number; action: string; reason: string });
 
 describe('rawr replay with a judgment endpoint', function () {
   this.timeout(60_000);
@@ -36,14 +41,17 @@ describe('rawr replay with a judgment endpoint', function () {
     }
   });
 
-  it('a judge that approves turns the fallback\'s early-tier veto into a compaction at the first commit', async () => {
+  it("a judge that approves turns the fallback's early-tier veto into a compaction at the first commit", async () => {
     const text = readFileSync(file, 'utf8');
     // Without the phase forecast: where it says the next phase does not fit, the fallback approves by
     // itself (judgment.ts), and this test is about the judge overturning the fallback's early-tier veto.
     const opts = { settings: { ...shipped.settings, forecast_enabled: false }, prompts: shipped.prompts, json: true, file: 'x' };
     const fallback = lastJson(replayFile(text, opts));
     const server = await startScriptedModel([
-      { when: (r) => systemOrFirstText(r).includes('internal scheduler deciding whether to trigger RAWR auto-compaction'), reply: { text: '{"should_compact": true, "reason": "scripted judge: commit closes the phase"}' } },
+      {
+        when: (r) => systemOrFirstText(r).includes('internal scheduler deciding whether to trigger RAWR auto-compaction'),
+        reply: { text: '{"should_compact": true, "reason": "scripted judge: commit closes the phase"}' },
+      },
     ]);
     try {
       let calls = 0;
@@ -51,7 +59,10 @@ describe('rawr replay with a judgment endpoint', function () {
       const judged = lastJson(out);
       assert.ok(calls >= 1, 'the judge was asked');
       assert.equal(server.requests.length, calls, 'one HTTP request per judgment: answers are reused across re-runs');
-      assert.ok(judged.compactions[0]!.line < fallback.compactions[0]!.line, `judge moved the first compaction earlier: ${judged.compactions[0]!.line} < ${fallback.compactions[0]!.line}`);
+      assert.ok(
+        judged.compactions[0]!.line < fallback.compactions[0]!.line,
+        `judge moved the first compaction earlier: ${judged.compactions[0]!.line} < ${fallback.compactions[0]!.line}`,
+      );
       const first = decisions(out).find((d) => d.action === 'compact')!;
       assert.match(first.reason, /judgment: scripted judge: commit closes the phase/);
       // The request carried the judgment context plus the plan trail and the user-request chain.
@@ -76,7 +87,9 @@ describe('rawr replay with a judgment endpoint', function () {
     try {
       const cli = resolve(__dirname, '../../src/cli/main.js');
       const { spawn } = await import('node:child_process');
-      const child = spawn(process.execPath, [cli, 'replay', file, '--json', '--judge-url', server.url, '--judge-model', 'judge'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [cli, 'replay', file, '--json', '--judge-url', server.url, '--judge-model', 'judge'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       child.stdout.on('data', (d: Buffer) => (out += d));
@@ -95,6 +108,9 @@ describe('rawr replay with a judgment endpoint', function () {
     const text = readFileSync(file, 'utf8');
     const out = await replayFileWithJudge(text, opts, async () => 'I think you should compact!');
     assert.ok(decisions(out).some((d) => /fallback \(invalid judgment output, not JSON/.test(d.reason)));
-    assert.deepEqual(lastJson(out).compactions.map((c) => c.line), lastJson(replayFile(text, opts)).compactions.map((c) => c.line));
+    assert.deepEqual(
+      lastJson(out).compactions.map((c) => c.line),
+      lastJson(replayFile(text, opts)).compactions.map((c) => c.line),
+    );
   });
 });

@@ -1,7 +1,13 @@
 /** Schedule scoring, the plain threshold and the hindsight-optimal schedule on small hand-made sessions. */
 import * as assert from 'node:assert/strict';
 import {
-  PhaseLabelFileSchema, isAligned, modelContext, optimalSchedule, scoreSchedule, thresholdSchedule, type PhaseLabels,
+  PhaseLabelFileSchema,
+  isAligned,
+  modelContext,
+  optimalSchedule,
+  scoreSchedule,
+  thresholdSchedule,
+  type PhaseLabels,
 } from '../../src/core/replay/schedule';
 
 /** Window 100; points every 2 lines from line 2, each adding `step` after the first at `start`. */
@@ -17,7 +23,17 @@ function labels(steps: number[], windows: Array<[number, number]>, start = 10, w
 
 describe('schedule scoring (labelled phased sessions)', () => {
   it('models the context: positive steps add, drops are ignored, a compaction restarts at postTokens plus the next step', () => {
-    const l: PhaseLabels = { window: 100, points: [[2, 10], [4, 30], [6, 5], [8, 25], [10, 45]], windows: [] };
+    const l: PhaseLabels = {
+      window: 100,
+      points: [
+        [2, 10],
+        [4, 30],
+        [6, 5],
+        [8, 25],
+        [10, 45],
+      ],
+      windows: [],
+    };
     assert.deepEqual(modelContext(l, []), [10, 30, 30, 50, 70]);
     // A compaction at line 7 (between points 6 and 8): the point at 8 is 20 + its step 20.
     assert.deepEqual(modelContext(l, [7], 20), [10, 30, 30, 40, 60]);
@@ -63,7 +79,13 @@ describe('schedule scoring (labelled phased sessions)', () => {
   it('the optimum takes two aligned compactions over one unaligned', () => {
     // 10, 40, 70, 100, 130 at lines 2..10: one compaction at line 6 (unaligned) suffices (then 50, 80).
     // Aligned lines are 2..4 and 8..10: from 4 (then 50, 80, 110) a second one at 8 is needed.
-    const l = labels([30, 30, 30, 30], [[2, 2], [8, 8]]);
+    const l = labels(
+      [30, 30, 30, 30],
+      [
+        [2, 2],
+        [8, 8],
+      ],
+    );
     const opt = optimalSchedule(l, 0.88, 20)!;
     assert.equal(opt.unaligned, 0);
     assert.deepEqual(opt.lines, [4, 8]);
@@ -78,10 +100,16 @@ describe('schedule scoring (labelled phased sessions)', () => {
   it('the optimum is never worse than the threshold schedule, and keeps under the limit', () => {
     // Small steps (1..4) so the threshold at 83.5 never jumps past 88; phase windows every 20 lines.
     const steps = Array.from({ length: 120 }, (_, k) => 1 + ((k * 7 + 3) % 4));
-    const l = labels(steps, Array.from({ length: 12 }, (_, k): [number, number] => [20 * k + 9, 20 * k + 11]));
+    const l = labels(
+      steps,
+      Array.from({ length: 12 }, (_, k): [number, number] => [20 * k + 9, 20 * k + 11]),
+    );
     const opt = optimalSchedule(l, 0.88, 20)!;
     const ctx = modelContext(l, opt.lines, 20);
-    assert.ok(ctx.every((c) => c < 88), `a point reached the limit: ${ctx}`);
+    assert.ok(
+      ctx.every((c) => c < 88),
+      `a point reached the limit: ${ctx}`,
+    );
     // Here the threshold keeps under the limit too, so it is a candidate the optimum must match or beat.
     const th = scoreSchedule(l, thresholdSchedule(l, 0.835, 20), 20);
     assert.ok(modelContext(l, th.lines, 20).every((c) => c < 88));

@@ -14,7 +14,8 @@ const KNOBS = Object.keys(SETTING_DOCS) as SettingKey[];
 const policy = (yamlLines: string[]) => `---\n${yamlLines.join('\n')}\n---\nWrite your packet.\n`;
 const msg = (d: Diagnostic) => (typeof d.message === 'string' ? d.message : d.message.value);
 /** 0-based [line, character] of each diagnostic's start, with its severity and message. */
-const starts = (text: string, file = POLICY) => promptDiagnostics(text, file).map((d) => ({ at: [d.range.start.line, d.range.start.character], severity: d.severity, message: msg(d) }));
+const starts = (text: string, file = POLICY) =>
+  promptDiagnostics(text, file).map((d) => ({ at: [d.range.start.line, d.range.start.character], severity: d.severity, message: msg(d) }));
 const labels = (text: string, line: number, character: number, file?: string) => promptCompletions(text, line, character, file).map((c) => c.label);
 const hoverText = (text: string, line: number, character: number, file?: string) => {
   const h = promptHover(text, line, character, file);
@@ -50,7 +51,13 @@ describe('prompt language: diagnostics', () => {
   });
 
   it('out-of-range and invalid values: an error at the value, naming the key, the rule and the default', () => {
-    const text = policy(['mode: automatic', 'early_percent_remaining_lt: 145', 'cooldown_turns: 1.5', 'auto_requires_any_boundary:', '  early: [commit, lunch]']);
+    const text = policy([
+      'mode: automatic',
+      'early_percent_remaining_lt: 145',
+      'cooldown_turns: 1.5',
+      'auto_requires_any_boundary:',
+      '  early: [commit, lunch]',
+    ]);
     assert.deepEqual(starts(text), [
       { at: [1, 6], severity: 1, message: 'invalid value for "mode": Invalid option: expected one of "off"|"tag"|"suggest"|"auto"; using default "auto"' },
       { at: [2, 28], severity: 1, message: 'invalid value for "early_percent_remaining_lt": Too big: expected number to be <=100; using default 45' },
@@ -89,7 +96,10 @@ describe('prompt language: diagnostics', () => {
     assert.deepEqual(tpl[0]!.at, [2, 14]);
     assert.equal(tpl[0]!.severity, 2);
     assert.match(tpl[0]!.message, /^frontmatter placeholders:/);
-    assert.deepEqual(starts(policy(['mode: auto', 'min_gain_percent: -1']).replace(/\n/g, '\r\n')).map((d) => d.at), [[2, 18]]);
+    assert.deepEqual(
+      starts(policy(['mode: auto', 'min_gain_percent: -1']).replace(/\n/g, '\r\n')).map((d) => d.at),
+      [[2, 18]],
+    );
   });
 
   it('knob checks apply to the policy file only; other rawr-*.md files get YAML checks', () => {

@@ -37,7 +37,9 @@ async function startCore(logDir: string, init: Record<string, unknown> = {}): Pr
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   child.stdout!.resume();
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const conn = rpc.createMessageConnection(new rpc.IPCMessageReader(child), new rpc.IPCMessageWriter(child));
   conn.onNotification(() => undefined); // window/logMessage and friends
   conn.listen();
@@ -124,16 +126,28 @@ describe('core process (JSON-RPC over IPC)', function () {
     assert.match(find(fx, 'inject_heads_up')[0]!.text, /commit a1b2c3d/);
     const scratch = find(fx, 'request_scratch_write')[0]!;
     fx = await step({ type: 'scratch_written', at: at(), seqId: scratch.seqId, path: scratch.path });
-    assert.deepEqual(fx.map((e) => e.type), ['request_packet']);
+    assert.deepEqual(
+      fx.map((e) => e.type),
+      ['request_packet'],
+    );
     fx = await step({ type: 'packet', at: at(), seqId: scratch.seqId, text: GOOD_PACKET });
     const compact = find(fx, 'compact')[0]!;
     assert.ok(compact.packet.includes('## What just completed'));
 
     // The host compacts: the atomic swap, then reports the result.
     const replacement: ThreadMessage[] = [{ role: 'user', text: 'summary of the conversation', synthetic: true, kind: 'summary' }];
-    assert.equal(await core.request(CORE_METHODS.swap, { threadId: THREAD, compaction: { seqId: compact.seqId, tokensBefore: usedFor(30), tokensAfter: 31_000, replacement } }), null);
+    assert.equal(
+      await core.request(CORE_METHODS.swap, {
+        threadId: THREAD,
+        compaction: { seqId: compact.seqId, tokensBefore: usedFor(30), tokensAfter: 31_000, replacement },
+      }),
+      null,
+    );
     fx = await step({ type: 'compaction_done', at: at(), seqId: compact.seqId, tokensBefore: usedFor(30), tokensAfter: 31_000 });
-    assert.deepEqual(fx.map((e) => e.type), ['compacted', 'inject_handoff', 'sequence_ended']);
+    assert.deepEqual(
+      fx.map((e) => e.type),
+      ['compacted', 'inject_handoff', 'sequence_ended'],
+    );
     await append({ role: 'user', text: find(fx, 'inject_handoff')[0]!.text, synthetic: true, kind: 'handoff' });
 
     // Undo restores the archived thread (4 messages); a second undo has nothing left.
@@ -146,12 +160,21 @@ describe('core process (JSON-RPC over IPC)', function () {
     assert.equal(before.state.turn, 1);
     assert.equal(before.state.seq.phase, 'idle');
     assert.equal(before.state.tokens?.used, 31_000);
-    assert.deepEqual(before.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
-    assert.deepEqual(before.decisions.map((d) => d.code), ['judgment_pending', 'judgment_approved']);
+    assert.deepEqual(
+      before.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool', 'assistant'],
+    );
+    assert.deepEqual(
+      before.decisions.map((d) => d.code),
+      ['judgment_pending', 'judgment_approved'],
+    );
     assert.deepEqual(before.compactions, []);
     assert.deepEqual(await core.request(CORE_METHODS.listThreads), [THREAD]);
     const exported = await core.request<string>(CORE_METHODS.exportLog, { threadId: THREAD });
-    const kinds = exported.trim().split('\n').map((l) => (JSON.parse(l) as { kind: string }).kind);
+    const kinds = exported
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { kind: string }).kind);
     assert.deepEqual([...new Set(kinds)].sort(), ['compaction', 'decision', 'effect', 'event', 'judgment', 'message', 'packet', 'undo']);
 
     // The process dies; a new one on the same folder rebuilds the thread from its log on first use.
@@ -237,30 +260,40 @@ describe('core process (JSON-RPC over IPC)', function () {
       diagnostics.push(p);
       notify();
     });
-    const next = (n: number) => new Promise<void>((resolve) => {
-      notify = () => diagnostics.length >= n && resolve();
-      notify();
-    });
+    const next = (n: number) =>
+      new Promise<void>((resolve) => {
+        notify = () => diagnostics.length >= n && resolve();
+        notify();
+      });
     const uri = 'file:///ws/.rawr/prompts/rawr-auto-compact.md';
     const text = '---\nmode: loud\nfoo: 1\n---\nbody\n';
     await core.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'markdown', version: 1, text } });
     await next(1);
     assert.equal(diagnostics[0]!.uri, uri);
-    assert.deepEqual(diagnostics[0]!.diagnostics.map((d) => [d.range.start.line, d.range.start.character, d.message.slice(0, 24)]), [
-      [1, 6, 'invalid value for "mode"'],
-      [2, 5, 'unknown setting "foo" (i'],
-    ]);
+    assert.deepEqual(
+      diagnostics[0]!.diagnostics.map((d) => [d.range.start.line, d.range.start.character, d.message.slice(0, 24)]),
+      [
+        [1, 6, 'invalid value for "mode"'],
+        [2, 5, 'unknown setting "foo" (i'],
+      ],
+    );
     await core.conn.sendNotification('textDocument/didChange', {
       textDocument: { uri, version: 2 },
       contentChanges: [{ range: { start: { line: 1, character: 6 }, end: { line: 1, character: 10 } }, text: 'auto' }],
     });
     await next(2);
-    assert.deepEqual(diagnostics[1]!.diagnostics.map((d) => d.range.start.line), [2]);
+    assert.deepEqual(
+      diagnostics[1]!.diagnostics.map((d) => d.range.start.line),
+      [2],
+    );
 
     const hover = await core.request<{ contents: { value: string } }>('textDocument/hover', { textDocument: { uri }, position: { line: 1, character: 1 } });
     assert.match(hover.contents.value, /^\*\*`mode`\*\* — rawr setting/);
     const items = await core.request<Array<{ label: string }>>('textDocument/completion', { textDocument: { uri }, position: { line: 1, character: 6 } });
-    assert.deepEqual(items.map((i) => i.label), ['off', 'tag', 'suggest', 'auto']);
+    assert.deepEqual(
+      items.map((i) => i.label),
+      ['off', 'tag', 'suggest', 'auto'],
+    );
 
     await core.conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
     await next(3);
@@ -273,7 +306,9 @@ describe('core process (JSON-RPC over IPC)', function () {
     const conn = rpc.createMessageConnection(new rpc.IPCMessageReader(child), new rpc.IPCMessageWriter(child));
     conn.listen();
     try {
-      const e = await rpcError(conn.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { promptDirs: 'x' } }));
+      const e = await rpcError(
+        conn.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { promptDirs: 'x' } }),
+      );
       assert.match(e.message, /rawr core: bad initializationOptions \(logDir: Invalid input: expected string, received undefined; promptDirs: /);
     } finally {
       child.kill('SIGKILL');

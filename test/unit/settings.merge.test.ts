@@ -45,7 +45,7 @@ describe('settings merge: mergeExplicit', () => {
     assert.doesNotMatch(early.message, /early_percent_remaining_lt/);
   });
 
-  it('integer knobs reject fractions; ranges are the schema\'s', () => {
+  it("integer knobs reject fractions; ranges are the schema's", () => {
     const r = mergeExplicit(yaml, { cooldownTurns: 1.5, packetDeadlineSeconds: 2, judgmentTimeoutSeconds: 600 });
     assert.equal(r.settings.cooldown_turns, 4);
     assert.equal(r.settings.packet_deadline_seconds, yaml.packet_deadline_seconds);
@@ -64,7 +64,12 @@ describe('settings merge: mergeExplicit', () => {
     const ok = mergeExplicit(yaml, { earlyPercentRemainingLt: 60, readyPercentRemainingLt: 50, asapPercentRemainingLt: 40, emergencyPercentRemainingLt: 30 });
     assert.deepEqual(ok.issues, []);
     assert.deepEqual(
-      [ok.settings.early_percent_remaining_lt, ok.settings.ready_percent_remaining_lt, ok.settings.asap_percent_remaining_lt, ok.settings.emergency_percent_remaining_lt],
+      [
+        ok.settings.early_percent_remaining_lt,
+        ok.settings.ready_percent_remaining_lt,
+        ok.settings.asap_percent_remaining_lt,
+        ok.settings.emergency_percent_remaining_lt,
+      ],
       [60, 50, 40, 30],
     );
   });
@@ -86,7 +91,10 @@ describe('settings merge: mergeExplicit', () => {
   it('unknown keys are warned about; host-only keys are not policy knobs and pass silently; null is reported', () => {
     const r = mergeExplicit(yaml, { earlyPercentRemaining: 30, 'tools.allowed': ['x'], 'judgment.model': 'a/b', mode: null });
     assert.deepEqual(r.settings, yaml);
-    assert.deepEqual(r.issues.map((i) => i.key), ['rawr.earlyPercentRemaining', 'rawr.mode']);
+    assert.deepEqual(
+      r.issues.map((i) => i.key),
+      ['rawr.earlyPercentRemaining', 'rawr.mode'],
+    );
     assert.match(r.issues[0]?.message ?? '', /^unknown setting "rawr\.earlyPercentRemaining"/);
   });
 
@@ -113,20 +121,26 @@ describe('settings merge: mergeExplicit', () => {
     assert.deepEqual(old.issues, []);
     assert.equal(old.settings.early_percent_remaining_lt, 50);
     // Both set: the new name wins, whatever order the values came in.
-    for (const explicit of [{ earlyPercentRemainingLt: 55, 'tiers.earlyBelowPercent': 50 }, { 'tiers.earlyBelowPercent': 50, earlyPercentRemainingLt: 55 }]) {
+    for (const explicit of [
+      { earlyPercentRemainingLt: 55, 'tiers.earlyBelowPercent': 50 },
+      { 'tiers.earlyBelowPercent': 50, earlyPercentRemainingLt: 55 },
+    ]) {
       const both = mergeExplicit(yaml, explicit);
       assert.deepEqual(both.issues, []);
       assert.equal(both.settings.early_percent_remaining_lt, 50);
     }
     // A bad value is reported under the name it was written with.
     const bad = mergeExplicit(yaml, { 'tiers.readyBelowPercent': 500 });
-    assert.deepEqual(bad.issues.map((i) => i.key), ['rawr.tiers.readyBelowPercent']);
+    assert.deepEqual(
+      bad.issues.map((i) => i.key),
+      ['rawr.tiers.readyBelowPercent'],
+    );
     assert.match(bad.issues[0]!.message, /"rawr\.tiers\.readyBelowPercent"/);
   });
 });
 
 describe('settings merge: host-only settings', () => {
-  it('defaults: rawr\'s own tool set, the chat\'s model', () => {
+  it("defaults: rawr's own tool set, the chat's model", () => {
     assert.deepEqual(parseHostSettings({}), { settings: { toolsAllowed: [...DEFAULT_ALLOWED_TOOLS], judgmentModel: undefined }, issues: [] });
     assert.deepEqual(parseHostSettings({ toolsAllowed: [], judgmentModel: '' }).settings, { toolsAllowed: [], judgmentModel: undefined });
   });
@@ -141,7 +155,10 @@ describe('settings merge: host-only settings', () => {
   it('rejects malformed values', () => {
     const r = parseHostSettings({ toolsAllowed: 'all', judgmentModel: 'gpt-4o' });
     assert.deepEqual(r.settings, { toolsAllowed: [...DEFAULT_ALLOWED_TOOLS], judgmentModel: undefined });
-    assert.deepEqual(r.issues.map((i) => i.key), ['rawr.tools.allowed', 'rawr.judgment.model']);
+    assert.deepEqual(
+      r.issues.map((i) => i.key),
+      ['rawr.tools.allowed', 'rawr.judgment.model'],
+    );
   });
 
   it('toolAllowed: exact names and * globs, regex characters literal', () => {

@@ -180,9 +180,17 @@ describe('settings: resolveSettings', () => {
     const four = ['early_percent_remaining_lt', 'ready_percent_remaining_lt', 'asap_percent_remaining_lt', 'emergency_percent_remaining_lt'] as const;
 
     it('valid custom thresholds are kept', () => {
-      const r = resolveSettings({ early_percent_remaining_lt: 60, ready_percent_remaining_lt: 40, asap_percent_remaining_lt: 20, emergency_percent_remaining_lt: 5 });
+      const r = resolveSettings({
+        early_percent_remaining_lt: 60,
+        ready_percent_remaining_lt: 40,
+        asap_percent_remaining_lt: 20,
+        emergency_percent_remaining_lt: 5,
+      });
       assert.deepEqual(r.issues, []);
-      assert.deepEqual(four.map((k) => r.settings[k]), [60, 40, 20, 5]);
+      assert.deepEqual(
+        four.map((k) => r.settings[k]),
+        [60, 40, 20, 5],
+      );
     });
 
     for (const [name, input] of [
@@ -190,13 +198,19 @@ describe('settings: resolveSettings', () => {
       ['emergency == asap', { emergency_percent_remaining_lt: 25 }],
       ['ready above early', { ready_percent_remaining_lt: 50 }],
       ['asap == ready', { asap_percent_remaining_lt: 35 }],
-      ['all four reversed', { early_percent_remaining_lt: 5, ready_percent_remaining_lt: 10, asap_percent_remaining_lt: 20, emergency_percent_remaining_lt: 40 }],
+      [
+        'all four reversed',
+        { early_percent_remaining_lt: 5, ready_percent_remaining_lt: 10, asap_percent_remaining_lt: 20, emergency_percent_remaining_lt: 40 },
+      ],
     ] as const) {
       it(`${name}: all four reset together, with one message`, () => {
         const r = resolveSettings({ ...input, mode: 'tag' });
         assert.equal(r.issues.length, 1, JSON.stringify(r.issues));
         assert.match(r.issues[0]!.message, /^tier thresholds must satisfy emergency < asap < ready < early \(got .+\); using defaults for all four$/);
-        assert.deepEqual(four.map((k) => r.settings[k]), [45, 35, 25, 12]);
+        assert.deepEqual(
+          four.map((k) => r.settings[k]),
+          [45, 35, 25, 12],
+        );
         assert.equal(r.settings.mode, 'tag');
       });
     }
@@ -211,14 +225,27 @@ describe('settings: resolveSettings', () => {
       const r = resolveSettings({ ready_percent_remaining_lt: 140, asap_percent_remaining_lt: 20 });
       assert.equal(r.issues.length, 1);
       assert.equal(r.issues[0]!.key, 'ready_percent_remaining_lt');
-      assert.deepEqual(four.map((k) => r.settings[k]), [45, 35, 20, 12]);
+      assert.deepEqual(
+        four.map((k) => r.settings[k]),
+        [45, 35, 20, 12],
+      );
     });
   });
 
   describe('never throws on garbage', () => {
     it('null, arrays, strings, numbers, booleans, functions, nested junk', () => {
       const garbage: unknown[] = [
-        null, [], [1, 2, 3], 'mode: auto', '', 42, NaN, true, () => 1, new Date(0), new Map([['mode', 'tag']]),
+        null,
+        [],
+        [1, 2, 3],
+        'mode: auto',
+        '',
+        42,
+        NaN,
+        true,
+        () => 1,
+        new Date(0),
+        new Map([['mode', 'tag']]),
         { mode: { nested: [{ deep: null }] }, auto_requires_any_boundary: 'commit', cooldown_turns: Infinity },
         { auto_requires_any_boundary: null, early_percent_remaining_lt: NaN, agent_done_markers: [[['x']]] },
         { auto_requires_any_boundary: { early: 'commit', ready: [1], asap: [null] } },
@@ -255,31 +282,34 @@ describe('settings: resolveSettings', () => {
     it('fast-check: objects with real setting keys and arbitrary values keep every valid value and default every invalid one', () => {
       const keyArb = fc.constantFrom(...KEYS, 'constructor', 'toString', '__proto__', 'cooldown_turn');
       fc.assert(
-        fc.property(fc.dictionary(keyArb, fc.oneof(fc.anything(), fc.integer({ min: -5, max: 200 }), fc.constantFrom('auto', 'tag', 'agent', 'golden_path'))), (input) => {
-          const r = resolveSettings(input);
-          assert.equal(SettingsSchema.safeParse(r.settings).success, true);
-          const s = r.settings;
-          assert.ok(s.emergency_percent_remaining_lt < s.asap_percent_remaining_lt);
-          assert.ok(s.asap_percent_remaining_lt < s.ready_percent_remaining_lt);
-          assert.ok(s.ready_percent_remaining_lt < s.early_percent_remaining_lt);
-          const flagged = new Set(r.issues.map((i) => i.key));
-          for (const [k, v] of Object.entries(input)) {
-            if (!KEYS.includes(k as keyof Settings)) {
-              assert.ok(flagged.has(k), `unknown key ${k} not reported`);
-              continue;
+        fc.property(
+          fc.dictionary(keyArb, fc.oneof(fc.anything(), fc.integer({ min: -5, max: 200 }), fc.constantFrom('auto', 'tag', 'agent', 'golden_path'))),
+          (input) => {
+            const r = resolveSettings(input);
+            assert.equal(SettingsSchema.safeParse(r.settings).success, true);
+            const s = r.settings;
+            assert.ok(s.emergency_percent_remaining_lt < s.asap_percent_remaining_lt);
+            assert.ok(s.asap_percent_remaining_lt < s.ready_percent_remaining_lt);
+            assert.ok(s.ready_percent_remaining_lt < s.early_percent_remaining_lt);
+            const flagged = new Set(r.issues.map((i) => i.key));
+            for (const [k, v] of Object.entries(input)) {
+              if (!KEYS.includes(k as keyof Settings)) {
+                assert.ok(flagged.has(k), `unknown key ${k} not reported`);
+                continue;
+              }
+              if (v === null || v === undefined) continue;
+              const valid = (SettingsSchema.shape as Record<string, { safeParse(x: unknown): { success: boolean } }>)[k]!.safeParse(v).success;
+              if (!valid) {
+                assert.ok(flagged.has(k), `invalid ${k}=${JSON.stringify(v)} not reported`);
+                assert.deepEqual(s[k as keyof Settings], pristine[k as keyof Settings]);
+              } else {
+                // A valid value is kept verbatim (unless it is a threshold and the four were reset as a group).
+                const thresholdsReset = r.issues.some((i) => i.message.startsWith('tier thresholds'));
+                if (!(thresholdsReset && k.endsWith('_percent_remaining_lt'))) assert.deepEqual(s[k as keyof Settings], v, k);
+              }
             }
-            if (v === null || v === undefined) continue;
-            const valid = (SettingsSchema.shape as Record<string, { safeParse(x: unknown): { success: boolean } }>)[k]!.safeParse(v).success;
-            if (!valid) {
-              assert.ok(flagged.has(k), `invalid ${k}=${JSON.stringify(v)} not reported`);
-              assert.deepEqual(s[k as keyof Settings], pristine[k as keyof Settings]);
-            } else {
-              // A valid value is kept verbatim (unless it is a threshold and the four were reset as a group).
-              const thresholdsReset = r.issues.some((i) => i.message.startsWith('tier thresholds'));
-              if (!(thresholdsReset && k.endsWith('_percent_remaining_lt'))) assert.deepEqual(s[k as keyof Settings], v, k);
-            }
-          }
-        }),
+          },
+        ),
         { numRuns: 80 },
       );
     });

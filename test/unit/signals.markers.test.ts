@@ -24,7 +24,13 @@ describe('done / concluding / topic-shift markers (from the YAML)', () => {
 
   it('uses the markers from settings, not built-ins', () => {
     const s = { ...shipped.settings, agent_done_markers: ['fertig'] };
-    assert.deepEqual(detectMarkers('Alles fertig.', s, true).map((b) => b.kind), ['agent_done']);
-    assert.deepEqual(detectMarkers('All done.', s, true).map((b) => b.kind), []);
+    assert.deepEqual(
+      detectMarkers('Alles fertig.', s, true).map((b) => b.kind),
+      ['agent_done'],
+    );
+    assert.deepEqual(
+      detectMarkers('All done.', s, true).map((b) => b.kind),
+      [],
+    );
   });
 });

@@ -15,14 +15,38 @@ function run(plans: PlanStep[][]): Array<string | null> {
 describe('plan checkpoints (docs/ARCHITECTURE.md#boundaries)', () => {
   const cases: Array<[string, PlanStep[][], Array<string | null>]> = [
     ['first plan with nothing done is an update', [P(['research', 'in_progress'], ['draft', 'pending'])], ['plan_update']],
-    ['a step newly completed is a checkpoint', [P(['research', 'in_progress'], ['draft', 'pending']), P(['research', 'completed'], ['draft', 'in_progress'])], ['plan_update', 'plan_checkpoint']],
+    [
+      'a step newly completed is a checkpoint',
+      [P(['research', 'in_progress'], ['draft', 'pending']), P(['research', 'completed'], ['draft', 'in_progress'])],
+      ['plan_update', 'plan_checkpoint'],
+    ],
     ['an identical re-send is nothing', [P(['a', 'completed'], ['b', 'pending']), P(['a', 'completed'], ['b', 'pending'])], ['plan_checkpoint', null]],
     ['whitespace/case-only differences are the same plan', [P(['Write  tests', 'pending']), P(['write tests', 'pending'])], ['plan_update', null]],
-    ['a transient clear is nothing, and the re-sent plan after it is not new', [P(['a', 'completed'], ['b', 'pending']), [], P(['a', 'completed'], ['b', 'pending'])], ['plan_checkpoint', null, null]],
-    ['re-sending a completed step with another step changed is only an update', [P(['a', 'completed'], ['b', 'pending']), P(['a', 'completed'], ['b', 'in_progress'])], ['plan_checkpoint', 'plan_update']],
-    ['un-completing then re-completing a step does not re-fire', [P(['a', 'completed']), P(['a', 'in_progress']), P(['a', 'completed'])], ['plan_checkpoint', 'plan_update', 'plan_update']],
-    ['two steps completed at once: one checkpoint', [P(['a', 'pending'], ['b', 'pending']), P(['a', 'completed'], ['b', 'completed'])], ['plan_update', 'plan_checkpoint']],
-    ['a new step added while nothing new completed is an update', [P(['a', 'completed']), P(['a', 'completed'], ['c', 'pending'])], ['plan_checkpoint', 'plan_update']],
+    [
+      'a transient clear is nothing, and the re-sent plan after it is not new',
+      [P(['a', 'completed'], ['b', 'pending']), [], P(['a', 'completed'], ['b', 'pending'])],
+      ['plan_checkpoint', null, null],
+    ],
+    [
+      're-sending a completed step with another step changed is only an update',
+      [P(['a', 'completed'], ['b', 'pending']), P(['a', 'completed'], ['b', 'in_progress'])],
+      ['plan_checkpoint', 'plan_update'],
+    ],
+    [
+      'un-completing then re-completing a step does not re-fire',
+      [P(['a', 'completed']), P(['a', 'in_progress']), P(['a', 'completed'])],
+      ['plan_checkpoint', 'plan_update', 'plan_update'],
+    ],
+    [
+      'two steps completed at once: one checkpoint',
+      [P(['a', 'pending'], ['b', 'pending']), P(['a', 'completed'], ['b', 'completed'])],
+      ['plan_update', 'plan_checkpoint'],
+    ],
+    [
+      'a new step added while nothing new completed is an update',
+      [P(['a', 'completed']), P(['a', 'completed'], ['c', 'pending'])],
+      ['plan_checkpoint', 'plan_update'],
+    ],
     ['an empty first plan is nothing', [[]], [null]],
   ];
   for (const [name, plans, expected] of cases) it(name, () => assert.deepEqual(run(plans), expected));

@@ -149,14 +149,16 @@ Co-Authored-By: Claude Opus 4.6 <[REDACTED_EMAIL]>
 EOF
 )" 2>&1`,
     exitCode: 0,
-    output: '[spotter-fum 331f337] feat: integrate highlight.js for transcript code blocks (spotter-fum.3)\n 5 files changed, 118 insertions(+), 4 deletions(-)',
+    output:
+      '[spotter-fum 331f337] feat: integrate highlight.js for transcript code blocks (spotter-fum.3)\n 5 files changed, 118 insertions(+), 4 deletions(-)',
     expect: ['commit 331f337'],
   },
   {
     name: 'multi-line double-quoted message (verbatim)',
     command: OTEL_COMMIT,
     exitCode: 0,
-    output: '[spotter-4te 12e2d10] feat: add OTEL dependencies, bootstrap, and safe runtime defaults\n 8 files changed, 118 insertions(+), 1 deletion(-)\n create mode 100644 lib/spotter/telemetry/otel.ex',
+    output:
+      '[spotter-4te 12e2d10] feat: add OTEL dependencies, bootstrap, and safe runtime defaults\n 8 files changed, 118 insertions(+), 1 deletion(-)\n create mode 100644 lib/spotter/telemetry/otel.ex',
     expect: ['commit 12e2d10'],
   },
   {
@@ -246,7 +248,8 @@ EOF
     name: 'Codex 0.104 exec_command output framing',
     command: 'git commit -m "test: cover push queue"',
     exitCode: 0,
-    output: 'Chunk ID: 4f1c2a\nWall time: 0.0512 seconds\nProcess exited with code 0\nOriginal token count: 31\nOutput:\n[feat/queue 8b9c0d1] test: cover push queue\n 1 file changed, 57 insertions(+)\n',
+    output:
+      'Chunk ID: 4f1c2a\nWall time: 0.0512 seconds\nProcess exited with code 0\nOriginal token count: 31\nOutput:\n[feat/queue 8b9c0d1] test: cover push queue\n 1 file changed, 57 insertions(+)\n',
     expect: ['commit 8b9c0d1'],
   },
   {
@@ -668,7 +671,8 @@ chmod +x scripts/release.sh`,
     name: 'bd sync && git push (verbatim)',
     command: 'bd sync 2>&1 && git push 2>&1',
     exitCode: 0,
-    output: 'Exporting beads to JSONL...\n✓ Exported 0 issues\n✓ /home/USER/projects/spotter/.beads/issues.jsonl updated\nTo github.com:marot/spotter.git\n   bb53fb4..05fd186  spotter-gqc -> spotter-gqc',
+    output:
+      'Exporting beads to JSONL...\n✓ Exported 0 issues\n✓ /home/USER/projects/spotter/.beads/issues.jsonl updated\nTo github.com:marot/spotter.git\n   bb53fb4..05fd186  spotter-gqc -> spotter-gqc',
     expect: ['pr_checkpoint push:bb53fb4..05fd186'],
   },
   {
@@ -724,7 +728,8 @@ chmod +x scripts/release.sh`,
     name: 'forced update after an amend',
     command: 'git commit --amend --no-edit && git push --force-with-lease',
     exitCode: 0,
-    output: '[feat/login 6e7f8a9] feat: login\n Date: Mon Feb 9 10:00:00 2026 +0100\nTo github.com:acme/web.git\n + 1a2b3c4...6e7f8a9 feat/login -> feat/login (forced update)',
+    output:
+      '[feat/login 6e7f8a9] feat: login\n Date: Mon Feb 9 10:00:00 2026 +0100\nTo github.com:acme/web.git\n + 1a2b3c4...6e7f8a9 feat/login -> feat/login (forced update)',
     expect: ['pr_checkpoint push:1a2b3c4...6e7f8a9'],
   },
   {
@@ -745,7 +750,8 @@ chmod +x scripts/release.sh`,
     name: 'pull then push: only the To block counts',
     command: 'git pull --rebase && git push',
     exitCode: 0,
-    output: 'From github.com:acme/web\n   0a0a0a0..1b1b1b1  main       -> origin/main\nSuccessfully rebased and updated refs/heads/main.\nTo github.com:acme/web.git\n   1b1b1b1..2c2c2c2  main -> main',
+    output:
+      'From github.com:acme/web\n   0a0a0a0..1b1b1b1  main       -> origin/main\nSuccessfully rebased and updated refs/heads/main.\nTo github.com:acme/web.git\n   1b1b1b1..2c2c2c2  main -> main',
     expect: ['pr_checkpoint push:1b1b1b1..2c2c2c2'],
   },
   {
@@ -1043,9 +1049,7 @@ describe('detectShellBoundaries on real recordings', function () {
       const calls = shellCalls(full);
       assert.equal(calls.filter((c) => c.command.includes('git commit')).length, expected.attempts, 'git commit attempts');
       for (const mode of ['stated exit code', 'exit code unknown'] as const) {
-        const boundaries = calls.flatMap((c) =>
-          detectShellBoundaries({ ...c, exitCode: mode === 'stated exit code' ? c.exitCode : undefined }),
-        );
+        const boundaries = calls.flatMap((c) => detectShellBoundaries({ ...c, exitCode: mode === 'stated exit code' ? c.exitCode : undefined }));
         assert.deepEqual(
           boundaries.filter((b) => b.kind === 'commit').map((b) => b.key),
           expected.commits,
@@ -1076,6 +1080,9 @@ describe('detectShellBoundaries: hostile nesting (issue 11, item 6)', () => {
   it('ordinary nesting still counts', () => {
     const r = analyzeShellCommand({ command: 'git commit -m "$(cat <<\'EOF\'\nfeat: x $(date +%s)\nEOF\n)"', exitCode: 0, output: '[main abcdef0] feat: x' });
     assert.equal(r.problem, undefined);
-    assert.deepEqual(r.boundaries.map((b) => b.key), ['abcdef0']);
+    assert.deepEqual(
+      r.boundaries.map((b) => b.key),
+      ['abcdef0'],
+    );
   });
 });

@@ -1,6 +1,14 @@
 /** The status-bar item's text, colour and tooltip (src/host/ui/statusText.ts). */
 import * as assert from 'node:assert/strict';
-import { percentLabel, statusAccessibilityLabel, statusBackground, statusText, statusTooltip, type StatusBoundary, type StatusView } from '../../src/host/ui/statusText';
+import {
+  percentLabel,
+  statusAccessibilityLabel,
+  statusBackground,
+  statusText,
+  statusTooltip,
+  type StatusBoundary,
+  type StatusView,
+} from '../../src/host/ui/statusText';
 
 const view = (v: Partial<StatusView>): StatusView => ({ percentRemaining: null, tier: null, sequenceRunning: false, ...v });
 
@@ -37,7 +45,10 @@ describe('status bar: statusText', () => {
   });
 
   it('accessibility label says it in words', () => {
-    assert.equal(statusAccessibilityLabel(view({ percentRemaining: 31.4, tier: 'ready', sequenceRunning: true })), 'rawr: 31% of context remaining, tier ready, compaction sequence running');
+    assert.equal(
+      statusAccessibilityLabel(view({ percentRemaining: 31.4, tier: 'ready', sequenceRunning: true })),
+      'rawr: 31% of context remaining, tier ready, compaction sequence running',
+    );
     assert.equal(statusAccessibilityLabel(view({})), 'rawr: context use unknown');
   });
 });
@@ -72,7 +83,11 @@ describe('status bar: statusTooltip', () => {
   });
 
   it('escapes Markdown in details and reasons (commit subjects are user text)', () => {
-    const evil: StatusBoundary = { source: 'terminal', boundary: { kind: 'commit', key: 'x', detail: 'abc [link](http://x) **bold** <img src=x>\nsecond line' }, at: 0 };
+    const evil: StatusBoundary = {
+      source: 'terminal',
+      boundary: { kind: 'commit', key: 'x', detail: 'abc [link](http://x) **bold** <img src=x>\nsecond line' },
+      at: 0,
+    };
     const md = statusTooltip(view({ lastDecision: { action: 'none', reason: '`code` _x_' } }), [evil]);
     assert.ok(!md.includes('[link](http://x)'));
     assert.doesNotMatch(md, /[^\\]<img/, 'no raw HTML');

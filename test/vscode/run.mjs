@@ -46,7 +46,9 @@ const argv = process.argv.slice(2);
 const args = {};
 for (let i = 0; i < argv.length; i++) {
   const m = /^--([^=]+)(?:=(.*))?$/.exec(argv[i]);
-  if (!m) { usage(`unexpected argument ${argv[i]}`); }
+  if (!m) {
+    usage(`unexpected argument ${argv[i]}`);
+  }
   const [, k, v] = m;
   if (['keep', 'verbose', 'no-install', 'update-docs', 'help'].includes(k)) args[k] = true;
   else if (['grep', 'timeout', 'vscode-executable', 'vsix'].includes(k)) args[k] = v ?? argv[++i];
@@ -54,7 +56,9 @@ for (let i = 0; i < argv.length; i++) {
 }
 function usage(msg) {
   if (msg) console.error(`run.mjs: ${msg}`);
-  console.error('usage: node test/vscode/run.mjs [--grep RE] [--timeout SEC] [--keep] [--verbose] [--no-install] [--update-docs] [--vscode-executable PATH] [--vsix FILE]');
+  console.error(
+    'usage: node test/vscode/run.mjs [--grep RE] [--timeout SEC] [--keep] [--verbose] [--no-install] [--update-docs] [--vscode-executable PATH] [--vsix FILE]',
+  );
   process.exit(msg ? 2 : 0);
 }
 if (args.help) usage();
@@ -90,7 +94,9 @@ const RUN_ID = crypto.randomBytes(6).toString('hex');
 const MARKER = { RAWR_VSCODE_TEST_RUN: RUN_ID }; // in the env of everything we start: lets cleanup sweep stragglers
 
 let MOCHA_DIR;
-try { MOCHA_DIR = path.dirname(require.resolve('mocha/package.json')); } catch {
+try {
+  MOCHA_DIR = path.dirname(require.resolve('mocha/package.json'));
+} catch {
   console.error('run.mjs: mocha is not installed in this repo: run `npm ci` first.');
   process.exit(2);
 }
@@ -113,14 +119,21 @@ function preflight() {
 function cacheReady() {
   const want = (/^CODE_SERVER_VERSION=(\S+)/m.exec(fs.readFileSync(INSTALLER, 'utf8')) || [])[1];
   let stamp = '';
-  try { stamp = fs.readFileSync(CS_STAMP, 'utf8'); } catch { /* not installed */ }
+  try {
+    stamp = fs.readFileSync(CS_STAMP, 'utf8');
+  } catch {
+    /* not installed */
+  }
   return fs.existsSync(CS_NODE) && fs.existsSync(CS_ENTRY) && fs.existsSync(CHROMIUM) && !!want && stamp.startsWith(want + ' ');
 }
 
 function ensureInstalled() {
   if (cacheReady()) return;
   const why = !fs.existsSync(CHROMIUM) ? `${CHROMIUM} is missing` : `no complete install of the code-server version test/vscode/install.sh names in ${CACHE}`;
-  if (args['no-install']) { console.error(`run.mjs: ${why}; run test/vscode/install.sh (--no-install given).`); process.exit(2); }
+  if (args['no-install']) {
+    console.error(`run.mjs: ${why}; run test/vscode/install.sh (--no-install given).`);
+    process.exit(2);
+  }
   log(`${why}: running test/vscode/install.sh first (one-off: ~2.5 min cold, needs root for apt-get) ...`);
   const r = cp.spawnSync('bash', [INSTALLER], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0 || !cacheReady()) {
@@ -142,10 +155,17 @@ function makeTempRoot() {
   git('config', 'commit.gpgsign', 'false');
   git('add', '.');
   git('commit', '-q', '-m', 'initial');
-  fs.writeFileSync(path.join(dirs.ud, 'User/settings.json'), JSON.stringify({
-    ...QUIET_USER_SETTINGS,
-    'terminal.integrated.shellIntegration.enabled': true,
-  }, null, 2));
+  fs.writeFileSync(
+    path.join(dirs.ud, 'User/settings.json'),
+    JSON.stringify(
+      {
+        ...QUIET_USER_SETTINGS,
+        'terminal.integrated.shellIntegration.enabled': true,
+      },
+      null,
+      2,
+    ),
+  );
   fs.writeFileSync(path.join(root, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
   return dirs;
 }
@@ -171,7 +191,11 @@ function resetArtifacts() {
 
 // ---- results -------------------------------------------------------------------------------------
 function readResults(file) {
-  try { return JSON.parse(fs.readFileSync(file, 'utf8')); } catch { return null; }
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
 }
 
 /** Per-test lines, then the final `N passed, N failed` line. Returns { passed, failed }. */
@@ -206,28 +230,57 @@ function report(r, { exitCode, infraError, exitLabel = 'workbench exit code' } =
     console.log(`\n  failed (${failures.length}):`);
     for (const t of failures) {
       console.log(`  ✗ ${t.fullTitle}`);
-      if (t.err) console.log('      ' + String(t.err.message || t.err.stack).split('\n').slice(0, 12).join('\n      '));
+      if (t.err)
+        console.log(
+          '      ' +
+            String(t.err.message || t.err.stack)
+              .split('\n')
+              .slice(0, 12)
+              .join('\n      '),
+        );
     }
   }
   // Anything that went wrong outside a test counts as one failure, so the count never reads clean.
-  const problem = infraError ? infraError
-    : !r ? 'no results written by the suite'
-      : r.error ? 'the suite runner failed (see runner error)'
-        : r.state !== 'done' ? 'the suite did not finish'
-          : exitCode != null && exitCode !== 0 && failed === 0 ? `exit code ${exitCode} without a failed test` : null;
+  const problem = infraError
+    ? infraError
+    : !r
+      ? 'no results written by the suite'
+      : r.error
+        ? 'the suite runner failed (see runner error)'
+        : r.state !== 'done'
+          ? 'the suite did not finish'
+          : exitCode != null && exitCode !== 0 && failed === 0
+            ? `exit code ${exitCode} without a failed test`
+            : null;
   if (problem) {
     console.log(`  ✗ harness: ${problem}`);
     if (failed === 0) failed = 1;
   }
-  console.log(`\n  mocha: ${passed} passing, ${tests.filter((t) => t.state === 'failed').length} failing, ${pending} pending` +
-    `${r && r.finished ? ` in ${r.finished - r.started}ms` : ''}${exitCode != null ? `; ${exitLabel} ${exitCode}` : ''}; artifacts: ${path.relative(ROOT, ART)}/`);
+  console.log(
+    `\n  mocha: ${passed} passing, ${tests.filter((t) => t.state === 'failed').length} failing, ${pending} pending` +
+      `${r && r.finished ? ` in ${r.finished - r.started}ms` : ''}${exitCode != null ? `; ${exitLabel} ${exitCode}` : ''}; artifacts: ${path.relative(ROOT, ART)}/`,
+  );
   console.log(`${passed} passed, ${failed} failed`);
   return { passed, failed };
 }
 
 // ---- process cleanup -----------------------------------------------------------------------------
-function killGroup(pgid, sig) { try { process.kill(-pgid, sig); return true; } catch { return false; } }
-function groupAlive(pgid) { try { process.kill(-pgid, 0); return true; } catch { return false; } }
+function killGroup(pgid, sig) {
+  try {
+    process.kill(-pgid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Our direct children that lead their own process group (code-server; Chromium, which Playwright spawns detached). */
 function childGroupLeaders() {
@@ -239,7 +292,9 @@ function childGroupLeaders() {
       const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // state ppid pgrp ...
       if (Number(f[1]) === process.pid && Number(f[2]) === Number(d)) out.push(Number(d));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return out;
 }
@@ -251,7 +306,11 @@ function markedProcesses() {
   if (!fs.existsSync('/proc')) return out;
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
-    try { if (fs.readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(needle)) out.push(Number(d)); } catch { /* gone / not ours */ }
+    try {
+      if (fs.readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(needle)) out.push(Number(d));
+    } catch {
+      /* gone / not ours */
+    }
   }
   return out;
 }
@@ -263,7 +322,13 @@ async function killAll(groups) {
   while (Date.now() < until && pgids.some(groupAlive)) await sleep(100);
   for (const g of pgids) if (groupAlive(g)) killGroup(g, 'SIGKILL');
   const stragglers = markedProcesses();
-  for (const p of stragglers) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
+  for (const p of stragglers) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
   if (stragglers.length) log(`killed ${stragglers.length} straggler process(es) outside the process groups`);
 }
 
@@ -277,7 +342,9 @@ async function runCodeServer() {
   // installing VS Code, which is not the tests being slow to start.
   deadlineT0 = Date.now();
   let chromium;
-  try { ({ chromium } = require('playwright-core')); } catch {
+  try {
+    ({ chromium } = require('playwright-core'));
+  } catch {
     console.error('run.mjs: playwright-core is not installed in this repo: run `npm ci` first.');
     process.exit(2);
   }
@@ -285,47 +352,104 @@ async function runCodeServer() {
   const dirs = makeTempRoot();
   let devPath = ROOT;
   if (VSIX) {
-    if (!fs.existsSync(VSIX)) { console.error(`run.mjs: ${VSIX} does not exist: run \`npm run package\` first.`); process.exit(2); }
-    const r = cp.spawnSync(CS_NODE, [CS_ENTRY, '--install-extension', VSIX, '--extensions-dir', dirs.exts, '--user-data-dir', dirs.ud], { encoding: 'utf8', env: { ...process.env, ...isolatedEnv(dirs) } });
+    if (!fs.existsSync(VSIX)) {
+      console.error(`run.mjs: ${VSIX} does not exist: run \`npm run package\` first.`);
+      process.exit(2);
+    }
+    const r = cp.spawnSync(CS_NODE, [CS_ENTRY, '--install-extension', VSIX, '--extensions-dir', dirs.exts, '--user-data-dir', dirs.ud], {
+      encoding: 'utf8',
+      env: { ...process.env, ...isolatedEnv(dirs) },
+    });
     fs.writeFileSync(path.join(ART, 'install-extension.log'), `${r.stdout}\n${r.stderr}`);
-    if (r.status !== 0) { console.error(`run.mjs: --install-extension failed (exit ${r.status}):\n${r.stdout}${r.stderr}`); process.exit(2); }
+    if (r.status !== 0) {
+      console.error(`run.mjs: --install-extension failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
+      process.exit(2);
+    }
     log(`installed ${path.relative(ROOT, VSIX)}: ${(r.stdout.trim().split('\n').pop() || '').trim()}`);
     devPath = path.join(dirs.root, 'test-host');
     fs.mkdirSync(devPath, { recursive: true });
-    fs.writeFileSync(path.join(devPath, 'package.json'), JSON.stringify({ name: 'rawr-vsix-test-host', publisher: 'rawr-test', version: '0.0.0', engines: { vscode: '*' } }));
+    fs.writeFileSync(
+      path.join(devPath, 'package.json'),
+      JSON.stringify({ name: 'rawr-vsix-test-host', publisher: 'rawr-test', version: '0.0.0', engines: { vscode: '*' } }),
+    );
   }
   const RESULTS = path.join(ART, 'results.json');
   const csLog = fs.createWriteStream(path.join(ART, 'code-server.log'));
   const consoleLines = [];
   const timing = {};
-  let cs = null, browser = null, page = null, bridgeServer = null, finishing = false, cleanedUp = false;
+  let cs = null,
+    browser = null,
+    page = null,
+    bridgeServer = null,
+    finishing = false,
+    cleanedUp = false;
 
   async function cleanup() {
     if (cleanedUp) return;
     cleanedUp = true;
-    try { if (browser) await withTimeout(browser.close(), 5000); } catch { /* killed below */ }
+    try {
+      if (browser) await withTimeout(browser.close(), 5000);
+    } catch {
+      /* killed below */
+    }
     await killAll([cs && cs.pid]);
-    try { bridgeServer?.close(); } catch { /* ignore */ }
-    try { csLog.end(); } catch { /* ignore */ }
+    try {
+      bridgeServer?.close();
+    } catch {
+      /* ignore */
+    }
+    try {
+      csLog.end();
+    } catch {
+      /* ignore */
+    }
     fs.writeFileSync(path.join(ART, 'console.log'), consoleLines.join('\n') + '\n');
     if (args.keep) log(`kept temp root ${dirs.root}`);
     else fs.rmSync(dirs.root, { recursive: true, force: true });
   }
   // last resort if we exit some other way (uncaught error, process.exit elsewhere): synchronous SIGKILL
-  process.on('exit', () => { if (!cleanedUp) { for (const g of [cs && cs.pid, ...childGroupLeaders()]) if (g) killGroup(g, 'SIGKILL'); } });
+  process.on('exit', () => {
+    if (!cleanedUp) {
+      for (const g of [cs && cs.pid, ...childGroupLeaders()]) if (g) killGroup(g, 'SIGKILL');
+    }
+  });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-    process.on(sig, async () => { log(`${sig}: cleaning up`); finishing = true; await cleanup(); process.exit(sig === 'SIGINT' ? 130 : 143); });
+    process.on(sig, async () => {
+      log(`${sig}: cleaning up`);
+      finishing = true;
+      await cleanup();
+      process.exit(sig === 'SIGINT' ? 130 : 143);
+    });
   }
 
   // bridge: tests inside the extension host ask Playwright to look at / drive the UI
   const ops = {
     text: async ({ selector }) => page.locator(selector).allInnerTexts(),
-    click: async ({ selector }) => { await page.locator(selector).first().click({ force: true }); return true; },
-    type: async ({ text }) => { await page.keyboard.type(text); return true; },
-    press: async ({ key }) => { await page.keyboard.press(key); return true; },
-    screenshot: async ({ name }) => { const p = path.join(ART, String(name).replace(/[^\w.-]/g, '_') + '.png'); await page.screenshot({ path: p }); return p; },
-    frames: async () => Promise.all(page.frames().map(async (f) => ({ url: f.url(), text: await f.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '') }))),
-    mark: async ({ name }) => { timing[name] = Date.now() - T0; return true; },
+    click: async ({ selector }) => {
+      await page.locator(selector).first().click({ force: true });
+      return true;
+    },
+    type: async ({ text }) => {
+      await page.keyboard.type(text);
+      return true;
+    },
+    press: async ({ key }) => {
+      await page.keyboard.press(key);
+      return true;
+    },
+    screenshot: async ({ name }) => {
+      const p = path.join(ART, String(name).replace(/[^\w.-]/g, '_') + '.png');
+      await page.screenshot({ path: p });
+      return p;
+    },
+    frames: async () =>
+      Promise.all(
+        page.frames().map(async (f) => ({ url: f.url(), text: await f.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '') })),
+      ),
+    mark: async ({ name }) => {
+      timing[name] = Date.now() - T0;
+      return true;
+    },
     // Drive an element inside a frame (webviews are nested iframes): the first frame whose text contains
     // `contains`; action 'select' (option value), 'fill' (type `value` into an input, as keystrokes) or 'click'.
     frame: async ({ contains, selector, action, value }) => {
@@ -335,8 +459,10 @@ async function runCodeServer() {
         const el = f.locator(selector).first();
         if (action === 'select') await el.selectOption(String(value));
         else if (action === 'click') await el.click();
-        else if (action === 'fill') { await el.click(); await el.pressSequentially(String(value)); }
-        else throw new Error(`unknown frame action ${action}`);
+        else if (action === 'fill') {
+          await el.click();
+          await el.pressSequentially(String(value));
+        } else throw new Error(`unknown frame action ${action}`);
         return true;
       }
       throw new Error(`no frame contains ${JSON.stringify(contains)}`);
@@ -345,7 +471,9 @@ async function runCodeServer() {
     // after-reload phase runs (suite/index.js). Answered before the reload starts.
     reload: async () => {
       timing.reload = Date.now() - T0;
-      setTimeout(() => { page.reload().catch((e) => consoleLines.push(`[harness] reload: ${e.message}`)); }, 100);
+      setTimeout(() => {
+        page.reload().catch((e) => consoleLines.push(`[harness] reload: ${e.message}`));
+      }, 100);
       return true;
     },
   };
@@ -358,39 +486,73 @@ async function runCodeServer() {
       try {
         if (!page) throw new Error('no page yet');
         out = op ? { value: await op(JSON.parse(body || '{}')) } : { error: 'unknown op ' + req.url };
-      } catch (e) { out = { error: String((e && e.message) || e).split('\n')[0] }; }
+      } catch (e) {
+        out = { error: String((e && e.message) || e).split('\n')[0] };
+      }
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(out));
     });
   });
   const bridgeUrl = await new Promise((r) => bridgeServer.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${bridgeServer.address().port}`)));
 
-  let exitCode = null, infraError = null, results = null;
+  let exitCode = null,
+    infraError = null,
+    results = null;
   try {
     // code-server, in its own process group
     const port = await new Promise((resolve, reject) => {
-      cs = cp.spawn(CS_NODE, [CS_ENTRY,
-        '--config', path.join(dirs.root, 'config.yaml'), '--bind-addr', '127.0.0.1:0', '--auth', 'none',
-        '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
-        '--vscode-option', 'enable-smoke-test-driver',
-        '--user-data-dir', dirs.ud, '--extensions-dir', dirs.exts, dirs.ws], {
-        cwd: dirs.root,
-        detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-        env: {
-          ...process.env, ...MARKER,
-          ...isolatedEnv(dirs),
-          PATH: path.dirname(CS_NODE) + path.delimiter + process.env.PATH,
-          VSCODE_TEST_RESULTS: RESULTS, VSCODE_TEST_BRIDGE: bridgeUrl, VSCODE_TEST_WORKSPACE: dirs.ws,
-          VSCODE_TEST_MOCHA: MOCHA_DIR, VSCODE_TEST_ARTIFACTS: ART, VSCODE_TEST_GREP: GREP, ...DOCS_ENV, ...VSIX_ENV,
+      cs = cp.spawn(
+        CS_NODE,
+        [
+          CS_ENTRY,
+          '--config',
+          path.join(dirs.root, 'config.yaml'),
+          '--bind-addr',
+          '127.0.0.1:0',
+          '--auth',
+          'none',
+          '--disable-telemetry',
+          '--disable-update-check',
+          '--disable-workspace-trust',
+          '--disable-getting-started-override',
+          '--vscode-option',
+          'enable-smoke-test-driver',
+          '--user-data-dir',
+          dirs.ud,
+          '--extensions-dir',
+          dirs.exts,
+          dirs.ws,
+        ],
+        {
+          cwd: dirs.root,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: {
+            ...process.env,
+            ...MARKER,
+            ...isolatedEnv(dirs),
+            PATH: path.dirname(CS_NODE) + path.delimiter + process.env.PATH,
+            VSCODE_TEST_RESULTS: RESULTS,
+            VSCODE_TEST_BRIDGE: bridgeUrl,
+            VSCODE_TEST_WORKSPACE: dirs.ws,
+            VSCODE_TEST_MOCHA: MOCHA_DIR,
+            VSCODE_TEST_ARTIFACTS: ART,
+            VSCODE_TEST_GREP: GREP,
+            ...DOCS_ENV,
+            ...VSIX_ENV,
+          },
         },
-      });
+      );
       let buf = '';
       const onData = (d) => {
         csLog.write(d);
         if (buf === null) return;
         buf += d;
         const m = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(buf);
-        if (m) { buf = null; resolve(Number(m[1])); }
+        if (m) {
+          buf = null;
+          resolve(Number(m[1]));
+        }
       };
       cs.stdout.on('data', onData);
       cs.stderr.on('data', onData);
@@ -398,7 +560,8 @@ async function runCodeServer() {
       cs.on('exit', (c, s) => {
         if (finishing) return;
         const e = new Error(`code-server exited early (${c ?? s}); see ${path.relative(ROOT, ART)}/code-server.log`);
-        reject(e); onCodeServerDeath(e);
+        reject(e);
+        onCodeServerDeath(e);
       });
       setTimeout(() => reject(new Error('code-server did not start listening in 30s')), 30000).unref();
     });
@@ -408,16 +571,29 @@ async function runCodeServer() {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       // our signal handlers clean up everything; Playwright's would close Chromium and exit before that
-      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
       env: { ...process.env, ...MARKER, ...isolatedEnv(dirs) },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
     page.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
     let resolveExit;
     const exited = new Promise((r) => (resolveExit = r));
-    await page.exposeFunction('codeAutomationExit', (c) => { timing.testsDone = Date.now() - T0; resolveExit(c); });
+    await page.exposeFunction('codeAutomationExit', (c) => {
+      timing.testsDone = Date.now() - T0;
+      resolveExit(c);
+    });
     await page.exposeFunction('codeAutomationLog', (level, a) => consoleLines.push(`[automation:${level}] ${JSON.stringify(a).slice(0, 2000)}`));
 
     const host = `127.0.0.1:${port}`;
@@ -428,7 +604,13 @@ async function runCodeServer() {
     log('opening the workbench in headless Chromium');
     await page.goto(`http://${host}/?folder=${encodeURIComponent(dirs.ws)}&payload=${encodeURIComponent(payload)}`);
     timing.pageLoaded = Date.now() - T0;
-    page.waitForSelector('.monaco-workbench', { timeout: 60000 }).then(() => { timing.workbenchVisible = Date.now() - T0; log('workbench visible'); }).catch(() => {});
+    page
+      .waitForSelector('.monaco-workbench', { timeout: 60000 })
+      .then(() => {
+        timing.workbenchVisible = Date.now() - T0;
+        log('workbench visible');
+      })
+      .catch(() => {});
 
     // wait for codeAutomationExit, with a startup deadline (suite started) and an overall deadline
     let tick;
@@ -439,19 +621,29 @@ async function runCodeServer() {
         let started = false;
         tick = setInterval(() => {
           const r = readResults(RESULTS);
-          if (r && !started) { started = true; timing.testsStarted = r.started - T0; log('tests started in the extension host'); }
+          if (r && !started) {
+            started = true;
+            timing.testsStarted = r.started - T0;
+            log('tests started in the extension host');
+          }
           if (!started && Date.now() - deadlineT0 > STARTUP_MS) reject(new Error(`tests did not start within ${STARTUP_MS / 1000}s`));
           if (Date.now() - deadlineT0 > TIMEOUT_MS) reject(new Error(`timeout after ${TIMEOUT_MS / 1000}s`));
         }, 500);
       });
-    } finally { clearInterval(tick); }
+    } finally {
+      clearInterval(tick);
+    }
     log(`tests finished; workbench exit code ${exitCode}`);
     await page.screenshot({ path: path.join(ART, 'final.png') }).catch(() => {});
   } catch (e) {
     infraError = String((e && e.message) || e);
     results = readResults(RESULTS); // as of the error: tests keep running (and failing) until cleanup kills them
     log('ERROR ' + (args.verbose ? (e && e.stack) || e : infraError));
-    try { if (page) await withTimeout(page.screenshot({ path: path.join(ART, 'error.png') }), 5000); } catch { /* ignore */ }
+    try {
+      if (page) await withTimeout(page.screenshot({ path: path.join(ART, 'error.png') }), 5000);
+    } catch {
+      /* ignore */
+    }
   }
   finishing = true;
   await cleanup();
@@ -464,13 +656,28 @@ async function runCodeServer() {
 let onCodeServerDeath = () => {};
 
 function csVersion() {
-  try { return fs.readFileSync(CS_STAMP, 'utf8').trim(); } catch { return '?'; }
+  try {
+    return fs.readFileSync(CS_STAMP, 'utf8').trim();
+  } catch {
+    return '?';
+  }
 }
 
 function printLogs(consoleLines) {
   if (args.verbose) {
-    try { console.log('--- code-server.log (tail) ---\n' + fs.readFileSync(path.join(ART, 'code-server.log'), 'utf8').split('\n').slice(-30).join('\n')); } catch { /* none */ }
-    console.log('--- workbench console errors (tail) ---\n' + consoleLines.filter((l) => /^\[(error|pageerror|automation:error)\]/.test(l)).slice(-30).map((l) => l.slice(0, 400)).join('\n'));
+    try {
+      console.log('--- code-server.log (tail) ---\n' + fs.readFileSync(path.join(ART, 'code-server.log'), 'utf8').split('\n').slice(-30).join('\n'));
+    } catch {
+      /* none */
+    }
+    console.log(
+      '--- workbench console errors (tail) ---\n' +
+        consoleLines
+          .filter((l) => /^\[(error|pageerror|automation:error)\]/.test(l))
+          .slice(-30)
+          .map((l) => l.slice(0, 400))
+          .join('\n'),
+    );
   } else {
     const errs = consoleLines.filter((l) => /^\[(pageerror|automation:error)\]/.test(l)).slice(-5);
     if (errs.length) console.log('  last workbench errors:\n    ' + errs.map((l) => l.slice(0, 300)).join('\n    '));
@@ -483,16 +690,23 @@ function printLogs(consoleLines) {
 // and CI machines that have one. The Playwright bridge is unavailable: bridge tests skip.
 async function runElectron(executable) {
   let runTests;
-  try { ({ runTests } = require('@vscode/test-electron')); } catch {
+  try {
+    ({ runTests } = require('@vscode/test-electron'));
+  } catch {
     console.error('run.mjs: --vscode-executable needs @vscode/test-electron: run `npm ci` (it is a devDependency).');
     return 2;
   }
-  if (!fs.existsSync(executable)) { console.error(`run.mjs: VS Code executable not found: ${executable}`); return 2; }
+  if (!fs.existsSync(executable)) {
+    console.error(`run.mjs: VS Code executable not found: ${executable}`);
+    return 2;
+  }
   resetArtifacts();
   const dirs = makeTempRoot();
   const RESULTS = path.join(ART, 'results.json');
   log(`running the suite with @vscode/test-electron against ${executable}`);
-  let exitCode = null, infraError = null, timer;
+  let exitCode = null,
+    infraError = null,
+    timer;
   try {
     exitCode = await Promise.race([
       runTests({
@@ -504,16 +718,26 @@ async function runElectron(executable) {
         // runTests puts these in VS Code's environment, so the extension host sees them (and cleanup
         // can find every process of this run by the marker)
         extensionTestsEnv: {
-          ...MARKER, VSCODE_TEST_RESULTS: RESULTS, VSCODE_TEST_WORKSPACE: dirs.ws, VSCODE_TEST_MOCHA: MOCHA_DIR,
-          VSCODE_TEST_ARTIFACTS: ART, VSCODE_TEST_GREP: GREP, ...DOCS_ENV,
+          ...MARKER,
+          VSCODE_TEST_RESULTS: RESULTS,
+          VSCODE_TEST_WORKSPACE: dirs.ws,
+          VSCODE_TEST_MOCHA: MOCHA_DIR,
+          VSCODE_TEST_ARTIFACTS: ART,
+          VSCODE_TEST_GREP: GREP,
+          ...DOCS_ENV,
         },
       }),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timeout after ${TIMEOUT_MS / 1000}s`)), TIMEOUT_MS - (Date.now() - T0)); }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timeout after ${TIMEOUT_MS / 1000}s`)), TIMEOUT_MS - (Date.now() - T0));
+      }),
     ]);
   } catch (e) {
     // runTests rejects with TestRunFailedError {code, signal} when VS Code exits non-zero
-    if (e && typeof e.code === 'number') exitCode = e.code; else infraError = String((e && e.message) || e);
-  } finally { clearTimeout(timer); }
+    if (e && typeof e.code === 'number') exitCode = e.code;
+    else infraError = String((e && e.message) || e);
+  } finally {
+    clearTimeout(timer);
+  }
   await killAll([]);
   if (!args.keep) fs.rmSync(dirs.root, { recursive: true, force: true });
   const results = readResults(RESULTS);

@@ -43,7 +43,8 @@ function maker(i: DecisionInput): Maker {
   const p = i.percentRemaining;
   const tier: Tier | null = p === null ? null : tierOf(p, s);
   const boundaries = i.boundaries.map((b) => ({ id: b.id, kind: b.kind, strength: b.strength, source: b.source, detail: b.detail }));
-  const head = p === null ? 'token count unknown' : tier ? `tier ${tier}, ${fmtPercent(p)} remaining (< ${thresholdOf(tier, s)}%)` : `${fmtPercent(p)} remaining`;
+  const head =
+    p === null ? 'token count unknown' : tier ? `tier ${tier}, ${fmtPercent(p)} remaining (< ${thresholdOf(tier, s)}%)` : `${fmtPercent(p)} remaining`;
   return (action, code, why, matched = []) => ({
     id: i.id,
     at: i.at,
@@ -66,7 +67,8 @@ export function decisionFor(i: DecisionInput, action: DecisionAction, code: Deci
 /** Guards that hold even in emergency: a compaction here would break the thread or the user's choice. */
 function hardGuard(i: DecisionInput, make: Maker): Decision | null {
   const s = i.settings;
-  if (i.stall === 'suspended') return make('none', 'suspended', 'auto-compaction is suspended: the last compactions did not free enough context (use Compact Now)');
+  if (i.stall === 'suspended')
+    return make('none', 'suspended', 'auto-compaction is suspended: the last compactions did not free enough context (use Compact Now)');
   // Never between a tool call and its result, not even in emergency: the thread would be malformed.
   if (i.openToolCalls > 0) return make('none', 'active_work', `${i.openToolCalls} tool call(s) still unanswered`);
   if (i.point === 'tool_loop' && s.mid_turn_policy === 'off') return make('none', 'mid_turn_policy', 'mid-turn policy is off');
@@ -81,7 +83,11 @@ function softGuard(i: DecisionInput, make: Maker): Decision | null {
   if (i.cooldown) {
     const { turnsSince, secondsSince } = i.cooldown;
     if (turnsSince < s.cooldown_turns && secondsSince < s.cooldown_seconds) {
-      return make('none', 'cooldown', `cooldown: ${turnsSince}/${s.cooldown_turns} turns and ${Math.floor(secondsSince)}/${s.cooldown_seconds}s since the last compaction`);
+      return make(
+        'none',
+        'cooldown',
+        `cooldown: ${turnsSince}/${s.cooldown_turns} turns and ${Math.floor(secondsSince)}/${s.cooldown_seconds}s since the last compaction`,
+      );
     }
   }
   if (i.queuedInput > 0) return make('none', 'active_work', 'the user has queued input');
@@ -122,7 +128,8 @@ export function decide(i: DecisionInput): Decision {
     drove,
   });
   if (d.action !== 'none') {
-    if (v.kind === 'fits' || v.kind === 'plan_done') return { ...make('none', v.kind === 'fits' ? 'forecast_fits' : 'forecast_plan_done', v.why), forecast: info(true) };
+    if (v.kind === 'fits' || v.kind === 'plan_done')
+      return { ...make('none', v.kind === 'fits' ? 'forecast_fits' : 'forecast_plan_done', v.why), forecast: info(true) };
     return { ...d, forecast: info(false) };
   }
   // The tier rule said no. Only the forecast's "compact" changes that, and only where the tier rule had
@@ -131,8 +138,15 @@ export function decide(i: DecisionInput): Decision {
   return { ...d, forecast: info(false) };
 }
 
-function forecastCompact(i: DecisionInput, make: Maker, v: Extract<ForecastVerdict, { kind: 'compact' }>, strong: BoundarySignal[], info: DecisionForecast): Decision {
-  const guarded = hardGuard(i, make) ?? softGuard(i, make) ?? (i.packetWorthy ? null : make('none', 'not_packet_worthy', 'nothing worth a continuation packet yet'));
+function forecastCompact(
+  i: DecisionInput,
+  make: Maker,
+  v: Extract<ForecastVerdict, { kind: 'compact' }>,
+  strong: BoundarySignal[],
+  info: DecisionForecast,
+): Decision {
+  const guarded =
+    hardGuard(i, make) ?? softGuard(i, make) ?? (i.packetWorthy ? null : make('none', 'not_packet_worthy', 'nothing worth a continuation packet yet'));
   if (guarded) return { ...guarded, forecast: { ...info, drove: false } };
   const close = isPhaseClose(strong);
   const matched = (close ? strong.filter((b) => PHASE_CLOSE_KINDS.includes(b.kind)) : strong).map((b) => b.id);
@@ -156,7 +170,8 @@ export function decideHeld(i: DecisionInput, hold: ForecastHold): Decision {
   const make = maker(withHeld);
   const s = i.settings;
   if (i.percentRemaining !== null && tierOf(i.percentRemaining, s) === 'emergency') return decide(i);
-  const guarded = hardGuard(i, make) ?? softGuard(i, make) ?? (i.packetWorthy ? null : make('none', 'not_packet_worthy', 'nothing worth a continuation packet yet'));
+  const guarded =
+    hardGuard(i, make) ?? softGuard(i, make) ?? (i.packetWorthy ? null : make('none', 'not_packet_worthy', 'nothing worth a continuation packet yet'));
   if (guarded) return { ...guarded, forecast: { ...hold.forecast, drove: false } };
   const why = `${describeForecast(hold.forecast)}: compacting at the end of this phase close`;
   let d: Decision;
@@ -179,7 +194,13 @@ function tierDecide(i: DecisionInput, make: Maker): Decision {
   if (hard) return hard;
 
   if (tier === 'emergency') {
-    return finish(i, make, 'emergency', `emergency: below ${s.emergency_percent_remaining_lt}%, compacting at this safe point without waiting for a boundary`, []);
+    return finish(
+      i,
+      make,
+      'emergency',
+      `emergency: below ${s.emergency_percent_remaining_lt}%, compacting at this safe point without waiting for a boundary`,
+      [],
+    );
   }
   const soft = softGuard(i, make);
   if (soft) return soft;

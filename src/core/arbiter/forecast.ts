@@ -143,7 +143,10 @@ export function forecastVerdict(i: {
   const need = Math.round(ahead * (1 + s.forecast_margin_percent / 100));
   const where = boundaryWord(i.boundaries, close);
   if (f.planFinished && i.point === 'tool_loop' && close) {
-    return { kind: 'plan_done', why: `the plan is finished: the next phase starts with the next request, so rawr decides at the end of the turn (next phase ≈ ${kTok(f.nextPhaseTokens)} tokens, ${kTok(room)} left before emergency)` };
+    return {
+      kind: 'plan_done',
+      why: `the plan is finished: the next phase starts with the next request, so rawr decides at the end of the turn (next phase ≈ ${kTok(f.nextPhaseTokens)} tokens, ${kTok(room)} left before emergency)`,
+    };
   }
   if (room < need) {
     // Only a phase close (or the end of the turn that finished the plan) is worth compacting at early.

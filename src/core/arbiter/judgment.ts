@@ -14,7 +14,6 @@ import { clip } from '../text/clip';
 export const JudgmentSchema = z.object({ should_compact: z.boolean(), reason: z.string().min(1).max(2000) }).strict();
 export type Judgment = z.infer<typeof JudgmentSchema>;
 
-
 export function buildJudgmentPrompt(
   prompts: Prompts,
   d: Decision,
@@ -48,8 +47,18 @@ export function buildJudgmentPrompt(
 function describeDecisionForecast(d: Decision): string {
   const f = d.forecast;
   if (!f) return '(none: no token count, the forecast is off, or no strong boundary here)';
-  const basis = f.basis === 'thread' ? `the largest of this thread's recent phases (${f.phases} completed)` : f.basis === 'workspace' ? 'earlier threads in this workspace (no phase completed here yet)' : 'the settings prior (no phase completed yet)';
-  const verdict = { compact: 'the next phase does not fit: compact at this phase close', fits: 'the next phase fits: a later boundary is enough', plan_done: 'the plan is finished: decide at the end of the turn', defer: 'no verdict: the tier rule decides' }[f.verdict];
+  const basis =
+    f.basis === 'thread'
+      ? `the largest of this thread's recent phases (${f.phases} completed)`
+      : f.basis === 'workspace'
+        ? 'earlier threads in this workspace (no phase completed here yet)'
+        : 'the settings prior (no phase completed yet)';
+  const verdict = {
+    compact: 'the next phase does not fit: compact at this phase close',
+    fits: 'the next phase fits: a later boundary is enough',
+    plan_done: 'the plan is finished: decide at the end of the turn',
+    defer: 'no verdict: the tier rule decides',
+  }[f.verdict];
   return `- ${describeForecast(f)} (estimate from ${basis})${f.planFinished ? '\n- every step of the plan is completed' : ''}\n- verdict: ${verdict}`;
 }
 
@@ -77,7 +86,10 @@ export function fallbackJudgment(d: Decision, why: string): Judgment {
   // The phase forecast already weighed the room against the next phase: keeping the context together
   // here means an emergency compaction mid-phase later.
   if (d.forecast?.verdict === 'compact') {
-    return { should_compact: true, reason: `fallback (${why}): the next phase (≈ ${Math.round(d.forecast.nextPhaseTokens / 1000)}k tokens) does not fit in the ${Math.round(d.forecast.roomTokens / 1000)}k left before emergency` };
+    return {
+      should_compact: true,
+      reason: `fallback (${why}): the next phase (≈ ${Math.round(d.forecast.nextPhaseTokens / 1000)}k tokens) does not fit in the ${Math.round(d.forecast.roomTokens / 1000)}k left before emergency`,
+    };
   }
   const kinds = new Set(d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => b.kind));
   if (d.tier === 'early' && !kinds.has('plan_checkpoint') && !kinds.has('agent_done')) {

@@ -10,8 +10,7 @@ import { SettingsSchema } from '../settings/schema';
 import { BOUNDARY_KINDS } from '../signals/types';
 
 const PROMPT_NAMES = Object.keys(PROMPT_FILES) as PromptName[];
-export const promptRecord = <T extends z.ZodType>(value: T) =>
-  z.object(Object.fromEntries(PROMPT_NAMES.map((n) => [n, value])) as Record<PromptName, T>);
+export const promptRecord = <T extends z.ZodType>(value: T) => z.object(Object.fromEntries(PROMPT_NAMES.map((n) => [n, value])) as Record<PromptName, T>);
 
 export const PromptsSchema = promptRecord(z.string());
 

@@ -73,7 +73,11 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
     }
     case 'assistant_message': {
       if (active) return s; // the sequence's own turns (packet, scratch confirmation) are synthetic
-      const trail = { ...s.trail, lastAgentMessage: ev.text, excerpt: pushCapped(s.trail.excerpt, { role: 'assistant' as const, text: clip(ev.text, 600) }, 12) };
+      const trail = {
+        ...s.trail,
+        lastAgentMessage: ev.text,
+        excerpt: pushCapped(s.trail.excerpt, { role: 'assistant' as const, text: clip(ev.text, 600) }, 12),
+      };
       let next: EngineState = { ...s, trail };
       for (const b of detectMarkers(ev.text, s.settings, s.workActivityThisTurn)) next = addBoundary(next, b, 'agent_message', ev.at, fx);
       return next;
@@ -91,13 +95,17 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       return {
         ...next,
         workActivityThisTurn: true,
-        trail: noteToolCall({
-          ...s.trail,
-          actions: pushCapped(s.trail.actions, { turn: s.turn, text: `${ev.name}: ${clip(input.replace(/\s+/g, ' '), 140)}` }, 60),
-          toolTail: pushCapped(s.trail.toolTail, { id: ev.id, name: ev.name, input: clip(input, 4000) }, 20),
-          files: file && !s.trail.files.includes(file) ? pushCapped(s.trail.files, file, 30) : s.trail.files,
-          excerpt: pushCapped(s.trail.excerpt, { role: 'tool' as const, text: `${ev.name} ${clip(input, 200)}` }, 12),
-        }, ev, input),
+        trail: noteToolCall(
+          {
+            ...s.trail,
+            actions: pushCapped(s.trail.actions, { turn: s.turn, text: `${ev.name}: ${clip(input.replace(/\s+/g, ' '), 140)}` }, 60),
+            toolTail: pushCapped(s.trail.toolTail, { id: ev.id, name: ev.name, input: clip(input, 4000) }, 20),
+            files: file && !s.trail.files.includes(file) ? pushCapped(s.trail.files, file, 30) : s.trail.files,
+            excerpt: pushCapped(s.trail.excerpt, { role: 'tool' as const, text: `${ev.name} ${clip(input, 200)}` }, 12),
+          },
+          ev,
+          input,
+        ),
       };
     }
     case 'tool_result': {
@@ -159,15 +167,28 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
     case 'scratch_written': {
       if (s.seq.phase !== 'awaiting_scratch' || s.seq.seqId !== ev.seqId) return s;
       const seq = s.seq;
-      if (seq.packetAuthor === 'watcher') return toCompacting(s, seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', seq.scratchPath, fx);
+      if (seq.packetAuthor === 'watcher')
+        return toCompacting(s, seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', seq.scratchPath, fx);
       fx.push({ type: 'request_packet', seqId: seq.seqId, text: s.prompts.packetRequest });
       return { ...s, seq: { phase: 'awaiting_packet', seqId: seq.seqId, decision: seq.decision, judgment: seq.judgment, scratchPath: seq.scratchPath } };
     }
     case 'packet': {
       if (s.seq.phase !== 'awaiting_packet' || s.seq.seqId !== ev.seqId) return s;
       const ok = validateAgentPacket(ev.text, s.settings.packet_min_chars);
-      if (ok.ok) return toCompacting(s, s.seq, s.settings.agent_packet_replaces_summary ? withTrailFacts(ev.text, s.trail, s.plan) : ev.text, 'agent', s.seq.scratchPath, fx);
-      fx.push({ type: 'annotate', level: 'warning', text: `The agent's packet was not usable (${ok.why}); rawr assembled one from the session trail instead.` });
+      if (ok.ok)
+        return toCompacting(
+          s,
+          s.seq,
+          s.settings.agent_packet_replaces_summary ? withTrailFacts(ev.text, s.trail, s.plan) : ev.text,
+          'agent',
+          s.seq.scratchPath,
+          fx,
+        );
+      fx.push({
+        type: 'annotate',
+        level: 'warning',
+        text: `The agent's packet was not usable (${ok.why}); rawr assembled one from the session trail instead.`,
+      });
       return toCompacting(s, s.seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', s.seq.scratchPath, fx);
     }
     case 'compaction_done':
@@ -244,7 +265,12 @@ function addBoundary(s: EngineState, b: DetectedBoundary, source: BoundarySource
   }
   fx.push({ type: 'boundary_noted', boundary: signal, status: 'pending', why: 'new' });
   const commits = b.kind === 'commit' ? pushCapped(s.trail.commits, clip(b.detail, 120), 20) : s.trail.commits;
-  return { ...s, pending: [...s.pending, signal], seenIds: pushCapped(s.seenIds, id, 200), trail: commits === s.trail.commits ? s.trail : { ...s.trail, commits } };
+  return {
+    ...s,
+    pending: [...s.pending, signal],
+    seenIds: pushCapped(s.seenIds, id, 200),
+    trail: commits === s.trail.commits ? s.trail : { ...s.trail, commits },
+  };
 }
 
 function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loop', fx: Effect[]): EngineState {
@@ -283,9 +309,19 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
   // signals of the same close (its commit, the turn end) come within a tool call or two.
   let hold: EngineState['forecastHold'] = null;
   // Only on this thread's own phases: a prior is not evidence enough to move a tier compaction.
-  if (close && point === 'tool_loop' && d.forecast?.verdict === 'compact' && d.forecast.basis === 'thread' && d.code !== 'emergency' && (d.action === 'compact' || d.action === 'judge')) {
+  if (
+    close &&
+    point === 'tool_loop' &&
+    d.forecast?.verdict === 'compact' &&
+    d.forecast.basis === 'thread' &&
+    d.code !== 'emergency' &&
+    (d.action === 'compact' || d.action === 'judge')
+  ) {
     hold = { signals: st.pending.filter((b) => d.matched.includes(b.id)), matched: d.matched, forecast: d.forecast };
-    d = { ...decisionFor(input, 'none', 'forecast_held', `${describeForecast(d.forecast)}: compacting when this phase close ends`, d.matched), forecast: { ...d.forecast, drove: true } };
+    d = {
+      ...decisionFor(input, 'none', 'forecast_held', `${describeForecast(d.forecast)}: compacting when this phase close ends`, d.matched),
+      forecast: { ...d.forecast, drove: true },
+    };
   }
   // Edge-triggered: every boundary is looked at by exactly one evaluation point, then it is consumed.
   consume(st, d.id, 'decision', fx);
@@ -331,7 +367,11 @@ function consume(s: EngineState, by: string, why: 'decision' | 'compaction', fx:
  */
 function overflowCompaction(s: EngineState, at: number, error: string, fx: Effect[]): EngineState {
   if (s.seq.phase !== 'idle') {
-    fx.push({ type: 'annotate', level: 'warning', text: 'The model rejected a request as too long while a compaction was running; that compaction continues.' });
+    fx.push({
+      type: 'annotate',
+      level: 'warning',
+      text: 'The model rejected a request as too long while a compaction was running; that compaction continues.',
+    });
     return s;
   }
   const pct = s.tokens ? Math.round(percentRemaining(s.tokens.used, s.tokens.window) * 10) / 10 : null;
@@ -372,7 +412,14 @@ function startManual(s: EngineState, at: number, instructions: string, fx: Effec
 function applyJudgment(s: EngineState, d: Decision, verdict: Judgment, code: 'judgment_approved' | 'judgment_fallback', at: number, fx: Effect[]): EngineState {
   // Emergency is never vetoed (it never reaches judgment, but a stale config could route it here).
   const approve = verdict.should_compact || d.tier === 'emergency';
-  const judged: Decision = { ...d, id: `${d.id}j`, at, action: approve ? 'compact' : 'none', code: approve ? code : 'judgment_vetoed', reason: `${d.reason} — judgment: ${verdict.reason}` };
+  const judged: Decision = {
+    ...d,
+    id: `${d.id}j`,
+    at,
+    action: approve ? 'compact' : 'none',
+    code: approve ? code : 'judgment_vetoed',
+    reason: `${d.reason} — judgment: ${verdict.reason}`,
+  };
   fx.push({ type: 'decision', decision: judged });
   const idle: EngineState = { ...s, seq: { phase: 'idle' }, lastDecision: judged };
   if (!approve) {
@@ -405,7 +452,8 @@ function startSequence(s: EngineState, d: Decision, fx: Effect[], judgment?: str
   const packetAuthor: PacketAuthor = st.settings.packet_author === 'agent' && !tight ? 'agent' : 'watcher';
   fx.push({ type: 'sequence_started', seqId, decisionId: d.id, reason: d.reason, packetAuthor });
   fx.push({ type: 'inject_heads_up', seqId, text: headsUpText(st.prompts, d) });
-  if (tight && !overflow) fx.push({ type: 'annotate', level: 'warning', text: `Only ${free} tokens left: no room for a packet turn, rawr writes the packet itself.` });
+  if (tight && !overflow)
+    fx.push({ type: 'annotate', level: 'warning', text: `Only ${free} tokens left: no room for a packet turn, rawr writes the packet itself.` });
   const base = { seqId, decision: d, judgment };
   if (st.settings.scratch_write_enabled && !tight) {
     const path = scratchPathFor(st.agentName);
@@ -433,7 +481,9 @@ function toCompacting(
   if (timerRunning) fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
   fx.push({ type: 'show_packet', seqId: seq.seqId, packet, author });
   fx.push({ type: 'progress', text: 'Compacting thread context…' });
-  const summaryPrompt = fillTemplate(s.prompts.compactionSummary, { instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '' });
+  const summaryPrompt = fillTemplate(s.prompts.compactionSummary, {
+    instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '',
+  });
   // No summary call after an overflow (it could overflow too), nor when the agent's packet stands in for it.
   const noSummary = seq.decision.code === 'overflow' || (author === 'agent' && s.settings.agent_packet_replaces_summary);
   fx.push({ type: 'compact', seqId: seq.seqId, packet, summaryPrompt, ...(noSummary ? { summarise: false as const } : {}) });
@@ -453,7 +503,14 @@ function toCompacting(
 
 const kTokens = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
 
-function finishCompaction(s: EngineState, seq: Extract<SequenceState, { phase: 'compacting' }>, before: number, after: number, at: number, fx: Effect[]): EngineState {
+function finishCompaction(
+  s: EngineState,
+  seq: Extract<SequenceState, { phase: 'compacting' }>,
+  before: number,
+  after: number,
+  at: number,
+  fx: Effect[],
+): EngineState {
   const window = s.tokens?.window ?? 0;
   const pBefore = window ? percentRemaining(before, window) : null;
   const pAfter = window ? percentRemaining(after, window) : null;
@@ -461,11 +518,27 @@ function finishCompaction(s: EngineState, seq: Extract<SequenceState, { phase: '
   const matched = d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => `${b.kind} ${b.detail}`.trim());
   const why = [
     d.tier ? `tier ${d.tier}` : d.code === 'manual' ? 'manual' : null,
-    matched.length ? `boundary ${matched.join(', ')}` : d.code === 'emergency' ? 'emergency' : d.code === 'overflow' ? 'the model rejected the request as too long; no summary call' : null,
+    matched.length
+      ? `boundary ${matched.join(', ')}`
+      : d.code === 'emergency'
+        ? 'emergency'
+        : d.code === 'overflow'
+          ? 'the model rejected the request as too long; no summary call'
+          : null,
     seq.judgment ? `judgment: ${clip(seq.judgment, 120)}` : null,
   ].filter(Boolean);
-  fx.push({ type: 'compacted', seqId: seq.seqId, tokensBefore: before, tokensAfter: after, text: `Context compacted — ${kTokens(before)} → ${kTokens(after)} tokens (${why.join(', ')})` });
-  fx.push({ type: 'inject_handoff', seqId: seq.seqId, text: handoffText(s.prompts, seq.packet, seq.scratchPath, s.plan, s.trail, { origin: seq.packetAuthor }) });
+  fx.push({
+    type: 'compacted',
+    seqId: seq.seqId,
+    tokensBefore: before,
+    tokensAfter: after,
+    text: `Context compacted — ${kTokens(before)} → ${kTokens(after)} tokens (${why.join(', ')})`,
+  });
+  fx.push({
+    type: 'inject_handoff',
+    seqId: seq.seqId,
+    text: handoffText(s.prompts, seq.packet, seq.scratchPath, s.plan, s.trail, { origin: seq.packetAuthor }),
+  });
 
   // Loop prevention: a compaction that frees too little must not re-fire at once — escalate, then stop.
   let stall: EngineState['stall'];

@@ -144,7 +144,16 @@ export class SessionFollower {
       const d = ds[this.seenDecisions]!;
       this.lastEvaluatedLine = d.line;
       if (d.action === 'none' && (d.tier === null || d.code === 'above_threshold' || d.code === 'no_boundary')) continue;
-      this.decisions.push({ line: d.line, point: d.point, action: d.action, tier: d.tier, percentRemaining: d.percentRemaining, boundaries: d.boundaries, reason: d.reason, contextTokens: d.contextTokens });
+      this.decisions.push({
+        line: d.line,
+        point: d.point,
+        action: d.action,
+        tier: d.tier,
+        percentRemaining: d.percentRemaining,
+        boundaries: d.boundaries,
+        reason: d.reason,
+        contextTokens: d.contextTokens,
+      });
       if (this.decisions.length > MAX_DECISIONS) this.decisions.shift();
     }
     // The replay keeps every decision; the follower only needs the ones it has not looked at.
@@ -159,9 +168,10 @@ export class SessionFollower {
     const percent = rp && this.window.window > 0 ? Math.max(0, Math.min(100, (1 - used / this.window.window) * 100)) : null;
     const last = this.decisions.at(-1) ?? null;
     // "Now" only while the latest evaluation point is the one that decided it.
-    const wouldCompact = last && (last.action === 'compact' || last.action === 'suggest') && this.lastEvaluatedLine === last.line
-      ? { line: last.line, text: wouldCompactText(last), instructions: compactInstructions(engine?.plan?.steps ?? null, last) }
-      : null;
+    const wouldCompact =
+      last && (last.action === 'compact' || last.action === 'suggest') && this.lastEvaluatedLine === last.line
+        ? { line: last.line, text: wouldCompactText(last), instructions: compactInstructions(engine?.plan?.steps ?? null, last) }
+        : null;
     return {
       format: this.importer?.format ?? null,
       lines: this.lineNo,
@@ -177,7 +187,6 @@ export class SessionFollower {
       problems: this.problems.slice(),
     };
   }
-
 }
 
 /** "rawr would compact here: commit 3f2a1c9, 31% left" */

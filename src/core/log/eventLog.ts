@@ -90,7 +90,8 @@ function parseRecord(text: string): { record?: LogRecord; problem?: string } {
     const at = text.lastIndexOf(RECORD_START);
     if (at > 0) {
       const rest = parseRecord(text.slice(at));
-      if (rest.record) return { record: rest.record, problem: `a torn record (${at} bytes, an interrupted write) precedes this record — the fragment was skipped` };
+      if (rest.record)
+        return { record: rest.record, problem: `a torn record (${at} bytes, an interrupted write) precedes this record — the fragment was skipped` };
     }
     return { problem: 'not valid JSON — skipped' };
   }

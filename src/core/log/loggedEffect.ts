@@ -72,7 +72,12 @@ export function loggedEffect(fx: Effect): LoggedEffect | null {
       return { type: fx.type, reason: fx.reason };
     case 'boundary_noted': {
       const b = fx.boundary;
-      return { type: fx.type, boundary: { id: b.id, kind: b.kind, strength: b.strength, source: b.source, at: b.at, turn: b.turn, detail: b.detail }, status: fx.status, why: fx.why };
+      return {
+        type: fx.type,
+        boundary: { id: b.id, kind: b.kind, strength: b.strength, source: b.source, at: b.at, turn: b.turn, detail: b.detail },
+        status: fx.status,
+        why: fx.why,
+      };
     }
     case 'boundaries_consumed':
       return { type: fx.type, ids: fx.ids, by: fx.by, why: fx.why };

@@ -43,7 +43,14 @@ export const LogRecordSchema = z.discriminatedUnion('kind', [
   z.object({ ...base, kind: z.literal('message'), message: ThreadMessageSchema }),
   /** A decision with its inputs and reason (also derivable from events; stored for the panel and export). */
   z.object({ ...base, kind: z.literal('decision'), decision: DecisionRecordSchema }),
-  z.object({ ...base, kind: z.literal('judgment'), corrId: z.string(), phase: z.enum(['request', 'result']), text: z.string(), latencyMs: z.number().optional() }),
+  z.object({
+    ...base,
+    kind: z.literal('judgment'),
+    corrId: z.string(),
+    phase: z.enum(['request', 'result']),
+    text: z.string(),
+    latencyMs: z.number().optional(),
+  }),
   /** A compaction: the whole pre-compaction thread is archived so it can be undone. */
   z.object({
     ...base,

@@ -32,9 +32,7 @@ export interface PromptSet {
 /** Reads a prompt file by name; returns undefined when it does not exist. */
 export type PromptReader = (fileName: string) => { path: string; text: string } | undefined;
 
-const TemplateFrontmatter = z
-  .object({ description: z.string().optional(), placeholders: z.array(z.string()).optional() })
-  .passthrough();
+const TemplateFrontmatter = z.object({ description: z.string().optional(), placeholders: z.array(z.string()).optional() }).passthrough();
 
 export function loadPromptSet(readers: PromptReader[]): PromptSet {
   const problems: Problem[] = [];
@@ -65,7 +63,12 @@ export function loadPromptSet(readers: PromptReader[]): PromptSet {
       const { settings: s, issues } = resolveSettings(parsed.data);
       settings = s;
       for (const issue of issues) {
-        problems.push({ file: found.path, ...parsed.locate(issue.key), message: issue.message, severity: issue.message.startsWith('unknown') ? 'warning' : 'error' });
+        problems.push({
+          file: found.path,
+          ...parsed.locate(issue.key),
+          message: issue.message,
+          severity: issue.message.startsWith('unknown') ? 'warning' : 'error',
+        });
       }
     } else if (parsed.data) {
       const fm = TemplateFrontmatter.safeParse(parsed.data);

@@ -148,16 +148,35 @@ export class Replayer {
   private toolLoopDue: { line: number; at: number } | null = null;
   private readonly baselineFraction: number;
 
-  constructor(format: Recording['format'], choice: WindowChoice, private readonly opts: ReplayOptions) {
+  constructor(
+    format: Recording['format'],
+    choice: WindowChoice,
+    private readonly opts: ReplayOptions,
+  ) {
     this.window = choice.window;
     this.postTokensFixed = opts.postTokens;
     this.baselineFraction = opts.baselineFraction ?? 0.835;
     this.state = initialState({ threadId: 'replay', settings: opts.settings, prompts: opts.prompts });
     this.summary = {
-      type: 'summary', format, lines: 0, window: choice.window, windowSource: choice.source, windowWhy: choice.why,
-      postTokens: this.postTokens(), evaluationPoints: 0, compactions: [], nativeCompactions: [],
-      counterfactualOverflows: 0, overflowLines: [], peakModelledTokens: 0, peakRecordedTokens: 0,
-      baseline: { fraction: this.baselineFraction, compactions: [], overflows: 0 }, commitsSeen: 0, planCheckpoints: 0, problems: 0, analysisProblems: [],
+      type: 'summary',
+      format,
+      lines: 0,
+      window: choice.window,
+      windowSource: choice.source,
+      windowWhy: choice.why,
+      postTokens: this.postTokens(),
+      evaluationPoints: 0,
+      compactions: [],
+      nativeCompactions: [],
+      counterfactualOverflows: 0,
+      overflowLines: [],
+      peakModelledTokens: 0,
+      peakRecordedTokens: 0,
+      baseline: { fraction: this.baselineFraction, compactions: [], overflows: 0 },
+      commitsSeen: 0,
+      planCheckpoints: 0,
+      problems: 0,
+      analysisProblems: [],
     };
   }
 
@@ -290,13 +309,39 @@ export class Replayer {
     const action: ReplayDecision['action'] = compacted ? 'compact' : last.action === 'suggest' ? 'suggest' : 'none';
     const boundaries = first.boundaries.map((x) => `${x.kind}${x.detail ? ` ${x.detail}` : ''}`);
     this.decisions.push({
-      type: 'decision', line: this.line, percentRemaining: first.percentRemaining, tier: first.tier, boundaries, action,
-      reason: last.action === 'preflight' ? `${last.reason} (${final ? 'no next prompt in the recording: never runs' : 'compacts before the next prompt'})` : last.reason,
-      point, code: last.code, contextTokens,
-      ...(last.forecast ? { forecast: { nextPhaseTokens: last.forecast.nextPhaseTokens, roomTokens: last.forecast.roomTokens, verdict: last.forecast.verdict, drove: last.forecast.drove } } : {}),
+      type: 'decision',
+      line: this.line,
+      percentRemaining: first.percentRemaining,
+      tier: first.tier,
+      boundaries,
+      action,
+      reason:
+        last.action === 'preflight'
+          ? `${last.reason} (${final ? 'no next prompt in the recording: never runs' : 'compacts before the next prompt'})`
+          : last.reason,
+      point,
+      code: last.code,
+      contextTokens,
+      ...(last.forecast
+        ? {
+            forecast: {
+              nextPhaseTokens: last.forecast.nextPhaseTokens,
+              roomTokens: last.forecast.roomTokens,
+              verdict: last.forecast.verdict,
+              drove: last.forecast.drove,
+            },
+          }
+        : {}),
     });
     if (compacted) {
-      s.compactions.push({ line: this.line, tier: first.tier, percentRemaining: first.percentRemaining, boundaries, code: last.code, forecast: ds.some((d) => d.forecast?.drove === true && d.forecast.verdict === 'compact') });
+      s.compactions.push({
+        line: this.line,
+        tier: first.tier,
+        percentRemaining: first.percentRemaining,
+        boundaries,
+        code: last.code,
+        forecast: ds.some((d) => d.forecast?.drove === true && d.forecast.verdict === 'compact'),
+      });
     }
   }
 
@@ -336,7 +381,14 @@ export class Replayer {
         break;
       case 'tool_result': {
         this.sinceUsage += Math.ceil(it.output.length / 4);
-        this.feed({ type: 'tool_result', at, id: it.id, output: it.output, isError: it.isError, ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}) });
+        this.feed({
+          type: 'tool_result',
+          at,
+          id: it.id,
+          output: it.output,
+          isError: it.isError,
+          ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}),
+        });
         const call = this.calls.get(it.id);
         const command = call && isShell(call.name) ? commandOf(call.input) : undefined;
         if (command !== undefined) {

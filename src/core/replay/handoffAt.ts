@@ -84,7 +84,9 @@ export function stateBefore(rec: Recording, line: number, settings: Settings, pr
         feed({ type: 'tool_result', at, id: it.id, output: it.output, isError: it.isError, ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}) });
         const call = calls.get(it.id);
         const command = call && isShell(call.name) ? commandOf(call.input) : undefined;
-        if (command !== undefined) for (const b of detectShellBoundaries({ command, exitCode: it.exitCode, output: it.output })) feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
+        if (command !== undefined)
+          for (const b of detectShellBoundaries({ command, exitCode: it.exitCode, output: it.output }))
+            feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
         break;
       }
       case 'usage':
@@ -101,7 +103,8 @@ export function stateBefore(rec: Recording, line: number, settings: Settings, pr
 }
 
 export function handoffAt(rec: Recording, line: number, settings: Settings, prompts: Prompts): HandoffAt {
-  if (!Number.isInteger(line) || line < 1 || line > rec.lines + 1) throw new Error(`--line must be between 1 and ${rec.lines + 1} (the file has ${rec.lines} lines), got ${line}`);
+  if (!Number.isInteger(line) || line < 1 || line > rec.lines + 1)
+    throw new Error(`--line must be between 1 and ${rec.lines + 1} (the file has ${rec.lines} lines), got ${line}`);
   const { state, items } = stateBefore(rec, line, settings, prompts);
   const packet = assembleWatcherPacket(state.trail, state.plan, settings.activity_tail_tool_calls);
   const handoff = handoffText(prompts, packet, undefined, state.plan, state.trail, { origin: 'watcher' });
@@ -109,6 +112,11 @@ export function handoffAt(rec: Recording, line: number, settings: Settings, prom
   const replacement = compactedThread(null, packet, tail);
   const thread: ThreadMessage[] = [...replacement, { role: 'user', text: handoff, synthetic: true, kind: 'handoff' }];
   const count = (ms: readonly ThreadMessage[]) => ms.reduce((n, m) => n + messageTokens(m), 0);
-  const tokens = { packet: count([{ role: 'user', text: packet }]), handoff: count([{ role: 'user', text: handoff }]), tail: count(replacement), total: count(thread) };
+  const tokens = {
+    packet: count([{ role: 'user', text: packet }]),
+    handoff: count([{ role: 'user', text: handoff }]),
+    tail: count(replacement),
+    total: count(thread),
+  };
   return { line, packet, handoff, tail, thread, tokens, itemsBefore: items.length };
 }

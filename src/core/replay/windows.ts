@@ -66,10 +66,7 @@ export function modelWindow(model: string): ModelWindow | undefined {
 const k = (n: number) => (n >= 1_000_000 && n % 1_000_000 === 0 ? `${n / 1_000_000}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
 
 /** See the module comment for the order. `rec` may be a partial recording (live follow). */
-export function chooseWindow(
-  rec: Pick<Recording, 'window' | 'models' | 'format'> & { items?: Recording['items'] },
-  override?: number,
-): WindowChoice {
+export function chooseWindow(rec: Pick<Recording, 'window' | 'models' | 'format'> & { items?: Recording['items'] }, override?: number): WindowChoice {
   if (override !== undefined) return { window: override, source: 'option', why: `--window ${override}` };
   if (rec.window !== undefined) {
     const stated = rec.format === 'codex' ? 'Codex recorded model_context_window' : 'the recording states it';
@@ -77,21 +74,38 @@ export function chooseWindow(
   }
   const models = rec.models ?? [];
   const main = models[0];
-  const others = models.length > 1 ? `; also used: ${models.slice(1).map((m) => `${m.name} (${m.calls} calls)`).join(', ')}` : '';
+  const others =
+    models.length > 1
+      ? `; also used: ${models
+          .slice(1)
+          .map((m) => `${m.name} (${m.calls} calls)`)
+          .join(', ')}`
+      : '';
   const row = main ? modelWindow(main.name) : undefined;
-  let choice: WindowChoice = main && row
-    ? { window: row.window, source: 'model', why: `model ${main.name} (${main.calls} calls): ${row.label}${others}`, model: main.name }
-    : {
-      window: DEFAULT_WINDOW,
-      source: 'default',
-      why: main ? `model ${main.name} is not in the window table: default 200k${others}` : 'no model named in the recording: default 200k',
-      ...(main ? { model: main.name } : {}),
-    };
+  let choice: WindowChoice =
+    main && row
+      ? { window: row.window, source: 'model', why: `model ${main.name} (${main.calls} calls): ${row.label}${others}`, model: main.name }
+      : {
+          window: DEFAULT_WINDOW,
+          source: 'default',
+          why: main ? `model ${main.name} is not in the window table: default 200k${others}` : 'no model named in the recording: default 200k',
+          ...(main ? { model: main.name } : {}),
+        };
   for (const it of rec.items ?? []) {
-    if (it.type === 'native_compaction' && it.trigger === 'auto' && it.preTokens !== undefined && rec.format === 'claude'
-        && choice.window > DEFAULT_WINDOW && it.preTokens <= DEFAULT_WINDOW) {
-      choice = { ...choice, window: DEFAULT_WINDOW, source: 'evidence',
-        why: `${choice.why}; but Claude Code compacted by itself at ${k(it.preTokens)} tokens (line ${it.line}), so this session ran with 200k` };
+    if (
+      it.type === 'native_compaction' &&
+      it.trigger === 'auto' &&
+      it.preTokens !== undefined &&
+      rec.format === 'claude' &&
+      choice.window > DEFAULT_WINDOW &&
+      it.preTokens <= DEFAULT_WINDOW
+    ) {
+      choice = {
+        ...choice,
+        window: DEFAULT_WINDOW,
+        source: 'evidence',
+        why: `${choice.why}; but Claude Code compacted by itself at ${k(it.preTokens)} tokens (line ${it.line}), so this session ran with 200k`,
+      };
       break;
     }
   }
@@ -99,7 +113,12 @@ export function chooseWindow(
   for (const it of rec.items ?? []) if (it.type === 'usage' && it.contextTokens > peak) peak = it.contextTokens;
   if (peak > choice.window) {
     const bigger = peak <= 1_000_000 ? 1_000_000 : Math.ceil(peak / 100_000) * 100_000;
-    choice = { ...choice, window: bigger, source: 'evidence', why: `${choice.why}; but the recorded context reached ${k(peak)}, so the window is ${k(bigger)}` };
+    choice = {
+      ...choice,
+      window: bigger,
+      source: 'evidence',
+      why: `${choice.why}; but the recorded context reached ${k(peak)}, so the window is ${k(bigger)}`,
+    };
   }
   return choice;
 }

@@ -42,6 +42,10 @@ export function assembleWatcherPacket(trail: Trail, plan: PlanState | null, tail
  * so what a summary would have kept is still there.
  */
 export function withTrailFacts(agentPacket: string, trail: Trail, plan: PlanState | null): string {
-  const facts = assembleWatcherPacketText(trail, plan, { tailCount: 0 }).split('\n').slice(1).map((l) => l.replace(/^## /, '### ')).join('\n');
+  const facts = assembleWatcherPacketText(trail, plan, { tailCount: 0 })
+    .split('\n')
+    .slice(1)
+    .map((l) => l.replace(/^## /, '### '))
+    .join('\n');
   return `${agentPacket.trim()}\n\n## Facts rawr recorded from the session trail (no summary was written)\n${facts}`;
 }

@@ -67,7 +67,8 @@ function units(messages: readonly ThreadMessage[]): ThreadMessage[][] {
   });
 }
 
-const clipMiddle = (s: string, n: number) => (s.length > n ? `${s.slice(0, Math.ceil(n * 0.6))}\n… [${s.length - n} characters omitted by rawr] …\n${s.slice(-Math.floor(n * 0.4))}` : s);
+const clipMiddle = (s: string, n: number) =>
+  s.length > n ? `${s.slice(0, Math.ceil(n * 0.6))}\n… [${s.length - n} characters omitted by rawr] …\n${s.slice(-Math.floor(n * 0.4))}` : s;
 
 /** Shrinks one unit to `budget` by clipping the middle of its long texts; its calls and results stay paired. */
 function shrink(unit: ThreadMessage[], budget: number): ThreadMessage[] | undefined {

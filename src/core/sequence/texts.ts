@@ -21,7 +21,11 @@ export function whyNow(d: Decision): string {
 
 export function headsUpText(prompts: Prompts, d: Decision): string {
   const matched = d.boundaries.filter((b) => d.matched.includes(b.id));
-  const boundary = matched.length ? matched.map((b) => `${b.kind} ${b.detail}`.trim()).join('; ') : d.code === 'manual' ? 'requested by the user' : 'emergency: no boundary needed';
+  const boundary = matched.length
+    ? matched.map((b) => `${b.kind} ${b.detail}`.trim()).join('; ')
+    : d.code === 'manual'
+      ? 'requested by the user'
+      : 'emergency: no boundary needed';
   return fillTemplate(prompts.headsUp, {
     reason: whyNow(d),
     tier: d.tier ?? 'manual',
@@ -32,7 +36,12 @@ export function headsUpText(prompts: Prompts, d: Decision): string {
 
 /** `.scratch/agent-<name>.scratch.md`; the name is reduced to [a-z0-9-] so it can never leave .scratch/. */
 export function scratchPathFor(agentName: string): string {
-  const safe = agentName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'rawr';
+  const safe =
+    agentName
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'rawr';
   return `.scratch/agent-${safe}.scratch.md`;
 }
 
@@ -53,9 +62,10 @@ export function handoffText(
   opts: { origin?: PacketOrigin; planFile?: string } = {},
 ): string {
   const steps: string[] = [];
-  const planLine = plan && plan.steps.length
-    ? `Re-read the plan: ${plan.steps.map((s) => `${s.status === 'completed' ? '✓' : '•'} ${s.text}`).join(' | ')}`
-    : 'Re-read the plan (the "What\'s next" section of the packet, and any plan file it names)';
+  const planLine =
+    plan && plan.steps.length
+      ? `Re-read the plan: ${plan.steps.map((s) => `${s.status === 'completed' ? '✓' : '•'} ${s.text}`).join(' | ')}`
+      : 'Re-read the plan (the "What\'s next" section of the packet, and any plan file it names)';
   steps.push(`1. ${planLine}${opts.planFile ? ` — plan file: ${opts.planFile}` : ''}`);
   steps.push('2. Run: git diff --stat');
   steps.push(`3. Review the in-scope files for changes already made${trail.files.length ? `: ${trail.files.slice(-10).join(', ')}` : ''}`);

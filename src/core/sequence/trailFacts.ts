@@ -46,7 +46,6 @@ export function editedFilesOf(name: string, input: unknown): string[] {
   return [];
 }
 
-
 function pushUnique(list: readonly string[], items: string[], max: number): string[] {
   if (items.every((f) => list.includes(f))) return list as string[];
   // Most recently edited last: a file edited again moves to the end.
@@ -62,16 +61,34 @@ export function noteToolCall(trail: Trail, call: { id: string; name: string; inp
   return next;
 }
 
-export function noteToolResult(trail: Trail, result: { id: string; output: string; isError: boolean; exitCode?: number }, call: TrailToolCall | undefined): Trail {
+export function noteToolResult(
+  trail: Trail,
+  result: { id: string; output: string; isError: boolean; exitCode?: number },
+  call: TrailToolCall | undefined,
+): Trail {
   let next = trail;
   const failed = result.isError || (result.exitCode !== undefined && result.exitCode !== 0);
   if (failed && call) {
-    const errors = (trail.errors ?? []).concat({ id: call.id, name: call.name, input: clip(call.input, 600), output: clip(result.output, OUTPUT_CHARS), isError: true });
+    const errors = (trail.errors ?? []).concat({
+      id: call.id,
+      name: call.name,
+      input: clip(call.input, 600),
+      output: clip(result.output, OUTPUT_CHARS),
+      isError: true,
+    });
     next = { ...next, errors: errors.slice(-MAX_ERRORS) };
   }
   if (!failed && call && isShellTool(call.name) && /\bgit\b[^\n]*\bcommit\b/.test(call.input)) next = withCommitShas(next, result.output);
   if (trail.lastCommand?.id === result.id) {
-    next = { ...next, lastCommand: { ...trail.lastCommand, output: clip(result.output, OUTPUT_CHARS), isError: failed, ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}) } };
+    next = {
+      ...next,
+      lastCommand: {
+        ...trail.lastCommand,
+        output: clip(result.output, OUTPUT_CHARS),
+        isError: failed,
+        ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
+      },
+    };
   }
   return next;
 }

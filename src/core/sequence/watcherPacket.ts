@@ -16,12 +16,17 @@ const clip = (s: string, n: number) => clipText(s, n, { marker: moreCharacters }
 /** Head and tail of a long output: errors and results are usually at one end or the other. */
 export function headTail(text: string, headLines: number, tailLines: number, maxChars: number): string {
   const lines = text.replace(/\s+$/, '').split('\n');
-  let out = lines.length > headLines + tailLines + 1 ? [...lines.slice(0, headLines), `… [${lines.length - headLines - tailLines} lines omitted]`, ...lines.slice(-tailLines)].join('\n') : lines.join('\n');
-  if (out.length > maxChars) out = `${out.slice(0, Math.ceil(maxChars * 0.6))}\n… [${out.length - maxChars} characters omitted] …\n${out.slice(-Math.floor(maxChars * 0.4))}`;
+  let out =
+    lines.length > headLines + tailLines + 1
+      ? [...lines.slice(0, headLines), `… [${lines.length - headLines - tailLines} lines omitted]`, ...lines.slice(-tailLines)].join('\n')
+      : lines.join('\n');
+  if (out.length > maxChars)
+    out = `${out.slice(0, Math.ceil(maxChars * 0.6))}\n… [${out.length - maxChars} characters omitted] …\n${out.slice(-Math.floor(maxChars * 0.4))}`;
   return out;
 }
 
-const ends = (s: string, n: number) => (s.length > n ? `${s.slice(0, Math.ceil(n * 0.4))} … [${s.length - n} characters omitted] … ${s.slice(-Math.floor(n * 0.6))}` : s);
+const ends = (s: string, n: number) =>
+  s.length > n ? `${s.slice(0, Math.ceil(n * 0.4))} … [${s.length - n} characters omitted] … ${s.slice(-Math.floor(n * 0.6))}` : s;
 
 const TELLING = /error|fail|exception|cannot|can't|undefined|not found|no such|denied|invalid|expected|assert|refused|timed? ?out|fatal|panic|traceback/i;
 
@@ -30,7 +35,10 @@ const TELLING = /error|fail|exception|cannot|can't|undefined|not found|no such|d
  * runner's or compiler's message is rarely on the first line), without the bare exit-code header.
  */
 export function telling(output: string): string {
-  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l && !/^(Error: )?Exit code -?\d+$/.test(l) && !/^Process exited with code/.test(l));
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(Error: )?Exit code -?\d+$/.test(l) && !/^Process exited with code/.test(l));
   const picked: string[] = [];
   for (const l of lines) {
     if (picked.length >= 4) break;
@@ -65,7 +73,10 @@ const mark = (status: string) => (status === 'completed' ? 'x' : status === 'in_
 
 /** The sentence of the agent's last message that says what it does next, if one does. */
 export function statedIntent(message: string): string | undefined {
-  const sentences = message.split(/(?<=[.!?:])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length > 8);
+  const sentences = message
+    .split(/(?<=[.!?:])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 8);
   const intent = /\b(next|now (i'?ll|i will|let me|we)|let me|i'?ll|i will|remaining|still (need|to)|todo|then)\b/i;
   for (let k = sentences.length - 1; k >= 0; k--) if (intent.test(sentences[k]!)) return sentences[k];
   return undefined;
@@ -108,7 +119,9 @@ export function assembleWatcherPacketText(trail: Trail, plan: PlanState | null, 
   const earlier = reqs.slice(0, -1);
   if (earlier.length) {
     const shown = earlier.slice(-6);
-    out.push(`- Earlier requests, oldest first${earlier.length > shown.length ? ` (${earlier.length - shown.length} older omitted)` : ''}: ${shown.map((r, k) => `(${k + 1}) ${clip(oneLine(r.text), 240)}`).join(' ')}`);
+    out.push(
+      `- Earlier requests, oldest first${earlier.length > shown.length ? ` (${earlier.length - shown.length} older omitted)` : ''}: ${shown.map((r, k) => `(${k + 1}) ${clip(oneLine(r.text), 240)}`).join(' ')}`,
+    );
   }
   if (steps.length) out.push(`- Plan: ${steps.map((s) => `[${mark(s.status)}] ${clip(oneLine(s.text), 200)}`).join(' · ')}`);
   const last = trail.lastCommand;
@@ -131,7 +144,13 @@ export function assembleWatcherPacketText(trail: Trail, plan: PlanState | null, 
   else out.push(`- Next step: continue the current ask${intent ? '' : '; check the last command and your last message before repeating anything'}.`);
   if (intent) out.push(`- You had said: "${clip(intent, 300)}"`);
   const rest = open.filter((s) => s !== (inProgress ?? open[0]));
-  if (rest.length) out.push(`- Open plan items after it: ${rest.slice(0, 12).map((s) => clip(oneLine(s.text), 200)).join('; ')}`);
+  if (rest.length)
+    out.push(
+      `- Open plan items after it: ${rest
+        .slice(0, 12)
+        .map((s) => clip(oneLine(s.text), 200))
+        .join('; ')}`,
+    );
 
   out.push('', '## Decisions, invariants and traps');
   out.push('- Do not redo work the commits, completed steps and edited files above show as done; check `git status` / `git log` first.');

@@ -145,7 +145,16 @@ export class CoreService {
     if (this.replayed(t, rid)) return;
     const archived = threadBeforeSequence(t.messages);
     const at = Date.now();
-    t.log.append({ kind: 'compaction', at, seqId: c.seqId, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, archived, replacement: c.replacement, ...(rid ? { rid } : {}) });
+    t.log.append({
+      kind: 'compaction',
+      at,
+      seqId: c.seqId,
+      tokensBefore: c.tokensBefore,
+      tokensAfter: c.tokensAfter,
+      archived,
+      replacement: c.replacement,
+      ...(rid ? { rid } : {}),
+    });
     if (rid) t.requests.add(rid, null);
     t.compactions.push({ seqId: c.seqId, archived, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, at });
     t.messages = c.replacement.slice();

@@ -44,13 +44,11 @@ export function resolveSettings(
   const s = out as Settings;
   // Tiers must nest: emergency < asap < ready < early. A crossed set would make tiers unreachable or
   // fire emergency before asap, so the four thresholds fall back together.
-  if (
-    !(
-      s.emergency_percent_remaining_lt < s.asap_percent_remaining_lt &&
-      s.asap_percent_remaining_lt < s.ready_percent_remaining_lt &&
-      s.ready_percent_remaining_lt < s.early_percent_remaining_lt
-    )
-  ) {
+  if (!(
+    s.emergency_percent_remaining_lt < s.asap_percent_remaining_lt &&
+    s.asap_percent_remaining_lt < s.ready_percent_remaining_lt &&
+    s.ready_percent_remaining_lt < s.early_percent_remaining_lt
+  )) {
     issues.push({
       key: 'early_percent_remaining_lt',
       message: `tier thresholds must satisfy emergency < asap < ready < early (got ${s.emergency_percent_remaining_lt} < ${s.asap_percent_remaining_lt} < ${s.ready_percent_remaining_lt} < ${s.early_percent_remaining_lt}); using defaults for all four`,

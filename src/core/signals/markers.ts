@@ -11,7 +11,10 @@ const cache = new WeakMap<string[], RegExp | null>();
 function compile(markers: string[]): RegExp | null {
   let re = cache.get(markers);
   if (re === undefined) {
-    const parts = markers.map((m) => m.trim()).filter(Boolean).map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+'));
+    const parts = markers
+      .map((m) => m.trim())
+      .filter(Boolean)
+      .map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+'));
     re = parts.length ? new RegExp(`(?:^|[^\\p{L}\\p{N}])(${parts.join('|')})(?=$|[^\\p{L}\\p{N}])`, 'iu') : null;
     cache.set(markers, re);
   }

@@ -24,9 +24,7 @@ export function applyPlan(prev: PlanState | null, steps: PlanStep[]): { plan: Pl
     return { plan: prev, boundary: null };
   }
   const same =
-    prev !== null &&
-    prev.steps.length === steps.length &&
-    prev.steps.every((p, i) => norm(p.text) === norm(steps[i]!.text) && p.status === steps[i]!.status);
+    prev !== null && prev.steps.length === steps.length && prev.steps.every((p, i) => norm(p.text) === norm(steps[i]!.text) && p.status === steps[i]!.status);
   if (same) return { plan: prev, boundary: null };
 
   const already = new Set(prev?.completed ?? []);

@@ -193,7 +193,10 @@ export function analyzeShellCommand(input: ShellCommandInput): { boundaries: Det
     return { boundaries: detect(input) };
   } catch (err) {
     if (!(err instanceof TooComplex)) throw err;
-    return { boundaries: [], problem: { message: `shell command nests command substitutions deeper than ${MAX_SUBSTITUTION_DEPTH} levels; not analysed for commits or pushes` } };
+    return {
+      boundaries: [],
+      problem: { message: `shell command nests command substitutions deeper than ${MAX_SUBSTITUTION_DEPTH} levels; not analysed for commits or pushes` },
+    };
   }
 }
 
@@ -225,7 +228,12 @@ function fromTokens(tokens: Token[], depth: number): Invocation[] {
   for (const words of simpleCommands(tokens)) {
     // Command substitutions run before the command that contains them.
     for (const w of words) for (const sub of w.subs) result.push(...fromTokens(sub, depth + 1));
-    result.push(...fromArgv(words.map((w) => w.value), depth));
+    result.push(
+      ...fromArgv(
+        words.map((w) => w.value),
+        depth,
+      ),
+    );
   }
   return result;
 }
@@ -347,9 +355,7 @@ function gitInvocations(args: string[]): Invocation[] {
       return parsePush(rest) ? [{ type: 'push' }] : [];
     case 'cherry-pick':
     case 'revert':
-      return rest.some((a) => ['-n', '--no-commit', '--abort', '--quit', '--skip', '-h', '--help'].includes(a))
-        ? []
-        : [{ type: 'other_commit_writer' }];
+      return rest.some((a) => ['-n', '--no-commit', '--abort', '--quit', '--skip', '-h', '--help'].includes(a)) ? [] : [{ type: 'other_commit_writer' }];
     default:
       return []; // includes aliases (`git ci`), `commit-tree`, `log --grep commit`, `show`, `help commit`
   }
@@ -361,8 +367,18 @@ function isLongPrefix(name: string, full: string, min: number): boolean {
 }
 
 const COMMIT_LONG_WITH_ARG = new Set([
-  '--message', '--file', '--reuse-message', '--reedit-message', '--fixup', '--squash', '--author', '--date',
-  '--template', '--cleanup', '--trailer', '--pathspec-from-file',
+  '--message',
+  '--file',
+  '--reuse-message',
+  '--reedit-message',
+  '--fixup',
+  '--squash',
+  '--author',
+  '--date',
+  '--template',
+  '--cleanup',
+  '--trailer',
+  '--pathspec-from-file',
 ]);
 
 function parseCommit(args: string[]): Invocation | undefined {
@@ -545,7 +561,10 @@ function parseRefLine(line: string): { key: string; text: string } | null | unde
   const human = /^ ([ +*!=-]) (\[[^\]]+\]|[0-9a-f]{4,40}\.\.\.?[0-9a-f]{4,40})\s+(.+?)\s*$/.exec(line);
   if (porcelain) {
     [, flag = '', refs = '', summary = ''] = porcelain;
-    refs = refs.split(':').map((r) => r.replace(/^refs\/(heads|tags)\//, '')).join(' -> ');
+    refs = refs
+      .split(':')
+      .map((r) => r.replace(/^refs\/(heads|tags)\//, ''))
+      .join(' -> ');
     summary = summary.replace(/\s*\(.*\)$/, '');
   } else if (human) {
     [, flag = '', summary = '', refs = ''] = human;

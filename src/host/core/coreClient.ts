@@ -36,13 +36,18 @@ export interface StartCoreOptions {
   serverModule?: string;
 }
 
-export type CoreHandle = CoreApi & vscode.Disposable & {
-  /** 'process' while the core process serves requests; 'in-process' after a fallback to localCore. */
-  readonly mode: 'process' | 'in-process';
-};
+export type CoreHandle = CoreApi &
+  vscode.Disposable & {
+    /** 'process' while the core process serves requests; 'in-process' after a fallback to localCore. */
+    readonly mode: 'process' | 'in-process';
+  };
 
 /** Whether a file exists; async, because it runs during activation (no synchronous file system calls there). */
-const exists = (file: string) => access(file).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 /** The server next to the running extension: bundled (dist/) or compiled by tsc (out/src/). */
 async function defaultServerModule(context: vscode.ExtensionContext): Promise<string> {
@@ -108,10 +113,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   });
 }
 
-export async function startCore(
-  context: vscode.ExtensionContext,
-  opts: StartCoreOptions,
-): Promise<CoreHandle> {
+export async function startCore(context: vscode.ExtensionContext, opts: StartCoreOptions): Promise<CoreHandle> {
   // Logging must never change what the core does (a closed channel throws): our own lines go through this.
   const log = {
     info: (m: string) => safely(() => opts.log.info(m)),
@@ -156,7 +158,9 @@ export async function startCore(
         log.error(`rawr core process exited ${restarts.length} times in ${RESTART_WINDOW_MS / 60_000} minutes; not restarting it`);
         return { action: lc.CloseAction.DoNotRestart, handled: true };
       }
-      log.warn(`rawr core process exited; restarting it (${restarts.length}/${MAX_RESTARTS} in ${RESTART_WINDOW_MS / 60_000} min); threads are rebuilt from their logs`);
+      log.warn(
+        `rawr core process exited; restarting it (${restarts.length}/${MAX_RESTARTS} in ${RESTART_WINDOW_MS / 60_000} min); threads are rebuilt from their logs`,
+      );
       return { action: lc.CloseAction.Restart, handled: true };
     },
   };
@@ -276,7 +280,8 @@ export async function startCore(
     for (let attempt = 0; ; attempt++) {
       if (local) return viaLocal(local);
       const mode = await ready(after);
-      if (mode === 'in-process') return viaLocal(inProcess(gaveUp ? 'it kept exiting' : shutDown ? 'its connection kept failing' : 'it could not be restarted'));
+      if (mode === 'in-process')
+        return viaLocal(inProcess(gaveUp ? 'it kept exiting' : shutDown ? 'its connection kept failing' : 'it could not be restarted'));
       const sentOn = generation;
       try {
         return await client.sendRequest<R>(method, params);

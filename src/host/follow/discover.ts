@@ -31,7 +31,10 @@ export function encodeClaudeProject(folder: string): string {
   return folder.replace(/[^a-zA-Z0-9]/g, '-');
 }
 
-interface Found { file: string; mtimeMs: number }
+interface Found {
+  file: string;
+  mtimeMs: number;
+}
 
 async function newest(files: string[]): Promise<Found | null> {
   let best: Found | null = null;
@@ -71,9 +74,18 @@ const CODEX_DAYS = 14;
 export async function newestCodexRollout(folder: string, home = codexHome()): Promise<Found | null> {
   const sessions = path.join(home, 'sessions');
   const days: string[] = [];
-  for (const y of (await list(sessions)).filter((x) => /^\d{4}$/.test(x)).sort().reverse()) {
-    for (const m of (await list(path.join(sessions, y))).filter((x) => /^\d{2}$/.test(x)).sort().reverse()) {
-      for (const d of (await list(path.join(sessions, y, m))).filter((x) => /^\d{2}$/.test(x)).sort().reverse()) {
+  for (const y of (await list(sessions))
+    .filter((x) => /^\d{4}$/.test(x))
+    .sort()
+    .reverse()) {
+    for (const m of (await list(path.join(sessions, y)))
+      .filter((x) => /^\d{2}$/.test(x))
+      .sort()
+      .reverse()) {
+      for (const d of (await list(path.join(sessions, y, m)))
+        .filter((x) => /^\d{2}$/.test(x))
+        .sort()
+        .reverse()) {
         days.push(path.join(sessions, y, m, d));
         if (days.length >= CODEX_DAYS) break;
       }
@@ -133,7 +145,11 @@ export function sessionIdOf(kind: AgentKind, file: string, head: string): string
 }
 
 export const HOOK_EVENT_KINDS = ['snapshot', 'confirmed', 'compact-summary', 'injected', 'other'] as const;
-export interface HookEvent { at: string; kind: (typeof HOOK_EVENT_KINDS)[number]; file: string }
+export interface HookEvent {
+  at: string;
+  kind: (typeof HOOK_EVENT_KINDS)[number];
+  file: string;
+}
 
 const STAMP = /(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z/;
 
@@ -151,8 +167,15 @@ export async function hookEvents(root: string, kind: AgentKind, sessionId: strin
     const at = m ? `${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z` : '';
     // <snapshot>.json (PreCompact), .confirmed (the compaction happened), .compact-summary (Claude Code's
     // own summary), .injected (the handoff was injected): see core/hooks/shared/store.ts.
-    const k: HookEvent['kind'] = /\.injected$/.test(f) ? 'injected' : /\.confirmed$/.test(f) ? 'confirmed'
-      : /\.compact-summary$/.test(f) ? 'compact-summary' : /^snapshot-.*\.json$/.test(f) ? 'snapshot' : 'other';
+    const k: HookEvent['kind'] = /\.injected$/.test(f)
+      ? 'injected'
+      : /\.confirmed$/.test(f)
+        ? 'confirmed'
+        : /\.compact-summary$/.test(f)
+          ? 'compact-summary'
+          : /^snapshot-.*\.json$/.test(f)
+            ? 'snapshot'
+            : 'other';
     out.push({ at, kind: k, file: f });
   }
   return out.slice(-20);

@@ -18,20 +18,33 @@ import { ensureLauncher } from './launcher';
 
 export const INSTALL_CLAUDE_HOOKS = 'rawr.installClaudeHooks';
 export const INSTALL_CODEX_HOOKS = 'rawr.installCodexHooks';
-export const RESTRICTED_MESSAGE = 'Rawr installs no agent hooks in Restricted Mode: a hook runs a command on every prompt of the agent. Trust this workspace first (Manage Workspace Trust), then run the command again.';
+export const RESTRICTED_MESSAGE =
+  'Rawr installs no agent hooks in Restricted Mode: a hook runs a command on every prompt of the agent. Trust this workspace first (Manage Workspace Trust), then run the command again.';
 
-interface Args { folder?: string; trust?: boolean }
+interface Args {
+  folder?: string;
+  trust?: boolean;
+}
 const argsOf = (a: unknown): Args => (typeof a === 'object' && a !== null ? (a as Args) : {});
 
 export function registerHookInstallCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
   // Re-pointed on every activation, so installed hook commands survive extension updates.
   let launcher: string | undefined;
   const launcherPath = () => {
-    launcher ??= ensureLauncher({ storageDir: context.globalStorageUri.fsPath, extensionPath: context.extensionPath, extensionId: context.extension.id, runtime: process.execPath });
+    launcher ??= ensureLauncher({
+      storageDir: context.globalStorageUri.fsPath,
+      extensionPath: context.extensionPath,
+      extensionId: context.extension.id,
+      runtime: process.execPath,
+    });
     return launcher;
   };
   if (process.platform !== 'win32') {
-    try { launcherPath(); } catch (err) { log.warn(`agent-hook launcher not written: ${(err as Error).message}`); }
+    try {
+      launcherPath();
+    } catch (err) {
+      log.warn(`agent-hook launcher not written: ${(err as Error).message}`);
+    }
   }
 
   const report = (r: InstallResult, what: string) => {
@@ -43,35 +56,55 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
   };
   const precondition = (): string | undefined => {
     if (!vscode.workspace.isTrusted) return RESTRICTED_MESSAGE;
-    if (process.platform === 'win32') return 'Rawr: installing agent hooks from VS Code is not supported on Windows yet; use the rawr CLI (rawr hooks … install).';
+    if (process.platform === 'win32')
+      return 'Rawr: installing agent hooks from VS Code is not supported on Windows yet; use the rawr CLI (rawr hooks … install).';
     return undefined;
   };
 
-  context.subscriptions.push(vscode.commands.registerCommand(INSTALL_CLAUDE_HOOKS, async (raw?: unknown) => {
-    const refused = precondition();
-    if (refused) { void vscode.window.showWarningMessage(refused); return { ok: false, lines: [refused] }; }
-    const a = argsOf(raw);
-    const folder = a.folder ?? (vscode.workspace.workspaceFolders?.length === 1 ? vscode.workspace.workspaceFolders[0]!.uri.fsPath : (await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Install Claude Code hooks for which folder?' }))?.uri.fsPath);
-    if (!folder) { void vscode.window.showWarningMessage('Rawr: open a folder first; Claude Code hooks are installed per project (.claude/settings.json).'); return { ok: false, lines: ['no folder'] }; }
-    const r = await installClaude({ projectDir: folder, commandPrefix: shellQuote(launcherPath()), write: true, followSymlinks: false });
-    return report(r, 'Claude Code hooks');
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand(INSTALL_CLAUDE_HOOKS, async (raw?: unknown) => {
+      const refused = precondition();
+      if (refused) {
+        void vscode.window.showWarningMessage(refused);
+        return { ok: false, lines: [refused] };
+      }
+      const a = argsOf(raw);
+      const folder =
+        a.folder ??
+        (vscode.workspace.workspaceFolders?.length === 1
+          ? vscode.workspace.workspaceFolders[0]!.uri.fsPath
+          : (await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Install Claude Code hooks for which folder?' }))?.uri.fsPath);
+      if (!folder) {
+        void vscode.window.showWarningMessage('Rawr: open a folder first; Claude Code hooks are installed per project (.claude/settings.json).');
+        return { ok: false, lines: ['no folder'] };
+      }
+      const r = await installClaude({ projectDir: folder, commandPrefix: shellQuote(launcherPath()), write: true, followSymlinks: false });
+      return report(r, 'Claude Code hooks');
+    }),
+  );
 
-  context.subscriptions.push(vscode.commands.registerCommand(INSTALL_CODEX_HOOKS, async (raw?: unknown) => {
-    const refused = precondition();
-    if (refused) { void vscode.window.showWarningMessage(refused); return { ok: false, lines: [refused] }; }
-    const a = argsOf(raw);
-    const codexHome = process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex');
-    let trust = a.trust;
-    if (trust === undefined) {
-      const pick = await vscode.window.showWarningMessage(
-        `Install rawr's Codex hooks into ${path.join(codexHome, 'hooks.json')}? Codex reads hooks only there, so they run for all Codex sessions. ${CODEX_TRUST_NOTE}`,
-        { modal: true }, 'Install and trust', 'Install only',
-      );
-      if (!pick) return { ok: false, lines: ['cancelled'] };
-      trust = pick === 'Install and trust';
-    }
-    const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks: false });
-    return report(r, 'Codex hooks');
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand(INSTALL_CODEX_HOOKS, async (raw?: unknown) => {
+      const refused = precondition();
+      if (refused) {
+        void vscode.window.showWarningMessage(refused);
+        return { ok: false, lines: [refused] };
+      }
+      const a = argsOf(raw);
+      const codexHome = process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex');
+      let trust = a.trust;
+      if (trust === undefined) {
+        const pick = await vscode.window.showWarningMessage(
+          `Install rawr's Codex hooks into ${path.join(codexHome, 'hooks.json')}? Codex reads hooks only there, so they run for all Codex sessions. ${CODEX_TRUST_NOTE}`,
+          { modal: true },
+          'Install and trust',
+          'Install only',
+        );
+        if (!pick) return { ok: false, lines: ['cancelled'] };
+        trust = pick === 'Install and trust';
+      }
+      const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks: false });
+      return report(r, 'Codex hooks');
+    }),
+  );
 }

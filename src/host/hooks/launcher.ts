@@ -49,7 +49,11 @@ export function ensureLauncher(t: LauncherTarget): string {
   const text = launcherScript(t);
   fs.mkdirSync(dir, { recursive: true });
   let current: string | undefined;
-  try { current = fs.readFileSync(file, 'utf8'); } catch { current = undefined; }
+  try {
+    current = fs.readFileSync(file, 'utf8');
+  } catch {
+    current = undefined;
+  }
   if (current !== text) {
     const tmp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, text, { mode: 0o755 });

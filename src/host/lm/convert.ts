@@ -34,7 +34,13 @@ const isA = (p: unknown, name: string): boolean => {
 function isTextPart(p: unknown): p is vscode.LanguageModelTextPart {
   if (isA(p, 'LanguageModelTextPart')) return true;
   // Duck typing for parts revived without the class; thinking parts also have `value`, so exclude those.
-  return !!p && typeof p === 'object' && typeof (p as AnyPart).value === 'string' && !isA(p, 'LanguageModelThinkingPart') && Object.keys(p).every((k) => k === 'value' || k === 'audience');
+  return (
+    !!p &&
+    typeof p === 'object' &&
+    typeof (p as AnyPart).value === 'string' &&
+    !isA(p, 'LanguageModelThinkingPart') &&
+    Object.keys(p).every((k) => k === 'value' || k === 'audience')
+  );
 }
 function isToolCallPart(p: unknown): p is vscode.LanguageModelToolCallPart {
   if (isA(p, 'LanguageModelToolCallPart')) return true;

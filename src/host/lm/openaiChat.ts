@@ -123,20 +123,32 @@ export function toOpenAIChatError(err: unknown, where?: string): OpenAIChatError
     const status = e.status;
     const server = serverMessageOf(e);
     const kind: OpenAIChatErrorKind =
-      status === 401 ? 'auth'
-      : status === 403 ? 'forbidden'
-      : status === 404 ? 'not_found'
-      : status === 429 ? 'rate_limit'
-      : status >= 500 ? 'server'
-      : status >= 400 ? 'bad_request'
-      : 'other';
+      status === 401
+        ? 'auth'
+        : status === 403
+          ? 'forbidden'
+          : status === 404
+            ? 'not_found'
+            : status === 429
+              ? 'rate_limit'
+              : status >= 500
+                ? 'server'
+                : status >= 400
+                  ? 'bad_request'
+                  : 'other';
     return new OpenAIChatError(kind, `The OpenAI-compatible server${at} answered HTTP ${status}: ${server}`, server, status, { cause: err });
   }
   if (err instanceof APIConnectionError) {
     const cause = e.cause as { message?: string; cause?: { message?: string; code?: string } } | undefined;
     const detail = [cause?.message, cause?.cause?.code ?? cause?.cause?.message].filter(Boolean).join(': ');
     const server = detail || String(e.message ?? 'connection error');
-    return new OpenAIChatError('connection', `Cannot reach the OpenAI-compatible server${at}: ${String(e.message ?? 'connection error')}${detail ? ` (${detail})` : ''}`, server, undefined, { cause: err });
+    return new OpenAIChatError(
+      'connection',
+      `Cannot reach the OpenAI-compatible server${at}: ${String(e.message ?? 'connection error')}${detail ? ` (${detail})` : ''}`,
+      server,
+      undefined,
+      { cause: err },
+    );
   }
   const msg = err instanceof Error ? err.message : String(err);
   return new OpenAIChatError('other', `OpenAI-compatible request failed${at}: ${msg}`, msg, undefined, { cause: err });
@@ -153,7 +165,11 @@ interface PendingCall {
 
 function finishCall(c: PendingCall): StreamPart {
   if (!c.name) {
-    throw new OpenAIChatError('invalid_tool_call', `The model streamed a tool call (index ${c.index}, id ${c.id || '?'}) without a function name.`, 'missing function name');
+    throw new OpenAIChatError(
+      'invalid_tool_call',
+      `The model streamed a tool call (index ${c.index}, id ${c.id || '?'}) without a function name.`,
+      'missing function name',
+    );
   }
   const text = c.args.trim();
   let input: unknown = {};
@@ -228,7 +244,13 @@ export async function* streamChat(client: OpenAI, req: StreamChatRequest): Async
         const err = toOpenAIChatError(e);
         if (err.kind !== 'other') throw err;
         // undici's "terminated" & co.: the HTTP response started, then the connection went away.
-        throw new OpenAIChatError('connection', `The OpenAI-compatible server's response broke off mid-stream: ${err.serverMessage}`, err.serverMessage, undefined, { cause: e });
+        throw new OpenAIChatError(
+          'connection',
+          `The OpenAI-compatible server's response broke off mid-stream: ${err.serverMessage}`,
+          err.serverMessage,
+          undefined,
+          { cause: e },
+        );
       }
       if (r.done) {
         // The SDK ends the stream quietly when its signal fires: report the abort instead of a short answer.
@@ -238,7 +260,12 @@ export async function* streamChat(client: OpenAI, req: StreamChatRequest): Async
       if (req.signal?.aborted) throw new OpenAIChatError('aborted', 'The request was cancelled.', 'aborted');
       if (req.includeUsage && r.value.usage) {
         const u = UsageSchema.safeParse(r.value.usage);
-        if (u.success) yield { type: 'usage', promptTokens: u.data.prompt_tokens, ...(u.data.completion_tokens !== undefined ? { completionTokens: u.data.completion_tokens } : {}) };
+        if (u.success)
+          yield {
+            type: 'usage',
+            promptTokens: u.data.prompt_tokens,
+            ...(u.data.completion_tokens !== undefined ? { completionTokens: u.data.completion_tokens } : {}),
+          };
       }
       const choice = r.value.choices?.[0];
       if (!choice) continue; // e.g. the usage-only chunk

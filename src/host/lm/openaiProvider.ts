@@ -66,7 +66,7 @@ export function parseOpenAIConfig(rawBaseUrl: unknown, rawModels: unknown): Open
     problems.push(`rawr.openai.models must be an array of {id, name?, contextWindow, maxOutputTokens?, toolCalling?}; ignored.`);
   } else {
     const seen = new Set<string>();
-    (rawModels as unknown[] | undefined ?? []).forEach((raw, i) => {
+    ((rawModels as unknown[] | undefined) ?? []).forEach((raw, i) => {
       const r = OpenAIModelEntrySchema.safeParse(raw);
       if (!r.success) {
         const why = r.error.issues.map((iss) => `${iss.path.join('.') || 'entry'}: ${iss.message}`).join('; ');
@@ -197,7 +197,8 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
     const converted = toOpenAIMessages(messages);
     for (const n of converted.notes) this.log.info(`rawr-openai ${model.id}: ${n}`);
     const tools = entry.toolCalling === false ? undefined : toOpenAITools(options.tools);
-    if (entry.toolCalling === false && options.tools?.length) this.log.info(`rawr-openai ${model.id}: toolCalling is false: ${options.tools.length} tool(s) not sent.`);
+    if (entry.toolCalling === false && options.tools?.length)
+      this.log.info(`rawr-openai ${model.id}: toolCalling is false: ${options.tools.length} tool(s) not sent.`);
     const temperature = options.modelOptions?.temperature;
     // rawr's estimate of this very request, to set against the server's own count when it reports one.
     const estimate = estimateTokens(converted.messages) + (tools?.length ? estimateTokens(JSON.stringify(tools)) : 0);
@@ -216,7 +217,9 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
         includeUsage: !this.usageRejectedBy.has(baseUrl),
         onUsageRejected: (why) => {
           this.usageRejectedBy.add(baseUrl);
-          this.log.warn(`rawr-openai: ${baseUrl} rejects stream_options.include_usage (${why}); asked again without it. Token counts stay rawr's estimate for this server.`);
+          this.log.warn(
+            `rawr-openai: ${baseUrl} rejects stream_options.include_usage (${why}); asked again without it. Token counts stay rawr's estimate for this server.`,
+          );
         },
         signal: abort.signal,
       })) {
@@ -234,7 +237,9 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
         } else {
           const input = part.input;
           if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-            throw new Error(`${OPENAI_VENDOR}/${model.id}: the model called tool "${part.name}" with arguments that are not a JSON object: ${JSON.stringify(input)}`);
+            throw new Error(
+              `${OPENAI_VENDOR}/${model.id}: the model called tool "${part.name}" with arguments that are not a JSON object: ${JSON.stringify(input)}`,
+            );
           }
           progress.report(new vscode.LanguageModelToolCallPart(part.id, part.name, input));
         }
@@ -261,12 +266,16 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
       case 'forbidden':
         return vscode.LanguageModelError.NoPermissions(`${OPENAI_VENDOR}/${id}: access denied by ${baseUrl} (HTTP 403: ${e.serverMessage}).`);
       case 'not_found':
-        return vscode.LanguageModelError.NotFound(`${OPENAI_VENDOR}/${id}: not found at ${baseUrl} (HTTP 404: ${e.serverMessage}). Check the model id and that the base URL ends in /v1.`);
+        return vscode.LanguageModelError.NotFound(
+          `${OPENAI_VENDOR}/${id}: not found at ${baseUrl} (HTTP 404: ${e.serverMessage}). Check the model id and that the base URL ends in /v1.`,
+        );
       default:
         if (e.status === 451) return vscode.LanguageModelError.Blocked(`${OPENAI_VENDOR}/${id}: blocked by the server (HTTP 451: ${e.serverMessage}).`);
         // Named with OpenAI's code whatever the server's wording, so @rawr's overflow recovery (and anyone) can tell.
         if (e.status === 400 && ((e.cause as { code?: unknown } | undefined)?.code === 'context_length_exceeded' || isContextOverflow(e.serverMessage))) {
-          return new vscode.LanguageModelError(`${OPENAI_VENDOR}/${id}: the request is too long for the model's context (HTTP 400 context_length_exceeded: ${e.serverMessage}).`);
+          return new vscode.LanguageModelError(
+            `${OPENAI_VENDOR}/${id}: the request is too long for the model's context (HTTP 400 context_length_exceeded: ${e.serverMessage}).`,
+          );
         }
         return new Error(`${OPENAI_VENDOR}/${id} (${baseUrl}): ${e.message}`);
     }

@@ -73,12 +73,39 @@ export class FollowController implements vscode.Disposable {
     if (folder?.scheme === 'file') {
       const claude = await newestClaudeTranscript(folder.fsPath);
       const codex = await newestCodexRollout(folder.fsPath);
-      if (claude) items.push({ label: '$(hubot) Newest Claude Code session for this folder', detail: claude.file, run: async () => { await this.follow(claude.file, 'claude', 'newest Claude Code transcript for this folder'); return true; } });
-      if (codex) items.push({ label: '$(terminal) Newest Codex session for this folder', detail: codex.file, run: async () => { await this.follow(codex.file, 'codex', 'newest Codex rollout started in this folder'); return true; } });
+      if (claude)
+        items.push({
+          label: '$(hubot) Newest Claude Code session for this folder',
+          detail: claude.file,
+          run: async () => {
+            await this.follow(claude.file, 'claude', 'newest Claude Code transcript for this folder');
+            return true;
+          },
+        });
+      if (codex)
+        items.push({
+          label: '$(terminal) Newest Codex session for this folder',
+          detail: codex.file,
+          run: async () => {
+            await this.follow(codex.file, 'codex', 'newest Codex rollout started in this folder');
+            return true;
+          },
+        });
     }
     items.push({ label: '$(file) Choose a transcript or rollout file…', run: () => this.chooseFile() });
-    if (this.current) items.push({ label: '$(debug-stop) Stop following', detail: this.current.path, run: async () => { this.stop(); return true; } });
-    const chosen = await vscode.window.showQuickPick(items, { title: 'Rawr: Follow Agent Session', placeHolder: items.length > 1 ? 'What should the panel follow?' : 'No Claude Code or Codex session found for this folder' });
+    if (this.current)
+      items.push({
+        label: '$(debug-stop) Stop following',
+        detail: this.current.path,
+        run: async () => {
+          this.stop();
+          return true;
+        },
+      });
+    const chosen = await vscode.window.showQuickPick(items, {
+      title: 'Rawr: Follow Agent Session',
+      placeHolder: items.length > 1 ? 'What should the panel follow?' : 'No Claude Code or Codex session found for this folder',
+    });
     return chosen ? chosen.run() : false;
   }
 
@@ -98,17 +125,29 @@ export class FollowController implements vscode.Disposable {
     const { settings, prompts } = this.deps.config();
     const head = await readHead(file, 256 * 1024);
     this.current = {
-      path: file, agent, how, sessionId: sessionIdOf(agent, file, head), tail: new FileTail(file),
-      follower: new SessionFollower({ settings, prompts, format: agent }), hooks: [],
+      path: file,
+      agent,
+      how,
+      sessionId: sessionIdOf(agent, file, head),
+      tail: new FileTail(file),
+      follower: new SessionFollower({ settings, prompts, format: agent }),
+      hooks: [],
     };
     this.deps.log.info(`follow: ${file} (${how})`);
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), path.basename(file)));
-    this.watches.push(watcher, watcher.onDidChange(() => this.schedule()), watcher.onDidCreate(() => this.schedule()));
+    this.watches.push(
+      watcher,
+      watcher.onDidChange(() => this.schedule()),
+      watcher.onDidCreate(() => this.schedule()),
+    );
     const root = this.deps.workspace();
     if (root?.scheme === 'file') {
       // The hooks write snapshots and injection claims while the agent runs.
       const hooksWatch = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(root, '.rawr/**'));
-      this.watches.push(hooksWatch, hooksWatch.onDidCreate(() => this.schedule()));
+      this.watches.push(
+        hooksWatch,
+        hooksWatch.onDidCreate(() => this.schedule()),
+      );
     }
     this.poll = setInterval(() => this.schedule(), POLL_MS);
     await this.readNow();
@@ -192,9 +231,12 @@ export class FollowController implements vscode.Disposable {
   private publish(cur: Followed, s: FollowState): void {
     const { settings } = this.deps.config();
     const mode = settings.mode;
-    const command = s.wouldCompact && mode === 'suggest'
-      ? (cur.agent === 'claude' ? `/compact ${s.wouldCompact.instructions}` : '/compact') // Codex takes no instructions
-      : null;
+    const command =
+      s.wouldCompact && mode === 'suggest'
+        ? cur.agent === 'claude'
+          ? `/compact ${s.wouldCompact.instructions}`
+          : '/compact' // Codex takes no instructions
+        : null;
     const view: FollowView = {
       path: cur.path,
       agent: cur.agent,
@@ -210,8 +252,13 @@ export class FollowController implements vscode.Disposable {
       pending: s.pending.slice(-50).map((b) => b.slice(0, 400)),
       plan: s.plan ? s.plan.slice(0, 100).map((p) => ({ text: p.text.slice(0, 400), status: p.status })) : null,
       decisions: s.decisions.slice(-50).map((d) => ({
-        line: d.line, point: d.point.slice(0, 20), action: d.action, tier: d.tier, percentRemaining: d.percentRemaining,
-        boundaries: d.boundaries.slice(0, 20).map((b) => b.slice(0, 400)), reason: d.reason.slice(0, 2_000),
+        line: d.line,
+        point: d.point.slice(0, 20),
+        action: d.action,
+        tier: d.tier,
+        percentRemaining: d.percentRemaining,
+        boundaries: d.boundaries.slice(0, 20).map((b) => b.slice(0, 400)),
+        reason: d.reason.slice(0, 2_000),
       })),
       nativeCompactions: s.nativeCompactions.map((n) => ({ line: n.line, trigger: n.trigger, preTokens: n.preTokens ?? null })),
       wouldCompact: s.wouldCompact ? { line: s.wouldCompact.line, text: s.wouldCompact.text, command } : null,
@@ -225,7 +272,12 @@ export class FollowController implements vscode.Disposable {
     this.item.text = `$(eye) ${pct}${s.tier ? ` · ${s.tier}` : ''}`;
     this.item.tooltip = `Rawr follows ${cur.agent === 'claude' ? 'Claude Code' : 'Codex'}: ${path.basename(cur.path)}\n${s.contextTokens.toLocaleString('en-US')} of ${s.window.window.toLocaleString('en-US')} tokens (${s.window.why})${s.wouldCompact ? `\n${s.wouldCompact.text}` : ''}`;
     this.item.accessibilityInformation = { label: `rawr follow: ${pct} left${s.tier ? `, tier ${s.tier}` : ''}`, role: 'button' };
-    this.item.backgroundColor = s.tier === 'emergency' ? new vscode.ThemeColor('statusBarItem.errorBackground') : s.tier === 'asap' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.backgroundColor =
+      s.tier === 'emergency'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : s.tier === 'asap'
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
     this.item.show();
     this.changed.fire(view);
   }

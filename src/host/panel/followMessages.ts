@@ -28,23 +28,31 @@ export const FollowViewSchema = z
       })
       .strict(),
     pending: z.array(text(400)).max(50),
-    plan: z.array(z.object({ text: text(400), status: text(20) }).strict()).max(100).nullable(),
+    plan: z
+      .array(z.object({ text: text(400), status: text(20) }).strict())
+      .max(100)
+      .nullable(),
     decisions: z
       .array(
-        z.object({
-          line: count,
-          point: text(20),
-          action: z.enum(['compact', 'suggest', 'none']),
-          tier: text(20).nullable(),
-          percentRemaining: z.number().nullable(),
-          boundaries: z.array(text(400)).max(20),
-          reason: text(2_000),
-        }).strict(),
+        z
+          .object({
+            line: count,
+            point: text(20),
+            action: z.enum(['compact', 'suggest', 'none']),
+            tier: text(20).nullable(),
+            percentRemaining: z.number().nullable(),
+            boundaries: z.array(text(400)).max(20),
+            reason: text(2_000),
+          })
+          .strict(),
       )
       .max(50),
     nativeCompactions: z.array(z.object({ line: count, trigger: text(20), preTokens: count.nullable() }).strict()).max(20),
     /** "rawr would compact here: commit 3f2a1c9, 31% left", and the command to copy (suggest mode). */
-    wouldCompact: z.object({ line: count, text: text(300), command: text(1_100).nullable() }).strict().nullable(),
+    wouldCompact: z
+      .object({ line: count, text: text(300), command: text(1_100).nullable() })
+      .strict()
+      .nullable(),
     hooks: z.array(z.object({ at: text(40), kind: z.enum(HOOK_EVENT_KINDS), file: text(300) }).strict()).max(20),
     mode: text(20),
     problems: z.array(text(500)).max(20),

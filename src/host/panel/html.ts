@@ -15,13 +15,9 @@ export interface PanelHtmlInput {
 }
 
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
-  return [
-    "default-src 'none'",
-    `style-src ${cspSource} 'nonce-${nonce}'`,
-    `script-src 'nonce-${nonce}'`,
-    `font-src ${cspSource}`,
-    `img-src ${cspSource}`,
-  ].join('; ');
+  return ["default-src 'none'", `style-src ${cspSource} 'nonce-${nonce}'`, `script-src 'nonce-${nonce}'`, `font-src ${cspSource}`, `img-src ${cspSource}`].join(
+    '; ',
+  );
 }
 
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -78,7 +78,7 @@ export function parseMarkdown(source: string): Block[] {
       while (i + 1 < lines.length) {
         const next = lines[i + 1]!;
         const m = ITEM.exec(next);
-        if (m && m[1]!.length >= baseIndent && /\d/.test(m[2]!) === ordered || (m && m[1]!.length > baseIndent)) {
+        if ((m && m[1]!.length >= baseIndent && /\d/.test(m[2]!) === ordered) || (m && m[1]!.length > baseIndent)) {
           push();
           cur = { indent: m![1]!.length, text: m![3] ?? '' };
           i++;

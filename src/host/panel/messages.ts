@@ -31,7 +31,14 @@ export const BlockSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('heading'), level: z.number().int().min(1).max(6), inlines: Inlines }).strict(),
   z.object({ type: z.literal('paragraph'), inlines: Inlines }).strict(),
   z.object({ type: z.literal('quote'), inlines: Inlines }).strict(),
-  z.object({ type: z.literal('list'), ordered: z.boolean(), start: z.number().int().min(0), items: z.array(z.object({ level: z.number().int().min(0).max(8), inlines: Inlines }).strict()).max(5_000) }).strict(),
+  z
+    .object({
+      type: z.literal('list'),
+      ordered: z.boolean(),
+      start: z.number().int().min(0),
+      items: z.array(z.object({ level: z.number().int().min(0).max(8), inlines: Inlines }).strict()).max(5_000),
+    })
+    .strict(),
   z.object({ type: z.literal('code'), lang: text(40), text: text(200_000) }).strict(),
   z.object({ type: z.literal('rule') }).strict(),
 ]);

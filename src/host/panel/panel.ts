@@ -277,7 +277,10 @@ export class RawrPanel implements vscode.Disposable {
       case 'setMode': {
         const cfg = vscode.workspace.getConfiguration('rawr');
         const where = cfg.inspect('mode');
-        const target = where?.workspaceFolderValue !== undefined || where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+        const target =
+          where?.workspaceFolderValue !== undefined || where?.workspaceValue !== undefined
+            ? vscode.ConfigurationTarget.Workspace
+            : vscode.ConfigurationTarget.Global;
         await cfg.update('mode', msg.mode, target);
         this.deps.log.info(`panel: mode set to ${msg.mode} (${target === vscode.ConfigurationTarget.Workspace ? 'workspace' : 'user'} settings)`);
         return;
@@ -299,7 +302,11 @@ export class RawrPanel implements vscode.Disposable {
       case 'undo': {
         const snap = await core.snapshot(msg.threadId);
         if (snap.compactions.at(-1)?.seqId !== msg.seqId || snap.state.seq.phase !== 'idle') {
-          await this.post({ type: 'notice', level: 'info', text: `Compaction ${msg.seqId} is not the latest undoable one any more (or a sequence is running).` });
+          await this.post({
+            type: 'notice',
+            level: 'info',
+            text: `Compaction ${msg.seqId} is not the latest undoable one any more (or a sequence is running).`,
+          });
           return this.schedule(0);
         }
         const ok = await vscode.window.showWarningMessage(

@@ -151,7 +151,14 @@ export class ThreadJournal {
         break;
       case 'judgment': {
         if (rec.phase === 'request') {
-          this.judgments.set(rec.corrId, { corrId: rec.corrId, decisionId: this.lastJudgeDecision, requestedAt: rec.at, answeredAt: null, timedOut: false, cancelled: false });
+          this.judgments.set(rec.corrId, {
+            corrId: rec.corrId,
+            decisionId: this.lastJudgeDecision,
+            requestedAt: rec.at,
+            answeredAt: null,
+            timedOut: false,
+            cancelled: false,
+          });
         } else {
           const j = this.judgments.get(rec.corrId);
           if (j && j.answeredAt === null) j.answeredAt = rec.at;
@@ -220,12 +227,37 @@ export class ThreadJournal {
         const known = this.boundaries.get(b.id);
         if (fx.status === 'pending') {
           if (known) known.status = 'pending';
-          else this.addBoundary({ id: b.id, kind: b.kind, strength: b.strength, sources: [b.source], detail: b.detail, key: b.id.split(':').slice(1).join(':') || null, at: b.at, turn: b.turn, status: 'pending', consumedBy: null, note: null });
+          else
+            this.addBoundary({
+              id: b.id,
+              kind: b.kind,
+              strength: b.strength,
+              sources: [b.source],
+              detail: b.detail,
+              key: b.id.split(':').slice(1).join(':') || null,
+              at: b.at,
+              turn: b.turn,
+              status: 'pending',
+              consumedBy: null,
+              note: null,
+            });
         } else if (known) {
           // A second report of a boundary this thread has: one more source for it.
           if (!known.sources.includes(b.source)) known.sources.push(b.source);
         } else {
-          this.addBoundary({ id: b.id, kind: b.kind, strength: b.strength, sources: [b.source], detail: b.detail, key: b.id.split(':').slice(1).join(':') || null, at: b.at, turn: b.turn, status: 'ignored', consumedBy: null, note: IGNORED_NOTE[fx.why === 'new' ? 'duplicate' : fx.why] });
+          this.addBoundary({
+            id: b.id,
+            kind: b.kind,
+            strength: b.strength,
+            sources: [b.source],
+            detail: b.detail,
+            key: b.id.split(':').slice(1).join(':') || null,
+            at: b.at,
+            turn: b.turn,
+            status: 'ignored',
+            consumedBy: null,
+            note: IGNORED_NOTE[fx.why === 'new' ? 'duplicate' : fx.why],
+          });
         }
         break;
       }
@@ -330,17 +362,36 @@ function forecastOf(d: Decision): TimelineDecisionVM['forecast'] {
 }
 
 /** The gauge's forecast mark: where the context would be after the next phase, against the emergency line. */
-export function gaugeForecastOf(settings: Settings | null, tokens: { used: number; window: number } | null, forecast: PhaseForecast | null): GaugeVM['forecast'] {
+export function gaugeForecastOf(
+  settings: Settings | null,
+  tokens: { used: number; window: number } | null,
+  forecast: PhaseForecast | null,
+): GaugeVM['forecast'] {
   if (!settings || !forecast || !tokens || !(tokens.window > 0)) return null;
   const endPercentUsed = Math.min(1_000, ((tokens.used + forecast.nextPhaseTokens) / tokens.window) * 100);
   const emergencyPercentUsed = 100 - settings.emergency_percent_remaining_lt;
-  return { nextPhaseTokens: forecast.nextPhaseTokens, endPercentUsed, emergencyPercentUsed, basis: forecast.basis, phases: forecast.phases, fits: endPercentUsed < emergencyPercentUsed };
+  return {
+    nextPhaseTokens: forecast.nextPhaseTokens,
+    endPercentUsed,
+    emergencyPercentUsed,
+    basis: forecast.basis,
+    phases: forecast.phases,
+    fits: endPercentUsed < emergencyPercentUsed,
+  };
 }
 
 export function gaugeOf(settings: Settings | null, tokens: { used: number; window: number } | null, sequenceRunning: boolean): GaugeVM {
   const thresholds = TIERS.map((tier) => ({ tier, below: settings ? settings[`${tier}_percent_remaining_lt` as const] : 0 }));
   if (!tokens || !(tokens.window > 0)) {
-    return { usedTokens: tokens?.used ?? null, window: tokens?.window ?? null, percentRemaining: null, percentLabel: null, tier: null, thresholds, statusText: statusText({ percentRemaining: null, tier: null, sequenceRunning }).replace(/^\$\([^)]*\)\s*/, '') };
+    return {
+      usedTokens: tokens?.used ?? null,
+      window: tokens?.window ?? null,
+      percentRemaining: null,
+      percentLabel: null,
+      tier: null,
+      thresholds,
+      statusText: statusText({ percentRemaining: null, tier: null, sequenceRunning }).replace(/^\$\([^)]*\)\s*/, ''),
+    };
   }
   const pct = percentRemaining(tokens.used, tokens.window);
   const tier = settings ? tierOf(pct, settings) : null;
@@ -396,10 +447,19 @@ export function timelineOf(journal: ThreadJournal): TimelineItemVM[] {
   }
   for (const c of journal.compactions) {
     const seq = journal.sequences.get(c.seqId);
-    items.push({ kind: 'compaction', seqId: c.seqId, at: c.at, text: clip(seq?.compactedText ?? `Context compacted — ${c.tokensBefore} → ${c.tokensAfter} tokens`, 2_000), reason: seq?.reason ? clip(seq.reason, 8_000) : null, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter });
+    items.push({
+      kind: 'compaction',
+      seqId: c.seqId,
+      at: c.at,
+      text: clip(seq?.compactedText ?? `Context compacted — ${c.tokensBefore} → ${c.tokensAfter} tokens`, 2_000),
+      reason: seq?.reason ? clip(seq.reason, 8_000) : null,
+      tokensBefore: c.tokensBefore,
+      tokensAfter: c.tokensAfter,
+    });
   }
   for (const s of journal.sequences.values()) {
-    if (s.outcome === 'failed' || s.outcome === 'cancelled') items.push({ kind: 'sequence_end', seqId: s.seqId, at: s.endedAt ?? s.startedAt, outcome: s.outcome, reason: s.reason ? clip(s.reason, 8_000) : null });
+    if (s.outcome === 'failed' || s.outcome === 'cancelled')
+      items.push({ kind: 'sequence_end', seqId: s.seqId, at: s.endedAt ?? s.startedAt, outcome: s.outcome, reason: s.reason ? clip(s.reason, 8_000) : null });
   }
   // Oldest first (the webview shows newest on top); the decision of a step precedes its compaction.
   items.sort((a, b) => a.at - b.at);
@@ -443,13 +503,21 @@ function sequenceOf(snapshot: ThreadSnapshot | null, journal: ThreadJournal | nu
   // Idle: the last sequence of the log, as it ended.
   const last = journal ? [...journal.sequences.values()].at(-1) : undefined;
   if (!last) return null;
-  const steps = SEQUENCE_STEPS.map((step) => ({ step, state: last.reached.includes(step) ? ('done' as const) : last.outcome ? ('skipped' as const) : ('pending' as const) }));
+  const steps = SEQUENCE_STEPS.map((step) => ({
+    step,
+    state: last.reached.includes(step) ? ('done' as const) : last.outcome ? ('skipped' as const) : ('pending' as const),
+  }));
   return {
     seqId: last.seqId,
     running: false,
     phase: 'idle',
     steps,
-    detail: last.outcome === 'compacted' ? 'the last sequence compacted the thread and handed off' : last.outcome ? `the last sequence ended: ${last.outcome}` : 'the last sequence did not finish (the window may have reloaded during it)',
+    detail:
+      last.outcome === 'compacted'
+        ? 'the last sequence compacted the thread and handed off'
+        : last.outcome
+          ? `the last sequence ended: ${last.outcome}`
+          : 'the last sequence did not finish (the window may have reloaded during it)',
     outcome: last.outcome,
     decisionId: last.decisionId,
     reason: last.reason ? clip(last.reason, 8_000) : null,
@@ -536,7 +604,9 @@ function boundariesOf(snapshot: ThreadSnapshot | null, journal: ThreadJournal | 
       at: r.at,
       status: 'seen',
       consumedBy: null,
-      note: live ? 'reported in the workspace; reaching this thread' : 'reported in the workspace; this thread has no live @rawr session in this window, so its arbiter did not get it',
+      note: live
+        ? 'reported in the workspace; reaching this thread'
+        : 'reported in the workspace; this thread has no live @rawr session in this window, so its arbiter did not get it',
     });
   }
   return [...out.values()].sort((a, b) => a.at - b.at).slice(-300);

@@ -54,7 +54,8 @@ function asLocation(v: unknown): { uri: vscode.Uri; start: number; end: number }
   if (!(o.uri instanceof vscode.Uri) || !o.range || typeof o.range !== 'object') return undefined;
   const r = o.range as { start?: { line?: unknown }; end?: { line?: unknown }; startLineNumber?: unknown; endLineNumber?: unknown };
   if (typeof r.start?.line === 'number' && typeof r.end?.line === 'number') return { uri: o.uri, start: r.start.line, end: r.end.line };
-  if (typeof r.startLineNumber === 'number' && typeof r.endLineNumber === 'number') return { uri: o.uri, start: r.startLineNumber - 1, end: r.endLineNumber - 1 };
+  if (typeof r.startLineNumber === 'number' && typeof r.endLineNumber === 'number')
+    return { uri: o.uri, start: r.startLineNumber - 1, end: r.endLineNumber - 1 };
   return undefined;
 }
 
@@ -114,14 +115,18 @@ export async function withAttachments(request: vscode.ChatRequest, model: vscode
       blocks.push(`- ${piece}`);
       continue;
     }
-    let body = piece.body.length > MAX_ATTACHMENT_CHARS ? `${piece.body.slice(0, MAX_ATTACHMENT_CHARS)}\n[… cut at ${MAX_ATTACHMENT_CHARS} characters]` : piece.body;
+    let body =
+      piece.body.length > MAX_ATTACHMENT_CHARS ? `${piece.body.slice(0, MAX_ATTACHMENT_CHARS)}\n[… cut at ${MAX_ATTACHMENT_CHARS} characters]` : piece.body;
     let block = `### ${piece.label}\n${fence(body, piece.lang)}`;
     let tokens = await count(model, block, token);
     if (tokens > budget) {
       // Keep as many whole lines as fit, and say what was left out.
       const keep = Math.max(0, Math.floor((body.length * budget) / tokens) - 200);
       body = `${body.slice(0, body.lastIndexOf('\n', keep) > 0 ? body.lastIndexOf('\n', keep) : keep)}\n[… the rest did not fit rawr's attachment budget; read it with rawr_read_file]`;
-      block = keep > 0 ? `### ${piece.label} (cut to fit)\n${fence(body, piece.lang)}` : `### ${piece.label}: not included (over the attachment budget; read it with rawr_read_file)`;
+      block =
+        keep > 0
+          ? `### ${piece.label} (cut to fit)\n${fence(body, piece.lang)}`
+          : `### ${piece.label}: not included (over the attachment budget; read it with rawr_read_file)`;
       tokens = await count(model, block, token);
     }
     budget -= tokens;

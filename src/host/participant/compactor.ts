@@ -16,7 +16,11 @@ export async function summarise(
   token: vscode.CancellationToken,
 ): Promise<string> {
   const request = summaryRequestText(summaryPrompt, thread, model.maxInputTokens);
-  const response = await model.sendRequest([vscode.LanguageModelChatMessage.User(request)], { justification: 'rawr compacts this thread at a phase boundary' }, token);
+  const response = await model.sendRequest(
+    [vscode.LanguageModelChatMessage.User(request)],
+    { justification: 'rawr compacts this thread at a phase boundary' },
+    token,
+  );
   let text = '';
   for await (const chunk of response.text) text += chunk;
   if (!text.trim()) throw new Error('the model returned an empty summary');

@@ -217,7 +217,11 @@ export class EffectExecutor {
     const started = this.now();
     try {
       const text = await this.withDeadline(`judgment:${fx.corrId}`, fx.timeoutMs || FALLBACK_MS.judgment, async (token) => {
-        const r = await judge.sendRequest([vscode.LanguageModelChatMessage.User(`${fx.system}\n\n---\n\n${fx.user}`)], { justification: 'rawr decides whether to compact now' }, token);
+        const r = await judge.sendRequest(
+          [vscode.LanguageModelChatMessage.User(`${fx.system}\n\n---\n\n${fx.user}`)],
+          { justification: 'rawr decides whether to compact now' },
+          token,
+        );
         let out = '';
         for await (const t of r.text) out += t;
         return out;
@@ -241,7 +245,13 @@ export class EffectExecutor {
     const written = await this.withDeadline(`packet:${fx.seqId}`, FALLBACK_MS.packet, async (token) => {
       for (let i = 0; i < 3; i++) {
         const reply = await agent.callModel([RAWR_TOOL_INFOS.find((t) => t.name === SCRATCH_TOOL)!], false, token);
-        await s.append({ role: 'assistant', text: reply.text, synthetic: true, kind: 'scratch', ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}) });
+        await s.append({
+          role: 'assistant',
+          text: reply.text,
+          synthetic: true,
+          kind: 'scratch',
+          ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}),
+        });
         if (reply.toolCalls.length === 0) {
           // The agent answered in prose: keep its words as the scratch file rather than lose them.
           if (i === 0 && reply.text.trim()) await writeScratch(this.deps.workspace(), s.agentName, { content: reply.text });
@@ -284,7 +294,11 @@ export class EffectExecutor {
    * Overflow recovery's compaction: no model call (it could be rejected as too long again). The thread
    * becomes the recent turns verbatim; the handoff that follows carries the watcher packet.
    */
-  private async compactWithoutSummary(fx: Extract<Effect, { type: 'compact' }>, model: vscode.LanguageModelChat, token: vscode.CancellationToken): Promise<Effect[]> {
+  private async compactWithoutSummary(
+    fx: Extract<Effect, { type: 'compact' }>,
+    model: vscode.LanguageModelChat,
+    token: vscode.CancellationToken,
+  ): Promise<Effect[]> {
     const s = this.session;
     try {
       const before = await this.deps.tokens.count(model, s.messages, token);

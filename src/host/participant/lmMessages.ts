@@ -42,7 +42,9 @@ export class TokenCounter {
    *   thread's total is never a sum of counts made two different ways.
    * @param source.describe how a model's counts are made, for /status (undefined: the model's own countTokens).
    */
-  constructor(private readonly source: { epoch?: (model: vscode.LanguageModelChat) => number; describe?: (model: vscode.LanguageModelChat) => string | undefined } = {}) {}
+  constructor(
+    private readonly source: { epoch?: (model: vscode.LanguageModelChat) => number; describe?: (model: vscode.LanguageModelChat) => string | undefined } = {},
+  ) {}
 
   private modelKey(model: vscode.LanguageModelChat): string {
     return `${model.vendor}/${model.id}#${this.source.epoch?.(model) ?? 0}`;

@@ -14,6 +14,10 @@ export function describeModelError(err: unknown): string {
   const lmError = err instanceof vscode.LanguageModelError;
   const kind: ModelErrorKind | undefined = lmError ? ((KINDS.includes(err.code) ? err.code : 'Unknown') as ModelErrorKind) : undefined;
   const next = modelErrorAdvice(kind, message);
-  const what = lmError ? `The language model request failed (${err.code || 'Unknown'}): ${message}` : next ? `The language model request failed: ${message}` : message;
+  const what = lmError
+    ? `The language model request failed (${err.code || 'Unknown'}): ${message}`
+    : next
+      ? `The language model request failed: ${message}`
+      : message;
   return next ? `${what}\n\nNext step: ${next}` : what;
 }

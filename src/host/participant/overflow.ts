@@ -10,7 +10,8 @@
  * Anthropic "prompt is too long", llama.cpp "exceeds the available context size", LM Studio / Ollama
  * "context length" / "context window"; rawr's own provider names the code in its message (openaiProvider.ts).
  */
-const TOO_LONG = /context[_ ]length[_ ]exceeded|prompt is too long|maximum context length|exceeds? (the )?(available |maximum )?context|context (window|size|length) (is )?(exceeded|too small|overflow)|too many (input )?tokens|input is too long|request too large for model|reduce the length of the messages/i;
+const TOO_LONG =
+  /context[_ ]length[_ ]exceeded|prompt is too long|maximum context length|exceeds? (the )?(available |maximum )?context|context (window|size|length) (is )?(exceeded|too small|overflow)|too many (input )?tokens|input is too long|request too large for model|reduce the length of the messages/i;
 
 /** True when `err` (a LanguageModelError, an Error from a provider, or its cause chain) says the request was too long. */
 export function isContextOverflow(err: unknown): boolean {
@@ -23,7 +24,10 @@ export function isContextOverflow(err: unknown): boolean {
   return false;
 }
 
-const firstLine = (err: unknown) => String((err as { message?: unknown })?.message ?? err).split('\n')[0]!.slice(0, 400);
+const firstLine = (err: unknown) =>
+  String((err as { message?: unknown })?.message ?? err)
+    .split('\n')[0]!
+    .slice(0, 400);
 
 export interface OverflowPort {
   /** Tells the arbiter (event `overflow`) and runs what it says; true when the thread was compacted. */
@@ -43,10 +47,15 @@ export async function callWithOverflowRecovery<T>(call: () => Promise<T>, port: 
     if (!isContextOverflow(err)) throw err;
     error = firstLine(err);
   }
-  port.say(`\n\n_[rawr] The model rejected the request as too long for its context (${error}). Compacting now with rawr's own packet (no model call), then sending it again once._\n\n`);
+  port.say(
+    `\n\n_[rawr] The model rejected the request as too long for its context (${error}). Compacting now with rawr's own packet (no model call), then sending it again once._\n\n`,
+  );
   const compacted = await port.compact(error);
   if (!compacted) {
-    return { ok: false, message: `\n\n_[rawr] Stopped: the model rejected the request as too long and the emergency compaction did not happen. The thread is unchanged; use **Rawr: Compact Now** or start a new thread._\n\n` };
+    return {
+      ok: false,
+      message: `\n\n_[rawr] Stopped: the model rejected the request as too long and the emergency compaction did not happen. The thread is unchanged; use **Rawr: Compact Now** or start a new thread._\n\n`,
+    };
   }
   try {
     return { ok: true, value: await call() };

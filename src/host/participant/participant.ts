@@ -14,7 +14,8 @@ import { describeModelError } from './modelErrors';
 
 export const PARTICIPANT_ID = 'rawr.rawr';
 
-const PANEL_CANCEL_NOTE = '\n\n_[rawr] stopped from the Rawr panel: the compaction sequence was cancelled and the thread was not compacted. Send a message to continue._';
+const PANEL_CANCEL_NOTE =
+  '\n\n_[rawr] stopped from the Rawr panel: the compaction sequence was cancelled and the thread was not compacted. Send a message to continue._';
 
 export interface RawrChatResult extends vscode.ChatResult {
   metadata: { rawrThreadId: string };
@@ -106,7 +107,8 @@ export class Participant implements vscode.Disposable {
         // Left running by an earlier window: nothing would ever answer it, and it would hold this message.
         session.orphanedSequence = false;
         const effects = await session.step({ type: 'cancel', at: session.clock.now() });
-        if (effects.length) stream.markdown(note('A compaction sequence was left unfinished (the window reloaded during it); it is cancelled, and the thread is unchanged.'));
+        if (effects.length)
+          stream.markdown(note('A compaction sequence was left unfinished (the window reloaded during it); it is cancelled, and the thread is unchanged.'));
         await session.executor().run(effects);
       }
       switch (request.command) {

@@ -19,7 +19,10 @@ export type ToolOutcome = 'ok' | 'error' | 'skipped';
 export function describeToolCall(name: string, input: unknown, output: string, outcome: ToolOutcome): string {
   const isError = outcome !== 'ok';
   const i = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
-  const firstLine = output.replace(/^Error:\s*/, '').split('\n')[0]!.slice(0, 200);
+  const firstLine = output
+    .replace(/^Error:\s*/, '')
+    .split('\n')[0]!
+    .slice(0, 200);
   let what: string;
   switch (name) {
     case TOOL_NAMES.readFile: {
@@ -58,7 +61,17 @@ export function describeToolCall(name: string, input: unknown, output: string, o
 }
 
 /** "Ran npm test" reads wrong for a call that did not run. */
-const PRESENT: Record<string, string> = { Ran: 'run', Edited: 'edit', Created: 'create', Overwrote: 'overwrite', Read: 'read', Listed: 'list', Searched: 'search', Checked: 'check', Used: 'use' };
+const PRESENT: Record<string, string> = {
+  Ran: 'run',
+  Edited: 'edit',
+  Created: 'create',
+  Overwrote: 'overwrite',
+  Read: 'read',
+  Listed: 'list',
+  Searched: 'search',
+  Checked: 'check',
+  Used: 'use',
+};
 
 /** The line as Markdown for the chat (one paragraph of its own). */
 export function toolLine(name: string, input: unknown, output: string, outcome: ToolOutcome): string {

@@ -59,7 +59,8 @@ export class Turn implements AgentPort {
    */
   async userMessage(text: string): Promise<void> {
     // A new thread starts with the agent's base instructions (agentPrompt.ts).
-    if (this.session.messages.length === 0 && this.deps.agentPrompt) await this.session.append(await instructionsMessage(this.deps.agentPrompt(), this.tools()));
+    if (this.session.messages.length === 0 && this.deps.agentPrompt)
+      await this.session.append(await instructionsMessage(this.deps.agentPrompt(), this.tools()));
     await this.feed({ type: 'user_message', at: this.now(), text });
     await this.loop();
   }
@@ -80,7 +81,10 @@ export class Turn implements AgentPort {
       const tools = this.tools();
       await this.session.syncTokens(this.model, this.token, tools);
       // A request rejected as too long compacts (no LM) and is sent once more (overflow.ts).
-      const r = await callWithOverflowRecovery(() => this.callModel(tools, true, this.token), { compact: (error) => this.feed({ type: 'overflow', at: this.now(), error }), say: (md) => this.stream.markdown(md) });
+      const r = await callWithOverflowRecovery(() => this.callModel(tools, true, this.token), {
+        compact: (error) => this.feed({ type: 'overflow', at: this.now(), error }),
+        say: (md) => this.stream.markdown(md),
+      });
       if (!r.ok) return void this.stream.markdown(r.message);
       const reply = r.value;
       const assistant: ThreadMessage = { role: 'assistant', text: reply.text, ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}) };
@@ -171,7 +175,12 @@ export class Turn implements AgentPort {
       `- Mode: ${snap.state.settings.mode}; sequence: ${snap.state.seq.phase}`,
       `- Boundaries pending: ${snap.state.pending.map((b) => `${b.kind} ${b.detail}`).join('; ') || 'none'}`,
       `- Boundaries at the last decision: ${s.lastDecision?.boundaries.map((b) => `${b.kind} (${b.source}) ${b.detail}`).join('; ') || 'none'}`,
-      `- Git/terminal boundaries seen recently: ${this.deps.bus.recent.slice(-5).map((r) => `${r.boundary.kind} (${r.source}) ${r.boundary.detail}`).join('; ') || 'none'}`,
+      `- Git/terminal boundaries seen recently: ${
+        this.deps.bus.recent
+          .slice(-5)
+          .map((r) => `${r.boundary.kind} (${r.source}) ${r.boundary.detail}`)
+          .join('; ') || 'none'
+      }`,
       `- Last decision: ${s.lastDecision ? `${s.lastDecision.action} — ${s.lastDecision.reason}` : 'none yet'}`,
       `- Compactions: ${snap.compactions.length}${snap.compactions.length ? ` (last ${snap.compactions.at(-1)!.tokensBefore} → ${snap.compactions.at(-1)!.tokensAfter} tokens; /undo restores it)` : ''}`,
     ];
@@ -188,7 +197,9 @@ export class Turn implements AgentPort {
     }
     const view = await this.session.syncTokens(this.model, this.token, this.tools());
     const left = view.percentRemaining === null ? '' : `, ${view.percentRemaining.toFixed(1)}% of the context left`;
-    this.stream.markdown(`Undid the last compaction (${kTokens(last.tokensBefore)} → ${kTokens(last.tokensAfter)} tokens): the thread is back as it was before it — ${this.session.messages.length} messages${left}.`);
+    this.stream.markdown(
+      `Undid the last compaction (${kTokens(last.tokensBefore)} → ${kTokens(last.tokensAfter)} tokens): the thread is back as it was before it — ${this.session.messages.length} messages${left}.`,
+    );
   }
 }
 

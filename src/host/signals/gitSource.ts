@@ -177,7 +177,9 @@ export class RepoWatcher {
     const now = snapshot(this.repo.state.HEAD);
     if (sameSnapshot(before, now)) return;
     if (before.known && before.commit && now.known && !now.commit && now.branch !== undefined && now.branch === before.branch) {
-      this.log.debug(`git ${this.repo.rootUri.fsPath}: HEAD read without a commit on ${now.branch}; keeping ${before.commit.slice(0, 7)} until the next refresh`);
+      this.log.debug(
+        `git ${this.repo.rootUri.fsPath}: HEAD read without a commit on ${now.branch}; keeping ${before.commit.slice(0, 7)} until the next refresh`,
+      );
       return;
     }
     this.last = now;

@@ -130,7 +130,7 @@ export const TOOL_SPECS = {
     name: TOOL_NAMES.runInTerminal,
     displayName: 'Run in Terminal',
     description:
-      "Run a shell command in rawr's terminal in the workspace folder and return its output and exit code. Use it for builds, tests and git (commit with `git commit -m \"…\"`). Not for commands that wait for input or never end (servers, watchers): they are interrupted at the timeout.",
+      'Run a shell command in rawr\'s terminal in the workspace folder and return its output and exit code. Use it for builds, tests and git (commit with `git commit -m "…"`). Not for commands that wait for input or never end (servers, watchers): they are interrupted at the timeout.',
     schema: RunCommandInput,
     kind: 'execute',
   },

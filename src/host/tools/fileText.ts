@@ -22,7 +22,9 @@ export async function readTextFile(abs: string, rel: string, maxBytes = MAX_FILE
   if (st.isDirectory()) throw new ToolError(`${rel} is a directory: use rawr_list_files to see what it holds.`);
   if (!st.isFile()) throw new ToolError(`${rel} is not a regular file.`);
   if (st.size > maxBytes) {
-    throw new ToolError(`${rel} is ${(st.size / 1024 / 1024).toFixed(1)} MB, more than the ${(maxBytes / 1024 / 1024).toFixed(0)} MB rawr reads; use rawr_search_text to find the part you need.`);
+    throw new ToolError(
+      `${rel} is ${(st.size / 1024 / 1024).toFixed(1)} MB, more than the ${(maxBytes / 1024 / 1024).toFixed(0)} MB rawr reads; use rawr_search_text to find the part you need.`,
+    );
   }
   const buf = await fs.readFile(abs);
   if (buf.subarray(0, 8192).includes(0)) throw new ToolError(`${rel} looks binary (it contains NUL bytes); rawr reads text files only.`);

@@ -45,7 +45,10 @@ export const listFilesTool: ToolImpl<typeof TOOL_SPECS.listFiles.schema> = {
     const max = input.maxResults ?? 200;
     const glob = input.glob ?? '**/*';
     const files = await findFiles(ctx, glob, max, token);
-    const rels = files.slice(0, max).map((f) => relativeTo(ctx.roots(), f)).sort();
+    const rels = files
+      .slice(0, max)
+      .map((f) => relativeTo(ctx.roots(), f))
+      .sort();
     if (rels.length === 0) return `No files match ${glob}.`;
     return `${rels.join('\n')}${files.length > max ? `\n[… more than ${max} files match; narrow the glob]` : ''}`;
   },
@@ -153,7 +156,14 @@ export const editFileTool: ToolImpl<typeof TOOL_SPECS.editFile.schema> = {
   message: (i) => `Editing ${i.path}`,
   async confirm(input, ctx) {
     const p = await resolveInWorkspace(ctx.roots(), input.path);
-    const diff = [...previewLines(input.old_string, 20).split('\n').map((l) => `- ${l}`), ...previewLines(input.new_string, 20).split('\n').map((l) => `+ ${l}`)].join('\n');
+    const diff = [
+      ...previewLines(input.old_string, 20)
+        .split('\n')
+        .map((l) => `- ${l}`),
+      ...previewLines(input.new_string, 20)
+        .split('\n')
+        .map((l) => `+ ${l}`),
+    ].join('\n');
     return { title: `Edit ${p.rel}?`, message: `Replace${input.replace_all ? ' every occurrence' : ''} in \`${p.rel}\`:\n\n${fence(diff, 'diff')}` };
   },
   async run(input, ctx) {

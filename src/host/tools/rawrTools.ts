@@ -41,14 +41,19 @@ export function parsePlan(input: unknown): { ok: true; steps: PlanStep[] } | { o
 }
 
 /** Writes the scratch file; the relative path comes only from the sanitised agent name. */
-export async function writeScratch(workspace: vscode.Uri | undefined, agentName: string, input: unknown): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
+export async function writeScratch(
+  workspace: vscode.Uri | undefined,
+  agentName: string,
+  input: unknown,
+): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
   const r = ScratchInput.safeParse(input);
   if (!r.success) return { ok: false, error: r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
   if (!workspace) return { ok: false, error: 'no workspace folder is open, so there is nowhere to write .scratch/' };
   const rel = scratchPathFor(agentName);
   const target = vscode.Uri.joinPath(workspace, ...rel.split('/'));
   // joinPath normalises '..'; the sanitiser already forbids it — check anyway (defence in depth).
-  if (!target.path.startsWith(`${workspace.path.replace(/\/$/, '')}/.scratch/`)) return { ok: false, error: `refusing to write outside .scratch/: ${target.path}` };
+  if (!target.path.startsWith(`${workspace.path.replace(/\/$/, '')}/.scratch/`))
+    return { ok: false, error: `refusing to write outside .scratch/: ${target.path}` };
   await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(workspace, '.scratch'));
   await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(r.data.content));
   return { ok: true, path: rel };

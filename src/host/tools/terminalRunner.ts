@@ -147,7 +147,11 @@ async function raceInterrupt(ended: Promise<unknown>, timeoutMs: number, token: 
   }
 }
 
-async function waitForShellIntegration(terminal: vscode.Terminal, ms: number, token: vscode.CancellationToken): Promise<vscode.TerminalShellIntegration | undefined> {
+async function waitForShellIntegration(
+  terminal: vscode.Terminal,
+  ms: number,
+  token: vscode.CancellationToken,
+): Promise<vscode.TerminalShellIntegration | undefined> {
   if (terminal.shellIntegration) return terminal.shellIntegration;
   return new Promise((resolve) => {
     const done = (v: vscode.TerminalShellIntegration | undefined) => {
@@ -173,7 +177,12 @@ function runInProcess(command: string, cwd: string, timeoutMs: number, token: vs
   return new Promise((resolve) => {
     const shell = process.platform === 'win32' ? (process.env.ComSpec ?? 'cmd.exe') : '/bin/sh';
     const args = process.platform === 'win32' ? ['/d', '/s', '/c', command] : ['-c', command];
-    const child = cp.spawn(shell, args, { cwd, env: { ...process.env, ...AGENT_ENV }, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = cp.spawn(shell, args, {
+      cwd,
+      env: { ...process.env, ...AGENT_ENV },
+      detached: process.platform !== 'win32',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const add = (d: Buffer) => {
       out += d.toString('utf8');
@@ -196,7 +205,12 @@ function runInProcess(command: string, cwd: string, timeoutMs: number, token: vs
     const finish = (code: number | null) => {
       clearTimeout(timer);
       sub.dispose();
-      resolve({ exitCode: interrupted ? undefined : (code ?? undefined), output: capText(stripAnsi(out), MAX_OUTPUT_CHARS), ...(interrupted ? { interrupted } : {}), via: 'process' });
+      resolve({
+        exitCode: interrupted ? undefined : (code ?? undefined),
+        output: capText(stripAnsi(out), MAX_OUTPUT_CHARS),
+        ...(interrupted ? { interrupted } : {}),
+        via: 'process',
+      });
     };
     child.on('error', (err) => {
       out += `\n${err.message}`;

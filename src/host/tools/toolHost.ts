@@ -30,13 +30,14 @@ export interface ToolImpl<S extends z.ZodType> {
 export const RESTRICTED_HINT = 'Trust the workspace to allow it: run "Workspaces: Manage Workspace Trust" and choose "Trust".';
 
 export function restrictedError(spec: ToolSpec): ToolError {
-  const what = spec.kind === 'write' ? 'write files' : spec.kind === 'execute' ? 'run commands' : 'run git (it executes the repository\'s own configuration)';
+  const what = spec.kind === 'write' ? 'write files' : spec.kind === 'execute' ? 'run commands' : "run git (it executes the repository's own configuration)";
   return new ToolError(`Restricted Mode: this workspace is not trusted, so @rawr does not ${what}. ${RESTRICTED_HINT}`);
 }
 
 export function parseInput<S extends z.ZodType>(spec: ToolSpec<S>, input: unknown): z.infer<S> {
   const r = spec.schema.safeParse(input ?? {});
-  if (!r.success) throw new ToolError(`invalid input for ${spec.name}: ${r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`);
+  if (!r.success)
+    throw new ToolError(`invalid input for ${spec.name}: ${r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`);
   return r.data;
 }
 

@@ -20,7 +20,10 @@ export class RawrStatusBar implements vscode.Disposable {
   private panelCommand = false;
   private lastCommandCheck = 0;
 
-  constructor(private readonly bus?: BoundaryBus, priority = 100) {
+  constructor(
+    private readonly bus?: BoundaryBus,
+    priority = 100,
+  ) {
     this.item = vscode.window.createStatusBarItem('rawr.status', vscode.StatusBarAlignment.Right, priority);
     this.item.name = 'Rawr';
     if (bus) this.subs.push(bus.onBoundary(() => this.render()));

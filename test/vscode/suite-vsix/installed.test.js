@@ -26,7 +26,14 @@ describe('the packaged .vsix, installed with --install-extension', function () {
     const dir = ext.extensionUri.fsPath;
     assert.notStrictEqual(path.resolve(dir), REPO_ROOT);
     assert.match(path.basename(dir), /^rawr\.rawr-\d+\.\d+\.\d+$/);
-    for (const f of ['dist/extension.js', 'dist/server.js', 'prompts/rawr-auto-compact.md', 'media/panel.js', 'media/icon.png', 'docs/images/golden-path.png']) {
+    for (const f of [
+      'dist/extension.js',
+      'dist/server.js',
+      'prompts/rawr-auto-compact.md',
+      'media/panel.js',
+      'media/icon.png',
+      'docs/images/golden-path.png',
+    ]) {
       assert.ok(fs.existsSync(path.join(dir, f)), `${f} in the package`);
     }
     // vsce stores README.md and CHANGELOG.md as readme.md and changelog.md.
@@ -47,7 +54,12 @@ describe('the packaged .vsix, installed with --install-extension', function () {
     await configureModel(server.url, { id: 'scripted-vsix', name: 'Scripted (vsix)' });
     const model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted-vsix' }))[0], 20000, 'the scripted model');
     const rec = recordingStream();
-    const r = await api.participant.handler(request(model, 'Say hello from the package.'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
+    const r = await api.participant.handler(
+      request(model, 'Say hello from the package.'),
+      { history: [] },
+      rec.stream,
+      new vscode.CancellationTokenSource().token,
+    );
     assert.ok(!r.errorDetails, r.errorDetails && r.errorDetails.message);
     assert.match(rec.text(), /VSIX-OK: the packaged rawr is answering\./);
     assert.ok(server.requests.length >= 1, 'the model was asked');

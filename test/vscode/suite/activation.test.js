@@ -19,7 +19,12 @@ describe('activation', () => {
     ext = vscode.extensions.getExtension(EXT_ID);
     assert.ok(ext, `vscode.extensions.getExtension('${EXT_ID}') returned undefined`);
     assert.strictEqual(path.resolve(ext.extensionUri.fsPath), REPO_ROOT);
-    info().vscode = { version: vscode.version, appName: vscode.env.appName, uiKind: vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop', remoteName: vscode.env.remoteName };
+    info().vscode = {
+      version: vscode.version,
+      appName: vscode.env.appName,
+      uiKind: vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop',
+      remoteName: vscode.env.remoteName,
+    };
   });
 
   it('activates', async () => {
@@ -37,8 +42,11 @@ describe('activation', () => {
   it('registers every command declared in package.json contributes.commands', async () => {
     const want = ((declared().contributes || {}).commands || []).map((c) => c.command);
     assert.ok(want.length > 0, 'package.json declares no commands');
-    assert.deepStrictEqual(((ext.packageJSON.contributes || {}).commands || []).map((c) => c.command), want,
-      'the loaded extension manifest differs from package.json on disk');
+    assert.deepStrictEqual(
+      ((ext.packageJSON.contributes || {}).commands || []).map((c) => c.command),
+      want,
+      'the loaded extension manifest differs from package.json on disk',
+    );
     const all = new Set(await vscode.commands.getCommands(true));
     const missing = want.filter((c) => !all.has(c));
     assert.deepStrictEqual(missing, [], `declared but not registered: ${missing.join(', ')}`);
@@ -85,7 +93,11 @@ describe('Playwright bridge', () => {
     try {
       item.text = `$(beaker) ${marker}`;
       item.show();
-      const text = await poll(async () => (await bridge('text', { selector: '#workbench\\.parts\\.statusbar' })).find((t) => t.includes(marker)), 10000, 'marker in the status bar');
+      const text = await poll(
+        async () => (await bridge('text', { selector: '#workbench\\.parts\\.statusbar' })).find((t) => t.includes(marker)),
+        10000,
+        'marker in the status bar',
+      );
       assert.ok(text.includes(marker));
       const png = await bridge('screenshot', { name: 'activation-workbench' });
       assert.ok(fs.statSync(png).size > 1000, `screenshot ${png} is empty`);

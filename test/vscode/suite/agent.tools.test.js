@@ -35,7 +35,10 @@ describe('rawr agent tools: Restricted Mode and bounds (real VS Code)', function
   it('Restricted Mode: writes, commands and git are refused with the reason; reading still works; nothing is written', async () => {
     api.testing.setRestrictedMode(true);
     const target = path.join(wsPath(), 'restricted-should-not-exist.txt');
-    await assert.rejects(invoke('rawr_create_file', { path: 'restricted-should-not-exist.txt', content: 'x' }), /Restricted Mode: this workspace is not trusted, so @rawr does not write files\. Trust the workspace/);
+    await assert.rejects(
+      invoke('rawr_create_file', { path: 'restricted-should-not-exist.txt', content: 'x' }),
+      /Restricted Mode: this workspace is not trusted, so @rawr does not write files\. Trust the workspace/,
+    );
     await assert.rejects(invoke('rawr_edit_file', { path: 'README.md', old_string: '#', new_string: '##' }), /does not write files/);
     await assert.rejects(invoke('rawr_run_in_terminal', { command: 'touch restricted-should-not-exist.txt' }), /does not run commands/);
     await assert.rejects(invoke('rawr_git_status', {}), /does not run git/);
@@ -53,7 +56,10 @@ describe('rawr agent tools: Restricted Mode and bounds (real VS Code)', function
     await api.participant.handler(request(model, 'Fix the README'), { history: [] }, rec.stream, cts.token);
     const t = rec.text();
     assert.match(t, /Restricted Mode.*cannot edit files, run commands or run git.*Manage Workspace Trust/s);
-    assert.ok(rec.parts.some((p) => p.kind === 'button' && p.value.command === 'workbench.trust.manage'), 'a Manage Workspace Trust button');
+    assert.ok(
+      rec.parts.some((p) => p.kind === 'button' && p.value.command === 'workbench.trust.manage'),
+      'a Manage Workspace Trust button',
+    );
     const offered = server.requests[0].tools.map((x) => x.function.name).sort();
     assert.deepStrictEqual(offered, ['rawr_list_files', 'rawr_read_file', 'rawr_search_text', 'rawr_update_plan', 'rawr_write_scratch']);
     // The base instructions start the thread, with the environment.
@@ -65,14 +71,18 @@ describe('rawr agent tools: Restricted Mode and bounds (real VS Code)', function
     api.testing.setRestrictedMode(undefined);
     await api.participant.handler(request(model, 'Now fix it'), { history: [] }, recordingStream().stream, cts.token);
     const all = server.requests.at(-1).tools.map((x) => x.function.name);
-    for (const n of ['rawr_create_file', 'rawr_edit_file', 'rawr_run_in_terminal', 'rawr_git_diff']) assert.ok(all.includes(n), `${n} offered when trusted: ${all}`);
+    for (const n of ['rawr_create_file', 'rawr_edit_file', 'rawr_run_in_terminal', 'rawr_git_diff'])
+      assert.ok(all.includes(n), `${n} offered when trusted: ${all}`);
     info().restrictedOffered = offered;
   });
 
   it('the terminal tool interrupts a command that never ends, at its timeout, with a clear error', async function () {
     // Invoked without a chat request, VS Code asks through a modal dialog: approve it there.
     const started = Date.now();
-    const run = invoke('rawr_run_in_terminal', { command: 'echo started; sleep 600', timeoutSeconds: 3 }).then((r) => ({ ok: text(r), err: undefined }), (e) => ({ ok: undefined, err: e.message }));
+    const run = invoke('rawr_run_in_terminal', { command: 'echo started; sleep 600', timeoutSeconds: 3 }).then(
+      (r) => ({ ok: text(r), err: undefined }),
+      (e) => ({ ok: undefined, err: e.message }),
+    );
     const { bridge, hasBridge } = require('./index');
     let settled;
     run.then((v) => (settled = v));
@@ -90,12 +100,16 @@ describe('rawr agent tools: Restricted Mode and bounds (real VS Code)', function
     assert.match(r.err, /did not finish within 3 s and was interrupted/);
     assert.ok(ms < 45000, `bounded: answered after ${ms} ms`);
     // The terminal is usable afterwards: the next command runs and reports its exit code.
-    const next = invoke('rawr_run_in_terminal', { command: 'exit_code_test() { return 3; }; exit_code_test', timeoutSeconds: 20 }).then((x) => ({ ok: text(x), err: undefined }), (e) => ({ ok: undefined, err: e.message }));
+    const next = invoke('rawr_run_in_terminal', { command: 'exit_code_test() { return 3; }; exit_code_test', timeoutSeconds: 20 }).then(
+      (x) => ({ ok: text(x), err: undefined }),
+      (e) => ({ ok: undefined, err: e.message }),
+    );
     let done;
     next.then((v) => (done = v));
     const t1 = Date.now();
     while (!done && Date.now() - t1 < 40000) {
-      if (hasBridge() && (await bridge('text', { selector: '.monaco-dialog-box' })).length) await bridge('click', { selector: '.monaco-dialog-box .dialog-buttons .monaco-button >> nth=0' });
+      if (hasBridge() && (await bridge('text', { selector: '.monaco-dialog-box' })).length)
+        await bridge('click', { selector: '.monaco-dialog-box .dialog-buttons .monaco-button >> nth=0' });
       await new Promise((r2) => setTimeout(r2, 300));
     }
     const n = await next;

@@ -41,11 +41,23 @@ describe('core process', function () {
     let log;
     const handles = [];
     const lines = [];
-    const start = (extra = {}) => startCore(context, { logDir: path.join(tmp, 'threads'), promptDirs: [path.join(REPO_ROOT, 'prompts')], log, ...extra }).then((h) => (handles.push(h), h));
+    const start = (extra = {}) =>
+      startCore(context, { logDir: path.join(tmp, 'threads'), promptDirs: [path.join(REPO_ROOT, 'prompts')], log, ...extra }).then((h) => (handles.push(h), h));
     before(() => {
       channel = vscode.window.createOutputChannel('Rawr core test', { log: true });
       // Records what is logged (the LogOutputChannel methods), and still writes it to the channel.
-      log = Object.assign(Object.create(channel), Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error'].map((k) => [k, (m, ...a) => { lines.push(`[${k}] ${m}`); channel[k](m, ...a); }])));
+      log = Object.assign(
+        Object.create(channel),
+        Object.fromEntries(
+          ['trace', 'debug', 'info', 'warn', 'error'].map((k) => [
+            k,
+            (m, ...a) => {
+              lines.push(`[${k}] ${m}`);
+              channel[k](m, ...a);
+            },
+          ]),
+        ),
+      );
     });
     after(() => channel.dispose());
     beforeEach(() => {
@@ -63,7 +75,10 @@ describe('core process', function () {
       assert.strictEqual(await core.pid(), undefined);
       await core.step('t1', { type: 'user_message', at: 1, text: 'hi' });
       assert.strictEqual((await core.snapshot('t1')).state.turn, 1);
-      assert.ok(lines.some((l) => /^\[error\] rawr core process unavailable \(server module .*missing\.js not found\); running the arbiter in-process/.test(l)), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => /^\[error\] rawr core process unavailable \(server module .*missing\.js not found\); running the arbiter in-process/.test(l)),
+        lines.join('\n'),
+      );
     });
 
     it('a server that dies on start: falls back in-process', async () => {
@@ -75,7 +90,10 @@ describe('core process', function () {
       assert.strictEqual(core.mode, 'in-process');
       await core.appendMessage('t1', { role: 'user', text: 'hi' });
       assert.deepStrictEqual((await core.snapshot('t1')).messages, [{ role: 'user', text: 'hi' }]);
-      assert.ok(lines.some((l) => l.includes('running the arbiter in-process')), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => l.includes('running the arbiter in-process')),
+        lines.join('\n'),
+      );
     });
 
     it('a process that keeps dying: restarted 5 times, then in-process on the same logs', async () => {
@@ -99,7 +117,10 @@ describe('core process', function () {
       assert.deepStrictEqual(snap.messages, [{ role: 'user', text: 'before the crashes' }]);
       assert.deepStrictEqual(snap.state.tokens, { used: 5000, window: 200000 }, 'every step made before the fallback is in the log');
       assert.strictEqual(lines.filter((l) => /rawr core process exited; restarting it \(\d\/5/.test(l)).length, 5, lines.join('\n'));
-      assert.ok(lines.some((l) => /exited 6 times in 3 minutes; not restarting it/.test(l)), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => /exited 6 times in 3 minutes; not restarting it/.test(l)),
+        lines.join('\n'),
+      );
     });
   });
 
@@ -111,7 +132,12 @@ describe('core process', function () {
       const file = path.join(dir, 'rawr-auto-compact.md');
       fs.writeFileSync(file, '---\nmode: loud\ncooldown_turns: 2\n---\nWrite your packet.\n');
       const uri = vscode.Uri.file(file);
-      const changed = waitFor(vscode.languages.onDidChangeDiagnostics, (e) => e.uris.some((u) => u.toString() === uri.toString()), 20000, 'diagnostics for rawr-auto-compact.md');
+      const changed = waitFor(
+        vscode.languages.onDidChangeDiagnostics,
+        (e) => e.uris.some((u) => u.toString() === uri.toString()),
+        20000,
+        'diagnostics for rawr-auto-compact.md',
+      );
       doc = await vscode.workspace.openTextDocument(uri);
       assert.strictEqual(doc.languageId, 'markdown');
       await vscode.window.showTextDocument(doc);
@@ -139,7 +165,9 @@ describe('core process', function () {
     });
 
     it('completes the enum values of mode', async () => {
-      const list = /** @type {vscode.CompletionList} */ (await vscode.commands.executeCommand('vscode.executeCompletionItemProvider', doc.uri, new vscode.Position(1, 6)));
+      const list = /** @type {vscode.CompletionList} */ (
+        await vscode.commands.executeCommand('vscode.executeCompletionItemProvider', doc.uri, new vscode.Position(1, 6))
+      );
       const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
       for (const v of ['off', 'tag', 'suggest', 'auto']) assert.ok(labels.includes(v), `${v} in ${labels.slice(0, 20).join(', ')}`);
     });
@@ -162,7 +190,10 @@ describe('core process', function () {
       // 90% left: the evaluation decides "none", so no sequence queues the next user message.
       await core.step(threadId, { type: 'tokens', at: tick(), used: 20000, window: 200000 });
       const fx = await core.step(threadId, { type: 'evaluate', at: tick(), point: 'turn_complete' });
-      assert.ok(fx.some((e) => e.type === 'decision'), 'the evaluation point decides');
+      assert.ok(
+        fx.some((e) => e.type === 'decision'),
+        'the evaluation point decides',
+      );
       await core.appendMessage(threadId, { role: 'assistant', text: 'Committed a1b2c3d.' });
       const before = await core.snapshot(threadId);
       assert.strictEqual(before.state.turn, 1);
@@ -178,7 +209,18 @@ describe('core process', function () {
       const recoveryMs = Date.now() - t0;
       info().coreRecoveryMs = recoveryMs;
       assert.ok(recoveryMs < 10000, `step() after the kill took ${recoveryMs} ms`);
-      await poll(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 5000, `core process ${pid} to be gone`);
+      await poll(
+        () => {
+          try {
+            process.kill(pid, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        },
+        5000,
+        `core process ${pid} to be gone`,
+      );
 
       const newPid = await core.pid();
       assert.strictEqual(typeof newPid, 'number', 'restarted as a process, not in-process');
@@ -208,6 +250,5 @@ describe('core process', function () {
       assert.notStrictEqual(pids[0], pid);
       assert.match(log, /"kind":"message"/);
     });
-
   });
 });

@@ -87,7 +87,9 @@ function newestUserText(r) {
 function concisePacket(s) {
   return [
     '**What just completed**',
-    s.done ? `Steps 1–${s.done} of ${s.steps.length}, each verified by its focused tests and reviewed for edge cases and error paths.` : 'Nothing yet: the plan is set up.',
+    s.done
+      ? `Steps 1–${s.done} of ${s.steps.length}, each verified by its focused tests and reviewed for edge cases and error paths.`
+      : 'Nothing yet: the plan is set up.',
     '',
     '**Where we are now**',
     `Steps completed: ${s.done} of ${s.steps.length}. Working tree clean. The limiter is pure (time is injected); health checks bypass it.`,
@@ -109,7 +111,10 @@ function gatedScript(opts) {
     // The judgment request carries the decision's reason, which names the boundary: say it back.
     judgment: (r) => {
       const m = /completed \\?"([^"\\]+)\\?" \((\d+)\/(\d+) done\)/.exec(r.messages.map(textOf).join('\n'));
-      return { should_compact: true, reason: m ? `phase boundary: step ${m[2]} of ${m[3]} ("${m[1]}") is complete` : 'phase boundary: a plan step is complete' };
+      return {
+        should_compact: true,
+        reason: m ? `phase boundary: step ${m[2]} of ${m[3]} ("${m[1]}") is complete` : 'phase boundary: a plan step is complete',
+      };
     },
   });
   const gate = () => ({ reached: latch(), release: latch(), used: false });
@@ -162,7 +167,15 @@ async function sendInChat(text) {
 }
 
 /** Wait until the newest response satisfies `done`; returns its text. */
-const waitLast = (done, ms, what) => poll(async () => { const t = await lastResponse(); return done(t) ? t : undefined; }, ms, what);
+const waitLast = (done, ms, what) =>
+  poll(
+    async () => {
+      const t = await lastResponse();
+      return done(t) ? t : undefined;
+    },
+    ms,
+    what,
+  );
 
 /** Click the chat's "scroll to bottom" button if it is showing (the chat stops following when content above grows). */
 async function scrollChatToBottom() {
@@ -178,24 +191,31 @@ async function scrollChatToBottom() {
 async function expandLastResponse(shows, what) {
   const summary = `${SEL.response} >> nth=-1 >> .completed-response-summary`;
   let clicked = 0;
-  return poll(async () => {
-    const text = await lastResponse();
-    if (shows(text)) return text;
-    if (Date.now() - clicked > 4000 && (await bridge('text', { selector: summary })).length) {
-      clicked = Date.now();
-      // A long response puts its fold's summary above the visible part of the chat list, which the bridge
-      // cannot scroll to: then unfold through the setting instead (what the rest of this suite uses).
-      await bridge('click', { selector: summary }).catch(() =>
-        vscode.workspace.getConfiguration('chat').update('agent.collapseCompletedResponses', false, vscode.ConfigurationTarget.Workspace));
-    }
-    return undefined;
-  }, 20000, what);
+  return poll(
+    async () => {
+      const text = await lastResponse();
+      if (shows(text)) return text;
+      if (Date.now() - clicked > 4000 && (await bridge('text', { selector: summary })).length) {
+        clicked = Date.now();
+        // A long response puts its fold's summary above the visible part of the chat list, which the bridge
+        // cannot scroll to: then unfold through the setting instead (what the rest of this suite uses).
+        await bridge('click', { selector: summary }).catch(() =>
+          vscode.workspace.getConfiguration('chat').update('agent.collapseCompletedResponses', false, vscode.ConfigurationTarget.Workspace),
+        );
+      }
+      return undefined;
+    },
+    20000,
+    what,
+  );
 }
 
 /** p, or a rejection naming `what` after ms. */
 function within(p, ms, what) {
   let timer;
-  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s`)), ms); });
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s`)), ms);
+  });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
@@ -221,7 +241,6 @@ const GOLDEN_PATH = [
   ['the handoff banner', /CONTEXT COMPACTION DETECTED/],
 ];
 
-
 describe('End to end, as a person would use it (Chat view, scripted model over HTTP)', function () {
   this.timeout(300000);
   this.bail(true); // each step builds on the one before
@@ -242,11 +261,15 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     server = await startScriptedModel(gated.script);
     const cfg = vscode.workspace.getConfiguration('rawr');
     await cfg.update('openai.baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
-    await cfg.update('openai.models', [
-      { ...DECOY, contextWindow: 128000, maxOutputTokens: 4000 },
-      { ...MODEL, contextWindow: 20000, maxOutputTokens: 4000 },
-    ], vscode.ConfigurationTarget.Workspace);
-    await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: MODEL.id }))[0], 15000, 'the scripted model through rawr\'s provider');
+    await cfg.update(
+      'openai.models',
+      [
+        { ...DECOY, contextWindow: 128000, maxOutputTokens: 4000 },
+        { ...MODEL, contextWindow: 20000, maxOutputTokens: 4000 },
+      ],
+      vscode.ConfigurationTarget.Workspace,
+    );
+    await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: MODEL.id }))[0], 15000, "the scripted model through rawr's provider");
     // Room for the chat in the screenshots (layout only, not the scenario): no primary side bar, and the
     // Chat view maximized (in test 1).
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
@@ -279,7 +302,11 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     await poll(async () => (await bridge('text', { selector: SEL.pickerRow(MODEL.name) })).length > 0, 10000, `"${MODEL.name}" in the model picker`);
     await shot('model-picker');
     await bridge('click', { selector: SEL.pickerRow(MODEL.name) });
-    const label = await poll(async () => (await bridge('text', { selector: SEL.pickerLabel })).find((t) => t.includes(MODEL.name)), 10000, 'the picked model in the picker label');
+    const label = await poll(
+      async () => (await bridge('text', { selector: SEL.pickerLabel })).find((t) => t.includes(MODEL.name)),
+      10000,
+      'the picked model in the picker label',
+    );
     assert.ok(label.includes(MODEL.name));
     await sleep(1000); // focus returns from the closing picker
   });
@@ -289,7 +316,11 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     await sendInChat(PROMPT);
     // Held at the compaction: the heads-up and the packet are the newest things in the chat.
     await within(gates.summary.reached.p, 90000, 'a compaction (the summary request)');
-    await waitLast((t) => /rawr watcher → agent/.test(t) && /What's next/.test(t) && /Compacting thread context/.test(t), 20000, 'heads-up and packet rendered');
+    await waitLast(
+      (t) => /rawr watcher → agent/.test(t) && /What's next/.test(t) && /Compacting thread context/.test(t),
+      20000,
+      'heads-up and packet rendered',
+    );
     await scrollChatToBottom();
     copyToDocs(await shot('golden-path-headsup-packet'), 'golden-path-packet.png');
     // Mid-sequence, the status bar item shows the percent and the tier that triggered the compaction.
@@ -314,20 +345,34 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     // up above the visible part of a long response, and the bridge cannot scroll the chat list to it.
     await vscode.workspace.getConfiguration('chat').update('agent.collapseCompletedResponses', false, vscode.ConfigurationTarget.Workspace);
 
-    const at = inOrder(text, [
-      ['work before the boundary', /Finished step \d of 6/],
-      ...GOLDEN_PATH,
-      ['the continuation', /(Starting|Finished) step \d of 6/],
-      ['the end of the session', /All done: all 6 plan steps are complete/],
-    ], 'test-artifacts/vscode/e2e-golden-path-rendered.txt');
+    const at = inOrder(
+      text,
+      [
+        ['work before the boundary', /Finished step \d of 6/],
+        ...GOLDEN_PATH,
+        ['the continuation', /(Starting|Finished) step \d of 6/],
+        ['the end of the session', /All done: all 6 plan steps are complete/],
+      ],
+      'test-artifacts/vscode/e2e-golden-path-rendered.txt',
+    );
     const compacted = /Context compacted — ([\d.]+k?) → ([\d.]+k?) tokens[^\n]*/.exec(text);
     const num = (x) => (x.endsWith('k') ? parseFloat(x) * 1000 : parseFloat(x));
     assert.ok(num(compacted[2]) < num(compacted[1]) / 2, `the thread shrank: ${compacted[0]}`);
     // The person picked the scripted model: every request asked for it, none for the decoy.
     const asked = [...new Set(server.requests.map((r) => r.model))];
     assert.deepStrictEqual(asked, [MODEL.id], `models requested: ${asked}`);
-    for (const rule of ['judgment', 'scratch', 'packet', 'summary']) assert.ok(server.requests.some((r) => r.rule === rule), `the model was asked for: ${rule}`);
-    info().e2eGoldenPath = { ms: elapsed, compacted: compacted[0], statusBarDuring: barDuring.trim(), order: at.map((a) => a.name), requests: server.requests.length };
+    for (const rule of ['judgment', 'scratch', 'packet', 'summary'])
+      assert.ok(
+        server.requests.some((r) => r.rule === rule),
+        `the model was asked for: ${rule}`,
+      );
+    info().e2eGoldenPath = {
+      ms: elapsed,
+      compacted: compacted[0],
+      statusBarDuring: barDuring.trim(),
+      order: at.map((a) => a.name),
+      requests: server.requests.length,
+    };
   });
 
   it('3. @rawr /status shows the tier, the percent remaining and the last decision', async () => {
@@ -353,7 +398,11 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     await bridge('press', { key: 'F1' });
     await poll(async () => (await bridge('text', { selector: SEL.quickInput })).some((t) => t.trim() !== ''), 10000, 'the command palette');
     await bridge('type', { text: 'Rawr: Compact Now' });
-    await poll(async () => (await bridge('text', { selector: SEL.quickInputRows })).some((t) => /Rawr: Compact Now/.test(t)), 10000, '"Rawr: Compact Now" in the command palette');
+    await poll(
+      async () => (await bridge('text', { selector: SEL.quickInputRows })).some((t) => /Rawr: Compact Now/.test(t)),
+      10000,
+      '"Rawr: Compact Now" in the command palette',
+    );
     await shot('command-palette');
     await bridge('press', { key: 'Enter' });
     await poll(async () => (await bridge('text', { selector: SEL.quickInput })).some((t) => /Optional instructions/.test(t)), 10000, "Compact Now's input box");
@@ -394,23 +443,43 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     const requestsBefore = server.requests.length;
     await bridge('click', { selector: SEL.rawrStatusItem });
     const cards = (t) => (t.match(/\bs\d+ · \S+ → \S+ tokens · /g) || []).length; // one heading per compaction card
-    const panel = await poll(async () => { const t = await panelText(); return t && /Compact now/.test(t) && cards(t) === 2 ? t : undefined; }, 30000, 'the panel opened from the status bar, with both compactions');
+    const panel = await poll(
+      async () => {
+        const t = await panelText();
+        return t && /Compact now/.test(t) && cards(t) === 2 ? t : undefined;
+      },
+      30000,
+      'the panel opened from the status bar, with both compactions',
+    );
     info().e2ePanelFromStatusBar = panel.slice(0, 400);
     await bridge('frame', { contains: PANEL_MARK, selector: '#instructions', action: 'fill', value: 'keep the middleware notes verbatim' });
     await shot('panel-compact-now-instructions');
     await bridge('frame', { contains: PANEL_MARK, selector: 'button[aria-label^="Compact now"]', action: 'click' });
     // The panel runs "@rawr /compact <instructions>" in the Chat view, so the output lands in the conversation.
-    const text = await waitLast((t) => /keep the middleware notes verbatim/.test(t) && /rawr watcher → agent/.test(t) && /All done/.test(t), 90000, "the panel's Compact now response in the chat");
+    const text = await waitLast(
+      (t) => /keep the middleware notes verbatim/.test(t) && /rawr watcher → agent/.test(t) && /All done/.test(t),
+      90000,
+      "the panel's Compact now response in the chat",
+    );
     fs.writeFileSync(path.join(ART, 'e2e-panel-compact-now-rendered.txt'), text);
     inOrder(text, [...GOLDEN_PATH, ['the continuation', /All done/]], 'test-artifacts/vscode/e2e-panel-compact-now-rendered.txt');
     assert.match(text, /requested by the user \(instructions: keep the middleware notes verbatim\)/);
     const summary = server.requests.slice(requestsBefore).find((r) => r.rule === 'summary');
     assert.ok(summary && JSON.stringify(summary.messages).includes('keep the middleware notes verbatim'), 'instructions reached the summary request');
     // The panel itself shows the third compaction.
-    await poll(async () => { const t = await panelText(); return t && cards(t) === 3 ? t : undefined; }, 30000, 'the third compaction in the panel');
+    await poll(
+      async () => {
+        const t = await panelText();
+        return t && cards(t) === 3 ? t : undefined;
+      },
+      30000,
+      'the third compaction in the panel',
+    );
     await shot('panel-after-compact-now');
     // Leave the workbench as the next suites expect it: no panel open.
-    const panelTabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('rawr.panel'));
+    const panelTabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('rawr.panel'));
     assert.strictEqual(panelTabs.length, 1, 'one panel tab');
     await vscode.window.tabGroups.close(panelTabs);
   });

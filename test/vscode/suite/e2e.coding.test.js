@@ -51,17 +51,44 @@ const SEL = {
 
 /** The tools VS Code 1.139.1 registers without Copilot (docs/TOOLS.md; measured, see the design notes there). */
 const VSCODE_1139_TOOLS = [
-  'create_and_run_task', 'get_task_output', 'get_terminal_output', 'inline_chat_exit', 'kill_terminal', 'manage_todo_list', 'renderMermaidDiagram', 'runSubagent',
-  'runTests', 'run_in_terminal', 'run_task', 'send_to_terminal', 'setup_tools_createNewWorkspace', 'task_complete', 'terminal_last_command', 'terminal_selection',
-  'testFailure', 'vscode_askQuestions', 'vscode_editFile_internal', 'vscode_get_confirmation', 'vscode_get_confirmation_with_options', 'vscode_get_modified_files_confirmation',
-  'vscode_get_terminal_confirmation', 'vscode_listCodeUsages', 'vscode_renameSymbol', 'vscode_reviewPlan', 'vscode_searchExtensions_internal',
+  'create_and_run_task',
+  'get_task_output',
+  'get_terminal_output',
+  'inline_chat_exit',
+  'kill_terminal',
+  'manage_todo_list',
+  'renderMermaidDiagram',
+  'runSubagent',
+  'runTests',
+  'run_in_terminal',
+  'run_task',
+  'send_to_terminal',
+  'setup_tools_createNewWorkspace',
+  'task_complete',
+  'terminal_last_command',
+  'terminal_selection',
+  'testFailure',
+  'vscode_askQuestions',
+  'vscode_editFile_internal',
+  'vscode_get_confirmation',
+  'vscode_get_confirmation_with_options',
+  'vscode_get_modified_files_confirmation',
+  'vscode_get_terminal_confirmation',
+  'vscode_listCodeUsages',
+  'vscode_renameSymbol',
+  'vscode_reviewPlan',
+  'vscode_searchExtensions_internal',
 ];
 
 const wsPath = () => vscode.workspace.workspaceFolders[0].uri.fsPath;
 const git = (...a) => cp.execFileSync('git', a, { cwd: wsPath(), encoding: 'utf8' }).trim();
 const shots = [];
 let shotNo = 0;
-const shot = async (name) => { const p = await bridge('screenshot', { name: `coding-${String(++shotNo).padStart(2, '0')}-${name}` }); shots.push(path.basename(p)); return p; };
+const shot = async (name) => {
+  const p = await bridge('screenshot', { name: `coding-${String(++shotNo).padStart(2, '0')}-${name}` });
+  shots.push(path.basename(p));
+  return p;
+};
 const lastResponse = async () => (await bridge('text', { selector: SEL.response })).at(-1) || '';
 
 async function sendInChat(text) {
@@ -81,7 +108,7 @@ async function sendInChat(text) {
   await bridge('press', { key: 'Enter' });
 }
 
-describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted model over HTTP)', function () {
+describe("@rawr as a coding agent: rawr's tools in the real Chat view (scripted model over HTTP)", function () {
   this.timeout(300000);
   this.bail(true);
   let server;
@@ -110,10 +137,12 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     git('commit', '-q', '-m', 'docs: limiter spec and notes');
     const api = (await vscode.extensions.getExtension('vscode.git').activate()).getAPI(1);
     gitRepo = await poll(() => api.repositories.find((r) => r.rootUri.fsPath === wsPath()), 20000, 'the workspace repository in the git API');
-    subs.push(gitRepo.state.onDidChange(() => {
-      const c = gitRepo.state.HEAD && gitRepo.state.HEAD.commit;
-      if (c && heads.at(-1) !== c) heads.push(c);
-    }));
+    subs.push(
+      gitRepo.state.onDidChange(() => {
+        const c = gitRepo.state.HEAD && gitRepo.state.HEAD.commit;
+        if (c && heads.at(-1) !== c) heads.push(c);
+      }),
+    );
     // The first answer after the handoff waits (at most 30 s) until the compaction has been photographed.
     session = coding.codingSessionScript({ afterHandoff: () => Promise.race([handoffShot, sleep(30000)]) });
     server = await startScriptedModel(session.script);
@@ -121,7 +150,7 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     await cfg.update('openai.baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
     await cfg.update('openai.models', [{ ...MODEL, contextWindow: 12000, maxOutputTokens: 4000 }], vscode.ConfigurationTarget.Workspace);
     await vscode.workspace.getConfiguration('chat').update('agent.collapseCompletedResponses', false, vscode.ConfigurationTarget.Workspace);
-    await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: MODEL.id }))[0], 15000, 'the scripted model through rawr\'s provider');
+    await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: MODEL.id }))[0], 15000, "the scripted model through rawr's provider");
   });
 
   after(async () => {
@@ -137,11 +166,18 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     info().codingConfirmations = confirmations.map((c) => `${c.answer}: ${c.title}`);
   });
 
-  it('VS Code 1.139 offers rawr\'s tools and its own; none of its own reads or writes files', async () => {
+  it("VS Code 1.139 offers rawr's tools and its own; none of its own reads or writes files", async () => {
     const tools = vscode.lm.tools;
     const names = tools.map((t) => t.name);
     fs.mkdirSync(ART, { recursive: true });
-    fs.writeFileSync(path.join(ART, 'vscode-lm-tools.json'), JSON.stringify(tools.map((t) => ({ name: t.name, tags: t.tags, description: (t.description || '').slice(0, 200) })), null, 1));
+    fs.writeFileSync(
+      path.join(ART, 'vscode-lm-tools.json'),
+      JSON.stringify(
+        tools.map((t) => ({ name: t.name, tags: t.tags, description: (t.description || '').slice(0, 200) })),
+        null,
+        1,
+      ),
+    );
     const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
     for (const contributed of pkg.contributes.languageModelTools) {
       const t = tools.find((x) => x.name === contributed.name);
@@ -187,7 +223,10 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     // command takes the workbench's own range shape, 1-based); then type the request like a person.
     await vscode.commands.executeCommand('workbench.action.chat.open', {
       modelSelector: { vendor: 'rawr-openai', id: MODEL.id },
-      attachFiles: [vscode.Uri.file(path.join(wsPath(), SPEC)), { uri: vscode.Uri.file(path.join(wsPath(), coding.NOTES_FILE)), range: { startLineNumber: 3, startColumn: 1, endLineNumber: 5, endColumn: 1 } }],
+      attachFiles: [
+        vscode.Uri.file(path.join(wsPath(), SPEC)),
+        { uri: vscode.Uri.file(path.join(wsPath(), coding.NOTES_FILE)), range: { startLineNumber: 3, startColumn: 1, endLineNumber: 5, endColumn: 1 } },
+      ],
       query: '',
       isPartialQuery: true,
     });
@@ -199,7 +238,10 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     const deadline = Date.now() + 200000;
     let compactionShot = false;
     for (;;) {
-      assert.ok(Date.now() < deadline, `the session did not end; confirmations so far: ${confirmations.map((c) => c.title).join(' | ')}; last response: ${(await lastResponse()).slice(-1500)}`);
+      assert.ok(
+        Date.now() < deadline,
+        `the session did not end; confirmations so far: ${confirmations.map((c) => c.title).join(' | ')}; last response: ${(await lastResponse()).slice(-1500)}`,
+      );
       const last = await lastResponse();
       if (/All done: both phases are committed/.test(last)) break;
       if (!compactionShot && /Continue from here\./.test(last)) {
@@ -229,7 +271,11 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
       if (c.tries === 1) await shot(`confirm-${confirmations.length}`);
       await bridge('click', { selector: skip ? SEL.skip : SEL.allow });
       // The widget gives up its buttons once answered.
-      c.done = await poll(async () => (await bridge('text', { selector: SEL.pending })).length === 0 || /All done/.test(await lastResponse()), 6000, 'the answer').catch(() => false);
+      c.done = await poll(
+        async () => (await bridge('text', { selector: SEL.pending })).length === 0 || /All done/.test(await lastResponse()),
+        6000,
+        'the answer',
+      ).catch(() => false);
     }
     info().codingSessionMs = Date.now() - t0;
     await bridge('click', { selector: SEL.scrollDown }).catch(() => undefined);
@@ -240,18 +286,24 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
 
     // Confirmations: shown with what they will do, answered in the Chat view.
     const find = (re) => confirmations.find((c) => re.test(c.message));
-    assert.ok(find(/src\/limiter\.js/) && find(/class TokenBucket/), `the create confirmation previews the file: ${JSON.stringify(confirmations.map((c) => c.message.slice(0, 200)))}`);
+    assert.ok(
+      find(/src\/limiter\.js/) && find(/class TokenBucket/),
+      `the create confirmation previews the file: ${JSON.stringify(confirmations.map((c) => c.message.slice(0, 200)))}`,
+    );
     assert.ok(find(new RegExp(coding.TEST_COMMAND.replace(/[.]/g, '\\.'))), 'the test command was shown before it ran');
     assert.ok(find(/git clean -fdX/), 'the skipped command was shown');
     assert.ok(find(/Too Many Requests/), 'the edit confirmation shows the new text');
     // Each tool asked on its first call (creating, running, editing); "Allow in this Session" covered the
     // later calls of the same tool. The skipped command asked, and so did the next command.
-    assert.deepStrictEqual(confirmations.map((c) => `${c.answer}: ${c.title}`), [
-      'Allow in this Session: Create src/limiter.js?',
-      'Skip: Run this command?',
-      'Allow in this Session: Run this command?',
-      'Allow in this Session: Edit src/limiter.js?',
-    ]);
+    assert.deepStrictEqual(
+      confirmations.map((c) => `${c.answer}: ${c.title}`),
+      [
+        'Allow in this Session: Create src/limiter.js?',
+        'Skip: Run this command?',
+        'Allow in this Session: Run this command?',
+        'Allow in this Session: Edit src/limiter.js?',
+      ],
+    );
     // The skipped command: the model was told, and went on.
     assert.strictEqual(session.log.declined.length, 1, 'the model got the Skip as a tool result');
     assert.match(session.log.declined[0], /The user declined this tool call/);
@@ -264,7 +316,11 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     assert.strictEqual(fs.readFileSync(path.join(wsPath(), 'test/limiter.test.js'), 'utf8'), coding.TEST_FINAL);
     assert.match(session.log.results.rawr_run_in_terminal || '', /exit code 0/);
     const log = git('log', '--format=%H %s', `${headBefore}..HEAD`).split('\n').reverse();
-    assert.deepStrictEqual(log.map((l) => l.slice(41)), coding.COMMIT_MESSAGES, `the agent's commits: ${log}`);
+    assert.deepStrictEqual(
+      log.map((l) => l.slice(41)),
+      coding.COMMIT_MESSAGES,
+      `the agent's commits: ${log}`,
+    );
     const [first, second] = log.map((l) => l.slice(0, 40));
     await poll(() => heads.includes(second), 10000, 'the second commit in the git API');
     assert.ok(heads.includes(first) && heads.includes(second), `the git API saw both commits: ${heads}`);
@@ -275,7 +331,12 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
     assert.ok(hu >= 0, 'a heads-up in the chat');
     const headsUp = text.slice(hu, hu + 600);
     assert.ok(headsUp.includes(first.slice(0, 7)), `the heads-up names commit ${first.slice(0, 7)}: ${headsUp}`);
-    for (const [what, re] of /** @type {Array<[string, RegExp]>} */ ([['the packet', /What just completed/], ['the compaction', /Context compacted — /], ['the handoff', /rawr handoff → agent/], ['phase 2', /Edited src\/limiter\.js/]])) {
+    for (const [what, re] of /** @type {Array<[string, RegExp]>} */ ([
+      ['the packet', /What just completed/],
+      ['the compaction', /Context compacted — /],
+      ['the handoff', /rawr handoff → agent/],
+      ['phase 2', /Edited src\/limiter\.js/],
+    ])) {
       assert.ok(re.test(text.slice(hu)), `${what} after the heads-up`);
     }
     info().codingHeadsUp = headsUp.split('\n').slice(0, 3).join(' ');
@@ -291,7 +352,15 @@ describe('@rawr as a coding agent: rawr\'s tools in the real Chat view (scripted
 
     // What the person saw: one line per tool call, the plan as a checklist; not the notes the agent read.
     // (inline code renders without its backticks)
-    for (const line of ['✓ Created src/limiter.js', `✓ Ran ${coding.TEST_COMMAND} — exit 0`, '✓ Edited test/limiter.test.js', `✓ Read ${coding.NOTES_FILE}`, 'Plan (0/2 done)', 'Plan (1/2 done)', 'Plan (2/2 done)']) {
+    for (const line of [
+      '✓ Created src/limiter.js',
+      `✓ Ran ${coding.TEST_COMMAND} — exit 0`,
+      '✓ Edited test/limiter.test.js',
+      `✓ Read ${coding.NOTES_FILE}`,
+      'Plan (0/2 done)',
+      'Plan (1/2 done)',
+      'Plan (2/2 done)',
+    ]) {
       assert.ok(text.includes(line), `"${line}" in the rendered chat`);
     }
     assert.ok(!text.includes(coding.NOTES_MARKER), 'the notes file the agent read is not rendered');

@@ -19,8 +19,16 @@ const { panelText, copyToDocs, setForecast } = require('./support');
 const SESSION = 'follow-test-session-1';
 const usage = (n) => ({ input_tokens: n, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 1 });
 const base = { sessionId: SESSION, version: '2.1.332', cwd: '/home/user/repo' };
-const assistant = (id, block, n) => JSON.stringify({ ...base, type: 'assistant', uuid: `a-${id}`, timestamp: new Date().toISOString(), message: { id, model: 'claude-opus-5-5', role: 'assistant', content: [block], usage: usage(n) } });
-const user = (content, extra = {}) => JSON.stringify({ ...base, type: 'user', uuid: `u-${Math.random()}`, timestamp: new Date().toISOString(), message: { role: 'user', content }, ...extra });
+const assistant = (id, block, n) =>
+  JSON.stringify({
+    ...base,
+    type: 'assistant',
+    uuid: `a-${id}`,
+    timestamp: new Date().toISOString(),
+    message: { id, model: 'claude-opus-5-5', role: 'assistant', content: [block], usage: usage(n) },
+  });
+const user = (content, extra = {}) =>
+  JSON.stringify({ ...base, type: 'user', uuid: `u-${Math.random()}`, timestamp: new Date().toISOString(), message: { role: 'user', content }, ...extra });
 
 describe('live follow of an agent session (real VS Code, webview DOM via Playwright)', function () {
   this.timeout(120000);
@@ -49,28 +57,46 @@ describe('live follow of an agent session (real VS Code, webview DOM via Playwri
     if (stateDir) {
       fs.rmSync(stateDir, { recursive: true, force: true });
       // the folders this test created, if nothing else is in them
-      for (const d of [path.dirname(stateDir), path.dirname(path.dirname(stateDir))]) { try { fs.rmdirSync(d); } catch { /* not empty or gone */ } }
+      for (const d of [path.dirname(stateDir), path.dirname(path.dirname(stateDir))]) {
+        try {
+          fs.rmdirSync(d);
+        } catch {
+          /* not empty or gone */
+        }
+      }
     }
   });
 
   it('follows a transcript as it is written: gauge, status bar, "rawr would compact here", the /compact text, the hooks', async () => {
     assert.ok((await vscode.commands.getCommands(true)).includes('rawr.followSession'), 'rawr.followSession is registered');
-    fs.writeFileSync(file, [
-      user('DO_WORK implement step 1 of PLAN.md'),
-      assistant('m1', { type: 'text', text: 'Working on step 1.' }, 300_000),
-    ].join('\n') + '\n');
+    fs.writeFileSync(
+      file,
+      [user('DO_WORK implement step 1 of PLAN.md'), assistant('m1', { type: 'text', text: 'Working on step 1.' }, 300_000)].join('\n') + '\n',
+    );
 
     await vscode.commands.executeCommand('rawr.followSession', { file, agent: 'claude' });
     const name = path.basename(file);
-    const first = await poll(async () => { const t = await panelText(); return t && t.includes(`Following Claude Code: ${name}`) && /70% left/.test(t) ? t : undefined; }, 30000, 'the panel following the transcript');
+    const first = await poll(
+      async () => {
+        const t = await panelText();
+        return t && t.includes(`Following Claude Code: ${name}`) && /70% left/.test(t) ? t : undefined;
+      },
+      30000,
+      'the panel following the transcript',
+    );
     assert.match(first, /Window 1,000,000 tokens: model claude-opus-5-5 \(1 calls\): Claude Opus \/ Sonnet 5\.x: 1M/);
     assert.match(first, /2 lines/);
 
     // The agent commits at 69% of its window: records appended to the same file, nothing reopened.
-    fs.appendFileSync(file, [
-      assistant('m2', { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'git commit -m "step 1: hello.txt"' } }, 690_000),
-      user([{ type: 'tool_result', tool_use_id: 'toolu_1', content: '[main 3f2a1c9] step 1: hello.txt\n 1 file changed' }], { toolUseResult: { stdout: '[main 3f2a1c9] step 1: hello.txt\n 1 file changed', stderr: '' } }),
-    ].join('\n') + '\n');
+    fs.appendFileSync(
+      file,
+      [
+        assistant('m2', { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'git commit -m "step 1: hello.txt"' } }, 690_000),
+        user([{ type: 'tool_result', tool_use_id: 'toolu_1', content: '[main 3f2a1c9] step 1: hello.txt\n 1 file changed' }], {
+          toolUseResult: { stdout: '[main 3f2a1c9] step 1: hello.txt\n 1 file changed', stderr: '' },
+        }),
+      ].join('\n') + '\n',
+    );
     await sleep(300);
     // Half a record first (a write in progress), then the rest: the panel waits for the whole line.
     const next = assistant('m3', { type: 'text', text: 'Step 1 is committed.' }, 691_000);
@@ -78,34 +104,59 @@ describe('live follow of an agent session (real VS Code, webview DOM via Playwri
     await sleep(1500);
     fs.appendFileSync(file, next.slice(40) + '\n');
 
-    const t = await poll(async () => { const x = await panelText(); return x && /rawr would (compact|suggest compacting) here: commit 3f2a1c9, 3\d% left/.test(x) ? x : undefined; }, 30000, 'the decision in the panel');
+    const t = await poll(
+      async () => {
+        const x = await panelText();
+        return x && /rawr would (compact|suggest compacting) here: commit 3f2a1c9, 3\d% left/.test(x) ? x : undefined;
+      },
+      30000,
+      'the decision in the panel',
+    );
     assert.match(t, /5 lines/);
     assert.match(t, /\/compact Keep the objective, the decisions made and the files in scope\. Just completed: commit 3f2a1c9/);
     assert.match(t, /line 4 · tool_loop · (compact|suggest)/);
     assert.match(t, /3\d% left/);
 
     // The status bar shows the followed session's context.
-    const bar = await poll(async () => {
-      const items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar [aria-label^="rawr follow:"]' });
-      return items.find((x) => /3\d% · (ready|early|asap)/.test(x));
-    }, 15000, 'the follow status-bar item');
+    const bar = await poll(
+      async () => {
+        const items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar [aria-label^="rawr follow:"]' });
+        return items.find((x) => /3\d% · (ready|early|asap)/.test(x));
+      },
+      15000,
+      'the follow status-bar item',
+    );
     info().followStatusBar = bar;
 
     // A PreCompact snapshot written by the hooks for this session appears in the panel.
     fs.mkdirSync(stateDir, { recursive: true });
     fs.writeFileSync(path.join(stateDir, 'snapshot-2026-11-26T10-00-00-000Z.json'), '{}');
     fs.appendFileSync(file, user('continue please') + '\n');
-    const withHooks = await poll(async () => { const x = await panelText(); return x && x.includes('snapshot-2026-11-26T10-00-00-000Z.json') ? x : undefined; }, 20000, 'the hooks snapshot in the panel');
+    const withHooks = await poll(
+      async () => {
+        const x = await panelText();
+        return x && x.includes('snapshot-2026-11-26T10-00-00-000Z.json') ? x : undefined;
+      },
+      20000,
+      'the hooks snapshot in the panel',
+    );
     assert.match(withHooks, /rawr hooks: snapshots and injections/);
     info().followPanel = withHooks.slice(0, 1500);
 
-    for (const c of ['workbench.action.closeSidebar', 'workbench.action.closePanel', 'workbench.action.closeAuxiliaryBar']) await vscode.commands.executeCommand(c).then(undefined, () => undefined);
+    for (const c of ['workbench.action.closeSidebar', 'workbench.action.closePanel', 'workbench.action.closeAuxiliaryBar'])
+      await vscode.commands.executeCommand(c).then(undefined, () => undefined);
     await vscode.commands.executeCommand('rawr.openPanel');
     // Show the state at the commit again for the picture: the decision with its /compact text.
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').split('\n').slice(0, 5).join('\n') + '\n');
     let seen;
-    await poll(async () => { const x = (seen = await panelText()); return x && /rawr would (compact|suggest compacting) here/.test(x) && /5 lines/.test(x) ? x : undefined; }, 20000, 'the panel after the file was replaced')
-      .catch((e) => assert.fail(`${e.message}: ${String(seen).slice(0, 1500)}`));
+    await poll(
+      async () => {
+        const x = (seen = await panelText());
+        return x && /rawr would (compact|suggest compacting) here/.test(x) && /5 lines/.test(x) ? x : undefined;
+      },
+      20000,
+      'the panel after the file was replaced',
+    ).catch((e) => assert.fail(`${e.message}: ${String(seen).slice(0, 1500)}`));
     await sleep(500);
     const shot = await bridge('screenshot', { name: 'follow-panel' });
     assert.ok(fs.existsSync(shot), shot);

@@ -24,13 +24,19 @@ describe('agent hooks: install from VS Code (no clone needed)', function () {
     for (const event of ['PreCompact', 'PostCompact', 'SessionStart', 'UserPromptSubmit']) {
       assert.match(command(event), new RegExp(`/bin/rawr-hooks hooks claude ${event}$`), command(event));
     }
-    const launcher = command('PreCompact').replace(/ hooks claude PreCompact$/, '').replace(/^'|'$/g, '');
+    const launcher = command('PreCompact')
+      .replace(/ hooks claude PreCompact$/, '')
+      .replace(/^'|'$/g, '');
     assert.ok(fs.readFileSync(launcher, 'utf8').includes(path.join(ext.extensionPath, 'dist', 'cli.js')), 'the launcher points at this version');
 
-    const run = (event, extra) => cp.spawnSync('/bin/sh', ['-c', command(event)], {
-      input: JSON.stringify({ session_id: 'vscode-e2e', cwd: folder, hook_event_name: event, ...extra }),
-      encoding: 'utf8', cwd: folder, env: { ...process.env, CLAUDE_PROJECT_DIR: folder }, timeout: 30000,
-    });
+    const run = (event, extra) =>
+      cp.spawnSync('/bin/sh', ['-c', command(event)], {
+        input: JSON.stringify({ session_id: 'vscode-e2e', cwd: folder, hook_event_name: event, ...extra }),
+        encoding: 'utf8',
+        cwd: folder,
+        env: { ...process.env, CLAUDE_PROJECT_DIR: folder },
+        timeout: 30000,
+      });
     const pre = run('PreCompact', { trigger: 'manual' });
     assert.strictEqual(pre.status, 0, pre.stderr);
     assert.strictEqual(run('PostCompact', { trigger: 'manual', compact_summary: 'summary' }).status, 0);

@@ -34,8 +34,9 @@ function findTests(dir) {
   if (!fs.existsSync(dir)) return out;
   for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) { if (p !== AFTER_RELOAD_DIR) out.push(...findTests(p)); }
-    else if (e.isFile() && e.name.endsWith('.test.js')) out.push(p);
+    if (e.isDirectory()) {
+      if (p !== AFTER_RELOAD_DIR) out.push(...findTests(p));
+    } else if (e.isFile() && e.name.endsWith('.test.js')) out.push(p);
   }
   return out;
 }
@@ -49,7 +50,11 @@ function loadMocha() {
 }
 
 function readJson(file) {
-  try { return file ? JSON.parse(fs.readFileSync(file, 'utf8')) : null; } catch { return null; }
+  try {
+    return file ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
+  } catch {
+    return null;
+  }
 }
 
 exports.run = async function run() {
@@ -65,7 +70,12 @@ exports.run = async function run() {
   globalThis.__reloadState = afterReload ? marker.data : undefined;
   const write = () => {
     if (!out) return;
-    try { fs.writeFileSync(out + '.tmp', JSON.stringify(result, null, 2)); fs.renameSync(out + '.tmp', out); } catch { /* best effort */ }
+    try {
+      fs.writeFileSync(out + '.tmp', JSON.stringify(result, null, 2));
+      fs.renameSync(out + '.tmp', out);
+    } catch {
+      /* best effort */
+    }
   };
   write();
   try {
@@ -78,23 +88,42 @@ exports.run = async function run() {
     // test that asked for the reload.
     if (process.env.VSCODE_TEST_GREP && !afterReload) mocha.grep(process.env.VSCODE_TEST_GREP);
     const failedBefore = afterReload ? result.failures || 0 : 0;
-    result.failures = failedBefore + await new Promise((resolve) => {
-      const runner = mocha.run(resolve);
-      const rec = (state) => (t, err) => {
-        result.tests.push({
-          fullTitle: t.fullTitle(), state, duration: t.duration,
-          err: err ? { message: String((err && err.message) || err), stack: String((err && err.stack) || err).split('\n').slice(0, 8).join('\n') } : undefined,
+    result.failures =
+      failedBefore +
+      (await new Promise((resolve) => {
+        const runner = mocha.run(resolve);
+        const rec = (state) => (t, err) => {
+          result.tests.push({
+            fullTitle: t.fullTitle(),
+            state,
+            duration: t.duration,
+            err: err
+              ? {
+                  message: String((err && err.message) || err),
+                  stack: String((err && err.stack) || err)
+                    .split('\n')
+                    .slice(0, 8)
+                    .join('\n'),
+                }
+              : undefined,
+          });
+          result.current = null;
+          write();
+        };
+        runner.on('test', (t) => {
+          result.current = t.fullTitle();
+          write();
         });
-        result.current = null;
-        write();
-      };
-      runner.on('test', (t) => { result.current = t.fullTitle(); write(); });
-      runner.on('hook', (h) => { result.current = h.fullTitle(); });
-      runner.on('pass', rec('passed'));
-      runner.on('fail', rec('failed'));
-      runner.on('pending', rec('pending'));
-      runner.on('end', () => { result.stats = runner.stats; });
-    });
+        runner.on('hook', (h) => {
+          result.current = h.fullTitle();
+        });
+        runner.on('pass', rec('passed'));
+        runner.on('fail', rec('failed'));
+        runner.on('pending', rec('pending'));
+        runner.on('end', () => {
+          result.stats = runner.stats;
+        });
+      }));
   } catch (e) {
     result.error = String((e && e.stack) || e);
     result.failures = Math.max(1, result.failures || 0);
@@ -142,7 +171,9 @@ exports.info = () => globalThis.__testInfo || {};
 
 exports.hasBridge = () => !!process.env.VSCODE_TEST_BRIDGE;
 /** In a mocha `function () {}` test/hook: skip when the Playwright bridge is unavailable (test-electron tier). */
-exports.skipWithoutBridge = (ctx) => { if (!process.env.VSCODE_TEST_BRIDGE) ctx.skip(); };
+exports.skipWithoutBridge = (ctx) => {
+  if (!process.env.VSCODE_TEST_BRIDGE) ctx.skip();
+};
 
 /** Ask the Playwright side of the harness to look at / drive the real UI. */
 exports.bridge = async function bridge(op, args = {}) {
@@ -158,8 +189,17 @@ exports.bridge = async function bridge(op, args = {}) {
 /** @param {(listener: (e: any) => void) => { dispose(): void }} event  @param {(e: any) => boolean} [pred] */
 exports.waitFor = function waitFor(event, pred = () => true, ms = 15000, what = 'event') {
   return new Promise((resolve, reject) => {
-    const t = setTimeout(() => { d.dispose(); reject(new Error('timeout waiting for ' + what)); }, ms);
-    const d = event((e) => { if (pred(e)) { clearTimeout(t); d.dispose(); resolve(e); } });
+    const t = setTimeout(() => {
+      d.dispose();
+      reject(new Error('timeout waiting for ' + what));
+    }, ms);
+    const d = event((e) => {
+      if (pred(e)) {
+        clearTimeout(t);
+        d.dispose();
+        resolve(e);
+      }
+    });
   });
 };
 
@@ -167,6 +207,10 @@ exports.waitFor = function waitFor(event, pred = () => true, ms = 15000, what = 
 exports.poll = async function poll(fn, ms = 15000, what = 'condition') {
   const end = Date.now() + ms;
   let last;
-  while (Date.now() < end) { last = await fn(); if (last) return last; await sleep(250); }
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await sleep(250);
+  }
   throw new Error('timeout waiting for ' + what + ' (last=' + JSON.stringify(last) + ')');
 };

@@ -30,7 +30,11 @@ async function drain(response) {
   for await (const p of response.stream) parts.push(p);
   return parts;
 }
-const textOf = (parts) => parts.filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => p.value).join('');
+const textOf = (parts) =>
+  parts
+    .filter((p) => p instanceof vscode.LanguageModelTextPart)
+    .map((p) => p.value)
+    .join('');
 
 describe('openai-compatible provider (rawr-openai)', function () {
   this.timeout(60000);
@@ -43,18 +47,29 @@ describe('openai-compatible provider (rawr-openai)', function () {
   let model;
 
   before(async () => {
-    server = await scripted.startScriptedModel({
-      rules: [
-        { name: 'chat-view', when: (r) => JSON.stringify(r.messages).includes('e2e via the chat view'), reply: { text: 'Hello from the scripted model via the Chat view.' } },
-        { name: 'tool-result', when: (r) => r.messages.length > 0 && r.messages[r.messages.length - 1].role === 'tool', reply: (r) => ({ text: `got tool result: ${r.messages[r.messages.length - 1].content}` }) },
-        {
-          name: 'use-tool',
-          when: (r) => scripted.hasTool(r, LOOKUP_TOOL.name),
-          reply: { text: 'Looking it up.', toolCalls: [{ name: LOOKUP_TOOL.name, arguments: { query: 'weather in Paris' } }], argChunks: 4 },
-        },
-      ],
-      fallback: { text: 'hello from the scripted model' },
-    }, { tokenizer: (text, m) => Math.ceil(text.length / (m === DENSE_ID ? 2 : 4)) });
+    server = await scripted.startScriptedModel(
+      {
+        rules: [
+          {
+            name: 'chat-view',
+            when: (r) => JSON.stringify(r.messages).includes('e2e via the chat view'),
+            reply: { text: 'Hello from the scripted model via the Chat view.' },
+          },
+          {
+            name: 'tool-result',
+            when: (r) => r.messages.length > 0 && r.messages[r.messages.length - 1].role === 'tool',
+            reply: (r) => ({ text: `got tool result: ${r.messages[r.messages.length - 1].content}` }),
+          },
+          {
+            name: 'use-tool',
+            when: (r) => scripted.hasTool(r, LOOKUP_TOOL.name),
+            reply: { text: 'Looking it up.', toolCalls: [{ name: LOOKUP_TOOL.name, arguments: { query: 'weather in Paris' } }], argChunks: 4 },
+          },
+        ],
+        fallback: { text: 'hello from the scripted model' },
+      },
+      { tokenizer: (text, m) => Math.ceil(text.length / (m === DENSE_ID ? 2 : 4)) },
+    );
     info().openaiScriptedUrl = server.url;
 
     ext = vscode.extensions.getExtension(EXT_ID);
@@ -68,7 +83,9 @@ describe('openai-compatible provider (rawr-openai)', function () {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
     const mainText = fs.readFileSync(path.join(REPO_ROOT, pkg.main), 'utf8');
     const wired = ext.isActive && !activationError && /registerOpenAIProvider/.test(mainText);
-    info().openaiProviderRegisteredBy = wired ? 'extension activate()' : `this suite (activate ${activationError ? `failed: ${activationError.message}` : 'does not call registerOpenAIProvider'})`;
+    info().openaiProviderRegisteredBy = wired
+      ? 'extension activate()'
+      : `this suite (activate ${activationError ? `failed: ${activationError.message}` : 'does not call registerOpenAIProvider'})`;
     if (!wired) {
       // Register it the way activate() will, with an in-memory SecretStorage.
       const { registerOpenAIProvider } = require(path.join(REPO_ROOT, 'out/src/host/lm/openaiProvider.js'));
@@ -78,8 +95,14 @@ describe('openai-compatible provider (rawr-openai)', function () {
         subscriptions: [],
         secrets: {
           get: async (k) => secrets.get(k),
-          store: async (k, v) => { secrets.set(k, v); changed.fire({ key: k }); },
-          delete: async (k) => { secrets.delete(k); changed.fire({ key: k }); },
+          store: async (k, v) => {
+            secrets.set(k, v);
+            changed.fire({ key: k });
+          },
+          delete: async (k) => {
+            secrets.delete(k);
+            changed.fire({ key: k });
+          },
           keys: async () => [...secrets.keys()],
           onDidChange: changed.event,
         },
@@ -112,17 +135,23 @@ describe('openai-compatible provider (rawr-openai)', function () {
     try {
       if (settingsBefore !== undefined) fs.writeFileSync(settingsFile, settingsBefore);
       else if (fs.existsSync(settingsFile) && !vscodeDirExisted) fs.rmSync(path.dirname(settingsFile), { recursive: true, force: true });
-    } catch { /* best effort */ }
+    } catch {
+      /* best effort */
+    }
     if (fallback) fallback.dispose();
     if (server) await server.close();
   });
 
   // Each test gets the model itself, so `--grep` can run any one of them alone.
   async function vendorModels() {
-    return poll(async () => {
-      const ms = await vscode.lm.selectChatModels({ vendor: VENDOR });
-      return ms.some((m) => m.id === MODEL_ID) ? ms : undefined;
-    }, 20000, `${VENDOR}/${MODEL_ID} in vscode.lm.selectChatModels`);
+    return poll(
+      async () => {
+        const ms = await vscode.lm.selectChatModels({ vendor: VENDOR });
+        return ms.some((m) => m.id === MODEL_ID) ? ms : undefined;
+      },
+      20000,
+      `${VENDOR}/${MODEL_ID} in vscode.lm.selectChatModels`,
+    );
   }
   beforeEach(async () => {
     if (!model) model = (await vendorModels()).find((m) => m.id === MODEL_ID);
@@ -131,11 +160,22 @@ describe('openai-compatible provider (rawr-openai)', function () {
   it('selectChatModels({vendor}) returns the configured model with its context window as maxInputTokens', async () => {
     const models = await vendorModels();
     model = models.find((m) => m.id === MODEL_ID);
-    info().openaiModel = { id: model.id, name: model.name, vendor: model.vendor, family: model.family, version: model.version, maxInputTokens: model.maxInputTokens };
+    info().openaiModel = {
+      id: model.id,
+      name: model.name,
+      vendor: model.vendor,
+      family: model.family,
+      version: model.version,
+      maxInputTokens: model.maxInputTokens,
+    };
     assert.strictEqual(model.vendor, VENDOR);
     assert.strictEqual(model.name, 'Scripted E2E');
     assert.strictEqual(model.maxInputTokens, 32768);
-    assert.deepStrictEqual(models.map((m) => m.id), [MODEL_ID], 'the invalid entry is skipped');
+    assert.deepStrictEqual(
+      models.map((m) => m.id),
+      [MODEL_ID],
+      'the invalid entry is skipped',
+    );
   });
 
   it('sendRequest with a tool streams text and a LanguageModelToolCallPart', async () => {
@@ -154,7 +194,9 @@ describe('openai-compatible provider (rawr-openai)', function () {
     assert.strictEqual(rec.model, MODEL_ID);
     assert.strictEqual(rec.stream, true);
     assert.strictEqual(rec.body.max_tokens, 1024);
-    assert.deepStrictEqual(rec.tools, [{ type: 'function', function: { name: LOOKUP_TOOL.name, description: LOOKUP_TOOL.description, parameters: LOOKUP_TOOL.inputSchema } }]);
+    assert.deepStrictEqual(rec.tools, [
+      { type: 'function', function: { name: LOOKUP_TOOL.name, description: LOOKUP_TOOL.description, parameters: LOOKUP_TOOL.inputSchema } },
+    ]);
     assert.deepStrictEqual(rec.messages, [{ role: 'user', content: 'What is the weather?' }]);
     assert.strictEqual(rec.headers.authorization, 'Bearer not-needed', 'no stored key: the placeholder');
   });
@@ -174,7 +216,11 @@ describe('openai-compatible provider (rawr-openai)', function () {
     const rec = server.requests[n];
     assert.deepStrictEqual(rec.messages, [
       { role: 'user', content: 'What is the weather?' },
-      { role: 'assistant', content: 'Looking it up.', tool_calls: [{ id: 'call_e2e_1', type: 'function', function: { name: LOOKUP_TOOL.name, arguments: '{"query":"weather in Paris"}' } }] },
+      {
+        role: 'assistant',
+        content: 'Looking it up.',
+        tool_calls: [{ id: 'call_e2e_1', type: 'function', function: { name: LOOKUP_TOOL.name, arguments: '{"query":"weather in Paris"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_e2e_1', content: 'sunny, 24°C' },
     ]);
     assert.strictEqual(rec.body.tool_choice, undefined, 'Auto mode: the server default');
@@ -182,7 +228,10 @@ describe('openai-compatible provider (rawr-openai)', function () {
 
   it('toolMode Required is sent as tool_choice "required"', async () => {
     const n = server.requests.length;
-    const res = await model.sendRequest([vscode.LanguageModelChatMessage.User('Use the tool.')], { tools: [LOOKUP_TOOL], toolMode: vscode.LanguageModelChatToolMode.Required });
+    const res = await model.sendRequest([vscode.LanguageModelChatMessage.User('Use the tool.')], {
+      tools: [LOOKUP_TOOL],
+      toolMode: vscode.LanguageModelChatToolMode.Required,
+    });
     await drain(res);
     assert.strictEqual(server.requests[n].body.tool_choice, 'required');
   });
@@ -196,14 +245,17 @@ describe('openai-compatible provider (rawr-openai)', function () {
     // a valid 1×1 PNG: the workbench decodes images (invalid bytes make sendRequest throw a DOM error event)
     const png = new Uint8Array(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64'));
     const n = server.requests.length;
-    const res = await model.sendRequest([
-      vscode.LanguageModelChatMessage.User([
-        new vscode.LanguageModelTextPart('look: '),
-        new DataPart(png, 'image/png'),
-        new DataPart(new TextEncoder().encode('{"k":1}'), 'application/json'),
-        new DataPart(new TextEncoder().encode(' and plain'), 'text/plain'),
-      ]),
-    ], {});
+    const res = await model.sendRequest(
+      [
+        vscode.LanguageModelChatMessage.User([
+          new vscode.LanguageModelTextPart('look: '),
+          new DataPart(png, 'image/png'),
+          new DataPart(new TextEncoder().encode('{"k":1}'), 'application/json'),
+          new DataPart(new TextEncoder().encode(' and plain'), 'text/plain'),
+        ]),
+      ],
+      {},
+    );
     await drain(res);
     assert.deepStrictEqual(server.requests[n].messages, [{ role: 'user', content: 'look: {"k":1} and plain' }]);
   });
@@ -286,7 +338,12 @@ describe('openai-compatible provider (rawr-openai)', function () {
     await poll(() => server.requests.length > n, 15000, 'a request from the @rawr turn at the scripted server');
     assert.strictEqual(server.requests[n].model, MODEL_ID);
     if (hasBridge()) {
-      const txt = await poll(async () => (await bridge('text', { selector: '.interactive-item-container.interactive-response' })).find((t) => /scripted model via the Chat view/.test(t)), 15000, 'the rendered response').catch(() => undefined);
+      const txt = await poll(
+        async () =>
+          (await bridge('text', { selector: '.interactive-item-container.interactive-response' })).find((t) => /scripted model via the Chat view/.test(t)),
+        15000,
+        'the rendered response',
+      ).catch(() => undefined);
       info().openaiChatViewRendered = !!txt;
       await bridge('screenshot', { name: 'openai-provider-chat' }).catch(() => undefined);
     }
@@ -305,7 +362,11 @@ describe('openai-compatible provider (rawr-openai)', function () {
     };
     const typeKey = async (text) => {
       const done = vscode.commands.executeCommand('rawr.setOpenAIKey');
-      await poll(async () => (await bridge('text', { selector: '.quick-input-widget' })).some((t) => /OpenAI-compatible API key/.test(t)), 10000, 'the key input box');
+      await poll(
+        async () => (await bridge('text', { selector: '.quick-input-widget' })).some((t) => /OpenAI-compatible API key/.test(t)),
+        10000,
+        'the key input box',
+      );
       await sleep(200);
       if (text) await bridge('type', { text });
       await bridge('press', { key: 'Enter' });
@@ -330,15 +391,28 @@ describe('openai-compatible provider (rawr-openai)', function () {
   // Last in the suite: the provider then stops asking this server for usage.
   it('a server that rejects stream_options (older Azure OpenAI API versions) is asked again without it, and not asked again', async () => {
     server.setScript({
-      rules: [{ name: 'reject-stream-options', when: (r) => r.body.stream_options !== undefined, reply: { status: 400, error: { message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error', code: null } } }],
+      rules: [
+        {
+          name: 'reject-stream-options',
+          when: (r) => r.body.stream_options !== undefined,
+          reply: { status: 400, error: { message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error', code: null } },
+        },
+      ],
       fallback: { text: 'answered without usage' },
     });
     try {
       const n = server.requests.length;
       assert.strictEqual(textOf(await drain(await model.sendRequest([vscode.LanguageModelChatMessage.User('first')], {}))), 'answered without usage');
-      assert.deepStrictEqual(server.requests.slice(n).map((r) => r.rule), ['reject-stream-options', 'fallback']);
+      assert.deepStrictEqual(
+        server.requests.slice(n).map((r) => r.rule),
+        ['reject-stream-options', 'fallback'],
+      );
       assert.strictEqual(textOf(await drain(await model.sendRequest([vscode.LanguageModelChatMessage.User('second')], {}))), 'answered without usage');
-      assert.deepStrictEqual(server.requests.slice(n).map((r) => r.rule), ['reject-stream-options', 'fallback', 'fallback'], 'the second request goes without stream_options at once');
+      assert.deepStrictEqual(
+        server.requests.slice(n).map((r) => r.rule),
+        ['reject-stream-options', 'fallback', 'fallback'],
+        'the second request goes without stream_options at once',
+      );
     } finally {
       server.setScript({ rules: [], fallback: { text: 'hello from the scripted model' } });
     }

@@ -39,7 +39,12 @@ describe('@rawr overflow recovery (real VS Code, HTTP 400 context_length_exceede
     await configureModel(server.url, { windowTokens: 20000 });
     const model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'the scripted model');
     const rec = recordingStream();
-    const result = await api.participant.handler(request(model, 'Convert the CSV report, step by step.'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
+    const result = await api.participant.handler(
+      request(model, 'Convert the CSV report, step by step.'),
+      { history: [] },
+      rec.stream,
+      new vscode.CancellationTokenSource().token,
+    );
     return { result, text: rec.text(), snap: await api.core.snapshot(result.metadata.rawrThreadId) };
   }
 

@@ -50,9 +50,24 @@ function script(slowPacket) {
   return s;
 }
 
-const waitPanel = (pred, ms, what) => poll(async () => { const t = await panelText(); return t && pred(t) ? t : undefined; }, ms, what);
+const waitPanel = (pred, ms, what) =>
+  poll(
+    async () => {
+      const t = await panelText();
+      return t && pred(t) ? t : undefined;
+    },
+    ms,
+    what,
+  );
 
-const git = (cwd, ...a) => cp.execFileSync('git', ['-c', 'user.name=rawr panel test', '-c', 'user.email=panel@example.invalid', ...a], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const git = (cwd, ...a) =>
+  cp
+    .execFileSync('git', ['-c', 'user.name=rawr panel test', '-c', 'user.email=panel@example.invalid', ...a], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    .trim();
 
 describe('compaction panel (real VS Code, scripted session, webview DOM via Playwright)', function () {
   this.timeout(180000);
@@ -77,23 +92,41 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     if (api) await setForecast(api, undefined);
     await unconfigureModel();
     await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
-    if (ws && initialHead) { try { git(ws, 'reset', '--hard', initialHead); } catch { /* best effort */ } }
+    if (ws && initialHead) {
+      try {
+        git(ws, 'reset', '--hard', initialHead);
+      } catch {
+        /* best effort */
+      }
+    }
     if (server) await server.close();
   });
 
   it('shows the live session: gauge = status bar, a workspace commit as a boundary, the compaction with its reason, the packet as text', async () => {
     assert.ok((await vscode.commands.getCommands(true)).includes('rawr.openPanel'), 'rawr.openPanel is registered');
     const rec = recordingStream();
-    const running = api.participant.handler(request(model, 'Build a token-bucket rate limiter, phase by phase.'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
+    const running = api.participant.handler(
+      request(model, 'Build a token-bucket rate limiter, phase by phase.'),
+      { history: [] },
+      rec.stream,
+      new vscode.CancellationTokenSource().token,
+    );
     const threadId = api.participant.activeThreadId;
     assert.match(threadId, /^t[a-z0-9]+$/);
 
     let finished = false;
-    running.then(() => (finished = true), () => (finished = true));
+    running.then(
+      () => (finished = true),
+      () => (finished = true),
+    );
     // Open the panel through its command while the session runs; it follows the active thread and
     // updates live: the running sequence shows up while the agent writes its (slow) packet.
     await vscode.commands.executeCommand('rawr.openPanel');
-    const live = await waitPanel((t) => t.includes(threadId) && /Running s\d+/.test(t) && t.includes('Sequence in progress'), 60000, 'the panel showing the running sequence');
+    const live = await waitPanel(
+      (t) => t.includes(threadId) && /Running s\d+/.test(t) && t.includes('Sequence in progress'),
+      60000,
+      'the panel showing the running sequence',
+    );
     assert.ok(!finished, 'the running sequence was shown before the request ended');
     assert.match(live, /Cancel sequence/);
     info().panelWhileRunning = live.slice(0, 600);
@@ -124,19 +157,23 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     };
     let resynced = 0;
     let last = {};
-    const match = await poll(async () => {
-      const t = await panelText();
-      const gauge = t && t.includes(`Thread ${threadId}`) ? /(\d+)% remaining/.exec(t) : null;
-      const items = await statusItems();
-      const bar = items.map((x) => /(\d+)%(?: · (?:early|ready|asap|emergency))?/.exec(x)).find(Boolean);
-      last = { gauge: gauge && gauge[0], items, statusThread: api.statusBar.view.threadId };
-      if (gauge && bar && gauge[1] === bar[1] && api.statusBar.text.includes(`${gauge[1]}%`)) return { gauge, items };
-      if (api.statusBar.view.threadId !== threadId && resynced < 5) {
-        resynced++;
-        await (await api.participant.session(threadId)).syncTokens(model);
-      }
-      return undefined;
-    }, 45000, 'the panel gauge to equal the status bar').catch((e) => assert.fail(`${e.message}: ${JSON.stringify(last)}`));
+    const match = await poll(
+      async () => {
+        const t = await panelText();
+        const gauge = t && t.includes(`Thread ${threadId}`) ? /(\d+)% remaining/.exec(t) : null;
+        const items = await statusItems();
+        const bar = items.map((x) => /(\d+)%(?: · (?:early|ready|asap|emergency))?/.exec(x)).find(Boolean);
+        last = { gauge: gauge && gauge[0], items, statusThread: api.statusBar.view.threadId };
+        if (gauge && bar && gauge[1] === bar[1] && api.statusBar.text.includes(`${gauge[1]}%`)) return { gauge, items };
+        if (api.statusBar.view.threadId !== threadId && resynced < 5) {
+          resynced++;
+          await (await api.participant.session(threadId)).syncTokens(model);
+        }
+        return undefined;
+      },
+      45000,
+      'the panel gauge to equal the status bar',
+    ).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(last)}`));
     const gauge = match.gauge;
     const items = match.items;
     info().panelGaugeResynced = resynced;
@@ -157,9 +194,14 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     fs.writeFileSync(path.join(ART, 'panel-text.txt'), withCommit);
 
     // Screenshots in a light and a dark theme, the panel alone in the window.
-    for (const c of ['workbench.action.closeSidebar', 'workbench.action.closePanel', 'workbench.action.closeAuxiliaryBar']) await vscode.commands.executeCommand(c).then(undefined, () => undefined);
+    for (const c of ['workbench.action.closeSidebar', 'workbench.action.closePanel', 'workbench.action.closeAuxiliaryBar'])
+      await vscode.commands.executeCommand(c).then(undefined, () => undefined);
     await vscode.commands.executeCommand('rawr.openPanel');
-    for (const [theme, name] of [['Default Light Modern', 'panel-light'], ['Default Dark Modern', 'panel-dark'], ['Default High Contrast', 'panel-high-contrast']]) {
+    for (const [theme, name] of [
+      ['Default Light Modern', 'panel-light'],
+      ['Default Dark Modern', 'panel-dark'],
+      ['Default High Contrast', 'panel-high-contrast'],
+    ]) {
       await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
       await sleep(2500); // the theme reaches the webview's CSS variables asynchronously
       await waitPanel((t) => t.includes(sha), 10000, 'the panel after the theme change');
@@ -173,12 +215,17 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     await vscode.window.showTextDocument(cover, { preview: false });
     // retainContextWhenHidden is off: the webview's document goes away while hidden (recorded, not asserted:
     // how long the workbench keeps a hidden frame around is its business).
-    info().panelFrameGoneWhenHidden = await poll(async () => !(await panelText()), 8000, 'the panel hidden').then(() => true, () => false);
+    info().panelFrameGoneWhenHidden = await poll(async () => !(await panelText()), 8000, 'the panel hidden').then(
+      () => true,
+      () => false,
+    );
     await vscode.commands.executeCommand('rawr.openPanel');
     const again = await waitPanel((t) => t.includes(sha) && /Context compacted/.test(t), 20000, 'the panel redrawn after show');
     assert.ok(again.includes(threadId));
     // Close the editor that covered the panel (an empty untitled document: no save prompt).
-    const coverTabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === cover.uri.toString());
+    const coverTabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === cover.uri.toString());
     await vscode.window.tabGroups.close(coverTabs);
   });
 
@@ -204,18 +251,34 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     assert.strictEqual(session.messages.length, messages);
     assert.strictEqual(after.messages.length, before.messages.length);
     assert.ok((await panelText()).includes('Undo this compaction'), 'still undoable');
-    info().panelUndoAsked = notice.split('\n').find((l) => l.includes(`Undo compaction ${seqId}?`)).slice(0, 300);
+    info().panelUndoAsked = notice
+      .split('\n')
+      .find((l) => l.includes(`Undo compaction ${seqId}?`))
+      .slice(0, 300);
   });
 
-  it('the panel\'s Cancel sequence button stops a running sequence without compacting', async () => {
+  it("the panel's Cancel sequence button stops a running sequence without compacting", async () => {
     server.setScript(script('crawl'));
     const rec = recordingStream();
-    const running = api.participant.handler(request(model, 'Build the limiter again, phase by phase.'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
+    const running = api.participant.handler(
+      request(model, 'Build the limiter again, phase by phase.'),
+      { history: [] },
+      rec.stream,
+      new vscode.CancellationTokenSource().token,
+    );
     const threadId = api.participant.activeThreadId;
     await vscode.commands.executeCommand('rawr.openPanel');
     // Wait for the slow packet: the sequence is running.
-    await poll(async () => ['awaiting_packet', 'awaiting_scratch'].includes((await api.core.snapshot(threadId)).state.seq.phase), 60000, 'the sequence waiting for the packet');
-    const shown = await waitPanel((t) => t.includes(threadId) && t.includes('Sequence in progress') && t.includes('Cancel sequence'), 20000, 'the running sequence with its Cancel button');
+    await poll(
+      async () => ['awaiting_packet', 'awaiting_scratch'].includes((await api.core.snapshot(threadId)).state.seq.phase),
+      60000,
+      'the sequence waiting for the packet',
+    );
+    const shown = await waitPanel(
+      (t) => t.includes(threadId) && t.includes('Sequence in progress') && t.includes('Cancel sequence'),
+      20000,
+      'the running sequence with its Cancel button',
+    );
     assert.match(shown, /Running s\d+/);
     const t0 = Date.now();
     const session = await api.participant.session(threadId);

@@ -23,12 +23,21 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
 
   before(async () => {
     api = await vscode.extensions.getExtension('rawr.rawr').activate();
-    server = await startScriptedModel(multiPhaseScript({ steps: ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'], fillerChars: 9000 }));
+    server = await startScriptedModel(
+      multiPhaseScript({
+        steps: ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'],
+        fillerChars: 9000,
+      }),
+    );
     await configure(server.url, 20000);
     // These tests check the golden path's mechanics at a mid-session plan checkpoint; the forecast would
     // move this short session's compaction to its end (the e2e suites run with the default policy).
     await setForecast(api, false);
-    model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'the scripted model through rawr\'s provider');
+    model = await poll(
+      async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0],
+      15000,
+      "the scripted model through rawr's provider",
+    );
   });
   after(async () => {
     await setForecast(api, undefined);
@@ -40,7 +49,12 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
     assert.strictEqual(model.maxInputTokens, 20000);
     const rec = recordingStream();
     const cts = new vscode.CancellationTokenSource();
-    const result = await api.participant.handler(request(model, 'Build a token-bucket rate limiter for our HTTP server, phase by phase.'), { history: [] }, rec.stream, cts.token);
+    const result = await api.participant.handler(
+      request(model, 'Build a token-bucket rate limiter for our HTTP server, phase by phase.'),
+      { history: [] },
+      rec.stream,
+      cts.token,
+    );
     const t = rec.text();
     fs.mkdirSync(path.join(repo, 'test-artifacts/vscode'), { recursive: true });
     fs.writeFileSync(path.join(repo, 'test-artifacts/vscode/golden-path-transcript.md'), t);
@@ -83,7 +97,10 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
     const scratch = path.join(process.env.VSCODE_TEST_WORKSPACE, '.scratch');
     assert.ok(fs.existsSync(scratch) && fs.readdirSync(scratch).some((n) => /^agent-rawr-[a-z0-9]+\.scratch\.md$/.test(n)), 'scratch file written');
     // After the compaction the model-facing thread starts with the agent's base instructions (kept), the summary and the packet.
-    assert.deepStrictEqual(snap.messages.slice(0, 3).map((m) => m.kind), ['instructions', 'summary', 'packet']);
+    assert.deepStrictEqual(
+      snap.messages.slice(0, 3).map((m) => m.kind),
+      ['instructions', 'summary', 'packet'],
+    );
     info().goldenPath = { threadId, compactions: snap.compactions, requests: server.requests.length };
 
     // /undo restores the archived thread.
@@ -101,18 +118,32 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
   async function rawrSettings(values) {
     const cfg = vscode.workspace.getConfiguration('rawr');
     for (const [k, v] of Object.entries(values)) await cfg.update(k, v, vscode.ConfigurationTarget.Workspace);
-    await poll(async () => {
-      const st = (await api.core.snapshot('tsettingsprobe')).state.settings;
-      return Object.entries(values).every(([k, v]) => JSON.stringify(st[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]) === JSON.stringify(v === undefined ? st[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] : v));
-    }, 10000, 'the core to pick up the settings');
+    await poll(
+      async () => {
+        const st = (await api.core.snapshot('tsettingsprobe')).state.settings;
+        return Object.entries(values).every(
+          ([k, v]) =>
+            JSON.stringify(st[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]) ===
+            JSON.stringify(v === undefined ? st[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] : v),
+        );
+      },
+      10000,
+      'the core to pick up the settings',
+    );
   }
-  const responseTurn = (threadId) => new (/** @type {any} */ (vscode.ChatResponseTurn))([], { metadata: { rawrThreadId: threadId } }, 'rawr.rawr');
+  const responseTurn = (threadId) => new /** @type {any} */ (vscode.ChatResponseTurn)([], { metadata: { rawrThreadId: threadId } }, 'rawr.rawr');
 
   it('preflight: a turn that ends in asap with only turn_complete compacts before the next message, which is then delivered unchanged', async () => {
     const short = await startScriptedModel(multiPhaseScript({ steps: ['Research', 'Draft', 'Ship'], fillerChars: 9000, stopAfterEachPhase: true }));
     try {
       await configure(short.url, 12000);
-      await rawrSettings({ earlyPercentRemainingLt: 70, readyPercentRemainingLt: 60, asapPercentRemainingLt: 50, emergencyPercentRemainingLt: 5, autoRequiresAnyBoundary: { early: [], ready: [], asap: ['turn_complete'] } });
+      await rawrSettings({
+        earlyPercentRemainingLt: 70,
+        readyPercentRemainingLt: 60,
+        asapPercentRemainingLt: 50,
+        emergencyPercentRemainingLt: 5,
+        autoRequiresAnyBoundary: { early: [], ready: [], asap: ['turn_complete'] },
+      });
       const m = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'model');
       const tok = new vscode.CancellationTokenSource().token;
       let history = [];
@@ -135,16 +166,34 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
       const k = transcripts.findIndex((t) => /rawr watcher → agent/.test(t));
       assert.ok(k >= 1, 'a later request ran the golden path');
       const t = transcripts[k];
-      const order = ['Compacting before your message', '**rawr watcher → agent**', 'What just completed', 'Context compacted', '**rawr handoff → agent**', '**Your message, delivered after the handoff**'].map((x) => t.indexOf(x));
+      const order = [
+        'Compacting before your message',
+        '**rawr watcher → agent**',
+        'What just completed',
+        'Context compacted',
+        '**rawr handoff → agent**',
+        '**Your message, delivered after the handoff**',
+      ].map((x) => t.indexOf(x));
       assert.ok(order.every((x) => x >= 0) && order.every((x, i) => i === 0 || x > order[i - 1]), `golden path then the held message, in order: ${order}`);
-      assert.ok(t.lastIndexOf(['Build the limiter in three phases.', 'continue', 'continue', 'Thanks! Now list what changed.'][k]) > order[5], 'the held message is delivered verbatim');
+      assert.ok(
+        t.lastIndexOf(['Build the limiter in three phases.', 'continue', 'continue', 'Thanks! Now list what changed.'][k]) > order[5],
+        'the held message is delivered verbatim',
+      );
       // The model saw the held message after the handoff, exactly once.
       const last = short.requests[short.requests.length - 1].messages.map((x) => (typeof x.content === 'string' ? x.content : JSON.stringify(x.content)));
       const handoffAt = last.findIndex((x) => x.includes('[rawr handoff]'));
-      const heldAt = last.findIndex((x, i) => i > handoffAt && x === ['Build the limiter in three phases.', 'continue', 'continue', 'Thanks! Now list what changed.'][k]);
+      const heldAt = last.findIndex(
+        (x, i) => i > handoffAt && x === ['Build the limiter in three phases.', 'continue', 'continue', 'Thanks! Now list what changed.'][k],
+      );
       assert.ok(handoffAt >= 0 && heldAt > handoffAt, `the model saw handoff (${handoffAt}) then the held message (${heldAt})`);
     } finally {
-      await rawrSettings({ earlyPercentRemainingLt: undefined, readyPercentRemainingLt: undefined, asapPercentRemainingLt: undefined, emergencyPercentRemainingLt: undefined, autoRequiresAnyBoundary: undefined });
+      await rawrSettings({
+        earlyPercentRemainingLt: undefined,
+        readyPercentRemainingLt: undefined,
+        asapPercentRemainingLt: undefined,
+        emergencyPercentRemainingLt: undefined,
+        autoRequiresAnyBoundary: undefined,
+      });
       await configure(server.url, 20000);
       await short.close();
     }
@@ -155,7 +204,12 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
       await rawrSettings({ mode, judgmentEnabled: false });
       try {
         const rec = recordingStream();
-        const r = await api.participant.handler(request(model, 'Build a token-bucket rate limiter, phase by phase.'), { history: [] }, rec.stream, new vscode.CancellationTokenSource().token);
+        const r = await api.participant.handler(
+          request(model, 'Build a token-bucket rate limiter, phase by phase.'),
+          { history: [] },
+          rec.stream,
+          new vscode.CancellationTokenSource().token,
+        );
         const snap = await api.core.snapshot(r.metadata.rawrThreadId);
         assert.strictEqual(snap.compactions.length, 0, `${mode} mode never compacts`);
         assert.ok(!/rawr watcher → agent/.test(rec.text()), `${mode}: no heads-up`);
@@ -171,10 +225,25 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
 
   it('/status in the real Chat view names the tier, percent and last decision', async function () {
     skipWithoutBridge(this);
-    const res = /** @type {vscode.ChatResult | undefined} */ (await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr Build the limiter, phase by phase.', modelSelector: { vendor: 'rawr-openai', id: 'scripted' }, blockOnResponse: true }));
+    const res = /** @type {vscode.ChatResult | undefined} */ (
+      await vscode.commands.executeCommand('workbench.action.chat.open', {
+        query: '@rawr Build the limiter, phase by phase.',
+        modelSelector: { vendor: 'rawr-openai', id: 'scripted' },
+        blockOnResponse: true,
+      })
+    );
     assert.ok(res && res.metadata && res.metadata.rawrThreadId, `chat result ${JSON.stringify(res)}`);
-    await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr /status', modelSelector: { vendor: 'rawr-openai', id: 'scripted' }, blockOnResponse: true });
-    const txt = await poll(async () => (await bridge('text', { selector: '.interactive-item-container.interactive-response' })).find((x) => /rawr status/.test(x) && /Compactions:/.test(x)), 20000, 'rendered /status (the chat renders progressively: wait for the whole block)');
+    await vscode.commands.executeCommand('workbench.action.chat.open', {
+      query: '@rawr /status',
+      modelSelector: { vendor: 'rawr-openai', id: 'scripted' },
+      blockOnResponse: true,
+    });
+    const txt = await poll(
+      async () =>
+        (await bridge('text', { selector: '.interactive-item-container.interactive-response' })).find((x) => /rawr status/.test(x) && /Compactions:/.test(x)),
+      20000,
+      'rendered /status (the chat renders progressively: wait for the whole block)',
+    );
     assert.match(txt, new RegExp(res.metadata.rawrThreadId));
     assert.match(txt, /% remaining/);
     assert.match(txt, /Last decision: /);
@@ -190,7 +259,14 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
   });
 
   it('a model error ends with a clear message and the thread stays consistent', async () => {
-    const failing = await startScriptedModel([{ when: () => true, reply: () => { throw Object.assign(new Error('scripted outage'), { status: 500 }); } }]);
+    const failing = await startScriptedModel([
+      {
+        when: () => true,
+        reply: () => {
+          throw Object.assign(new Error('scripted outage'), { status: 500 });
+        },
+      },
+    ]);
     try {
       await configure(failing.url, 20000);
       const m = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'model');
@@ -199,7 +275,11 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
       assert.ok(r.errorDetails, 'errorDetails set');
       assert.match(r.errorDetails.message, /scripted outage|500|failed/i);
       const snap = await api.core.snapshot(r.metadata.rawrThreadId);
-      assert.deepStrictEqual(snap.messages.map((x) => `${x.role}:${x.kind || ''}`), ['user:instructions', 'user:'], 'the instructions and the user message are kept, nothing half-written');
+      assert.deepStrictEqual(
+        snap.messages.map((x) => `${x.role}:${x.kind || ''}`),
+        ['user:instructions', 'user:'],
+        'the instructions and the user message are kept, nothing half-written',
+      );
     } finally {
       await configure(server.url, 20000);
       await failing.close();
@@ -207,7 +287,7 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
   });
 });
 
-describe('@rawr context count against the server\'s own count (real VS Code, calibration from usage)', function () {
+describe("@rawr context count against the server's own count (real VS Code, calibration from usage)", function () {
   this.timeout(60000);
   let api;
   let server;
@@ -215,7 +295,10 @@ describe('@rawr context count against the server\'s own count (real VS Code, cal
   before(async () => {
     api = await vscode.extensions.getExtension('rawr.rawr').activate();
     // A model whose tokenizer makes twice as many tokens as rawr's chars/4 estimate.
-    server = await startScriptedModel({ rules: [], fallback: { text: 'Noted: the requirements are clear.' } }, { tokenizer: (text) => Math.ceil(text.length / 2) });
+    server = await startScriptedModel(
+      { rules: [], fallback: { text: 'Noted: the requirements are clear.' } },
+      { tokenizer: (text) => Math.ceil(text.length / 2) },
+    );
     await configureModel(server.url, { id: 'dense', name: 'Dense tokenizer', windowTokens: 200000 });
   });
   after(async () => {
@@ -240,9 +323,13 @@ describe('@rawr context count against the server\'s own count (real VS Code, cal
     assert.ok(off < 0.05, `rawr counted ${used} tokens, the server ${server_} (${(off * 100).toFixed(1)}% apart); uncalibrated it would be about half`);
     // /status says how the count was made.
     const st = recordingStream();
-    const history = [new (/** @type {any} */ (vscode.ChatResponseTurn))([], { metadata: { rawrThreadId: result.metadata.rawrThreadId } }, 'rawr.rawr')];
+    const history = [new /** @type {any} */ (vscode.ChatResponseTurn)([], { metadata: { rawrThreadId: result.metadata.rawrThreadId } }, 'rawr.rawr')];
     await api.participant.handler(request(model, '', 'status'), { history }, st.stream, new vscode.CancellationTokenSource().token);
-    assert.match(st.text(), /Counted: the thread \d+ tokens \+ \d+ tool definitions \d+ tokens, with rawr's estimate ×2\.0\d, calibrated from the server's usage \(it counted \d+ prompt tokens where the estimate was \d+\)/, st.text());
+    assert.match(
+      st.text(),
+      /Counted: the thread \d+ tokens \+ \d+ tool definitions \d+ tokens, with rawr's estimate ×2\.0\d, calibrated from the server's usage \(it counted \d+ prompt tokens where the estimate was \d+\)/,
+      st.text(),
+    );
     info().participantCalibrationStatus = /Counted: .*/.exec(st.text())[0];
   });
 });

@@ -18,7 +18,9 @@ describe('window reload (part 1): a compacted thread and the panel pinned to it'
   this.timeout(120000);
   let server;
 
-  before(function () { skipWithoutBridge(this); });
+  before(function () {
+    skipWithoutBridge(this);
+  });
   after(async () => {
     await unconfigureModel();
     if (server) await server.close();
@@ -47,13 +49,35 @@ describe('window reload (part 1): a compacted thread and the panel pinned to it'
 
     // Pin the panel to our thread with its own picker, inside the webview (what the webview saves with setState).
     await vscode.commands.executeCommand('rawr.openPanel');
-    await poll(async () => { const t = await panelText(); return t && t.includes('following the active @rawr thread') && t.includes(threadId); }, 30000, 'the panel with our thread in its picker');
+    await poll(
+      async () => {
+        const t = await panelText();
+        return t && t.includes('following the active @rawr thread') && t.includes(threadId);
+      },
+      30000,
+      'the panel with our thread in its picker',
+    );
     await bridge('frame', { contains: PANEL_MARK, selector: '#thread', action: 'select', value: threadId });
-    const pinned = await poll(async () => { const t = await panelText(); return t && t.includes(`Thread ${threadId} · updated`) ? t : undefined; }, 20000, 'the panel pinned to our thread');
+    const pinned = await poll(
+      async () => {
+        const t = await panelText();
+        return t && t.includes(`Thread ${threadId} · updated`) ? t : undefined;
+      },
+      20000,
+      'the panel pinned to our thread',
+    );
     assert.match(pinned, /Context compacted/);
     await bridge('screenshot', { name: 'reload-1-before' });
 
-    info().reloadBefore = { threadId, activeThread: other.metadata.rawrThreadId, compactions: snap.compactions.length, messages: snap.messages.length, corePid: await api.core.pid(), extHostPid: process.pid, statusBar };
+    info().reloadBefore = {
+      threadId,
+      activeThread: other.metadata.rawrThreadId,
+      compactions: snap.compactions.length,
+      messages: snap.messages.length,
+      corePid: await api.core.pid(),
+      extHostPid: process.pid,
+      statusBar,
+    };
     requestReload(info().reloadBefore);
   });
 });

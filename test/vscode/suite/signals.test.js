@@ -33,13 +33,24 @@ const git = (cwd, ...a) => cp.execFileSync('git', a, { cwd, encoding: 'utf8', st
 function recordingLog(channel) {
   const lines = [];
   const emitter = new vscode.EventEmitter();
-  const rec = (level) => (msg, ...rest) => {
-    const line = `[${level}] ${msg}`;
-    lines.push(line);
-    emitter.fire(line);
-    channel[level](msg, ...rest);
+  const rec =
+    (level) =>
+    (msg, ...rest) => {
+      const line = `[${level}] ${msg}`;
+      lines.push(line);
+      emitter.fire(line);
+      channel[level](msg, ...rest);
+    };
+  return {
+    lines,
+    onLine: emitter.event,
+    info: rec('info'),
+    warn: rec('warn'),
+    error: rec('error'),
+    debug: rec('debug'),
+    trace: rec('trace'),
+    dispose: () => emitter.dispose(),
   };
-  return { lines, onLine: emitter.event, info: rec('info'), warn: rec('warn'), error: rec('error'), debug: rec('debug'), trace: rec('trace'), dispose: () => emitter.dispose() };
 }
 
 /** Resolves when pred(state) holds for the repository: checked now, then on every state change. */
@@ -67,7 +78,10 @@ describe('signals: git and terminal boundary sources', function () {
     gitWatch = watchGit(bus, log);
     termWatch = watchTerminals(bus, log);
     await gitWatch.ready;
-    assert.ok(log.lines.some((l) => l.includes(`git: watching ${cwd}`)), `watchGit attached the workspace repo: ${log.lines.join(' | ')}`);
+    assert.ok(
+      log.lines.some((l) => l.includes(`git: watching ${cwd}`)),
+      `watchGit attached the workspace repo: ${log.lines.join(' | ')}`,
+    );
   });
 
   after(async () => {
@@ -79,7 +93,11 @@ describe('signals: git and terminal boundary sources', function () {
     if (log) log.dispose();
     if (channel) channel.dispose();
     if (cwd && initialHead) {
-      try { git(cwd, 'remote', 'remove', 'origin'); } catch { /* no remote */ }
+      try {
+        git(cwd, 'remote', 'remove', 'origin');
+      } catch {
+        /* no remote */
+      }
       git(cwd, 'reset', '-q', '--hard', initialHead);
       for (const f of ['signals-a.txt', 'signals-b.txt', 'signals-c.txt']) fs.rmSync(path.join(cwd, f), { force: true });
     }
@@ -102,7 +120,12 @@ describe('signals: git and terminal boundary sources', function () {
 
   it('git commit --amend is classified as an amend: no new commit boundary', async () => {
     const before = reports.length;
-    const classified = waitFor(log.onLine, (l) => / amend: amend [0-9a-f]{7} → [0-9a-f]{7} rawr e2e: first commit \(amended\)/.test(l), 20000, 'the watcher classifying the amend');
+    const classified = waitFor(
+      log.onLine,
+      (l) => / amend: amend [0-9a-f]{7} → [0-9a-f]{7} rawr e2e: first commit \(amended\)/.test(l),
+      20000,
+      'the watcher classifying the amend',
+    );
     git(cwd, 'commit', '-q', '--amend', '-m', 'rawr e2e: first commit (amended)');
     await classified;
     await sleep(300);
@@ -147,7 +170,10 @@ describe('signals: git and terminal boundary sources', function () {
     assert.strictEqual(t.boundary.detail, `${t.boundary.key} rawr e2e: from the terminal`);
     const g = await fromGit;
     assert.strictEqual(g.boundary.key, sha);
-    assert.ok(log.lines.some((l) => /\[info\] terminal "rawr signals": commit .* \(exit 0\)/.test(l)), 'logged with its exit code');
+    assert.ok(
+      log.lines.some((l) => /\[info\] terminal "rawr signals": commit .* \(exit 0\)/.test(l)),
+      'logged with its exit code',
+    );
   });
 
   it('`echo git commit` and a commit with nothing to commit report nothing', async () => {
@@ -156,7 +182,12 @@ describe('signals: git and terminal boundary sources', function () {
     const end = await run('echo git commit -m "not a commit"');
     assert.strictEqual(end.exitCode, 0);
     await analysed;
-    const failed = waitFor(log.onLine, (l) => /terminal "rawr signals": command ended \(exit [1-9]\d*\), no boundary/.test(l), 20000, 'the failed commit analysed');
+    const failed = waitFor(
+      log.onLine,
+      (l) => /terminal "rawr signals": command ended \(exit [1-9]\d*\), no boundary/.test(l),
+      20000,
+      'the failed commit analysed',
+    );
     const end2 = await run('git commit -m "nothing staged"');
     assert.notStrictEqual(end2.exitCode, 0);
     await failed;
@@ -210,21 +241,39 @@ function scriptedRepository(dir) {
   const changed = new vscode.EventEmitter();
   let head;
   const sep = '\x1e';
-  const parse = (out) => out.split(sep).map((r) => r.replace(/^\n/, '')).filter(Boolean).map((r) => {
-    const [hash, parents, message] = r.split('\x00');
-    return { hash, parents: parents ? parents.split(' ') : [], message: message.trim() };
-  });
+  const parse = (out) =>
+    out
+      .split(sep)
+      .map((r) => r.replace(/^\n/, ''))
+      .filter(Boolean)
+      .map((r) => {
+        const [hash, parents, message] = r.split('\x00');
+        return { hash, parents: parents ? parents.split(' ') : [], message: message.trim() };
+      });
   const real = {
     rootUri: vscode.Uri.file(dir),
-    state: { get HEAD() { return head; }, onDidChange: changed.event },
+    state: {
+      get HEAD() {
+        return head;
+      },
+      onDidChange: changed.event,
+    },
     async log(opts = {}) {
       const a = ['log', `--format=%H%x00%P%x00%B${sep}`];
       if (opts.maxEntries) a.push(`-n${opts.maxEntries}`);
       if (opts.range) a.push(opts.range);
       return parse(git(dir, ...a));
     },
-    async getMergeBase(a, b) { try { return git(dir, 'merge-base', a, b); } catch { return undefined; } },
-    async getCommit(ref) { return parse(git(dir, 'log', '-n1', `--format=%H%x00%P%x00%B${sep}`, ref))[0]; },
+    async getMergeBase(a, b) {
+      try {
+        return git(dir, 'merge-base', a, b);
+      } catch {
+        return undefined;
+      }
+    },
+    async getCommit(ref) {
+      return parse(git(dir, 'log', '-n1', `--format=%H%x00%P%x00%B${sep}`, ref))[0];
+    },
   };
   const repo = new Proxy(real, {
     get(target, key) {
@@ -233,7 +282,14 @@ function scriptedRepository(dir) {
       throw new Error(`unexpected use of repository.${String(key)}`);
     },
   });
-  return { repo, setHead(h) { head = h; changed.fire(); }, dispose: () => changed.dispose() };
+  return {
+    repo,
+    setHead(h) {
+      head = h;
+      changed.fire();
+    },
+    dispose: () => changed.dispose(),
+  };
 }
 
 describe('signals: git source against flickering HEAD reads', function () {
@@ -318,7 +374,11 @@ describe('settings: VS Code settings over the policy file', function () {
     fs.rmSync(path.join(folder.fsPath, '.rawr'), { recursive: true, force: true });
     if (!hadSettingsFile) {
       fs.rmSync(settingsFile, { force: true });
-      try { fs.rmdirSync(path.dirname(settingsFile)); } catch { /* not empty or gone */ }
+      try {
+        fs.rmdirSync(path.dirname(settingsFile));
+      } catch {
+        /* not empty or gone */
+      }
     }
   });
 
@@ -376,7 +436,10 @@ describe('settings: VS Code settings over the policy file', function () {
       fs.mkdirSync(dir, { recursive: true });
       const shipped = fs.readFileSync(path.join(extPath, 'prompts', 'rawr-auto-compact.md'), 'utf8');
       const file = path.join(dir, 'rawr-auto-compact.md');
-      fs.writeFileSync(file, shipped.replace(/^early_percent_remaining_lt: 45$/m, 'early_percent_remaining_lt: 40').replace(/^cooldown_turns: 2$/m, 'cooldown_turns: 7'));
+      fs.writeFileSync(
+        file,
+        shipped.replace(/^early_percent_remaining_lt: 45$/m, 'early_percent_remaining_lt: 40').replace(/^cooldown_turns: 2$/m, 'cooldown_turns: 7'),
+      );
       await poll(() => changes.includes('prompts'), 15000, 'onSettingsChanged after a prompt file was written');
       let r = await loadSettings(folder, extPath);
       assert.strictEqual(r.set.sources.packetRequest, file);
@@ -409,19 +472,32 @@ describe('status bar: RawrStatusBar in the real workbench', function () {
     const bar = new RawrStatusBar(bus);
     try {
       bus.fire({ source: 'git', boundary: { kind: 'commit', key: 'abc1234', detail: 'abc1234 e2e subject' }, at: Date.now() });
-      bar.update({ percentRemaining: 23.7, tier: 'asap', sequenceRunning: false, lastDecision: { action: 'compact', reason: 'tier asap (23%), boundary commit abc1234' } });
+      bar.update({
+        percentRemaining: 23.7,
+        tier: 'asap',
+        sequenceRunning: false,
+        lastDecision: { action: 'compact', reason: 'tier asap (23%), boundary commit abc1234' },
+      });
       assert.strictEqual(bar.text, '$(fold) 23% · asap');
       assert.strictEqual(bar.item.backgroundColor.id, 'statusBarItem.warningBackground');
       assert.match(bar.item.tooltip.value, /abc1234 e2e subject/);
       const cmd = bar.item.command;
       assert.ok(cmd === 'rawr.openPanel' || cmd === 'rawr.showStatus', String(cmd));
       if (!hasBridge()) return;
-      const text = await poll(async () => (await bridge('text', { selector: '#workbench\\.parts\\.statusbar' })).find((t) => t.includes('23% · asap')), 10000, 'the item in the status bar');
+      const text = await poll(
+        async () => (await bridge('text', { selector: '#workbench\\.parts\\.statusbar' })).find((t) => t.includes('23% · asap')),
+        10000,
+        'the item in the status bar',
+      );
       assert.ok(text);
       bar.update({ percentRemaining: 9, tier: 'emergency', sequenceRunning: true });
       assert.strictEqual(bar.text, '$(sync~spin) 9% · emergency');
       assert.strictEqual(bar.item.backgroundColor.id, 'statusBarItem.errorBackground');
-      await poll(async () => (await bridge('text', { selector: '#workbench\\.parts\\.statusbar' })).find((t) => t.includes('9% · emergency')), 10000, 'the updated item');
+      await poll(
+        async () => (await bridge('text', { selector: '#workbench\\.parts\\.statusbar' })).find((t) => t.includes('9% · emergency')),
+        10000,
+        'the updated item',
+      );
     } finally {
       bar.dispose();
       bus.dispose();

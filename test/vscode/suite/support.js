@@ -28,14 +28,29 @@ function recordingStream() {
 
 /** A ChatRequest as the Chat view builds it (no tool invocation token outside a real chat). */
 function request(model, prompt, command) {
-  return { prompt, command, references: [], toolReferences: [], toolInvocationToken: undefined, model, attempt: 0, enableCommandDetection: true, isParticipantDetected: false, id: `test-${Date.now()}` };
+  return {
+    prompt,
+    command,
+    references: [],
+    toolReferences: [],
+    toolInvocationToken: undefined,
+    model,
+    attempt: 0,
+    enableCommandDetection: true,
+    isParticipantDetected: false,
+    id: `test-${Date.now()}`,
+  };
 }
 
 /** Points rawr's OpenAI-compatible provider at a scripted server, with one model of the given window. */
 async function configureModel(url, { id = 'scripted', name = 'Scripted multi-phase', windowTokens = 20000 } = {}) {
   const cfg = vscode.workspace.getConfiguration('rawr');
   await cfg.update('openai.baseUrl', url, vscode.ConfigurationTarget.Workspace);
-  await cfg.update('openai.models', [{ id, name, contextWindow: windowTokens, maxOutputTokens: 4000, toolCalling: true }], vscode.ConfigurationTarget.Workspace);
+  await cfg.update(
+    'openai.models',
+    [{ id, name, contextWindow: windowTokens, maxOutputTokens: 4000, toolCalling: true }],
+    vscode.ConfigurationTarget.Workspace,
+  );
 }
 
 /**
@@ -79,4 +94,13 @@ function copyToDocs(file, name) {
 }
 
 module.exports = {
-  setForecast, PANEL_MARK, STEPS, recordingStream, request, configureModel, unconfigureModel, panelText, copyToDocs };
+  setForecast,
+  PANEL_MARK,
+  STEPS,
+  recordingStream,
+  request,
+  configureModel,
+  unconfigureModel,
+  panelText,
+  copyToDocs,
+};

@@ -14,16 +14,29 @@ import { rawrEventOf } from '../shared/hooksConfig';
 
 export const snakeEvent = (event: string) => event.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
 
-const canon = (v: unknown): unknown => Array.isArray(v) ? v.map(canon)
-  : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])])) : v;
+const canon = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(canon)
+    : v && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
+        )
+      : v;
 
 export function hookTrustHash(eventSnake: string, command: string, timeoutSec: number, matcher?: string): string {
   const id: Record<string, unknown> = { event_name: eventSnake, hooks: [{ type: 'command', command, timeout: timeoutSec, async: false }] };
   if (matcher !== undefined) id.matcher = matcher;
-  return `sha256:${createHash('sha256').update(JSON.stringify(canon(id))).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify(canon(id)))
+    .digest('hex')}`;
 }
 
-export interface TrustEntry { key: string; hash: string }
+export interface TrustEntry {
+  key: string;
+  hash: string;
+}
 
 /** The trust entries for rawr's own hooks in a parsed hooks.json at `hooksPath`. */
 export function rawrTrustEntries(hooksPath: string, hooksJson: unknown): TrustEntry[] {
@@ -38,7 +51,10 @@ export function rawrTrustEntries(hooksPath: string, hooksJson: unknown): TrustEn
         if (!h || rawrEventOf(h.command, 'codex') !== event) return;
         const t = typeof h.timeout === 'number' ? h.timeout : typeof h.timeout_sec === 'number' ? h.timeout_sec : 600;
         const matcher = typeof g.matcher === 'string' ? g.matcher : undefined;
-        out.push({ key: `${hooksPath}:${snakeEvent(event)}:${gi}:${hi}`, hash: hookTrustHash(snakeEvent(event), h.command as string, Math.max(1, t), matcher) });
+        out.push({
+          key: `${hooksPath}:${snakeEvent(event)}:${gi}:${hi}`,
+          hash: hookTrustHash(snakeEvent(event), h.command as string, Math.max(1, t), matcher),
+        });
       });
     });
   }
@@ -46,11 +62,14 @@ export function rawrTrustEntries(hooksPath: string, hooksJson: unknown): TrustEn
 }
 
 /** A TOML basic string. */
-const tomlString = (s: string) => `"${[...s].map((c) => {
-  const code = c.charCodeAt(0);
-  if (c === '\\' || c === '"') return `\\${c}`;
-  return code < 0x20 || code === 0x7f ? `\\u${code.toString(16).padStart(4, '0')}` : c;
-}).join('')}"`;
+const tomlString = (s: string) =>
+  `"${[...s]
+    .map((c) => {
+      const code = c.charCodeAt(0);
+      if (c === '\\' || c === '"') return `\\${c}`;
+      return code < 0x20 || code === 0x7f ? `\\u${code.toString(16).padStart(4, '0')}` : c;
+    })
+    .join('')}"`;
 
 /**
  * `config` with a `[hooks.state."<key>"]` table per entry (an existing table of the same key is

@@ -33,32 +33,49 @@ const isInside = (child: string, parent: string) => child === parent || child.st
 function realAncestor(p: string): string {
   let cur = p;
   for (;;) {
-    try { return fs.realpathSync(cur); } catch { /* not there yet */ }
+    try {
+      return fs.realpathSync(cur);
+    } catch {
+      /* not there yet */
+    }
     const up = path.dirname(cur);
     if (up === cur) return cur;
     cur = up;
   }
 }
 
-export async function readConfigFile(file: string, opts: { followSymlinks: boolean; within?: string }): Promise<{ ok: true; file: ConfigFile } | { ok: false; reason: string }> {
+export async function readConfigFile(
+  file: string,
+  opts: { followSymlinks: boolean; within?: string },
+): Promise<{ ok: true; file: ConfigFile } | { ok: false; reason: string }> {
   const abs = path.resolve(file);
   if (opts.within !== undefined) {
     const dir = realAncestor(path.dirname(abs));
     const within = fs.realpathSync(opts.within);
     if (!isInside(dir, within) && !opts.followSymlinks) {
-      return { ok: false, reason: `${path.dirname(abs)} leads outside ${opts.within} (to ${dir}) through a symlink; nothing written (--follow-symlinks writes there)` };
+      return {
+        ok: false,
+        reason: `${path.dirname(abs)} leads outside ${opts.within} (to ${dir}) through a symlink; nothing written (--follow-symlinks writes there)`,
+      };
     }
   }
   let target = abs;
   let followedFrom: string | undefined;
   let lst: fs.Stats | undefined;
-  try { lst = fs.lstatSync(abs); } catch (err) {
+  try {
+    lst = fs.lstatSync(abs);
+  } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return { ok: false, reason: `cannot read ${abs}: ${(err as Error).message}` };
   }
   if (lst?.isSymbolicLink()) {
     let real: string;
-    try { real = fs.realpathSync(abs); } catch { return { ok: false, reason: `${abs} is a symlink whose target does not exist; nothing written` }; }
-    if (!opts.followSymlinks) return { ok: false, reason: `${abs} is a symlink to ${real}; not replaced (--follow-symlinks updates ${real} and keeps the link)` };
+    try {
+      real = fs.realpathSync(abs);
+    } catch {
+      return { ok: false, reason: `${abs} is a symlink whose target does not exist; nothing written` };
+    }
+    if (!opts.followSymlinks)
+      return { ok: false, reason: `${abs} is a symlink to ${real}; not replaced (--follow-symlinks updates ${real} and keeps the link)` };
     target = real;
     followedFrom = abs;
   }
@@ -85,7 +102,11 @@ function writeWithMode(file: string, text: string, mode: number | undefined): vo
     }
     fs.renameSync(tmp, file);
   } catch (err) {
-    try { fs.unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
     throw err;
   }
 }

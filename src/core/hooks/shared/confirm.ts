@@ -25,8 +25,11 @@ export function isCompactionRecord(agent: AgentId, raw: unknown): boolean {
     case 'claude':
       return r.type === 'system' && r.subtype === 'compact_boundary';
     case 'codex':
-      return r.type === 'compacted'
-        || (r.type === 'event_msg' && (r.payload?.type === 'context_compacted' || (r.payload?.type === 'item_completed' && r.payload.item?.type === 'ContextCompaction')));
+      return (
+        r.type === 'compacted' ||
+        (r.type === 'event_msg' &&
+          (r.payload?.type === 'context_compacted' || (r.payload?.type === 'item_completed' && r.payload.item?.type === 'ContextCompaction')))
+      );
     default: {
       const _: never = agent;
       return _;
@@ -44,7 +47,11 @@ export function hasCompactionRecord(agent: AgentId, text: string, notBefore?: nu
   for (const line of text.split('\n')) {
     if (!HINTS[agent].some((h) => line.includes(h))) continue; // cheap filter before JSON.parse
     let raw: unknown;
-    try { raw = JSON.parse(line); } catch { continue; }
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      continue;
+    }
     if (!isCompactionRecord(agent, raw)) continue;
     if (notBefore === undefined) return true;
     const t = Date.parse(String((raw as { timestamp?: unknown }).timestamp));

@@ -12,10 +12,21 @@
 import { HOOK_EVENTS, type HookEvent } from './input';
 import type { AgentId } from './store';
 
-export interface HookCommand { type: 'command'; command: string; timeout?: number }
-export interface MatcherGroup { matcher?: string; hooks: HookCommand[] }
+export interface HookCommand {
+  type: 'command';
+  command: string;
+  timeout?: number;
+}
+export interface MatcherGroup {
+  matcher?: string;
+  hooks: HookCommand[];
+}
 export type HooksConfig = { hooks: Partial<Record<HookEvent, MatcherGroup[]>> };
-export interface HookSpec { event: HookEvent; matcher?: string; timeout: number }
+export interface HookSpec {
+  event: HookEvent;
+  matcher?: string;
+  timeout: number;
+}
 
 /** POSIX shell quoting, only when needed (both agents run hook commands through a shell). */
 export function shellQuote(s: string): string {
@@ -64,10 +75,12 @@ export function shellWords(command: string): string[] | null {
 export function isRawrEntryPoint(word: string): boolean {
   const w = word.replace(/\\/g, '/');
   const base = w.slice(w.lastIndexOf('/') + 1);
-  return w.endsWith('/out/src/cli/main.js')
-    || (base === 'cli.js' && /\/dist\/cli\.js$/.test(w) && /rawr/i.test(w))
-    || /^rawr-hooks(\.cmd|\.sh)?$/.test(base)
-    || base === 'rawr';
+  return (
+    w.endsWith('/out/src/cli/main.js') ||
+    (base === 'cli.js' && /\/dist\/cli\.js$/.test(w) && /rawr/i.test(w)) ||
+    /^rawr-hooks(\.cmd|\.sh)?$/.test(base) ||
+    base === 'rawr'
+  );
 }
 
 /** The event of one of rawr's own hook commands for `agent`, else undefined. */
@@ -84,14 +97,18 @@ export function rawrEventOf(command: unknown, agent: AgentId): HookEvent | undef
 export function hooksConfig(agent: AgentId, commandPrefix: string, specs: readonly HookSpec[]): HooksConfig {
   const hooks: HooksConfig['hooks'] = {};
   for (const s of specs) {
-    hooks[s.event] = [{ ...(s.matcher !== undefined ? { matcher: s.matcher } : {}), hooks: [{ type: 'command', command: `${commandPrefix} hooks ${agent} ${s.event}`, timeout: s.timeout }] }];
+    hooks[s.event] = [
+      {
+        ...(s.matcher !== undefined ? { matcher: s.matcher } : {}),
+        hooks: [{ type: 'command', command: `${commandPrefix} hooks ${agent} ${s.event}`, timeout: s.timeout }],
+      },
+    ];
   }
   return { hooks };
 }
 
 export type MergeResult =
-  | { ok: true; settings: Record<string, unknown>; added: HookEvent[]; updated: HookEvent[]; unchanged: HookEvent[] }
-  | { ok: false; reason: string };
+  { ok: true; settings: Record<string, unknown>; added: HookEvent[]; updated: HookEvent[]; unchanged: HookEvent[] } | { ok: false; reason: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -121,10 +138,20 @@ export function mergeHooks(existing: unknown, config: HooksConfig, agent: AgentI
       const kept: unknown[] = [];
       for (const h of group.hooks) {
         if (isObject(h) && rawrEventOf(h.command, agent) === event) {
-          if (found) { changed = true; continue; } // a duplicate rawr entry: dropped
+          if (found) {
+            changed = true;
+            continue;
+          } // a duplicate rawr entry: dropped
           found = true;
-          if (h.command !== wanted.command || h.type !== 'command') { h.command = wanted.command; h.type = 'command'; changed = true; }
-          if (wanted.timeout !== undefined && h.timeout !== wanted.timeout) { h.timeout = wanted.timeout; changed = true; }
+          if (h.command !== wanted.command || h.type !== 'command') {
+            h.command = wanted.command;
+            h.type = 'command';
+            changed = true;
+          }
+          if (wanted.timeout !== undefined && h.timeout !== wanted.timeout) {
+            h.timeout = wanted.timeout;
+            changed = true;
+          }
         }
         kept.push(h);
       }

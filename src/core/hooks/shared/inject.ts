@@ -28,7 +28,9 @@ const clip = (s: string, n: number) => clipText(s.replace(/\s+/g, ' ').trim(), n
 /** The snapshot as the handoff's "packet": plain Markdown, bounded per level. */
 export function snapshotPacket(s: Snapshot, snapshotFile: string, level = LEVELS[0]!): string {
   const out: string[] = [];
-  out.push(`(Snapshot written by rawr's ${s.agent === 'codex' ? 'Codex' : 'Claude Code'} PreCompact hook at ${s.takenAt}${s.trigger ? `, just before the ${s.trigger} compaction` : ''}. Full data: ${snapshotFile})`);
+  out.push(
+    `(Snapshot written by rawr's ${s.agent === 'codex' ? 'Codex' : 'Claude Code'} PreCompact hook at ${s.takenAt}${s.trigger ? `, just before the ${s.trigger} compaction` : ''}. Full data: ${snapshotFile})`,
+  );
   if (s.plan) {
     out.push('', '## Plan');
     if (s.plan.file) out.push(`Plan file: ${s.plan.file}  (found via ${s.plan.source})`);
@@ -38,7 +40,9 @@ export function snapshotPacket(s: Snapshot, snapshotFile: string, level = LEVELS
   if (s.git) {
     const g = s.git;
     const head = g.head ? `HEAD ${g.head.slice(0, 12)}` : 'no commits yet';
-    out.push(`Git: ${g.branch ? `branch ${g.branch}` : 'detached HEAD'}, ${head}, ${g.dirty ? `dirty (${g.changedTotal} changed path${g.changedTotal === 1 ? '' : 's'} at the snapshot):` : 'clean at the snapshot'}`);
+    out.push(
+      `Git: ${g.branch ? `branch ${g.branch}` : 'detached HEAD'}, ${head}, ${g.dirty ? `dirty (${g.changedTotal} changed path${g.changedTotal === 1 ? '' : 's'} at the snapshot):` : 'clean at the snapshot'}`,
+    );
     for (const c of g.changed.slice(0, level.changed)) out.push(`    ${c}`);
     if (g.changedTotal > Math.min(level.changed, g.changed.length)) out.push(`    … ${g.changedTotal - Math.min(level.changed, g.changed.length)} more`);
   } else {
@@ -79,9 +83,11 @@ export function injectionText(prompts: Prompts, s: Snapshot, snapshotFile: strin
   const trail: Trail = { userRequests: [], actions: [], toolTail: [], files: s.files, lastAgentMessage: '', excerpt: [], commits: [] };
   let text = '';
   for (const level of LEVELS) {
-    text = handoffText(prompts, snapshotPacket(s, snapshotFile, level), undefined, plan, trail, { origin: 'snapshot', ...(s.plan?.file ? { planFile: s.plan.file } : {}) });
+    text = handoffText(prompts, snapshotPacket(s, snapshotFile, level), undefined, plan, trail, {
+      origin: 'snapshot',
+      ...(s.plan?.file ? { planFile: s.plan.file } : {}),
+    });
     if (text.length <= MAX_INJECTION_CHARS) return text;
   }
   return `${text.slice(0, MAX_INJECTION_CHARS - 80)}\n… (cut; the full snapshot is in ${snapshotFile})`;
 }
-

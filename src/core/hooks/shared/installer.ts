@@ -16,14 +16,22 @@ export interface InstallResult {
   config: HooksConfig;
 }
 
-const summary = (m: { added: string[]; updated: string[]; unchanged: string[] }) => [
-  m.added.length ? `added ${m.added.join(', ')}` : '',
-  m.updated.length ? `updated ${m.updated.join(', ')}` : '',
-  m.unchanged.length ? `already present: ${m.unchanged.join(', ')}` : '',
-].filter(Boolean).join('; ');
+const summary = (m: { added: string[]; updated: string[]; unchanged: string[] }) =>
+  [
+    m.added.length ? `added ${m.added.join(', ')}` : '',
+    m.updated.length ? `updated ${m.updated.join(', ')}` : '',
+    m.unchanged.length ? `already present: ${m.unchanged.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
 
-async function mergeInto(file: string, config: HooksConfig, agent: 'claude' | 'codex', followSymlinks: boolean, within: string | undefined):
-  Promise<{ ok: true; line: string; merged: Record<string, unknown>; target: string } | { ok: false; line: string }> {
+async function mergeInto(
+  file: string,
+  config: HooksConfig,
+  agent: 'claude' | 'codex',
+  followSymlinks: boolean,
+  within: string | undefined,
+): Promise<{ ok: true; line: string; merged: Record<string, unknown>; target: string } | { ok: false; line: string }> {
   const read = await readConfigFile(file, { followSymlinks, ...(within !== undefined ? { within } : {}) });
   if (!read.ok) return { ok: false, line: `${read.reason}` };
   let existing: unknown = {};
@@ -31,7 +39,10 @@ async function mergeInto(file: string, config: HooksConfig, agent: 'claude' | 'c
     try {
       existing = JSON.parse(read.file.text);
     } catch (err) {
-      return { ok: false, line: `${read.file.target} is not valid JSON (${(err as Error).message}); fix it or merge this by hand:\n${JSON.stringify(config, null, 2)}` };
+      return {
+        ok: false,
+        line: `${read.file.target} is not valid JSON (${(err as Error).message}); fix it or merge this by hand:\n${JSON.stringify(config, null, 2)}`,
+      };
     }
   }
   const merged = mergeHooks(existing, config, agent);
@@ -40,7 +51,12 @@ async function mergeInto(file: string, config: HooksConfig, agent: 'claude' | 'c
   let backup: string | undefined;
   if (out !== read.file.text) backup = writeConfigFile(read.file, out).backup;
   const via = read.file.followedFrom ? ` (through the symlink ${read.file.followedFrom})` : '';
-  return { ok: true, merged: merged.settings, target: read.file.target, line: `${read.file.target}${via}: ${summary(merged)}${backup ? `; previous version kept in ${backup}` : ''}` };
+  return {
+    ok: true,
+    merged: merged.settings,
+    target: read.file.target,
+    line: `${read.file.target}${via}: ${summary(merged)}${backup ? `; previous version kept in ${backup}` : ''}`,
+  };
 }
 
 export async function installClaude(o: { projectDir: string; commandPrefix: string; write: boolean; followSymlinks: boolean }): Promise<InstallResult> {
@@ -52,18 +68,33 @@ export async function installClaude(o: { projectDir: string; commandPrefix: stri
 
 export const CODEX_TRUST_NOTE = 'Codex runs only hooks it trusts and skips the others without a word.';
 
-export async function installCodex(o: { codexHome: string; commandPrefix: string; write: boolean; trust: boolean; followSymlinks: boolean }): Promise<InstallResult> {
+export async function installCodex(o: {
+  codexHome: string;
+  commandPrefix: string;
+  write: boolean;
+  trust: boolean;
+  followSymlinks: boolean;
+}): Promise<InstallResult> {
   const config = hooksConfig('codex', o.commandPrefix, CODEX_HOOKS);
   const hooksPath = path.join(o.codexHome, 'hooks.json');
   if (!o.write) {
-    return { ok: true, config, lines: [JSON.stringify(config, null, 2), `# ${CODEX_TRUST_NOTE} --write merges this into ${hooksPath}; --write --trust also trusts rawr's hooks in ${path.join(o.codexHome, 'config.toml')}.`] };
+    return {
+      ok: true,
+      config,
+      lines: [
+        JSON.stringify(config, null, 2),
+        `# ${CODEX_TRUST_NOTE} --write merges this into ${hooksPath}; --write --trust also trusts rawr's hooks in ${path.join(o.codexHome, 'config.toml')}.`,
+      ],
+    };
   }
   const r = await mergeInto(hooksPath, config, 'codex', o.followSymlinks, undefined);
   if (!r.ok) return { ok: false, lines: [`rawr: Codex hooks: ${r.line}`], config };
   const lines = [`rawr: Codex hooks in ${r.line}`];
   const entries = rawrTrustEntries(hooksPath, r.merged);
   if (!o.trust) {
-    lines.push(`rawr: ${CODEX_TRUST_NOTE} Trust rawr's ${entries.length} hooks: run again with --trust (writes their [hooks.state] entries into ${path.join(o.codexHome, 'config.toml')}), or choose "Trust all" when Codex asks at its next start.`);
+    lines.push(
+      `rawr: ${CODEX_TRUST_NOTE} Trust rawr's ${entries.length} hooks: run again with --trust (writes their [hooks.state] entries into ${path.join(o.codexHome, 'config.toml')}), or choose "Trust all" when Codex asks at its next start.`,
+    );
     return { ok: true, lines, config };
   }
   const tomlPath = path.join(o.codexHome, 'config.toml');
@@ -73,6 +104,8 @@ export async function installCodex(o: { codexHome: string; commandPrefix: string
   if (!applied.ok) return { ok: false, lines: [...lines, `rawr: Codex trust: ${applied.reason}`], config };
   let backup: string | undefined;
   if (applied.changed > 0) backup = writeConfigFile(read.file, applied.text).backup;
-  lines.push(`rawr: Codex trust in ${read.file.target}: ${applied.changed ? `${applied.changed} of rawr's ${entries.length} hooks newly trusted` : `rawr's ${entries.length} hooks already trusted`}${backup ? `; previous version kept in ${backup}` : ''}`);
+  lines.push(
+    `rawr: Codex trust in ${read.file.target}: ${applied.changed ? `${applied.changed} of rawr's ${entries.length} hooks newly trusted` : `rawr's ${entries.length} hooks already trusted`}${backup ? `; previous version kept in ${backup}` : ''}`,
+  );
   return { ok: true, lines, config };
 }

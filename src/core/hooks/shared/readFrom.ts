@@ -11,7 +11,10 @@ import { kindOf, SafeReadError } from '../../io/safeRead';
 
 async function openRegular(file: string) {
   const fh = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0));
-  const st = await fh.stat().catch(async (err: unknown) => { await fh.close(); throw err; });
+  const st = await fh.stat().catch(async (err: unknown) => {
+    await fh.close();
+    throw err;
+  });
   if (!st.isFile()) {
     await fh.close();
     throw new SafeReadError('not_regular', file, `${file} is ${kindOf(st)}, not a regular file; rawr reads only regular files`);

@@ -24,8 +24,18 @@ import { injectionText } from './inject';
 import type { TranscriptFacts } from './facts';
 import { transcriptConfirms } from './confirm';
 import {
-  claimSnapshot, confirmSnapshot, isClaimed, isConfirmed, latestSnapshotFile, readMarker, readStateFile, sessionDir,
-  saveCompactSummary, writeMarker, writeSnapshotFile, type AgentId,
+  claimSnapshot,
+  confirmSnapshot,
+  isClaimed,
+  isConfirmed,
+  latestSnapshotFile,
+  readMarker,
+  readStateFile,
+  sessionDir,
+  saveCompactSummary,
+  writeMarker,
+  writeSnapshotFile,
+  type AgentId,
 } from './store';
 
 /** Workspace prompt overrides, as in the VS Code extension (src/host/settings.ts WORKSPACE_PROMPTS_DIR). */
@@ -59,7 +69,13 @@ export interface HookRunResult {
 }
 
 const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-const isDir = (p: string) => { try { return fs.statSync(p).isDirectory(); } catch { return false; } };
+const isDir = (p: string) => {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 /** `$CLAUDE_PROJECT_DIR` when it is an existing absolute folder, else the input's `cwd`. */
 export function claudeProjectRoot(input: HookInput, env: Record<string, string | undefined>): string | undefined {
@@ -132,7 +148,14 @@ function postCompact(agent: AgentSpec, input: HookInput, root: string, now: Date
 }
 
 async function maybeInject(
-  agent: AgentSpec, tag: string, event: HookEvent, input: HookInput, root: string, now: () => Date, opts: HookRunOptions, confirmsNow: boolean,
+  agent: AgentSpec,
+  tag: string,
+  event: HookEvent,
+  input: HookInput,
+  root: string,
+  now: () => Date,
+  opts: HookRunOptions,
+  confirmsNow: boolean,
 ): Promise<HookRunResult> {
   const nothing: HookRunResult = { stdout: '', stderr: [], outcome: 'nothing' };
   const dir = sessionDir(root, agent.id, input.session_id, false);
@@ -155,7 +178,8 @@ async function maybeInject(
     confirmSnapshot(latest.file, { by: event, at: now().toISOString() });
   }
 
-  const markIt = () => writeMarker(dir, { snapshot: path.basename(latest.file), snapshotTime: new Date(latest.time).toISOString(), injectedAt: now().toISOString(), event });
+  const markIt = () =>
+    writeMarker(dir, { snapshot: path.basename(latest.file), snapshotTime: new Date(latest.time).toISOString(), injectedAt: now().toISOString(), event });
   const problem = !parsed.ok ? parsed.reason : parsed.snapshot.sessionId !== input.session_id ? 'it belongs to another session' : undefined;
   if (problem !== undefined || !parsed.ok) {
     // Consumed like an injected one, so the problem is reported once, not on every prompt.
@@ -171,7 +195,9 @@ async function maybeInject(
   // Claimed last: only the run that creates the claim prints, so the injection happens exactly once.
   if (!claimSnapshot(latest.file, event, now())) return nothing;
   markIt();
-  const stderr = prompts.problems.filter((p) => p.severity === 'error' && p.file.endsWith(PROMPT_FILES.handoff)).map((p) => `${tag}: ${p.file}:${p.line}:${p.column}: ${oneLine(p.message)}`);
+  const stderr = prompts.problems
+    .filter((p) => p.severity === 'error' && p.file.endsWith(PROMPT_FILES.handoff))
+    .map((p) => `${tag}: ${p.file}:${p.line}:${p.column}: ${oneLine(p.message)}`);
   const out = { hookSpecificOutput: { hookEventName: event, additionalContext: injection } };
   return { stdout: `${JSON.stringify(out)}\n`, stderr, outcome: 'injected', snapshotFile: latest.file };
 }

@@ -45,13 +45,15 @@ export const Snapshot = z.object({
   customInstructions: z.string().optional(),
   cwd: z.string(),
   plan: z.object({ file: z.string().optional(), objective: z.string().optional(), source: z.string() }).optional(),
-  git: z.object({
-    branch: z.string().optional(),
-    head: z.string().optional(),
-    dirty: z.boolean(),
-    changed: z.array(z.string()),
-    changedTotal: z.number().int().nonnegative(),
-  }).optional(),
+  git: z
+    .object({
+      branch: z.string().optional(),
+      head: z.string().optional(),
+      dirty: z.boolean(),
+      changed: z.array(z.string()),
+      changedTotal: z.number().int().nonnegative(),
+    })
+    .optional(),
   transcript: z.object({
     path: z.string().optional(),
     /** Why the transcript gave nothing (missing, unreadable, no path); absent when it was read. */
@@ -167,7 +169,10 @@ export function isPlanPath(p: string): boolean {
   if (!/\.md$/i.test(norm)) return false;
   const stem = norm.slice(norm.lastIndexOf('/') + 1).replace(/\.md$/i, '');
   // words of the name (separators and camelCase): PLAN, IMPLEMENTATION_PLAN, migrationPlan, plan-v2; not "explanation"
-  const words = stem.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[^A-Za-z0-9]+/).map((w) => w.toLowerCase());
+  const words = stem
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .map((w) => w.toLowerCase());
   return words.includes('plan') || words.includes('plans') || /(^|\/)plans\//i.test(norm);
 }
 const planPathsIn = (text: string) => (text.match(PLAN_PATH_RE) ?? []).filter(isPlanPath);
@@ -203,12 +208,18 @@ async function findPlan(root: string, facts: TranscriptFacts | null, warnings: s
     for (const name of ['CLAUDE.md', 'AGENTS.md']) {
       const text = await readSmall(path.join(root, name));
       const named = text !== undefined ? planPathsIn(text)[0] : undefined;
-      if (named) { plan = { file: named, source: name }; break; }
+      if (named) {
+        plan = { file: named, source: name };
+        break;
+      }
     }
   }
   if (!plan) {
     for (const name of ['PLAN.md', 'plan.md']) {
-      if (fs.existsSync(path.join(root, name))) { plan = { file: name, source: `${name} in the project root` }; break; }
+      if (fs.existsSync(path.join(root, name))) {
+        plan = { file: name, source: `${name} in the project root` };
+        break;
+      }
     }
   }
   if (!objective && plan?.file) {

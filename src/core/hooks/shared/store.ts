@@ -91,7 +91,11 @@ export function writeFileAtomic(file: string, text: string): void {
     fs.writeFileSync(tmp, text, { flag: 'wx' });
     fs.renameSync(tmp, file);
   } catch (err) {
-    try { fs.unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
     throw err;
   }
 }
@@ -119,7 +123,11 @@ export function createExclusive(file: string, text: string): boolean {
       throw e;
     }
   } finally {
-    try { fs.unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
   }
 }
 
@@ -144,7 +152,11 @@ export function writeSnapshotFile(dir: string, time: Date, data: unknown): strin
   throw new Error(`no free snapshot name in ${dir} for ${time.toISOString()}`);
 }
 
-export interface SnapshotRef { file: string; time: number; n: number }
+export interface SnapshotRef {
+  file: string;
+  time: number;
+  n: number;
+}
 
 /** The newest snapshot file of the session (by the time and number in its name), or null. */
 export function latestSnapshotFile(dir: string): SnapshotRef | null {
@@ -209,7 +221,10 @@ export function confirmSnapshot(snapshotFile: string, c: Confirmation): boolean 
 
 /** Keeps the agent's own compaction summary beside the snapshot (the first one wins). */
 export function saveCompactSummary(snapshotFile: string, s: { at: string; trigger?: string; compactSummary: string }): boolean {
-  return createExclusive(`${snapshotFile}.compact-summary`, `${JSON.stringify({ ...s, compactSummary: s.compactSummary.slice(0, MAX_SUMMARY_CHARS) }, null, 2)}\n`);
+  return createExclusive(
+    `${snapshotFile}.compact-summary`,
+    `${JSON.stringify({ ...s, compactSummary: s.compactSummary.slice(0, MAX_SUMMARY_CHARS) }, null, 2)}\n`,
+  );
 }
 
 /**

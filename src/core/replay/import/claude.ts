@@ -4,8 +4,20 @@
  */
 import type { RecordImporter, Recording, RecordingItem } from '../recording';
 import {
-  ClaudeAssistant, ClaudeBashResult, ClaudeBlock, ClaudeSystem, ClaudeText, ClaudeToolResult, ClaudeToolUse,
-  ClaudeUser, Envelope, LineSource, Problem, describeIssue, readJsonLines, timeOf,
+  ClaudeAssistant,
+  ClaudeBashResult,
+  ClaudeBlock,
+  ClaudeSystem,
+  ClaudeText,
+  ClaudeToolResult,
+  ClaudeToolUse,
+  ClaudeUser,
+  Envelope,
+  LineSource,
+  Problem,
+  describeIssue,
+  readJsonLines,
+  timeOf,
 } from './schemas';
 import { ClaudePlanTracker, type PlanChange } from './claudePlan';
 import { countModel, modelList } from './models';
@@ -22,9 +34,18 @@ import type { z } from 'zod';
  * - `[Request interrupted by user…]`: the interruption marker (string or text block)
  */
 const INJECTED_PREFIXES = [
-  '<command-name>', '<command-message>', '<command-args>', '<local-command-stdout>', '<local-command-stderr>',
-  '<local-command-caveat>', '<bash-input>', '<bash-stdout>', '<bash-stderr>', '<task-notification>',
-  '<system-reminder>', '[Request interrupted by user',
+  '<command-name>',
+  '<command-message>',
+  '<command-args>',
+  '<local-command-stdout>',
+  '<local-command-stderr>',
+  '<local-command-caveat>',
+  '<bash-input>',
+  '<bash-stdout>',
+  '<bash-stderr>',
+  '<task-notification>',
+  '<system-reminder>',
+  '[Request interrupted by user',
 ];
 
 /**
@@ -42,7 +63,12 @@ function personPrompt(rec: z.infer<typeof ClaudeUser>, blocks: ClaudeBlock[] | n
     text = rec.message.content as string;
   } else {
     if (blocks.some((b) => b.type === 'tool_result')) return null;
-    text = blocks.flatMap((b) => { const t = ClaudeText.safeParse(b); return t.success ? [t.data.text] : []; }).join('\n');
+    text = blocks
+      .flatMap((b) => {
+        const t = ClaudeText.safeParse(b);
+        return t.success ? [t.data.text] : [];
+      })
+      .join('\n');
   }
   const trimmed = text.trimStart();
   if (trimmed === '' || INJECTED_PREFIXES.some((p) => trimmed.startsWith(p))) return null;
@@ -58,8 +84,7 @@ function personPrompt(rec: z.infer<typeof ClaudeUser>, blocks: ClaudeBlock[] | n
  * - interrupted or backgrounded commands have no exit code yet → undefined; other tools → undefined.
  */
 function exitCodeOf(toolUseResult: unknown, output: string, isError: boolean): number | undefined {
-  const failure = typeof toolUseResult === 'string' ? /^Error: Exit code (\d+)/.exec(toolUseResult)
-    : isError ? /^Exit code (\d+)/.exec(output) : null;
+  const failure = typeof toolUseResult === 'string' ? /^Error: Exit code (\d+)/.exec(toolUseResult) : isError ? /^Exit code (\d+)/.exec(output) : null;
   if (failure) return Number(failure[1]);
   const bash = ClaudeBashResult.safeParse(toolUseResult);
   if (!bash.success || isError) return undefined;
@@ -119,7 +144,10 @@ export function claudeImporter(): RecordImporter {
     for (const block of msg.content) {
       if (block.type === 'text') {
         const t = ClaudeText.safeParse(block);
-        if (!t.success) { bad(line, 'assistant text block', t.error); continue; }
+        if (!t.success) {
+          bad(line, 'assistant text block', t.error);
+          continue;
+        }
         if (t.data.text.trim() === '') continue; // "\n\n" separators before thinking blocks
         const existing = textItem.get(msg.id);
         if (existing) existing.text += '\n\n' + t.data.text;
@@ -130,7 +158,10 @@ export function claudeImporter(): RecordImporter {
         }
       } else if (block.type === 'tool_use') {
         const t = ClaudeToolUse.safeParse(block);
-        if (!t.success) { bad(line, 'tool_use block', t.error); continue; }
+        if (!t.success) {
+          bad(line, 'tool_use block', t.error);
+          continue;
+        }
         if (toolUseSeen.has(t.data.id)) continue;
         toolUseSeen.add(t.data.id);
         items.push({ type: 'tool_call', line, at, id: t.data.id, name: t.data.name, input: t.data.input });
@@ -147,7 +178,10 @@ export function claudeImporter(): RecordImporter {
     const results = blocks ? blocks.filter((b) => b.type === 'tool_result') : [];
     for (const block of results) {
       const t = ClaudeToolResult.safeParse(block);
-      if (!t.success) { bad(line, 'tool_result block', t.error); continue; }
+      if (!t.success) {
+        bad(line, 'tool_result block', t.error);
+        continue;
+      }
       const output = resultText(t.data.content);
       const isError = t.data.is_error === true;
       // toolUseResult belongs to the record; it describes the block only if the block is alone
@@ -185,7 +219,11 @@ export function claudeImporter(): RecordImporter {
 
   const meta = () => (models.size ? { models: modelList(models) } : {});
   return {
-    format: 'claude', items, problems, onRecord, meta,
+    format: 'claude',
+    items,
+    problems,
+    onRecord,
+    meta,
     finish: (lines: number): Recording => ({ format: 'claude', lines, items, problems, ...meta() }),
   };
 }

@@ -17,7 +17,10 @@ import { z } from 'zod';
 import type { StepStatus } from './schemas';
 import { TodoWriteInput, normalizeStatus } from './schemas';
 
-export interface PlanStep { text: string; status: StepStatus }
+export interface PlanStep {
+  text: string;
+  status: StepStatus;
+}
 
 /** Result of feeding one tool call or result: the new whole plan, a problem to report, or nothing. */
 export type PlanChange = { steps: PlanStep[] } | { problem: string; error: z.ZodError } | null;
@@ -38,7 +41,10 @@ const TaskListResult = z.object({ tasks: z.array(z.object({ id: TaskId, subject:
 const TASK_LINE = /^\s*#(\d+)\.?\s+\[([a-z_ -]+)\]\s+(.+?)\s*$/i;
 const CREATED = /^Task #(\d+) created/;
 
-interface Pending { name: (typeof TASK_TOOLS)[number]; input: unknown }
+interface Pending {
+  name: (typeof TASK_TOOLS)[number];
+  input: unknown;
+}
 
 export class ClaudePlanTracker {
   /** Task-era list by id, in creation order (Map keeps insertion order). */
@@ -71,7 +77,7 @@ export class ClaudePlanTracker {
         const input = TaskCreateInput.safeParse(call.input);
         if (!input.success) return { problem: 'TaskCreate input', error: input.error };
         const result = TaskCreateResult.safeParse(toolUseResult);
-        const taskId = result.success ? result.data.task.id : CREATED.exec(output)?.[1] ?? String(this.tasks.size + 1);
+        const taskId = result.success ? result.data.task.id : (CREATED.exec(output)?.[1] ?? String(this.tasks.size + 1));
         this.tasks.set(taskId, { text: input.data.subject, status: 'pending' });
         return this.steps();
       }
@@ -98,7 +104,10 @@ export class ClaudePlanTracker {
         const result = TaskListResult.safeParse(toolUseResult);
         const listed = result.success
           ? result.data.tasks.map((t) => ({ id: t.id, subject: t.subject, status: t.status }))
-          : output.split('\n').flatMap((l) => { const m = TASK_LINE.exec(l); return m ? [{ id: m[1]!, subject: m[3]!, status: m[2]! }] : []; });
+          : output.split('\n').flatMap((l) => {
+              const m = TASK_LINE.exec(l);
+              return m ? [{ id: m[1]!, subject: m[3]!, status: m[2]! }] : [];
+            });
         if (listed.length === 0) return null; // an unknown shape says nothing, and "no tasks" is a transient view
         this.tasks.clear();
         for (const t of listed) this.tasks.set(t.id, { text: t.subject, status: normalizeStatus(t.status) });

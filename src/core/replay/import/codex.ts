@@ -5,16 +5,36 @@
 import type { RecordImporter, Recording, RecordingItem } from '../recording';
 import { countModel, modelList } from './models';
 import {
-  CodexCompacted, CodexCustomToolCall, CodexEnvelope, CodexFunctionCall, CodexItemCompleted, CodexMessage,
-  CodexShellOutputJson, CodexTokenCount, CodexToolOutput, CodexTurnContext, CodexUserMessage, LineSource, PayloadType,
-  Problem, UpdatePlanArgs, describeIssue, normalizeStatus, readJsonLines, timeOf,
+  CodexCompacted,
+  CodexCustomToolCall,
+  CodexEnvelope,
+  CodexFunctionCall,
+  CodexItemCompleted,
+  CodexMessage,
+  CodexShellOutputJson,
+  CodexTokenCount,
+  CodexToolOutput,
+  CodexTurnContext,
+  CodexUserMessage,
+  LineSource,
+  PayloadType,
+  Problem,
+  UpdatePlanArgs,
+  describeIssue,
+  normalizeStatus,
+  readJsonLines,
+  timeOf,
 } from './schemas';
 import type { z } from 'zod';
 
 /** User-role texts Codex injects itself (environment, AGENTS.md / user instructions, shell escapes). */
 const INJECTED_PREFIXES = [
-  '<environment_context>', '<user_instructions>', '# AGENTS.md instructions', '<INSTRUCTIONS>',
-  '<user_shell_command>', '<turn_aborted>',
+  '<environment_context>',
+  '<user_instructions>',
+  '# AGENTS.md instructions',
+  '<INSTRUCTIONS>',
+  '<user_shell_command>',
+  '<turn_aborted>',
 ];
 const isInjected = (text: string) => {
   const t = text.trimStart();
@@ -36,7 +56,11 @@ function toolOutput(raw: z.infer<typeof CodexToolOutput>['output']): { output: s
   if (typeof raw !== 'string') return { output: raw.flatMap((c) => (c.text !== undefined ? [c.text] : [])).join('\n') };
   if (raw.startsWith('{')) {
     let json: unknown;
-    try { json = JSON.parse(raw); } catch { json = undefined; }
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      json = undefined;
+    }
     const shell = CodexShellOutputJson.safeParse(json);
     if (shell.success) {
       const code = shell.data.metadata?.exit_code;
@@ -157,7 +181,10 @@ export function codexImporter(): RecordImporter {
         if (!r.success) return bad(line, 'function_call', r.error);
         let input: unknown = r.data.arguments;
         let parsed = false;
-        try { input = JSON.parse(r.data.arguments); parsed = true; } catch {
+        try {
+          input = JSON.parse(r.data.arguments);
+          parsed = true;
+        } catch {
           if (!isRedacted(r.data.arguments)) problems.push({ line, message: `function_call ${r.data.name}: arguments are not JSON; kept as a string` });
         }
         items.push({ type: 'tool_call', line, at, id: r.data.call_id, name: r.data.name, input });

@@ -41,7 +41,11 @@ export function detectFormat(text: string): RecordingFormat | null {
     if (raw === '') continue;
     seen++;
     let rec: unknown;
-    try { rec = JSON.parse(raw); } catch { continue; }
+    try {
+      rec = JSON.parse(raw);
+    } catch {
+      continue;
+    }
     const f = formatOf(rec);
     if (f) return f;
   }
@@ -55,9 +59,13 @@ export function detectFormat(text: string): RecordingFormat | null {
 export function importRecording(text: LineSource, format?: RecordingFormat): Recording {
   const f = format ?? (typeof text === 'string' ? detectFormat(text) : null);
   switch (f) {
-    case 'claude': return importClaude(text);
-    case 'codex': return importCodex(text);
-    case 'rawr': throw new Error('rawr logs are handled by the rawr log importer, not importRecording');
-    default: throw new Error('unrecognised transcript: expected Claude Code or Codex JSON Lines');
+    case 'claude':
+      return importClaude(text);
+    case 'codex':
+      return importCodex(text);
+    case 'rawr':
+      throw new Error('rawr logs are handled by the rawr log importer, not importRecording');
+    default:
+      throw new Error('unrecognised transcript: expected Claude Code or Codex JSON Lines');
   }
 }

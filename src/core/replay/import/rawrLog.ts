@@ -31,7 +31,15 @@ export function importRawrLog(text: LineSource): Recording {
         items.push({ type: 'tool_call', line, at, id: String(e.id), name: String(e.name), input: e.input });
         break;
       case 'tool_result':
-        items.push({ type: 'tool_result', line, at, id: String(e.id), output: String(e.output ?? ''), isError: e.isError === true, ...(typeof e.exitCode === 'number' ? { exitCode: e.exitCode } : {}) });
+        items.push({
+          type: 'tool_result',
+          line,
+          at,
+          id: String(e.id),
+          output: String(e.output ?? ''),
+          isError: e.isError === true,
+          ...(typeof e.exitCode === 'number' ? { exitCode: e.exitCode } : {}),
+        });
         break;
       case 'tokens':
         if (typeof e.used === 'number' && e.used !== lastUsed) {
@@ -41,7 +49,8 @@ export function importRawrLog(text: LineSource): Recording {
         }
         break;
       case 'plan':
-        if (Array.isArray(e.steps)) items.push({ type: 'plan', line, at, steps: e.steps as Array<{ text: string; status: 'pending' | 'in_progress' | 'completed' }> });
+        if (Array.isArray(e.steps))
+          items.push({ type: 'plan', line, at, steps: e.steps as Array<{ text: string; status: 'pending' | 'in_progress' | 'completed' }> });
         break;
       default:
         break;

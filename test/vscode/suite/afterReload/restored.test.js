@@ -26,7 +26,14 @@ describe('window reload (part 2): what came back', function () {
   });
 
   it('the panel is restored by its serializer, still pinned to the picked thread, with its compaction', async () => {
-    const t = await poll(async () => { const x = await panelText(); return x && x.includes(`Thread ${prior.threadId} · updated`) && /Context compacted/.test(x) ? x : undefined; }, 60000, 'the restored panel on the picked thread');
+    const t = await poll(
+      async () => {
+        const x = await panelText();
+        return x && x.includes(`Thread ${prior.threadId} · updated`) && /Context compacted/.test(x) ? x : undefined;
+      },
+      60000,
+      'the restored panel on the picked thread',
+    );
     assert.ok(!t.includes('(following the active @rawr thread)'), 'pinned, not following');
     await bridge('screenshot', { name: 'reload-2-after' });
   });
@@ -39,7 +46,10 @@ describe('window reload (part 2): what came back', function () {
     assert.strictEqual(api.statusBar.view.percentRemaining, want.percentRemaining);
     assert.strictEqual(api.statusBar.text, want.text);
     const items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar [aria-label^="rawr:"]' });
-    assert.ok(items.some((x) => x.includes(`${Math.floor(want.percentRemaining)}%`)), `the rendered status bar item: ${JSON.stringify(items)}`);
+    assert.ok(
+      items.some((x) => x.includes(`${Math.floor(want.percentRemaining)}%`)),
+      `the rendered status bar item: ${JSON.stringify(items)}`,
+    );
     info().reloadStatusBar = { text: api.statusBar.text, rendered: items };
   });
 
@@ -48,10 +58,25 @@ describe('window reload (part 2): what came back', function () {
     assert.strictEqual(typeof pid, 'number');
     assert.notStrictEqual(pid, prior.corePid, 'the core process restarted with the window');
     // The old extension host took its core process with it: no orphan keeps serving (or writing) the thread.
-    const alive = (p) => { try { process.kill(p, 0); return true; } catch { return false; } };
+    const alive = (p) => {
+      try {
+        process.kill(p, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
     const t0 = Date.now();
-    const gone = await poll(() => !alive(prior.corePid), 15000, 'the old core process to exit').then(() => true, () => false);
-    info().reloadProcesses = { oldCoreGoneAfterMs: gone ? Date.now() - t0 : null, oldExtHostAlive: alive(prior.extHostPid), extHost: process.pid, oldExtHost: prior.extHostPid };
+    const gone = await poll(() => !alive(prior.corePid), 15000, 'the old core process to exit').then(
+      () => true,
+      () => false,
+    );
+    info().reloadProcesses = {
+      oldCoreGoneAfterMs: gone ? Date.now() - t0 : null,
+      oldExtHostAlive: alive(prior.extHostPid),
+      extHost: process.pid,
+      oldExtHost: prior.extHostPid,
+    };
     assert.ok(gone, `the old core process ${prior.corePid} is gone`);
     assert.notStrictEqual(process.pid, prior.extHostPid, 'a new extension host');
     const snap = await api.core.snapshot(prior.threadId);
@@ -64,8 +89,13 @@ describe('window reload (part 2): what came back', function () {
     server = await startScriptedModel(multiPhaseScript({ steps: STEPS, fillerChars: 9000 }));
     await configureModel(server.url, { id: 'scripted-reload', name: 'Scripted (reload)' });
     const model = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted-reload' }))[0], 15000, 'the scripted model');
-    const history = [new (/** @type {any} */ (vscode.ChatResponseTurn))([], { metadata: { rawrThreadId: prior.threadId } }, 'rawr.rawr')];
-    const r = await api.participant.handler(request(model, 'We reloaded the window. Where were we?'), { history }, recordingStream().stream, new vscode.CancellationTokenSource().token);
+    const history = [new /** @type {any} */ (vscode.ChatResponseTurn)([], { metadata: { rawrThreadId: prior.threadId } }, 'rawr.rawr')];
+    const r = await api.participant.handler(
+      request(model, 'We reloaded the window. Where were we?'),
+      { history },
+      recordingStream().stream,
+      new vscode.CancellationTokenSource().token,
+    );
     assert.ok(!r.errorDetails, r.errorDetails && r.errorDetails.message);
     assert.strictEqual(r.metadata.rawrThreadId, prior.threadId);
     const first = server.requests.find((q) => q.messages.some((m) => textOf(m) === 'We reloaded the window. Where were we?'));
