@@ -84,6 +84,12 @@ export class SessionFollower {
       }
       const raw = this.partial + piece;
       this.partial = '';
+      if (raw.length > MAX_LINE_CHARS) {
+        // The same cap as for a line still being written below, so whole and in pieces agree.
+        this.lineNo++;
+        this.problem(this.lineNo, `line longer than ${MAX_LINE_CHARS} characters: skipped`);
+        continue;
+      }
       this.line(raw);
     }
     const rest = chunk.slice(start);
