@@ -74,6 +74,22 @@ describe('live follow: SessionFollower', () => {
     assert.equal(s.format, 'claude');
   });
 
+  it('an over-long line is skipped the same way whether it arrives whole or in pieces', () => {
+    const lines = session();
+    const text = [lines[0], 'x'.repeat(MAX_LINE_CHARS + (2 << 20)), ...lines.slice(1)].join('\n') + '\n';
+    const whole = new SessionFollower(opts);
+    whole.append(text);
+    const pieces = new SessionFollower(opts);
+    for (let i = 0; i < text.length; i += 1 << 20) pieces.append(text.slice(i, i + (1 << 20)));
+    const a = whole.state();
+    assert.deepEqual(pieces.state(), a);
+    assert.deepEqual(
+      a.problems.map((p) => [p.line, /longer than/.test(p.message)]),
+      [[2, true]],
+    );
+    assert.equal(a.lines, 5);
+  });
+
   it('follows every real 2.1 transcript and 0.171 rollout to the same compactions as replay', function () {
     for (const d of ['claude-code-2.1', 'codex-0.171']) needShared(this, path.join(DATA, d));
     const dirs = ['claude-code-2.1', 'codex-0.171'].map((d) => path.join(DATA, d));

@@ -84,6 +84,12 @@ export class SessionFollower {
       }
       const raw = this.partial + piece;
       this.partial = '';
+      if (raw.length > MAX_LINE_CHARS) {
+        // The same cap as for a line still being written below, so whole and in pieces agree.
+        this.lineNo++;
+        this.problem(this.lineNo, `line longer than ${MAX_LINE_CHARS} characters: skipped`);
+        continue;
+      }
       this.line(raw);
     }
     const rest = chunk.slice(start);
@@ -96,7 +102,6 @@ export class SessionFollower {
       return;
     }
     this.partial += rest;
-    this.drain();
   }
 
   private problem(line: number, message: string): void {
@@ -120,14 +125,19 @@ export class SessionFollower {
       this.replayer = new Replayer(format, this.window, { ...this.opts, live: true });
     }
     this.importer.onRecord(rec, this.lineNo);
+    // Drained per line, not per appended chunk: the window is chosen from what the records said up to
+    // this line, so a file fed whole and fed in pieces gives the arbiter the same events (a window learnt
+    // later than a chunk's end would change the forecast's growth count, docs/ARCHITECTURE.md, "Replay").
+    this.drain();
   }
 
-  /** New items into the arbiter; the window is chosen again when the records say more about it. */
+  /** New items into the arbiter (after every line); the window is chosen again when the records say more about it. */
   private drain(): void {
     const imp = this.importer;
     const rp = this.replayer;
     if (!imp || !rp) return;
     const items = imp.items;
+    if (this.fed === items.length) return; // nothing new: no event for the arbiter
     for (let i = this.fed; i < items.length; i++) {
       const it = items[i]!;
       if (it.type === 'native_compaction' && it.trigger === 'auto' && this.evidence.length < 4) this.evidence.push(it);

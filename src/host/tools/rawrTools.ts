@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { scratchPathFor } from '../../core/sequence/texts';
 import type { PlanStep } from '../../core/signals/plan';
 import { inputJsonSchema } from './catalog';
+import { checkScratchTarget, ensureScratchFolder } from './scratchFolder';
 
 export const PLAN_TOOL = 'rawr_update_plan';
 export const SCRATCH_TOOL = 'rawr_write_scratch';
@@ -54,7 +55,16 @@ export async function writeScratch(
   // joinPath normalises '..'; the sanitiser already forbids it — check anyway (defence in depth).
   if (!target.path.startsWith(`${workspace.path.replace(/\/$/, '')}/.scratch/`))
     return { ok: false, error: `refusing to write outside .scratch/: ${target.path}` };
-  await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(workspace, '.scratch'));
+  if (workspace.scheme === 'file') {
+    // On disk: no symlink followed, and `.scratch/.gitignore` keeps the notes out of the agent's commits.
+    try {
+      await ensureScratchFolder(workspace.fsPath);
+      const refused = await checkScratchTarget(target.fsPath);
+      if (refused) return { ok: false, error: refused };
+    } catch (err) {
+      return { ok: false, error: (err as Error).message };
+    }
+  } else await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(workspace, '.scratch'));
   await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(r.data.content));
   return { ok: true, path: rel };
 }
