@@ -29,7 +29,7 @@ const path = require('path');
 const fs = require('fs');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
-const { copyToDocs, panelText, PANEL_MARK } = require('./support');
+const { copyToDocs, panelText, PANEL_MARK, setForecast } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript, phaseState, RAWR_MARKERS } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
@@ -252,10 +252,16 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
   });
   let server;
   let gates;
+  let api;
 
   before(async function () {
     skipWithoutBridge(this);
-    await vscode.extensions.getExtension('rawr.rawr').activate();
+    api = await vscode.extensions.getExtension('rawr.rawr').activate();
+    // This scripted session has six equal steps: the phase forecast sees that the last one fits and
+    // compacts at the end, after "All done". This suite is about the golden path happening mid-session
+    // and the agent continuing, so it runs the tier rule; the coding e2e (e2e.coding.test.js) runs the
+    // default policy, forecast included, and compacts at the agent's commit.
+    await setForecast(api, false);
     const gated = gatedScript({ steps: STEPS, fillerChars: 9000 });
     gates = gated.gates;
     server = await startScriptedModel(gated.script);
@@ -276,6 +282,7 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
   });
 
   after(async () => {
+    if (api) await setForecast(api, undefined);
     if (!server) return;
     for (const g of Object.values(gates || {})) g.release.open();
     // Leave a clean chat for later suites (they read the rendered responses too).
