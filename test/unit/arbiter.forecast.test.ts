@@ -90,6 +90,35 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.match(d.reason, /compacting at the end of this phase close/);
   });
 
+  it('a held close continued by another close signal: the compaction names the held signal too', () => {
+    // Phase 2's plan step is held (forecast_held); the agent's commit of the same phase arrives as the next
+    // close signal. The compaction that follows names the plan step the hold was made at and the commit.
+    let r = run(start(), phase(80_000, 0));
+    r = run(r.state, phase(140_000, 1));
+    assert.equal(decisions(r.effects)[0]!.code, 'forecast_held');
+    r = run(r.state, [
+      { type: 'boundary', at: at(), source: 'tool_result', boundary: { kind: 'commit', key: 'abc1234', detail: 'abc1234 phase 2' } },
+      { type: 'evaluate', at: at(), point: 'tool_loop' },
+    ]);
+    // Still inside the close: held again, now with both signals; the next evaluation point compacts.
+    assert.equal(decisions(r.effects).at(-1)!.code, 'forecast_held');
+    r = run(r.state, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]);
+    const d = decisions(r.effects).at(-1)!;
+    assert.equal(d.code, 'forecast', `${d.code}: ${d.reason}`);
+    assert.ok(
+      r.effects.some((e) => e.type === 'compact' || e.type === 'inject_heads_up'),
+      'the compaction starts',
+    );
+    assert.ok(
+      d.matched.some((id) => id.startsWith('plan_checkpoint')),
+      `the held plan step: ${d.matched.join(', ')}`,
+    );
+    assert.ok(
+      d.matched.some((id) => id.startsWith('commit')),
+      `the commit: ${d.matched.join(', ')}`,
+    );
+  });
+
   it('a forecast compaction above every threshold (a long phase seen, far from any tier)', () => {
     const s = mkState({ ...settings, forecast_margin_percent: 0 });
     let st = run(s, [

@@ -293,7 +293,9 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
     point,
     settings: st.settings,
     percentRemaining: pct,
-    boundaries: st.pending,
+    // A close that arrives while an earlier close's compaction is held continues that close: the held
+    // signals (e.g. the commit the hold was made at) stay named in the decision that finally compacts.
+    boundaries: st.forecastHold && st.settings.forecast_enabled && close ? [...st.forecastHold.signals, ...st.pending] : st.pending,
     cooldown: st.lastCompaction ? { turnsSince: st.turn - st.lastCompaction.turn, secondsSince: (at - st.lastCompaction.at) / 1000 } : null,
     openToolCalls: st.openToolCalls.length,
     queuedInput: st.queuedInput.length,
@@ -317,7 +319,7 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
     d.code !== 'emergency' &&
     (d.action === 'compact' || d.action === 'judge')
   ) {
-    hold = { signals: st.pending.filter((b) => d.matched.includes(b.id)), matched: d.matched, forecast: d.forecast };
+    hold = { signals: input.boundaries.filter((b) => d.matched.includes(b.id)), matched: d.matched, forecast: d.forecast };
     d = {
       ...decisionFor(input, 'none', 'forecast_held', `${describeForecast(d.forecast)}: compacting when this phase close ends`, d.matched),
       forecast: { ...d.forecast, drove: true },
