@@ -170,8 +170,9 @@ describe('rawr replay (CLI) on the real recordings', function () {
     return r;
   };
 
-  it('finds the seven recordings', () => {
-    assert.deepEqual(files, [
+  // The folder grows: every recording these tests were written against is still found (more may come).
+  it('finds the recordings these tests know', () => {
+    for (const f of [
       'claude-spotter-258c7280.jsonl',
       'claude-spotter-8463c716.jsonl',
       'claude-spotter-ae4a77f8-acompact.jsonl',
@@ -179,7 +180,8 @@ describe('rawr replay (CLI) on the real recordings', function () {
       'codex-acidicsoil-lmstudio.jsonl',
       'codex-localpush-compacted.jsonl',
       'codex-localpush-plan.jsonl',
-    ]);
+    ])
+      assert.ok(files.includes(f), `${f} in ${files.join(', ')}`);
   });
 
   it('every file: JSON lines, decisions with non-decreasing lines within the file, summary last with the right format and line count', () => {

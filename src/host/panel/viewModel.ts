@@ -225,26 +225,8 @@ export class ThreadJournal {
       case 'boundary_noted': {
         const b = fx.boundary;
         const known = this.boundaries.get(b.id);
-        if (fx.status === 'pending') {
-          if (known) known.status = 'pending';
-          else
-            this.addBoundary({
-              id: b.id,
-              kind: b.kind,
-              strength: b.strength,
-              sources: [b.source],
-              detail: b.detail,
-              key: b.id.split(':').slice(1).join(':') || null,
-              at: b.at,
-              turn: b.turn,
-              status: 'pending',
-              consumedBy: null,
-              note: null,
-            });
-        } else if (known) {
-          // A second report of a boundary this thread has: one more source for it.
-          if (!known.sources.includes(b.source)) known.sources.push(b.source);
-        } else {
+        // A boundary first seen here, pending or ignored (the engine says which, and why).
+        const add = (status: 'pending' | 'ignored', note: string | null) =>
           this.addBoundary({
             id: b.id,
             kind: b.kind,
@@ -254,10 +236,18 @@ export class ThreadJournal {
             key: b.id.split(':').slice(1).join(':') || null,
             at: b.at,
             turn: b.turn,
-            status: 'ignored',
+            status,
             consumedBy: null,
-            note: IGNORED_NOTE[fx.why === 'new' ? 'duplicate' : fx.why],
+            note,
           });
+        if (fx.status === 'pending') {
+          if (known) known.status = 'pending';
+          else add('pending', null);
+        } else if (known) {
+          // A second report of a boundary this thread has: one more source for it.
+          if (!known.sources.includes(b.source)) known.sources.push(b.source);
+        } else {
+          add('ignored', IGNORED_NOTE[fx.why === 'new' ? 'duplicate' : fx.why]);
         }
         break;
       }
