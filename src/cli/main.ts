@@ -13,7 +13,7 @@ import { assertPromptDir, dirReader, loadPromptDirs, shippedPromptsDir } from '.
 import { loadPromptSet } from '../core/prompts/promptSet';
 import { MAX_LOG_BYTES, SafeReadError, safeReadTextSync } from '../core/io/safeRead';
 import { openAIJudge } from './judge';
-import { replayFile, replayFileWithJudge } from './replayCommand';
+import { replayTo, replayToWithJudge } from './replayCommand';
 import { handoffFile } from './handoffCommand';
 import { HOOKS_USAGE, hooksMain } from './hooks';
 
@@ -138,14 +138,15 @@ async function main(argv: string[]): Promise<number> {
       json: values.json ?? false,
       file: positionals[0]!,
     };
+    // Written as the replay goes (stream.ts): a long recording's decisions are never all in memory.
+    const write = (text: string) => void process.stdout.write(text);
     if (judgeUrl !== undefined && judgeModel !== undefined) {
-      const out = await replayFileWithJudge(input, options, openAIJudge(judgeUrl, judgeModel), (n) =>
+      await replayToWithJudge(input, options, openAIJudge(judgeUrl, judgeModel), write, (n) =>
         process.stderr.write(`rawr replay: judgment ${n} answered by ${judgeModel}\n`),
       );
-      process.stdout.write(out);
       return 0;
     }
-    process.stdout.write(replayFile(input, options));
+    replayTo(input, options, write);
     return 0;
   } catch (err) {
     process.stderr.write(`rawr replay: ${(err as Error).message}\n`);

@@ -1,17 +1,18 @@
 /** Formats a replay as JSON Lines (the contract in docs/ARCHITECTURE.md#replay) or as a readable table with a verdict. */
-import { NeedJudgment, replay, type ReplayDecision, type ReplaySummary } from '../core/replay/driver';
+import { NeedJudgment, type ReplayDecision, type ReplaySummary } from '../core/replay/driver';
 import { detectFormat, importRecording } from '../core/replay/import/detect';
 import { importRawrLog } from '../core/replay/import/rawrLog';
-import type { LineSource } from '../core/replay/import/schemas';
+import type { LineSource, Problem } from '../core/replay/import/schemas';
 import { openLines } from '../core/io/lines';
-import type { Recording } from '../core/replay/recording';
+import type { Recording, RecordingFormat } from '../core/replay/recording';
+import { ProblemTally, replayScanned, scanRecording, type RecordingScan } from '../core/replay/stream';
 import type { Prompts } from '../core/prompts/promptSet';
 import type { Settings } from '../core/settings/schema';
 
 export interface ReplayCommandOptions {
   settings: Settings;
   prompts: Prompts;
-  format?: 'claude' | 'codex' | 'rawr' | undefined;
+  format?: RecordingFormat | undefined;
   window?: number | undefined;
   postTokens?: number | undefined;
   json: boolean;
@@ -38,25 +39,56 @@ function headOf(input: ReplayInput): string {
   return head.join('\n');
 }
 
-export function loadRecording(input: ReplayInput, format?: 'claude' | 'codex' | 'rawr'): Recording {
+/** The format: as given, else detected from the first lines (a file is not read further). */
+function formatOf(input: ReplayInput, format?: RecordingFormat): RecordingFormat {
   const f = format ?? detectFormat(headOf(input));
   if (!f) throw new Error('cannot tell the format (expected a Claude Code session, a Codex rollout or a rawr log); pass --format');
+  return f;
+}
+
+/**
+ * A file none of whose records could be read has nothing to replay: "no compaction needed" would be
+ * a verdict about nothing (typically the wrong --format, or not a transcript at all).
+ */
+function nothingToReplay(f: RecordingFormat, problems: number, first: Problem | undefined, lines: number): Error {
+  const why = first
+    ? `${problems} problem${problems === 1 ? '' : 's'}; first: line ${first.line}: ${first.message}`
+    : `none of its ${lines} lines is a ${f} record rawr replays`;
+  return new Error(`no record could be read as ${f} (${why})`);
+}
+
+/** The whole recording in memory (`rawr handoff`, the benchmarks); `rawr replay` streams instead (replayTo). */
+export function loadRecording(input: ReplayInput, format?: RecordingFormat): Recording {
+  const f = formatOf(input, format);
   const rec = f === 'rawr' ? importRawrLog(sourceOf(input)) : importRecording(sourceOf(input), f);
-  // A file none of whose records could be read has nothing to replay: "no compaction needed" would be
-  // a verdict about nothing (typically the wrong --format, or not a transcript at all).
-  if (rec.items.length === 0) {
-    const first = rec.problems[0];
-    const why = first
-      ? `${rec.problems.length} problem${rec.problems.length === 1 ? '' : 's'}; first: line ${first.line}: ${first.message}`
-      : `none of its ${rec.lines} lines is a ${f} record rawr replays`;
-    throw new Error(`no record could be read as ${f} (${why})`);
-  }
+  if (rec.items.length === 0) throw nothingToReplay(f, rec.problems.length, rec.problems[0], rec.lines);
   return rec;
 }
 
+/** The first pass over the input (stream.ts): what the replay needs before it starts. */
+function scan(input: ReplayInput, o: ReplayCommandOptions): RecordingScan {
+  const f = formatOf(input, o.format);
+  const s = scanRecording(f, sourceOf(input), o.window);
+  if (!s.readable) throw nothingToReplay(f, s.problems.count, s.problems.first[0], s.lines);
+  return s;
+}
+
+/**
+ * `rawr replay`, streamed: the output is written as it is made (with --json, each decision line as the
+ * replay reaches it), and memory does not grow with the file (stream.ts).
+ */
+export function replayTo(input: ReplayInput, o: ReplayCommandOptions, write: (text: string) => void): void {
+  const out = output(o, write);
+  const s = scan(input, o);
+  const { summary, problems } = replayScanned(s, sourceOf(input), { ...replayOptions(o), onDecision: out.decision });
+  out.end(summary, problems);
+}
+
+/** The whole output as one string (tests, the benchmarks). */
 export function replayFile(input: ReplayInput, o: ReplayCommandOptions): string {
-  const rec = loadRecording(input, o.format);
-  return format(rec, replay(rec, replayOptions(o)), o);
+  const parts: string[] = [];
+  replayTo(input, o, (t) => parts.push(t));
+  return parts.join('');
 }
 
 /** A judge: answers the judgment prompt (system + user message) with the model's raw text. */
@@ -64,20 +96,46 @@ export type Judge = (system: string, user: string) => Promise<string>;
 
 /**
  * The replay with a real judgment LM: the (deterministic) replay runs until it needs an answer it does
- * not have, asks the judge, and runs again with every answer so far — one LM call per judgment.
+ * not have, asks the judge, and runs again with every answer so far — one LM call per judgment. Each
+ * run reads the file again. A run makes the same decisions as the one before up to the judgment that
+ * stopped it (a decision is made after its judgment), so only the decisions past those already written
+ * are written: the output streams as in replayTo.
  */
-export async function replayFileWithJudge(text: ReplayInput, o: ReplayCommandOptions, judge: Judge, onJudgment?: (n: number) => void): Promise<string> {
-  const rec = loadRecording(text, o.format);
+export async function replayToWithJudge(
+  input: ReplayInput,
+  o: ReplayCommandOptions,
+  judge: Judge,
+  write: (text: string) => void,
+  onJudgment?: (n: number) => void,
+): Promise<void> {
+  const out = output(o, write);
+  const s = scan(input, o);
   const judgments = new Map<string, string>();
+  let written = 0;
   for (;;) {
+    let made = 0;
+    const onDecision = (d: ReplayDecision) => {
+      if (made++ < written) return;
+      written++;
+      out.decision(d);
+    };
     try {
-      return format(rec, replay(rec, { ...replayOptions(o), judgments, needJudgments: true }), o);
+      const { summary, problems } = replayScanned(s, sourceOf(input), { ...replayOptions(o), judgments, needJudgments: true, onDecision });
+      out.end(summary, problems);
+      return;
     } catch (err) {
       if (!(err instanceof NeedJudgment)) throw err;
       judgments.set(err.key, await judge(err.system, err.user));
       onJudgment?.(judgments.size);
     }
   }
+}
+
+/** replayToWithJudge, the whole output as one string. */
+export async function replayFileWithJudge(input: ReplayInput, o: ReplayCommandOptions, judge: Judge, onJudgment?: (n: number) => void): Promise<string> {
+  const parts: string[] = [];
+  await replayToWithJudge(input, o, judge, (t) => parts.push(t), onJudgment);
+  return parts.join('');
 }
 
 function replayOptions(o: ReplayCommandOptions) {
@@ -89,25 +147,52 @@ function replayOptions(o: ReplayCommandOptions) {
   };
 }
 
-function format(rec: Recording, { decisions, summary }: { decisions: ReplayDecision[]; summary: ReplaySummary }, o: ReplayCommandOptions): string {
+/**
+ * The output as the replay goes: --json writes each decision line at once (batched into larger writes);
+ * the table keeps only the decisions it shows and is written at the end.
+ */
+function output(o: ReplayCommandOptions, write: (text: string) => void): { decision(d: ReplayDecision): void; end(s: ReplaySummary, p: ProblemTally): void } {
   if (o.json) {
-    const lines = decisions.map((d) => JSON.stringify(d));
-    lines.push(JSON.stringify({ ...summary, file: o.file, problemsDetail: rec.problems.slice(0, 20) }));
-    return `${lines.join('\n')}\n`;
+    let batch: string[] = [];
+    let size = 0;
+    const flush = () => {
+      if (batch.length) write(batch.join(''));
+      batch = [];
+      size = 0;
+    };
+    return {
+      decision(d) {
+        const line = `${JSON.stringify(d)}\n`;
+        batch.push(line);
+        size += line.length;
+        if (size >= 64 * 1024) flush();
+      },
+      end(summary, problems) {
+        batch.push(`${JSON.stringify({ ...summary, file: o.file, problemsDetail: problems.first })}\n`);
+        flush();
+      },
+    };
   }
-  return table(decisions, summary, o.file);
+  const shown: ReplayDecision[] = [];
+  return {
+    decision(d) {
+      // Only the evaluation points that did or could have done something: a full log is --json.
+      if (d.action !== 'none' || (d.tier !== null && d.code !== 'above_threshold' && d.code !== 'no_boundary')) shown.push(d);
+    },
+    end(summary) {
+      write(table(shown, summary, o.file));
+    },
+  };
 }
 
 const k = (n: number | null) => (n === null ? '?' : `${(n / 1000).toFixed(1)}k`);
 
-function table(decisions: ReplayDecision[], s: ReplaySummary, file: string): string {
+function table(shown: ReplayDecision[], s: ReplaySummary, file: string): string {
   const out: string[] = [];
   out.push(`rawr replay ${file}  (${s.format}, ${s.lines} lines, window ${k(s.window)}, post-compaction ${k(s.postTokens)})`);
   out.push(`window ${s.window.toLocaleString('en-US')} tokens: ${s.windowWhy}`);
   out.push('');
   out.push('  line  point          context  remain  tier       action   why');
-  // Only the evaluation points that did or could have done something: a full log is --json.
-  const shown = decisions.filter((d) => d.action !== 'none' || (d.tier !== null && d.code !== 'above_threshold' && d.code !== 'no_boundary'));
   for (const d of shown) {
     out.push(
       `${String(d.line).padStart(6)}  ${d.point.padEnd(13)} ${k(d.contextTokens).padStart(8)}  ${(d.percentRemaining === null ? '?' : `${d.percentRemaining.toFixed(1)}%`).padStart(6)}  ${(d.tier ?? '-').padEnd(9)}  ${d.action.padEnd(7)}  ${d.reason}`,

@@ -2,9 +2,9 @@
  * `rawr replay` on a synthetic transcript of RAWR_BENCH_REPLAY_MB (default 1024 MB): a real Claude Code
  * recording repeated (ids made unique) into a temp folder at bench time, replayed by the CLI in a child
  * process, its peak resident memory read from the child itself (process.resourceUsage().maxRSS at exit),
- * then the file deleted. A smaller run of the same recording (1/16 of the size) beside it shows how the
- * peak grows with the file: the CLI reads line by line (no whole-file string), the imported records are
- * still held until the replay runs.
+ * then the file deleted. A smaller run of the same recording (1/16 of the size) beside it shows that the
+ * peak does not grow with the file: the CLI streams (src/core/replay/stream.ts: two passes over the lines,
+ * each item replayed as soon as it is read, each decision written out at once).
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';

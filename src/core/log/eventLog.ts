@@ -61,6 +61,19 @@ export class EventLog {
 export function parseLog(source: string | Iterable<RawLine>): { records: Array<{ line: number; record: LogRecord }>; problems: LogProblem[]; lines: number } {
   const records: Array<{ line: number; record: LogRecord }> = [];
   const problems: LogProblem[] = [];
+  const lines = forEachLogRecord(source, problems, (record, line) => records.push({ line, record }));
+  return { records, problems, lines };
+}
+
+/**
+ * The log's records one at a time, in order (`rawr replay` of a log of any size keeps none of them);
+ * the skipped lines go to `problems`. Returns the number of lines.
+ */
+export function forEachLogRecord(
+  source: string | Iterable<RawLine>,
+  problems: { push(p: LogProblem): unknown },
+  onRecord: (record: LogRecord, line: number) => void,
+): number {
   let lines = 0;
   for (const raw of typeof source === 'string' ? linesOfText(source) : source) {
     lines = raw.line;
@@ -70,13 +83,14 @@ export function parseLog(source: string | Iterable<RawLine>): { records: Array<{
     }
     if (raw.text.trim() === '') continue;
     const got = parseRecord(raw.text);
-    if (got.record) records.push({ line: raw.line, record: got.record });
+    // The problem first: a record salvaged after a torn fragment is reported before it is used.
     if (got.problem) {
       const message = got.problem === 'not valid JSON — skipped' && raw.unterminated ? 'truncated last line (interrupted write?) — skipped' : got.problem;
       problems.push({ line: raw.line, message });
     }
+    if (got.record) onRecord(got.record, raw.line);
   }
-  return { records, problems, lines };
+  return lines;
 }
 
 const RECORD_START = '{"rawr":1,';

@@ -15,6 +15,7 @@ import type { Settings } from '../settings/schema';
 import { analyzeShellCommand } from '../signals/shell';
 import type { Recording, RecordingItem } from './recording';
 import { chooseWindow, type WindowChoice } from './windows';
+import { ID_MEMORY, trimOldest } from './bounded';
 
 export interface ReplayOptions {
   settings: Settings;
@@ -38,6 +39,11 @@ export interface ReplayOptions {
    * drops. The arbiter then keeps seeing the context the agent really has.
    */
   live?: boolean;
+  /**
+   * Each decision as it is made, instead of keeping it in `Replayer.decisions` (the streaming replay
+   * writes it out at once: a long recording's decisions are not held, stream.ts).
+   */
+  onDecision?: (d: ReplayDecision) => void;
 }
 
 /** Why a replay without --judge-url decides by the fallback rule (not a timeout: nobody was asked). */
@@ -92,9 +98,15 @@ export interface ReplaySummary {
   commitsSeen: number;
   planCheckpoints: number;
   problems: number;
-  /** Records that were read but could not be analysed (e.g. a shell command nested too deeply); also counted in `problems`. */
+  /**
+   * Records that were read but could not be analysed (e.g. a shell command nested too deeply); all
+   * counted in `problems`, the first MAX_ANALYSIS_PROBLEMS listed.
+   */
   analysisProblems: Array<{ line: number; message: string }>;
 }
+
+/** Analysis problems listed in the summary at most (the count is in `problems`). */
+export const MAX_ANALYSIS_PROBLEMS = 100;
 
 const SHELL_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'run_in_terminal', 'runinterminal']);
 export const isShell = (name: string) => SHELL_TOOLS.has(name.toLowerCase());
@@ -138,7 +150,9 @@ export class Replayer {
   private nativePending: { before: number } | null = null;
   private overflowing = false;
   private baseOverflowing = false;
-  private readonly calls = new Map<string, { name: string; input: unknown }>();
+  /** The command of each recent shell tool call, by call id, for its result (bounded: bounded.ts). */
+  private readonly shellCalls = new Map<string, string>();
+  private analysisProblemCount = 0;
   private line = 0;
   private at = 0;
   private turnOpen = false;
@@ -195,6 +209,10 @@ export class Replayer {
   /** The engine's state now (live follow shows its tier, boundaries and plan). */
   get engine(): EngineState {
     return this.state;
+  }
+  /** Shell calls remembered for their results (bounded; the streaming replay's test counts them). */
+  get shellCallsHeld(): number {
+    return this.shellCalls.size;
   }
   /** The modelled context now, in tokens. */
   modelledTokens(): number {
@@ -308,7 +326,7 @@ export class Replayer {
     const compacted = ds.some((d) => d.action === 'compact' || (d.action === 'preflight' && !final));
     const action: ReplayDecision['action'] = compacted ? 'compact' : last.action === 'suggest' ? 'suggest' : 'none';
     const boundaries = first.boundaries.map((x) => `${x.kind}${x.detail ? ` ${x.detail}` : ''}`);
-    this.decisions.push({
+    const decision: ReplayDecision = {
       type: 'decision',
       line: this.line,
       percentRemaining: first.percentRemaining,
@@ -332,7 +350,9 @@ export class Replayer {
             },
           }
         : {}),
-    });
+    };
+    if (this.opts.onDecision) this.opts.onDecision(decision);
+    else this.decisions.push(decision);
     if (compacted) {
       s.compactions.push({
         line: this.line,
@@ -375,10 +395,17 @@ export class Replayer {
       case 'assistant_text':
         this.feed({ type: 'assistant_message', at, text: it.text });
         break;
-      case 'tool_call':
-        this.calls.set(it.id, { name: it.name, input: it.input });
+      case 'tool_call': {
+        // Only what the result needs: the command of a shell call (a call's input can be a whole file).
+        const command = isShell(it.name) ? commandOf(it.input) : undefined;
+        if (command !== undefined) {
+          this.shellCalls.delete(it.id); // a reused id is the newest call
+          this.shellCalls.set(it.id, command);
+          trimOldest(this.shellCalls, ID_MEMORY);
+        } else this.shellCalls.delete(it.id);
         this.feed({ type: 'tool_call', at, id: it.id, name: it.name, input: it.input });
         break;
+      }
       case 'tool_result': {
         this.sinceUsage += Math.ceil(it.output.length / 4);
         this.feed({
@@ -389,11 +416,13 @@ export class Replayer {
           isError: it.isError,
           ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}),
         });
-        const call = this.calls.get(it.id);
-        const command = call && isShell(call.name) ? commandOf(call.input) : undefined;
+        const command = this.shellCalls.get(it.id);
         if (command !== undefined) {
           const analysed = analyzeShellCommand({ command, exitCode: it.exitCode, output: it.output });
-          if (analysed.problem) s.analysisProblems.push({ line: it.line, message: analysed.problem.message });
+          if (analysed.problem) {
+            this.analysisProblemCount++;
+            if (s.analysisProblems.length < MAX_ANALYSIS_PROBLEMS) s.analysisProblems.push({ line: it.line, message: analysed.problem.message });
+          }
           for (const b of analysed.boundaries) {
             if (b.kind === 'commit') s.commitsSeen++;
             this.feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
@@ -442,7 +471,7 @@ export class Replayer {
   finish(lines: number, problems: number): { decisions: ReplayDecision[]; summary: ReplaySummary } {
     this.toolLoopDue = null; // no model call followed the last results
     this.summary.lines = lines;
-    this.summary.problems = problems + this.summary.analysisProblems.length;
+    this.summary.problems = problems + this.analysisProblemCount;
     if (this.turnOpen) {
       this.line = lines;
       this.evaluate('turn_complete', true);

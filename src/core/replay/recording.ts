@@ -44,7 +44,9 @@ export interface Recording {
 /**
  * An importer fed one parsed record at a time (the file's reading layer owns the lines): `importX(text)`
  * runs it over a whole file, and the panel's live follow feeds it the lines appended since its last
- * read. `items` is only appended to while records arrive, so a reader can take the new tail.
+ * read. `items` is only appended to while records arrive, so a reader can take the new tail; the
+ * streaming replay (stream.ts) instead removes the settled items with `take` as it goes, so the
+ * importer holds only the few a later record may still change.
  */
 export interface RecordImporter {
   readonly format: RecordingFormat;
@@ -52,6 +54,12 @@ export interface RecordImporter {
   readonly problems: Array<{ line: number; message: string }>;
   /** One record (a parsed JSON line) with its 1-based line number. */
   onRecord(record: unknown, line: number): void;
+  /**
+   * Removes and returns the items no later record can change, oldest first (`final`: the file ended,
+   * all of them). Claude Code splits one API response over several records and its text blocks are
+   * merged into one item, so that item waits until the response is over.
+   */
+  take(final?: boolean): RecordingItem[];
   /** What the records so far say about the window and the models (see windows.ts). */
   meta(): { window?: number; models?: Array<{ name: string; calls: number }> };
   /** The recording of a whole file of `lines` lines (may complete what only the end can settle). */

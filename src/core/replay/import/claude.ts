@@ -21,6 +21,7 @@ import {
 } from './schemas';
 import { ClaudePlanTracker, type PlanChange } from './claudePlan';
 import { countModel, modelList } from './models';
+import { ID_MEMORY, trimOldest } from '../bounded';
 import type { z } from 'zod';
 
 /**
@@ -104,19 +105,45 @@ export function importClaude(text: LineSource): Recording {
   return imp.finish(readJsonLines(text, imp.problems, (rec, line) => imp.onRecord(rec, line)));
 }
 
+/**
+ * How many API responses (message ids) stay open for more text blocks. Claude Code writes a response's
+ * records one after the other (no other message id in between in any recording we have); four leaves
+ * room for interleaved subagents. A text block of a response closed since becomes an item of its own.
+ */
+const OPEN_RESPONSES = 4;
+/** Items held back behind an open response at most; beyond it the open responses are closed. */
+const MAX_HELD_ITEMS = 10_000;
+
 /** The Claude Code record interpreter, fed record by record (see RecordImporter). */
 export function claudeImporter(): RecordImporter {
   const items: RecordingItem[] = [];
   const problems: Problem[] = [];
   // One API response is split over several records sharing message.id: usage once per id, its text
   // blocks merged into one assistant_text item (the first block's line), tool_use deduped by id.
+  // All three forget their oldest ids beyond a cap (bounded.ts): memory does not grow with the file.
   const usageSeen = new Set<string>();
-  const textItem = new Map<string, { text: string }>();
+  /** The most recent responses, by message id, with their merged text item (`pos`: its index among all items). */
+  const open = new Map<string, { item?: { text: string }; pos: number }>();
   const toolUseSeen = new Set<string>();
   const plan = new ClaudePlanTracker();
   /** Model calls per model name (one per message.id), for the context window (replay/windows.ts). */
   const models = new Map<string, number>();
   let at = 0;
+  /** Items ever pushed, and ever taken: `items` holds the ones in between. */
+  let pushed = 0;
+  let taken = 0;
+  const emit = (item: RecordingItem): void => {
+    items.push(item);
+    pushed++;
+  };
+  const take = (final = false): RecordingItem[] => {
+    if (final || items.length > MAX_HELD_ITEMS) for (const r of open.values()) delete r.item;
+    let until = pushed;
+    for (const r of open.values()) if (r.item && r.pos < until) until = r.pos;
+    const out = items.splice(0, until - taken);
+    taken = until;
+    return out;
+  };
 
   const bad = (line: number, kind: string, error: z.ZodError): void => {
     problems.push({ line, message: describeIssue(kind, error) });
@@ -124,20 +151,27 @@ export function claudeImporter(): RecordImporter {
   const planItem = (change: PlanChange, line: number): void => {
     if (change === null) return;
     if ('problem' in change) bad(line, change.problem, change.error);
-    else items.push({ type: 'plan', line, at, steps: change.steps });
+    else emit({ type: 'plan', line, at, steps: change.steps });
   };
 
   const onAssistant = (rec: unknown, line: number) => {
     const r = ClaudeAssistant.safeParse(rec);
     if (!r.success) return bad(line, 'assistant', r.error);
     const msg = r.data.message;
+    let response = open.get(msg.id);
+    if (!response) {
+      response = { pos: pushed };
+      open.set(msg.id, response);
+      trimOldest(open, OPEN_RESPONSES);
+    }
     if (!usageSeen.has(msg.id) && msg.usage) {
       usageSeen.add(msg.id);
+      trimOldest(usageSeen, ID_MEMORY);
       const u = msg.usage;
       const contextTokens = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
       // 0 = synthetic records (API error notices), not a model call: no reading
       if (contextTokens > 0) {
-        items.push({ type: 'usage', line, at, contextTokens });
+        emit({ type: 'usage', line, at, contextTokens });
         if (!r.data.isSidechain) countModel(models, msg.model);
       }
     }
@@ -149,12 +183,13 @@ export function claudeImporter(): RecordImporter {
           continue;
         }
         if (t.data.text.trim() === '') continue; // "\n\n" separators before thinking blocks
-        const existing = textItem.get(msg.id);
+        const existing = response.item;
         if (existing) existing.text += '\n\n' + t.data.text;
         else {
           const item = { type: 'assistant_text' as const, line, at, text: t.data.text };
-          textItem.set(msg.id, item);
-          items.push(item);
+          response.item = item;
+          response.pos = pushed;
+          emit(item);
         }
       } else if (block.type === 'tool_use') {
         const t = ClaudeToolUse.safeParse(block);
@@ -164,7 +199,8 @@ export function claudeImporter(): RecordImporter {
         }
         if (toolUseSeen.has(t.data.id)) continue;
         toolUseSeen.add(t.data.id);
-        items.push({ type: 'tool_call', line, at, id: t.data.id, name: t.data.name, input: t.data.input });
+        trimOldest(toolUseSeen, ID_MEMORY);
+        emit({ type: 'tool_call', line, at, id: t.data.id, name: t.data.name, input: t.data.input });
         planItem(plan.onToolUse(t.data.id, t.data.name, t.data.input), line);
       }
     }
@@ -190,10 +226,10 @@ export function claudeImporter(): RecordImporter {
       // A Task tool's change lands before its result, so the replay sees the new plan at this
       // tool-loop boundary (as TodoWrite's, which is known at the call).
       planItem(plan.onToolResult(t.data.tool_use_id, output, isError, toolUseResult), line);
-      items.push({ type: 'tool_result', line, at, id: t.data.tool_use_id, output, isError, ...(exitCode !== undefined ? { exitCode } : {}) });
+      emit({ type: 'tool_result', line, at, id: t.data.tool_use_id, output, isError, ...(exitCode !== undefined ? { exitCode } : {}) });
     }
     const prompt = personPrompt(r.data, blocks);
-    if (prompt !== null) items.push({ type: 'user_prompt', line, at, text: prompt });
+    if (prompt !== null) emit({ type: 'user_prompt', line, at, text: prompt });
   };
 
   const onSystem = (rec: unknown, line: number) => {
@@ -202,7 +238,7 @@ export function claudeImporter(): RecordImporter {
     if (r.data.subtype !== 'compact_boundary') return; // stop_hook_summary, turn_duration: not replay events
     const meta = r.data.compactMetadata;
     const trigger = meta?.trigger === 'auto' || meta?.trigger === 'manual' ? meta.trigger : 'unknown';
-    items.push({ type: 'native_compaction', line, at, trigger, ...(meta?.preTokens !== undefined ? { preTokens: meta.preTokens } : {}) });
+    emit({ type: 'native_compaction', line, at, trigger, ...(meta?.preTokens !== undefined ? { preTokens: meta.preTokens } : {}) });
   };
 
   const onRecord = (rec: unknown, line: number): void => {
@@ -223,6 +259,7 @@ export function claudeImporter(): RecordImporter {
     items,
     problems,
     onRecord,
+    take,
     meta,
     finish: (lines: number): Recording => ({ format: 'claude', lines, items, problems, ...meta() }),
   };

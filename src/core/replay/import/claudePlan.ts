@@ -16,6 +16,7 @@
 import { z } from 'zod';
 import type { StepStatus } from './schemas';
 import { TodoWriteInput, normalizeStatus } from './schemas';
+import { ID_MEMORY, trimOldest } from '../bounded';
 
 export interface PlanStep {
   text: string;
@@ -59,7 +60,10 @@ export class ClaudePlanTracker {
       if (!todos.success) return { problem: 'TodoWrite input', error: todos.error };
       return { steps: todos.data.todos.map((s) => ({ text: s.content, status: normalizeStatus(s.status) })) };
     }
-    if ((TASK_TOOLS as readonly string[]).includes(name)) this.pending.set(id, { name: name as Pending['name'], input });
+    if ((TASK_TOOLS as readonly string[]).includes(name)) {
+      this.pending.set(id, { name: name as Pending['name'], input });
+      trimOldest(this.pending, ID_MEMORY); // calls that never got a result are forgotten, oldest first
+    }
     return null;
   }
 

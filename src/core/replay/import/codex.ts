@@ -86,7 +86,19 @@ export function importCodex(text: LineSource): Recording {
  * `ContextCompaction` item (no `context_compacted`). One compaction is counted once: at `compacted`,
  * or at the ContextCompaction item when no `compacted` came before it.
  */
-export function codexImporter(): RecordImporter {
+export interface CodexImporter extends RecordImporter {
+  /** Whether the person's prompts come from response_item user messages: the file so far has no user_message event. */
+  promptsFromItems(): boolean;
+}
+
+/**
+ * `fallbackPrompts`: what becomes of the prompts of response_item user messages, which count only if the
+ * whole file has no user_message event: 'collect' (whole file: merged by `finish` if so), 'inline' (a
+ * first pass found none: items like the others), 'drop' (a first pass found some, or only counting).
+ */
+export function codexImporter(o: { fallbackPrompts?: 'collect' | 'inline' | 'drop' } = {}): CodexImporter {
+  const fallbackMode = o.fallbackPrompts ?? 'collect';
+  let fallbackSeen = 0;
   const items: RecordingItem[] = [];
   const problems: Problem[] = [];
   let at = 0;
@@ -173,7 +185,12 @@ export function codexImporter(): RecordImporter {
         const texts = r.data.content.flatMap((c) => (c.text !== undefined && (c.type === 'output_text' || c.type === 'input_text') ? [c.text] : []));
         const joined = texts.join('\n');
         if (r.data.role === 'assistant' && joined.trim() !== '') items.push({ type: 'assistant_text', line, at, text: joined });
-        else if (r.data.role === 'user' && !isInjected(joined)) fallbackPrompts.push({ type: 'user_prompt', line, at, text: joined });
+        else if (r.data.role === 'user' && !isInjected(joined)) {
+          fallbackSeen++;
+          const prompt = { type: 'user_prompt' as const, line, at, text: joined };
+          if (fallbackMode === 'collect') fallbackPrompts.push(prompt);
+          else if (fallbackMode === 'inline') items.push(prompt);
+        }
         return;
       }
       case 'function_call': {
@@ -253,5 +270,14 @@ export function codexImporter(): RecordImporter {
     }
     return { format: 'codex', lines, items: all, problems, ...meta() };
   };
-  return { format: 'codex', items, problems, onRecord, meta, finish };
+  return {
+    format: 'codex',
+    items,
+    problems,
+    onRecord,
+    take: () => items.splice(0), // a Codex record's items are final at once
+    meta,
+    finish,
+    promptsFromItems: () => eventPrompts === 0 && fallbackSeen > 0,
+  };
 }

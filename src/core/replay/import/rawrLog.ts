@@ -3,21 +3,33 @@
  * (for instance with other settings). Only the recorded inputs are taken (messages, tools, tokens,
  * plans); rawr's own recorded compactions become the "native" ones the replay compares against.
  */
-import { parseLog } from '../../log/eventLog';
-import type { Recording, RecordingItem } from '../recording';
+import { forEachLogRecord, type LogProblem } from '../../log/eventLog';
+import { LogRecordSchema, type LogRecord } from '../../log/records';
+import type { RecordImporter, Recording, RecordingItem } from '../recording';
 import type { LineSource } from './schemas';
 
 export function importRawrLog(text: LineSource): Recording {
-  const { records, problems, lines } = parseLog(text);
+  const imp = rawrLogImporter();
+  return imp.finish(forEachLogRecord(text, imp.problems, (record, line) => imp.onLogRecord(record, line)));
+}
+
+export interface RawrLogImporter extends RecordImporter {
+  /** One record already read and validated by the log reader (eventLog.ts, which also salvages torn lines). */
+  onLogRecord(record: LogRecord, line: number): void;
+}
+
+/** The rawr log record interpreter, fed record by record (see RecordImporter). */
+export function rawrLogImporter(): RawrLogImporter {
   const items: RecordingItem[] = [];
+  const problems: LogProblem[] = [];
   let window: number | undefined;
   let lastUsed = 0;
-  for (const { line, record } of records) {
+  const onLogRecord = (record: LogRecord, line: number): void => {
     if (record.kind === 'compaction') {
       items.push({ type: 'native_compaction', line, at: record.at, trigger: 'auto', preTokens: record.tokensBefore });
-      continue;
+      return;
     }
-    if (record.kind !== 'event') continue;
+    if (record.kind !== 'event') return;
     const e = record.event as Record<string, unknown>;
     const at = typeof e.at === 'number' ? e.at : record.at;
     switch (e.type) {
@@ -55,6 +67,20 @@ export function importRawrLog(text: LineSource): Recording {
       default:
         break;
     }
-  }
-  return { format: 'rawr', window, lines, items, problems };
+  };
+  const meta = () => (window !== undefined ? { window } : {});
+  return {
+    format: 'rawr',
+    items,
+    problems,
+    onLogRecord,
+    onRecord: (record, line) => {
+      const r = LogRecordSchema.safeParse(record);
+      if (r.success) onLogRecord(r.data, line);
+      else problems.push({ line, message: `not a rawr log record (${r.error.issues[0]?.message ?? 'invalid'}) — skipped` });
+    },
+    take: () => items.splice(0),
+    meta,
+    finish: (lines: number): Recording => ({ format: 'rawr', window, lines, items, problems }),
+  };
 }

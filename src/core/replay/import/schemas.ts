@@ -25,7 +25,7 @@ export type LineSource = string | Iterable<RawLine>;
  * start a new line). The source is a whole text or a stream of lines (openLines: a file of any size,
  * read with bounded memory); a UTF-8 byte-order mark before line 1 is not part of it.
  */
-export function readJsonLines(source: LineSource, problems: Problem[], onRecord: (record: unknown, line: number) => void): number {
+export function readJsonLines(source: LineSource, problems: { push(p: Problem): unknown }, onRecord: (record: unknown, line: number) => void): number {
   let lines = 0;
   for (const raw of typeof source === 'string' ? linesOfText(source) : source) {
     lines = raw.line;
