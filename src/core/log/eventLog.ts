@@ -13,6 +13,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from '
 import { dirname } from 'node:path';
 import { linesOfText, openLines, type RawLine } from '../io/lines';
 import { SafeReadError } from '../io/safeRead';
+import { fastLogRecord } from './fastRecord';
 import { LogRecordSchema, type LogRecord, type NewLogRecord } from './records';
 
 /** Longest log line read back (a compaction record holds the whole archived thread). */
@@ -109,6 +110,10 @@ function parseRecord(text: string): { record?: LogRecord; problem?: string } {
     }
     return { problem: 'not valid JSON — skipped' };
   }
+  // The common records pass a hand-written check as strict as the schema (fastRecord.ts); the rest, and
+  // every bad record, go through the schema, which says what is wrong.
+  const fast = fastLogRecord(json);
+  if (fast) return { record: fast };
   const parsed = LogRecordSchema.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
