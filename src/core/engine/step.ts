@@ -27,7 +27,7 @@ import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
 import { applyPlan } from '../signals/plan';
 import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoundary } from '../signals/types';
-import { clip, pushCapped } from './state';
+import { clip, pushCapped, withState } from './state';
 import type { DecisionInput } from '../arbiter/decide';
 import type { Decision, Effect, EngineEvent, EngineState, PacketAuthor, SequenceState, StepResult } from './types';
 
@@ -51,7 +51,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
     case 'tokens': {
       // Growth for the phase forecast; the sequence's own turns are compacted away and do not count.
       const forecast = !active && s.tokens && s.tokens.window === ev.window ? onTokens(s.forecast, s.tokens.used, ev.used) : s.forecast;
-      return { ...s, tokens: { used: ev.used, window: ev.window }, forecast };
+      return withState(s, { tokens: { used: ev.used, window: ev.window }, forecast });
     }
     case 'phase_prior':
       return { ...s, forecast: withPrior(s.forecast, ev.phases) };
@@ -69,7 +69,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
         return startSequence({ ...held, lastDecision: d }, d, fx);
       }
       fx.push({ type: 'append_user_message', text: ev.text });
-      return beginTurn({ ...s, preflight: null }, [ev.text], ev.at);
+      return beginTurn(withState(s, { preflight: null }), [ev.text], ev.at);
     }
     case 'assistant_message': {
       if (active) return s; // the sequence's own turns (packet, scratch confirmation) are synthetic
@@ -78,7 +78,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
         lastAgentMessage: ev.text,
         excerpt: pushCapped(s.trail.excerpt, { role: 'assistant' as const, text: clip(ev.text, 600) }, 12),
       };
-      let next: EngineState = { ...s, trail };
+      let next: EngineState = withState(s, { trail });
       for (const b of detectMarkers(ev.text, s.settings, s.workActivityThisTurn)) next = addBoundary(next, b, 'agent_message', ev.at, fx);
       return next;
     }
@@ -89,11 +89,11 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
         // stale; the next evaluation point decides again with what is true then.
         fx.push({ type: 'annotate', level: 'info', text: 'Preflight compaction dropped: work resumed (a tool call) after the turn it was decided at.' });
       }
-      const next: EngineState = { ...s, openToolCalls: [...s.openToolCalls, ev.id], preflight: null };
       const input = describeInput(ev.input);
       const file = fileOf(ev.input);
-      return {
-        ...next,
+      return withState(s, {
+        openToolCalls: [...s.openToolCalls, ev.id],
+        preflight: null,
         workActivityThisTurn: true,
         trail: noteToolCall(
           {
@@ -106,17 +106,17 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
           ev,
           input,
         ),
-      };
+      });
     }
     case 'tool_result': {
       const open = s.openToolCalls.filter((id) => id !== ev.id);
       if (open.length === s.openToolCalls.length && active) return s;
       const tail = s.trail.toolTail;
       const k = tail.findIndex((t) => t.id === ev.id);
-      if (k < 0) return { ...s, openToolCalls: open };
+      if (k < 0) return withState(s, { openToolCalls: open });
       const toolTail = tail.slice();
       toolTail[k] = { ...tail[k]!, output: clip(ev.output, 4000), isError: ev.isError };
-      return { ...s, openToolCalls: open, trail: noteToolResult({ ...s.trail, toolTail }, ev, tail[k]) };
+      return withState(s, { openToolCalls: open, trail: noteToolResult({ ...s.trail, toolTail }, ev, tail[k]) });
     }
     case 'boundary':
       if (active) {
@@ -127,7 +127,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       return addBoundary(s, ev.boundary, ev.source, ev.at, fx);
     case 'plan': {
       const r = applyPlan(s.plan, ev.steps);
-      const next = { ...s, plan: r.plan };
+      const next = withState(s, { plan: r.plan });
       if (!r.boundary) return next;
       if (active) {
         fx.push({ type: 'boundary_noted', boundary: signalOf(s, r.boundary, 'plan_tool', ev.at), status: 'ignored', why: 'during_sequence' });
@@ -234,8 +234,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
 function beginTurn(s: EngineState, texts: string[], at: number): EngineState {
   const text = texts.join('\n\n');
   const turn = s.turn + 1;
-  return {
-    ...s,
+  return withState(s, {
     turn,
     workActivityThisTurn: false,
     trail: {
@@ -243,7 +242,7 @@ function beginTurn(s: EngineState, texts: string[], at: number): EngineState {
       userRequests: pushCapped(s.trail.userRequests, { turn, at, text: clip(text, 4000) }, 100),
       excerpt: pushCapped(s.trail.excerpt, { role: 'user' as const, text: clip(text, 600) }, 12),
     },
-  };
+  });
 }
 
 /** The id of a reported boundary: one commit reported by git (full sha) and by the terminal (short sha) is one boundary. */
@@ -265,12 +264,11 @@ function addBoundary(s: EngineState, b: DetectedBoundary, source: BoundarySource
   }
   fx.push({ type: 'boundary_noted', boundary: signal, status: 'pending', why: 'new' });
   const commits = b.kind === 'commit' ? pushCapped(s.trail.commits, clip(b.detail, 120), 20) : s.trail.commits;
-  return {
-    ...s,
+  return withState(s, {
     pending: [...s.pending, signal],
     seenIds: pushCapped(s.seenIds, id, 200),
     trail: commits === s.trail.commits ? s.trail : { ...s.trail, commits },
-  };
+  });
 }
 
 function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loop', fx: Effect[]): EngineState {
@@ -285,7 +283,7 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
   const pct = st.tokens ? percentRemaining(st.tokens.used, st.tokens.window) : null;
   // A phase close completes the phase since the previous one, before the forecast of the next is made.
   const close = isPhaseClose(st.pending);
-  if (st.tokens && close) st = { ...st, forecast: onPhaseClose(st.forecast, st.tokens.window) };
+  if (st.tokens && close) st = withState(st, { forecast: onPhaseClose(st.forecast, st.tokens.window) });
   const forecast = st.tokens && st.settings.forecast_enabled ? forecastNext(st.forecast, st.settings, st.tokens.window, st.plan) : null;
   const input: DecisionInput = {
     id: `d${st.counter + 1}`,
@@ -327,7 +325,7 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
   }
   // Edge-triggered: every boundary is looked at by exactly one evaluation point, then it is consumed.
   consume(st, d.id, 'decision', fx);
-  st = { ...st, counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold };
+  st = withState(st, { counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold });
   fx.push({ type: 'decision', decision: d });
   switch (d.action) {
     case 'compact':

@@ -103,8 +103,15 @@ function* splitLines(fd: number, start: number, maxLine: number, chunkBytes: num
         keep(chunk.subarray(from, n));
         break;
       }
-      keep(chunk.subarray(from, nl));
-      yield emit();
+      if (partBytes === 0 && overflow === 0 && nl - from <= maxLine) {
+        // The whole line is in this chunk (the common case): decoded from it, with no copy.
+        line++;
+        const end = nl > from && chunk[nl - 1] === 0x0d ? nl - 1 : nl;
+        yield { line, text: chunk.toString('utf8', from, end) };
+      } else {
+        keep(chunk.subarray(from, nl));
+        yield emit();
+      }
       from = nl + 1;
     }
   }

@@ -12,11 +12,17 @@ export interface PlanStep {
 }
 export interface PlanState {
   steps: PlanStep[];
-  /** Normalised texts of every step ever seen completed in this plan lineage. */
+  /** Normalised texts of the steps seen completed in this plan lineage (the last MAX_COMPLETED). */
   completed: string[];
 }
 
 const norm = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * Completed steps remembered, the most recent: the engine state stays small in a session of any length
+ * (each plan update reads this list). A step completed again after this many others counts as new.
+ */
+export const MAX_COMPLETED = 200;
 
 export function applyPlan(prev: PlanState | null, steps: PlanStep[]): { plan: PlanState | null; boundary: DetectedBoundary | null } {
   if (steps.length === 0) {
@@ -29,8 +35,12 @@ export function applyPlan(prev: PlanState | null, steps: PlanStep[]): { plan: Pl
 
   const already = new Set(prev?.completed ?? []);
   const newly = steps.filter((s) => s.status === 'completed' && !already.has(norm(s.text)));
-  const completed = [...already];
-  for (const s of newly) completed.push(norm(s.text));
+  let completed = prev?.completed ?? [];
+  if (newly.length > 0) {
+    const grown = [...already];
+    for (const s of newly) grown.push(norm(s.text));
+    completed = grown.length > MAX_COMPLETED ? grown.slice(grown.length - MAX_COMPLETED) : grown;
+  }
   const plan: PlanState = { steps, completed };
   if (newly.length > 0) {
     const done = steps.filter((s) => s.status === 'completed').length;
