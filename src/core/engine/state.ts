@@ -71,6 +71,27 @@ export function withState(s: EngineState, patch: Partial<EngineState>): EngineSt
   return Object.assign(next, patch);
 }
 
+/** `{ ...t, ...patch }` for the trail, for the same reason as withState (an optional key is copied when set). */
+export function withTrail(t: Trail, patch: Partial<Trail>): Trail {
+  const next: Trail = {
+    userRequests: t.userRequests,
+    actions: t.actions,
+    toolTail: t.toolTail,
+    files: t.files,
+    lastAgentMessage: t.lastAgentMessage,
+    excerpt: t.excerpt,
+    commits: t.commits,
+  };
+  if (t.edited !== undefined) next.edited = t.edited;
+  if (t.errors !== undefined) next.errors = t.errors;
+  if (t.lastCommand !== undefined) next.lastCommand = t.lastCommand;
+  return Object.assign(next, patch);
+}
+/** tsc fails here when Trail gains a key withTrail does not copy. */
+type TrailKeysCopied = 'userRequests' | 'actions' | 'toolTail' | 'files' | 'lastAgentMessage' | 'excerpt' | 'commits' | 'edited' | 'errors' | 'lastCommand';
+const trailKeysCovered: Exclude<keyof Trail, TrailKeysCopied> extends never ? true : never = true;
+void trailKeysCovered;
+
 /** Appends and keeps only the last `max` items (bounded state keeps every step cheap). */
 export function pushCapped<T>(arr: readonly T[], item: T, max: number): T[] {
   const out = arr.length >= max ? arr.slice(arr.length - max + 1) : arr.slice();

@@ -27,9 +27,9 @@ import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
 import { applyPlan } from '../signals/plan';
 import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoundary } from '../signals/types';
-import { clip, pushCapped, withState } from './state';
+import { clip, pushCapped, withState, withTrail } from './state';
 import type { DecisionInput } from '../arbiter/decide';
-import type { Decision, Effect, EngineEvent, EngineState, PacketAuthor, SequenceState, StepResult } from './types';
+import type { Decision, Effect, EngineEvent, EngineState, PacketAuthor, SequenceState, StepResult, TrailToolCall } from './types';
 
 /**
  * Below this many free tokens even a packet turn may not fit: rawr writes the packet (docs/ARCHITECTURE.md#packets).
@@ -73,11 +73,10 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
     }
     case 'assistant_message': {
       if (active) return s; // the sequence's own turns (packet, scratch confirmation) are synthetic
-      const trail = {
-        ...s.trail,
+      const trail = withTrail(s.trail, {
         lastAgentMessage: ev.text,
         excerpt: pushCapped(s.trail.excerpt, { role: 'assistant' as const, text: clip(ev.text, 600) }, 12),
-      };
+      });
       let next: EngineState = withState(s, { trail });
       for (const b of detectMarkers(ev.text, s.settings, s.workActivityThisTurn)) next = addBoundary(next, b, 'agent_message', ev.at, fx);
       return next;
@@ -96,13 +95,12 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
         preflight: null,
         workActivityThisTurn: true,
         trail: noteToolCall(
-          {
-            ...s.trail,
+          withTrail(s.trail, {
             actions: pushCapped(s.trail.actions, { turn: s.turn, text: `${ev.name}: ${clip(input.replace(/\s+/g, ' '), 140)}` }, 60),
             toolTail: pushCapped(s.trail.toolTail, { id: ev.id, name: ev.name, input: clip(input, 4000) }, 20),
             files: file && !s.trail.files.includes(file) ? pushCapped(s.trail.files, file, 30) : s.trail.files,
             excerpt: pushCapped(s.trail.excerpt, { role: 'tool' as const, text: `${ev.name} ${clip(input, 200)}` }, 12),
-          },
+          }),
           ev,
           input,
         ),
@@ -115,8 +113,9 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       const k = tail.findIndex((t) => t.id === ev.id);
       if (k < 0) return withState(s, { openToolCalls: open });
       const toolTail = tail.slice();
-      toolTail[k] = { ...tail[k]!, output: clip(ev.output, 4000), isError: ev.isError };
-      return withState(s, { openToolCalls: open, trail: noteToolResult({ ...s.trail, toolTail }, ev, tail[k]) });
+      const call = tail[k]!;
+      toolTail[k] = { id: call.id, name: call.name, input: call.input, output: clip(ev.output, 4000), isError: ev.isError } satisfies Required<TrailToolCall>;
+      return withState(s, { openToolCalls: open, trail: noteToolResult(withTrail(s.trail, { toolTail }), ev, tail[k]) });
     }
     case 'boundary':
       if (active) {
@@ -237,11 +236,10 @@ function beginTurn(s: EngineState, texts: string[], at: number): EngineState {
   return withState(s, {
     turn,
     workActivityThisTurn: false,
-    trail: {
-      ...s.trail,
+    trail: withTrail(s.trail, {
       userRequests: pushCapped(s.trail.userRequests, { turn, at, text: clip(text, 4000) }, 100),
       excerpt: pushCapped(s.trail.excerpt, { role: 'user' as const, text: clip(text, 600) }, 12),
-    },
+    }),
   });
 }
 
@@ -267,7 +265,7 @@ function addBoundary(s: EngineState, b: DetectedBoundary, source: BoundarySource
   return withState(s, {
     pending: [...s.pending, signal],
     seenIds: pushCapped(s.seenIds, id, 200),
-    trail: commits === s.trail.commits ? s.trail : { ...s.trail, commits },
+    trail: commits === s.trail.commits ? s.trail : withTrail(s.trail, { commits }),
   });
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Trail, TrailToolCall } from '../engine/types';
 import { clip } from '../text/clip';
+import { withTrail } from '../engine/state';
 
 const MAX_EDITED = 80;
 const MAX_ERRORS = 5;
@@ -56,8 +57,8 @@ function pushUnique(list: readonly string[], items: string[], max: number): stri
 export function noteToolCall(trail: Trail, call: { id: string; name: string; input: unknown }, described: string): Trail {
   const files = editedFilesOf(call.name, call.input);
   let next = trail;
-  if (files.length) next = { ...next, edited: pushUnique(trail.edited ?? [], files, MAX_EDITED) };
-  if (isShellTool(call.name)) next = { ...next, lastCommand: { id: call.id, name: call.name, input: clip(described, OUTPUT_CHARS) } };
+  if (files.length) next = withTrail(next, { edited: pushUnique(trail.edited ?? [], files, MAX_EDITED) });
+  if (isShellTool(call.name)) next = withTrail(next, { lastCommand: { id: call.id, name: call.name, input: clip(described, OUTPUT_CHARS) } });
   return next;
 }
 
@@ -76,19 +77,16 @@ export function noteToolResult(
       output: clip(result.output, OUTPUT_CHARS),
       isError: true,
     });
-    next = { ...next, errors: errors.slice(-MAX_ERRORS) };
+    next = withTrail(next, { errors: errors.slice(-MAX_ERRORS) });
   }
   if (!failed && call && isShellTool(call.name) && /\bgit\b[^\n]*\bcommit\b/.test(call.input)) next = withCommitShas(next, result.output);
   if (trail.lastCommand?.id === result.id) {
-    next = {
-      ...next,
-      lastCommand: {
-        ...trail.lastCommand,
-        output: clip(result.output, OUTPUT_CHARS),
-        isError: failed,
-        ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
-      },
-    };
+    // Named keys, not a spread (slow on Node 20, see withState): the call, its outcome, the exit code if known.
+    const { id, name, input, exitCode } = trail.lastCommand;
+    const lastCommand: NonNullable<Trail['lastCommand']> = { id, name, input, output: clip(result.output, OUTPUT_CHARS), isError: failed };
+    if (result.exitCode !== undefined) lastCommand.exitCode = result.exitCode;
+    else if (exitCode !== undefined) lastCommand.exitCode = exitCode;
+    next = withTrail(next, { lastCommand });
   }
   return next;
 }
@@ -106,5 +104,5 @@ function withCommitShas(trail: Trail, output: string): Trail {
   }
   if (!found.length) return trail;
   const commits = trail.commits.concat(found);
-  return { ...trail, commits: commits.slice(-20) };
+  return withTrail(trail, { commits: commits.slice(-20) });
 }
