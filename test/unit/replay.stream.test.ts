@@ -6,8 +6,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadRecording, replayFile } from '../../src/cli/replayCommand';
-import { replay, type ReplayDecision } from '../../src/core/replay/driver';
+import { loadRecording, replayFile, replayFileWithJudge } from '../../src/cli/replayCommand';
+import { judgmentKey, replay, type ReplayDecision } from '../../src/core/replay/driver';
 import { ID_MEMORY } from '../../src/core/replay/bounded';
 import type { RawLine } from '../../src/core/io/lines';
 import { MAX_PROBLEM_DETAIL, replayScanned, scanRecording, type HeldCounts } from '../../src/core/replay/stream';
@@ -127,6 +127,31 @@ describe('rawr replay streams: the same result as the whole-recording replay', f
       }
     });
   }
+
+  it('with a judge, each re-run writes only the decisions past those already written (no line twice, none lost)', async function () {
+    const file = path.join(TRANSCRIPTS_DIR, 'claude-spotter-258c7280.jsonl');
+    needShared(this, file);
+    const text = fs.readFileSync(file, 'utf8');
+    // Alternating verdicts, so that the judged run differs from the fallback's.
+    const answers = new Map<string, string>();
+    const judge = async (system: string, user: string) => {
+      const verdict = answers.size % 2 === 0;
+      const answer = `{"should_compact": ${verdict}, "reason": "judge ${answers.size}"}`;
+      answers.set(judgmentKey(system, user), answer);
+      return answer;
+    };
+    let runs = 0;
+    const out = await replayFileWithJudge(text, { ...opts, json: true, file: 'x' }, judge, (n) => (runs = n));
+    assert.ok(runs >= 2, `the judge was asked ${runs} times`);
+    // The whole-recording replay given every answer up front makes the same decisions, each once.
+    const whole = replay(loadRecording(text), { ...opts, judgments: answers });
+    const lines = out.trim().split('\n');
+    assert.deepEqual(
+      lines.slice(0, -1),
+      whole.decisions.map((d) => JSON.stringify(d)),
+    );
+    assert.deepEqual((JSON.parse(lines.at(-1)!) as { compactions: unknown }).compactions, whole.summary.compactions);
+  });
 
   it('a Codex rollout with no user_message event takes its prompts from the response items, in line order', function () {
     const file = path.join(TRANSCRIPTS_DIR, 'codex-localpush-compacted.jsonl');
