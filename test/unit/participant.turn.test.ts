@@ -68,8 +68,10 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     // verbatim, if any), and the handoff follows.
     const session = await h.participant.session(threadId);
     const kinds = session.messages.map(kindOf);
-    assert.deepEqual(kinds.slice(0, 2), ['summary', 'packet']);
-    assert.ok(kinds.indexOf('handoff') > 1, `the handoff after the summary and packet: ${kinds}`);
+    // The agent's packet stands in for the summary (agent_packet_replaces_summary): the handoff carries it.
+    assert.ok(!kinds.includes('summary'), `no summary: ${kinds}`);
+    const handoffMessage = session.messages.find((m) => kindOf(m) === 'handoff')!;
+    assert.match(handoffMessage.text, /<continuation-packet>[\s\S]*## What just completed[\s\S]*<\/continuation-packet>/);
     assert.ok(!kinds.includes('heads_up') && !kinds.includes('packet_request'), `no sequence turns kept: ${kinds}`);
     assert.equal(session.sequenceRunning, false);
     assert.deepEqual(unansweredToolCalls(session.messages), []);
@@ -84,7 +86,27 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome),
       ['compacted'],
     );
-    assert.ok(h.model.requests.some((r) => r.rule === 'judgment') && h.model.requests.some((r) => r.rule === 'summary'));
+    // One model call between the heads-up and the swap: the agent's packet turn, which also saved its
+    // notes (rule "scratch" answers both with the packet text and a rawr_write_scratch call). The judgment
+    // comes before the heads-up; no summary call.
+    const rules = h.model.requests.map((r) => r.rule);
+    assert.ok(rules.includes('judgment'));
+    assert.ok(!rules.includes('summary'), `no summary call: ${rules}`);
+    const j = rules.indexOf('judgment');
+    const resumed = rules.indexOf('work', j);
+    assert.deepEqual(rules.slice(j + 1, resumed), ['scratch'], `calls between the judgment and the agent's next step: ${rules}`);
+  });
+
+  it('with the summary call kept (agent_packet_replaces_summary off): the thread starts with the summary and the packet', async () => {
+    h = participantHarness({ script: session6(), window: 20_000, settings: { forecast_enabled: false, agent_packet_replaces_summary: false } });
+    const { result, threadId } = await h.ask(PROMPT);
+    assert.ok(!result.errorDetails, result.errorDetails?.message);
+    const kinds = (await h.participant.session(threadId)).messages.map(kindOf);
+    assert.deepEqual(kinds.slice(0, 2), ['summary', 'packet']);
+    assert.ok(kinds.indexOf('handoff') > 1, `the handoff after the summary and packet: ${kinds}`);
+    const rules = h.model.requests.map((r) => r.rule);
+    const j = rules.indexOf('judgment');
+    assert.deepEqual(rules.slice(j + 1, rules.indexOf('work', j)), ['scratch', 'summary'], `${rules}`);
   });
 
   it('preflight: the next message is held, the golden path runs, then the message is delivered once, after the handoff', async () => {
@@ -135,10 +157,11 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     const reached = gate();
     const release = gate();
     const base = session6();
-    const packetRule = base.rules.find((r) => r.name === 'packet')!;
+    // The packet turn (which also asks for the scratch notes) is answered by rule "scratch".
+    const packetRule = base.rules.find((r) => r.name === 'scratch')!;
     h = participantHarness({
       window: 20_000,
-      script: replacing(base, 'packet', async (r) => {
+      script: replacing(base, 'scratch', async (r) => {
         reached.open();
         await release.p;
         return typeof packetRule.reply === 'function' ? packetRule.reply(r) : packetRule.reply;
@@ -171,6 +194,7 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     const base = session6();
     h = participantHarness({
       window: 20_000,
+      settings: { agent_packet_replaces_summary: false },
       script: replacing(base, 'summary', async () => {
         reached.open();
         return { text: 'A summary that arrives after the cancel.' };
@@ -197,7 +221,7 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
 
   it('a model error mid-sequence: recover ends the sequence, answers every tool call, and the request reports the error', async () => {
     const base = session6();
-    h = participantHarness({ window: 20_000, script: replacing(base, 'packet', () => ({ status: 500, error: 'scripted outage' })) });
+    h = participantHarness({ window: 20_000, script: replacing(base, 'scratch', () => ({ status: 500, error: 'scripted outage' })) });
     const { result, text, threadId } = await h.ask(PROMPT);
     assert.ok(result.errorDetails, 'errorDetails set');
     assert.match(result.errorDetails!.message, /scripted outage/);
@@ -211,17 +235,23 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     assert.ok(!next.result.errorDetails, next.result.errorDetails?.message);
   });
 
-  describe('the packet deadline is a fixed end time, shared by the scratch and the packet turns', () => {
-    // rawr.packetDeadlineSeconds = 180 (shipped default). The scratch turn and the packet turn each take
-    // `ms` of (fake) time; the deadline counts from the heads-up, not from each call.
+  describe('the packet deadline is a fixed end time, shared by every call of the packet turn', () => {
+    // rawr.packetDeadlineSeconds = 180 (shipped default). The agent first only saves its notes (rule
+    // "scratch" answers with the rawr_write_scratch call alone), then, asked again, writes its packet
+    // (rule "scratch-confirm"); each call takes `ms` of (fake) time; the deadline counts from the
+    // heads-up, not from each call.
     const run = async (scratchMs: number, packetMs: number) => {
       const clock = new FakeClock();
+      const base = session6();
+      const scratchRule = base.rules.find((r) => r.name === 'scratch')!;
       h = participantHarness({
-        script: session6(),
+        script: replacing(base, 'scratch', async (r) => {
+          const reply = (typeof scratchRule.reply === 'function' ? await scratchRule.reply(r) : scratchRule.reply) as { toolCalls?: unknown };
+          return { toolCalls: reply.toolCalls };
+        }),
         window: 20_000,
         clock,
-        // The scripted agent writes its notes (rule "scratch"), confirms them at once, then writes its packet.
-        takesMs: (_req, rule) => (rule === 'scratch' ? scratchMs : rule === 'packet' ? packetMs : 0),
+        takesMs: (_req, rule) => (rule === 'scratch' ? scratchMs : rule === 'scratch-confirm' ? packetMs : 0),
       });
       const r = await h.ask(PROMPT);
       assert.ok(!r.result.errorDetails, r.result.errorDetails?.message);
@@ -236,7 +266,7 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       assert.match(text, /did not produce its packet in time/);
       assert.match(text, /Continuation packet — assembled by the rawr watcher/);
       assert.ok(
-        h.model.requests.some((r) => r.rule === 'packet' && r.clientClosed),
+        h.model.requests.some((r) => r.rule === 'scratch-confirm' && r.clientClosed),
         'the late packet call was cancelled',
       );
     });

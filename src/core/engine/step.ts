@@ -175,21 +175,16 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
     case 'packet': {
       if (s.seq.phase !== 'awaiting_packet' || s.seq.seqId !== ev.seqId) return s;
       const ok = validateAgentPacket(ev.text, s.settings.packet_min_chars);
+      // The handoff names the scratch file only when there is one to read.
+      const scratchPath = ev.scratchWritten === false ? undefined : s.seq.scratchPath;
       if (ok.ok)
-        return toCompacting(
-          s,
-          s.seq,
-          s.settings.agent_packet_replaces_summary ? withTrailFacts(ev.text, s.trail, s.plan) : ev.text,
-          'agent',
-          s.seq.scratchPath,
-          fx,
-        );
+        return toCompacting(s, s.seq, s.settings.agent_packet_replaces_summary ? withTrailFacts(ev.text, s.trail, s.plan) : ev.text, 'agent', scratchPath, fx);
       fx.push({
         type: 'annotate',
         level: 'warning',
         text: `The agent's packet was not usable (${ok.why}); rawr assembled one from the session trail instead.`,
       });
-      return toCompacting(s, s.seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', s.seq.scratchPath, fx);
+      return toCompacting(s, s.seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', scratchPath, fx);
     }
     case 'compaction_done':
       if (s.seq.phase !== 'compacting' || s.seq.seqId !== ev.seqId) return s;
@@ -457,16 +452,24 @@ function startSequence(s: EngineState, d: Decision, fx: Effect[], judgment?: str
   if (tight && !overflow)
     fx.push({ type: 'annotate', level: 'warning', text: `Only ${free} tokens left: no room for a packet turn, rawr writes the packet itself.` });
   const base = { seqId, decision: d, judgment };
-  if (st.settings.scratch_write_enabled && !tight) {
+  const scratch = st.settings.scratch_write_enabled && !tight;
+  if (packetAuthor === 'agent') {
+    // One model call for both: the scratch notes (a rawr_write_scratch call) and the packet (the reply's
+    // text) come in the same turn, so the golden path costs about what one summary call costs.
+    const path = scratch ? scratchPathFor(st.agentName) : undefined;
+    const request = path ? `${fillTemplate(st.prompts.scratchWrite, { scratchPath: path })}\n\n${st.prompts.packetRequest}` : st.prompts.packetRequest;
+    // The packet may stand in for the summary: what the person asked the compaction to keep goes to its author.
+    const text = st.instructions ? `${request}\n\nAdditional instructions from the user for this compaction: ${st.instructions}` : request;
+    fx.push({ type: 'request_packet', seqId, text, ...(path ? { scratchPath: path } : {}) });
+    fx.push({ type: 'start_timer', timerId: `packet:${seqId}`, ms: st.settings.packet_deadline_seconds * 1000 });
+    return { ...st, seq: { ...base, phase: 'awaiting_packet', ...(path ? { scratchPath: path } : {}) } };
+  }
+  if (scratch) {
+    // The watcher writes the packet, but the agent still saves its working notes first (its own turn).
     const path = scratchPathFor(st.agentName);
     fx.push({ type: 'request_scratch_write', seqId, path, text: fillTemplate(st.prompts.scratchWrite, { scratchPath: path }) });
     fx.push({ type: 'start_timer', timerId: `packet:${seqId}`, ms: st.settings.packet_deadline_seconds * 1000 });
     return { ...st, seq: { ...base, phase: 'awaiting_scratch', scratchPath: path, packetAuthor } };
-  }
-  if (packetAuthor === 'agent') {
-    fx.push({ type: 'request_packet', seqId, text: st.prompts.packetRequest });
-    fx.push({ type: 'start_timer', timerId: `packet:${seqId}`, ms: st.settings.packet_deadline_seconds * 1000 });
-    return { ...st, seq: { ...base, phase: 'awaiting_packet' } };
   }
   return toCompacting(st, base, assembleWatcherPacket(st.trail, st.plan, st.settings.activity_tail_tool_calls), 'watcher', undefined, fx, false);
 }

@@ -188,7 +188,8 @@ export type EngineEvent =
   /** No judge can answer (none configured, or the call failed): the deterministic rule decides, saying why. */
   | { type: 'judgment_unavailable'; at: number; corrId: string; why: string }
   | { type: 'scratch_written'; at: number; seqId: string; path: string }
-  | { type: 'packet'; at: number; seqId: string; text: string }
+  /** The agent's packet; `scratchWritten` false when it was asked for scratch notes in the same turn and wrote none. */
+  | { type: 'packet'; at: number; seqId: string; text: string; scratchWritten?: boolean }
   | { type: 'compaction_done'; at: number; seqId: string; tokensBefore: number; tokensAfter: number }
   | { type: 'compaction_failed'; at: number; seqId: string; error: string }
   | { type: 'timeout'; at: number; timerId: string }
@@ -229,7 +230,11 @@ export type Effect =
   | { type: 'progress'; text: string }
   | { type: 'inject_heads_up'; seqId: string; text: string }
   | { type: 'request_scratch_write'; seqId: string; text: string; path: string }
-  | { type: 'request_packet'; seqId: string; text: string }
+  /**
+   * The packet turn. With `scratchPath` the same turn also asks for the scratch notes (the agent calls
+   * rawr_write_scratch and writes its packet in one reply): one model call instead of two.
+   */
+  | { type: 'request_packet'; seqId: string; text: string; scratchPath?: string }
   | { type: 'show_packet'; seqId: string; packet: string; author: PacketAuthor }
   /** summarise false: no summary LM call (overflow recovery): the replacement is the recent turns, the handoff carries the packet. */
   | { type: 'compact'; seqId: string; packet: string; summaryPrompt: string; summarise?: false }

@@ -235,6 +235,26 @@ export class EffectExecutor {
     }
   }
 
+  /** The scratch tool, offered to the agent in the turns that ask for its working notes. */
+  private static readonly scratchTool = RAWR_TOOL_INFOS.find((t) => t.name === SCRATCH_TOOL)!;
+
+  /** Runs the tool calls of a rawr turn (only rawr_write_scratch is offered); true when notes were written. */
+  private async runScratchCalls(reply: ModelReply, agent: AgentPort, token: vscode.CancellationToken): Promise<boolean> {
+    for (const c of reply.toolCalls) await agent.runTool(c, token);
+    return reply.toolCalls.some((c) => c.name === SCRATCH_TOOL);
+  }
+
+  private async appendReply(reply: ModelReply, kind: 'scratch' | 'packet'): Promise<void> {
+    await this.session.append({
+      role: 'assistant',
+      text: reply.text,
+      synthetic: true,
+      kind,
+      ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}),
+    });
+  }
+
+  /** The agent's own scratch turn (only when the watcher writes the packet): one model call. */
   private async scratch(fx: Extract<Effect, { type: 'request_scratch_write' }>): Promise<Effect[]> {
     const s = this.session;
     const agent = this.ctx.agent;
@@ -243,39 +263,54 @@ export class EffectExecutor {
     this.ctx.out?.progress(`The agent is writing its scratch notes to ${fx.path}…`);
     await s.append({ role: 'user', text: fx.text, synthetic: true, kind: 'scratch_request' });
     const written = await this.withDeadline(`packet:${fx.seqId}`, FALLBACK_MS.packet, async (token) => {
-      for (let i = 0; i < 3; i++) {
-        const reply = await agent.callModel([RAWR_TOOL_INFOS.find((t) => t.name === SCRATCH_TOOL)!], false, token);
-        await s.append({
-          role: 'assistant',
-          text: reply.text,
-          synthetic: true,
-          kind: 'scratch',
-          ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}),
-        });
-        if (reply.toolCalls.length === 0) {
-          // The agent answered in prose: keep its words as the scratch file rather than lose them.
-          if (i === 0 && reply.text.trim()) await writeScratch(this.deps.workspace(), s.agentName, { content: reply.text });
-          return true;
-        }
-        for (const c of reply.toolCalls) await agent.runTool(c, token);
-      }
+      const reply = await agent.callModel([EffectExecutor.scratchTool], false, token);
+      await this.appendReply(reply, 'scratch');
+      // No confirmation round: the tool result is the last word of this turn (the compaction follows).
+      if (await this.runScratchCalls(reply, agent, token)) return true;
+      // The agent answered in prose: keep its words as the scratch file rather than lose them.
+      if (reply.text.trim()) await writeScratch(this.deps.workspace(), s.agentName, { content: reply.text });
       return true;
     });
     if (written === undefined) return timeout();
     return s.step({ type: 'scratch_written', at: this.now(), seqId: fx.seqId, path: fx.path });
   }
 
+  /**
+   * The packet turn: the agent writes its packet as its reply, streamed into the chat. When the engine
+   * asks for scratch notes in the same turn, rawr_write_scratch is offered and its calls run; an agent
+   * that only wrote its notes is asked once more, without tools, for the packet itself.
+   */
   private async packet(fx: Extract<Effect, { type: 'request_packet' }>): Promise<Effect[]> {
     const s = this.session;
     const agent = this.ctx.agent;
     const timeout = () => s.step({ type: 'timeout', at: this.now(), timerId: `packet:${fx.seqId}` });
     if (!agent) return timeout();
-    this.markdown(note('The agent writes its continuation packet:'));
+    this.markdown(
+      note(
+        fx.scratchPath
+          ? `The agent saves its working notes to \`${fx.scratchPath}\` and writes its continuation packet:`
+          : 'The agent writes its continuation packet:',
+      ),
+    );
     await s.append({ role: 'user', text: fx.text, synthetic: true, kind: 'packet_request' });
-    const reply = await this.withDeadline(`packet:${fx.seqId}`, FALLBACK_MS.packet, (token) => agent.callModel([], true, token));
-    if (reply === undefined) return timeout();
-    await s.append({ role: 'assistant', text: reply.text, synthetic: true, kind: 'packet' });
-    return s.step({ type: 'packet', at: this.now(), seqId: fx.seqId, text: reply.text });
+    const done = await this.withDeadline(`packet:${fx.seqId}`, FALLBACK_MS.packet, async (token) => {
+      let reply = await agent.callModel(fx.scratchPath ? [EffectExecutor.scratchTool] : [], true, token);
+      await this.appendReply(reply, 'packet');
+      const scratchWritten = await this.runScratchCalls(reply, agent, token);
+      if (!reply.text.trim() && reply.toolCalls.length) {
+        reply = await agent.callModel([], true, token);
+        await this.appendReply(reply, 'packet');
+      }
+      return { text: reply.text, scratchWritten };
+    });
+    if (done === undefined) return timeout();
+    return s.step({
+      type: 'packet',
+      at: this.now(),
+      seqId: fx.seqId,
+      text: done.text,
+      ...(fx.scratchPath ? { scratchWritten: done.scratchWritten } : {}),
+    });
   }
 
   /**
