@@ -20,6 +20,9 @@ import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { recordingThread, stateBefore } from '../../src/core/replay/handoffAt';
 import { summaryRequestText } from '../../src/core/text/transcript';
+import { fillTemplate } from '../../src/core/prompts/promptSet';
+import { planSummary, prepareSummaryOf, type PreparedSummary } from '../../src/core/sequence/preparedSummary';
+import { tailBudget } from '../../src/core/sequence/recentTail';
 import type { Settings } from '../../src/core/settings/schema';
 import type { ThreadMessage } from '../../src/core/thread/thread';
 import { streamChat, type OpenAIChatMessage } from '../../src/host/lm/openaiChat';
@@ -29,9 +32,9 @@ import { formatOf, nativeCompactions } from './probes';
 
 export const COST_CONFIGS: Array<{ name: string; settings: Partial<Settings> }> = [
   { name: 'defaults (judgment; one turn: scratch notes + agent packet, which stands in for the summary)', settings: {} },
-  { name: 'agent packet, then a summary call', settings: { agent_packet_replaces_summary: false } },
-  { name: 'watcher packet (judgment, scratch turn, summary)', settings: { packet_author: 'watcher' } },
-  { name: 'watcher packet, no scratch (judgment, summary)', settings: { packet_author: 'watcher', scratch_write_enabled: false } },
+  { name: 'agent packet, and a summary (prepared in the background)', settings: { agent_packet_replaces_summary: false } },
+  { name: 'watcher packet (judgment, background summary, scratch turn)', settings: { packet_author: 'watcher' } },
+  { name: 'watcher packet, no scratch (judgment, background summary)', settings: { packet_author: 'watcher', scratch_write_enabled: false } },
 ];
 
 interface Spent {
@@ -120,6 +123,16 @@ async function goldenPath(start: EngineState, thread0: readonly ThreadMessage[],
     });
     await meter.call([{ role: 'user', content: `${j.system}\n\n---\n\n${j.user}` }]);
   }
+  // What the engine does at such a decision when the compaction will need a summary call
+  // (prepare_summary): the summary of the thread as it stands starts beside the judgment, off the
+  // critical path; at the boundary the host plans with it (sequence/preparedSummary.ts).
+  const s0 = state.settings;
+  let prepared: PreparedSummary | undefined;
+  if (s0.packet_author === 'watcher' || !s0.agent_packet_replaces_summary) {
+    const prompt = fillTemplate(state.prompts.compactionSummary, { instructions: '' });
+    const reply = await meter.call([{ role: 'user', content: summaryRequestText(prompt, thread, window) }]);
+    prepared = prepareSummaryOf(thread, prompt, reply.text);
+  }
   let r = step(state, { type: 'compact_now', at });
   for (let guard = 0; guard < 20; guard++) {
     state = r.state;
@@ -151,10 +164,17 @@ async function goldenPath(start: EngineState, thread0: readonly ThreadMessage[],
           next = { type: 'packet', at, seqId: fx.seqId, text: reply.text, ...(fx.scratchPath ? { scratchWritten } : {}) };
           break;
         }
-        case 'compact':
-          if (fx.summarise !== false) await meter.call([{ role: 'user', content: summaryRequestText(fx.summaryPrompt, thread, window) }]);
+        case 'compact': {
+          if (fx.summarise === false) {
+            next = { type: 'compaction_done', at, seqId: fx.seqId, tokensBefore: 0.6 * window, tokensAfter: 5000 };
+            break;
+          }
+          const plan = planSummary(prepared, thread, fx.summaryPrompt, tailBudget(state.settings.keep_recent_tokens, window, 0.6 * window));
+          if (plan.kind === 'full') await meter.call([{ role: 'user', content: summaryRequestText(fx.summaryPrompt, thread, window) }]);
+          else if (plan.kind === 'incremental') await meter.call([{ role: 'user', content: summaryRequestText(fx.summaryPrompt, plan.thread, window) }]);
           next = { type: 'compaction_done', at, seqId: fx.seqId, tokensBefore: 0.6 * window, tokensAfter: 5000 };
           break;
+        }
         default:
           break;
       }

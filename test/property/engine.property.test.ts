@@ -157,6 +157,11 @@ export class Harness {
           }
           break;
         }
+        case 'prepare_summary':
+          // 8. the background summary: at most once per compaction cycle, only when rawr compacts by itself
+          assert.ok(!before.summaryPrepared, 'prepare_summary twice in one compaction cycle');
+          assert.equal(this.state.settings.mode, 'auto');
+          break;
         case 'inject_heads_up': {
           const d = lastDecision ?? (before.seq.phase === 'idle' ? before.preflight : null);
           assert.ok(d, 'a sequence starts only from a decision');

@@ -464,3 +464,46 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
     assert.match(find(r.effects, 'compact')[0]!.summaryPrompt, /keep the API notes/);
   });
 });
+
+describe('step: the summary prepared in the background (prepare_summary)', () => {
+  const quietTurn = (pct: number): EngineEvent[] => [
+    { type: 'user_message', at: at(), text: 'Read the importer and tell me what it does.' },
+    { type: 'assistant_message', at: at(), text: 'It parses both formats line by line and reports bad records.' },
+    { type: 'tokens', at: at(), used: usedFor(pct), window: WINDOW },
+    { type: 'evaluate', at: at(), point: 'turn_complete' },
+  ];
+
+  it('the default path (the agent packet stands in for the summary) asks for none: nothing is spent on it', () => {
+    const { effects } = run(mkState({ judgment_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    assert.ok(types(effects).includes('request_packet'));
+    assert.equal(find(effects, 'prepare_summary').length, 0);
+  });
+
+  it('watcher packet: asked once when the tier is entered (no boundary yet), not again until a compaction', () => {
+    let { state, effects } = run(
+      mkState({ packet_author: 'watcher', scratch_write_enabled: false, judgment_enabled: false, forecast_enabled: false }),
+      quietTurn(40),
+    );
+    const prep = find(effects, 'prepare_summary');
+    assert.equal(prep.length, 1, JSON.stringify(types(effects)));
+    assert.equal(prep[0]!.reason, 'tier early entered');
+    assert.match(prep[0]!.summaryPrompt, /Summarise the conversation so far/);
+    assert.equal(state.seq.phase, 'idle');
+    ({ state, effects } = run(state, quietTurn(38)));
+    assert.equal(find(effects, 'prepare_summary').length, 0, 'once per compaction cycle');
+    // The compaction at the next commit; after it, the next cycle may prepare again.
+    ({ state, effects } = run(state, [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]));
+    const compact = find(effects, 'compact')[0];
+    assert.ok(compact, JSON.stringify(find(effects, 'decision').map((d) => d.decision.reason)));
+    assert.equal(find(effects, 'prepare_summary').length, 0);
+    ({ state } = run(state, [{ type: 'compaction_done', at: at(), seqId: compact.seqId, tokensBefore: usedFor(30), tokensAfter: usedFor(60) }]));
+    ({ effects } = run(state, quietTurn(40)));
+    assert.equal(find(effects, 'prepare_summary').length, 1);
+  });
+
+  it('at a decision to compact now with too little room for a packet turn (the watcher packet follows): asked with the decision', () => {
+    const { effects } = run(mkState({ judgment_enabled: false }), [...workTurn(3), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    assert.equal(find(effects, 'prepare_summary').length, 1, JSON.stringify(types(effects)));
+    assert.equal(find(effects, 'show_packet')[0]!.author, 'watcher');
+  });
+});

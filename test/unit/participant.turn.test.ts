@@ -104,9 +104,96 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     const kinds = (await h.participant.session(threadId)).messages.map(kindOf);
     assert.deepEqual(kinds.slice(0, 2), ['summary', 'packet']);
     assert.ok(kinds.indexOf('handoff') > 1, `the handoff after the summary and packet: ${kinds}`);
+    // The summary was prepared in the background beside the judgment: after it, only the packet turn.
     const rules = h.model.requests.map((r) => r.rule);
     const j = rules.indexOf('judgment');
-    assert.deepEqual(rules.slice(j + 1, rules.indexOf('work', j)), ['scratch', 'summary'], `${rules}`);
+    assert.ok(rules.indexOf('summary') < j, `${rules}`);
+    assert.deepEqual(rules.slice(j + 1, rules.indexOf('work', j)), ['scratch'], `${rules}`);
+  });
+
+  describe('the summary prepared in the background (when the compaction needs a summary call)', () => {
+    const summaryCalls = (h: Harness) => h.model.requests.filter((r) => r.rule === 'summary');
+    /** The watcher packet (it needs a summary) and the early tier at once: a compaction is likely long before it is due. */
+    const watcherEarlyTier = { forecast_enabled: false, packet_author: 'watcher' as const, scratch_write_enabled: false, early_percent_remaining_lt: 95 };
+    /** Requests after the heads-up (the sequence's first model call) up to the agent's next step. */
+    const criticalPath = (h: Harness, firstRule: string) => {
+      const rules = h.model.requests.map((r) => r.rule);
+      const start = rules.indexOf(firstRule, rules.indexOf('judgment'));
+      return h.model.requests.slice(start, rules.indexOf('work', start));
+    };
+
+    it('watcher packet: summarised in the background at the decision; at the boundary no summary call remains', async () => {
+      h = participantHarness({ script: session6(), window: 20_000, settings: { forecast_enabled: false, packet_author: 'watcher' } });
+      const { result, threadId } = await h.ask(PROMPT);
+      assert.ok(!result.errorDetails, result.errorDetails?.message);
+      const lines = h.log.lines.join('\n');
+      assert.match(lines, /summarising \d+ messages in the background \(decision judgment_pending\)/);
+      assert.match(lines, /using the summary prepared in the background \(\d+ newer messages kept verbatim\): no summary call/);
+      // The background summary ran beside the judgment; after the heads-up only the scratch turn called the model.
+      assert.equal(summaryCalls(h).length, 1);
+      assert.deepEqual(
+        criticalPath(h, 'scratch').map((r) => r.rule),
+        ['scratch'],
+      );
+      assert.ok(summaryCalls(h)[0]!.index < criticalPath(h, 'scratch')[0]!.index);
+      // The thread starts with that summary and the watcher packet.
+      const kinds = (await h.participant.session(threadId)).messages.map(kindOf);
+      assert.deepEqual(kinds.slice(0, 2), ['summary', 'packet']);
+    });
+
+    it('prepared when the tier is entered, well before the boundary: at the boundary one call summarises the prepared summary and the new part', async () => {
+      h = participantHarness({
+        script: session6(),
+        window: 20_000,
+        settings: {
+          ...watcherEarlyTier,
+          ready_percent_remaining_lt: 45,
+          auto_requires_any_boundary: { early: [], ready: ['plan_checkpoint'], asap: ['plan_checkpoint', 'turn_complete'] },
+        },
+      });
+      const { result } = await h.ask(PROMPT);
+      assert.ok(!result.errorDetails, result.errorDetails?.message);
+      const lines = h.log.lines.join('\n');
+      assert.match(lines, /summarising \d+ messages in the background \(tier early entered\)/);
+      assert.match(lines, /summarising the prepared summary and \d+ newer messages/);
+      const [early, atBoundary] = summaryCalls(h);
+      assert.ok(early && atBoundary, `two summary calls: ${h.model.requests.map((r) => r.rule)}`);
+      // The call at the boundary carries the earlier summary and only the messages after it.
+      const text = JSON.stringify(atBoundary.messages);
+      assert.match(text, /Summary of the earlier part of this thread, prepared before this compaction/);
+      assert.doesNotMatch(text, /Finished step 1 of 6/, 'the first step is in the prepared summary, not sent again');
+      // One model call on the critical path: the judgment decides first; after it, only the summary.
+      const rules = h.model.requests.map((r) => r.rule);
+      const j = rules.indexOf('judgment');
+      assert.ok(rules.indexOf('summary') < j, `the background summary came before the boundary: ${rules}`);
+      assert.deepEqual(rules.slice(j + 1, rules.indexOf('work', j)), ['summary'], `${rules}`);
+    });
+
+    it('a prepared summary that went stale (/compact with instructions changes what to summarise) is discarded, never used', async () => {
+      h = participantHarness({
+        script: multiPhaseScript({ steps: ['Research', 'Draft', 'Ship'], fillerChars: 9000, stopAfterEachPhase: true }),
+        window: 20_000,
+        // No tier compacts by itself here: only the person's /compact.
+        settings: { ...watcherEarlyTier, auto_requires_any_boundary: { early: [], ready: [], asap: [] } },
+      });
+      const first = await h.ask('Build the limiter in three phases.');
+      assert.match(h.log.lines.join('\n'), /summarising \d+ messages in the background \(tier early entered\)/);
+      const compact = await h.ask('keep the limiter API notes verbatim', { command: 'compact', threadId: first.threadId });
+      assert.ok(!compact.result.errorDetails, compact.result.errorDetails?.message);
+      assert.match(h.log.lines.join('\n'), /the summary prepared in the background is stale \(the thread changed\): discarded/);
+      const calls = summaryCalls(h);
+      // The background one, then the whole thread again (then, in the next cycle, a new background one).
+      assert.ok(calls.length >= 2, `${h.model.requests.map((r) => r.rule)}`);
+      assert.ok(JSON.stringify(calls[1]!.messages).includes('keep the limiter API notes verbatim'), 'the summary that was used follows the instructions');
+      assert.doesNotMatch(JSON.stringify(calls[1]!.messages), /Summary of the earlier part of this thread/);
+    });
+
+    it('the default (the agent packet stands in for the summary) prepares nothing: no model call is spent on it', async () => {
+      h = participantHarness({ script: session6(), window: 20_000, settings: { forecast_enabled: false } });
+      await h.ask(PROMPT);
+      assert.equal(summaryCalls(h).length, 0);
+      assert.doesNotMatch(h.log.lines.join('\n'), /in the background/);
+    });
   });
 
   it('preflight: the next message is held, the golden path runs, then the message is delivered once, after the handoff', async () => {
@@ -191,11 +278,17 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
 
   it("the panel's Cancel during the summary call aborts that call: compaction_failed (cancelled), the thread is unchanged", async () => {
     const reached = gate();
+    let failed = false;
     const base = session6();
     h = participantHarness({
       window: 20_000,
       settings: { agent_packet_replaces_summary: false },
+      // The background summary fails (the compaction then summarises the whole thread itself); that call is held.
       script: replacing(base, 'summary', async () => {
+        if (!failed) {
+          failed = true;
+          return { status: 500, error: 'scripted outage of the background summary' };
+        }
         reached.open();
         return { text: 'A summary that arrives after the cancel.' };
       }),

@@ -33,6 +33,7 @@ export function initialState(opts: { threadId: string; agentName?: string; setti
     lastDecision: null,
     forecast: emptyForecast(),
     forecastHold: null,
+    summaryPrepared: false,
   };
 }
 

@@ -324,6 +324,7 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
   consume(st, d.id, 'decision', fx);
   st = { ...st, counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold };
   fx.push({ type: 'decision', decision: d });
+  st = maybePrepareSummary(st, d, fx);
   switch (d.action) {
     case 'compact':
       return startSequence(st, d, fx);
@@ -351,6 +352,34 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
       throw new Error(`unknown decision action ${String(unknown)}`);
     }
   }
+}
+
+/** The summary prompt of a compaction now, with the person's /compact instructions when there are any. */
+function summaryPromptOf(s: EngineState): string {
+  return fillTemplate(s.prompts.compactionSummary, {
+    instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '',
+  });
+}
+
+/**
+ * Starts the summary early (once per compaction cycle) when a compaction is likely and it will need a
+ * summary call: the watcher writes the packet (by setting, or because the room left is too small for a
+ * packet turn), or the agent's packet does not stand in for the summary. The default path (the
+ * agent's packet replaces the summary) needs none, so it spends nothing here.
+ */
+function maybePrepareSummary(s: EngineState, d: Decision, fx: Effect[]): EngineState {
+  if (s.summaryPrepared || s.settings.mode !== 'auto' || !s.tokens) return s;
+  const now = d.action === 'compact' || d.action === 'judge' || d.action === 'preflight';
+  const likely = now || d.tier !== null || d.code === 'forecast_held' || d.forecast?.verdict === 'compact';
+  if (!likely) return s;
+  // Too little room for a packet turn means the watcher packet, hence a summary (known when the sequence
+  // starts now; for a later boundary it is not guessed: a wasted call would cost more than it saves).
+  const tight = now && s.tokens.window - s.tokens.used < minTokensForAgentPacket(s.tokens.window);
+  const needsSummary = s.settings.packet_author === 'watcher' || !s.settings.agent_packet_replaces_summary || tight;
+  if (!needsSummary) return s;
+  const why = d.action !== 'none' ? `decision ${d.code}` : d.tier ? `tier ${d.tier} entered` : 'the forecast expects a compaction at the next close';
+  fx.push({ type: 'prepare_summary', summaryPrompt: summaryPromptOf(s), reason: why });
+  return { ...s, summaryPrepared: true };
 }
 
 /** Says which pending boundaries an evaluation or a compaction takes off the list. */
@@ -486,9 +515,7 @@ function toCompacting(
   if (timerRunning) fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
   fx.push({ type: 'show_packet', seqId: seq.seqId, packet, author });
   fx.push({ type: 'progress', text: 'Compacting thread context…' });
-  const summaryPrompt = fillTemplate(s.prompts.compactionSummary, {
-    instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '',
-  });
+  const summaryPrompt = summaryPromptOf(s);
   // No summary call after an overflow (it could overflow too), nor when the agent's packet stands in for it.
   const noSummary = seq.decision.code === 'overflow' || (author === 'agent' && s.settings.agent_packet_replaces_summary);
   fx.push({ type: 'compact', seqId: seq.seqId, packet, summaryPrompt, ...(noSummary ? { summarise: false as const } : {}) });
@@ -566,6 +593,7 @@ function finishCompaction(
     stall,
     instructions: '',
     pending: [],
+    summaryPrepared: false,
   };
   return endSequence(next, seq.seqId, 'compacted', at, fx);
 }

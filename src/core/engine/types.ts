@@ -166,6 +166,8 @@ export interface EngineState {
   forecast: ForecastState;
   /** A forecast compaction decided at a phase close, held until the close ends (the next evaluation point). */
   forecastHold: ForecastHold | null;
+  /** A background summary was asked for since the last compaction (prepare_summary: once per cycle). */
+  summaryPrepared?: boolean;
 }
 
 export interface ForecastHold {
@@ -225,6 +227,11 @@ export type Effect =
   | { type: 'annotate'; level: 'info' | 'warning'; text: string }
   | { type: 'suggest'; decision: Decision }
   | { type: 'request_judgment'; corrId: string; system: string; user: string; timeoutMs: number }
+  /**
+   * A compaction that will need a summary call is likely soon: summarise the thread as it stands now, in
+   * the background, so that at the boundary only the part after it is left (sequence/preparedSummary.ts).
+   */
+  | { type: 'prepare_summary'; summaryPrompt: string; reason: string }
   | { type: 'start_timer'; timerId: string; ms: number }
   | { type: 'cancel_timer'; timerId: string }
   | { type: 'progress'; text: string }

@@ -57,6 +57,7 @@ export function loggedEffect(fx: Effect): LoggedEffect | null {
   switch (fx.type) {
     case 'decision':
     case 'request_judgment':
+    case 'prepare_summary': // the host logs whether the prepared summary was used (effectExecutor.ts)
     case 'show_packet':
     case 'suggest':
     case 'start_timer':

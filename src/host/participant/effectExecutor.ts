@@ -16,6 +16,7 @@ import type { ThreadMessage } from '../../core/thread/thread';
 import { RAWR_TOOL_INFOS, SCRATCH_TOOL, writeScratch } from '../tools/rawrTools';
 import { block, handoffForChat, headsUpForChat, note } from './chatText';
 import { compactedThread, selectRecentTail, tailBudget } from '../../core/sequence/recentTail';
+import { planSummary } from '../../core/sequence/preparedSummary';
 import { summarise } from './compactor';
 import { isInstructions } from './agentPrompt';
 import type { Session } from './session';
@@ -166,6 +167,13 @@ export class EffectExecutor {
       }
       case 'request_judgment':
         return () => this.judge(fx);
+      case 'prepare_summary': {
+        // Off the critical path: not awaited; the compaction takes it (compact()) if it comes.
+        const agent = this.ctx.agent;
+        if (agent && s.preparer.start(agent.model, s.messages, fx.summaryPrompt, s.threadId))
+          this.deps.log.info(`[${s.threadId}] summarising ${s.messages.length} messages in the background (${fx.reason})`);
+        return undefined;
+      }
       case 'request_scratch_write':
         return () => this.scratch(fx);
       case 'request_packet':
@@ -347,6 +355,32 @@ export class EffectExecutor {
     }
   }
 
+  /**
+   * The summary of the thread: the one prepared in the background when it is still fresh and what came
+   * after it fits in the verbatim tail (no call), or one call over it plus the new part; else one call
+   * over the whole thread. A stale prepared summary is discarded (sequence/preparedSummary.ts).
+   */
+  private async summary(prompt: string, model: vscode.LanguageModelChat, tokensBefore: number, token: vscode.CancellationToken): Promise<string> {
+    const s = this.session;
+    const budget = tailBudget(this.deps.settings().keep_recent_tokens, model.maxInputTokens, tokensBefore);
+    const plan = planSummary(await s.preparer.take(token), s.messages, prompt, budget);
+    switch (plan.kind) {
+      case 'full':
+        if (plan.why === 'stale') this.deps.log.info(`[${s.threadId}] the summary prepared in the background is stale (the thread changed): discarded`);
+        return summarise(model, s.messages, prompt, token);
+      case 'prepared':
+        this.deps.log.info(`[${s.threadId}] using the summary prepared in the background (${plan.newMessages} newer messages kept verbatim): no summary call`);
+        return plan.summary;
+      case 'incremental':
+        this.deps.log.info(`[${s.threadId}] summarising the prepared summary and ${plan.newMessages} newer messages`);
+        return summarise(model, plan.thread, prompt, token);
+      default: {
+        const unknown: never = plan;
+        throw new Error(`unknown summary plan ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
   private async compact(fx: Extract<Effect, { type: 'compact' }>): Promise<Effect[]> {
     const s = this.session;
     const agent = this.ctx.agent;
@@ -358,7 +392,7 @@ export class EffectExecutor {
     s.compacting = { seqId: fx.seqId, cancel };
     try {
       const before = await this.deps.tokens.count(agent.model, s.messages, cancel.token);
-      const summary = await summarise(agent.model, s.messages, fx.summaryPrompt, cancel.token);
+      const summary = await this.summary(fx.summaryPrompt, agent.model, before, cancel.token);
       if (cancel.token.isCancellationRequested) throw new vscode.CancellationError();
       // Summary, packet, then the recent turns verbatim (keep_recent_tokens); the handoff follows.
       const replacement = this.replacementThread(summary, fx.packet, agent.model, before);
