@@ -15,7 +15,8 @@ import { rebuild } from '../../src/core/log/rebuild';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { replayFile } from '../../src/cli/replayCommand';
-import { formatHandoffBench, runHandoffBench } from './handoff';
+import { formatCostBench, runCostBench } from './cost';
+import { DEFAULT_DIRS, formatHandoffBench, recordings, runHandoffBench } from './handoff';
 import { printPhased } from './phased';
 import { replayMemoryBench } from './replayMemory';
 
@@ -159,7 +160,7 @@ function transcripts(): Array<{ file: string; mb: number; ms: number; compaction
   });
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const events = session(10_000);
   decisionLatency(events); // warm-up (JIT)
   const lat = decisionLatency(events);
@@ -183,6 +184,9 @@ function main(): void {
   printPhased(set.settings, set.prompts);
   console.log('');
   console.log(formatHandoffBench(runHandoffBench()));
+  console.log('');
+  // What a compaction costs, counted by the scripted model over HTTP (through the real openai client).
+  console.log(formatCostBench(await runCostBench(recordings(DEFAULT_DIRS))));
 }
 
-main();
+void main();

@@ -150,10 +150,18 @@ export class Harness {
           if (d.code === 'forecast' && d.action !== 'none') {
             const kinds = d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => b.kind);
             const phaseClose = kinds.some((k) => k === 'commit' || k === 'plan_checkpoint' || k === 'pr_checkpoint');
-            assert.ok(phaseClose || (d.forecast?.planFinished && d.point === 'turn_complete'), `forecast compaction away from a phase close: ${d.reason}`);
+            // A finished plan compacts at the end of the turn: decided there, run as a preflight before
+            // the next request (the decision is then re-issued with point 'preflight').
+            const turnEnd = d.point === 'turn_complete' || d.point === 'preflight';
+            assert.ok(phaseClose || (d.forecast?.planFinished && turnEnd), `forecast compaction away from a phase close: ${d.point} ${d.reason}`);
           }
           break;
         }
+        case 'prepare_summary':
+          // 8. the background summary: at most once per compaction cycle, only when rawr compacts by itself
+          assert.ok(!before.summaryPrepared, 'prepare_summary twice in one compaction cycle');
+          assert.equal(this.state.settings.mode, 'auto');
+          break;
         case 'inject_heads_up': {
           const d = lastDecision ?? (before.seq.phase === 'idle' ? before.preflight : null);
           assert.ok(d, 'a sequence starts only from a decision');

@@ -440,7 +440,7 @@ export const RAWR_MARKERS = {
   /** The compaction summary instructions (prompts/rawr-compaction-summary.md). */
   summary: 'Summarise the conversation so far',
   /** The scratch-write request (prompts/rawr-scratch-write.md). */
-  scratch: '[rawr] Before the packet: write your working notes',
+  scratch: '[rawr] Save your working notes',
   /** The packet request (body of prompts/rawr-auto-compact.md). */
   packet: '[rawr] Write your continuation packet',
   /** The heads-up banner (prompts/rawr-heads-up.md), when sent on its own. */
@@ -598,8 +598,10 @@ function scriptedSummary(s: PhaseState): string {
  * 1. `judgment` — system/first message is the judgment prompt → strict JSON `{"should_compact", "reason"}`.
  * 2. `summary` — "Summarise the conversation so far" in the system/first or last user message → a summary
  *    (which carries the "Steps completed: K of N" line).
- * 3. `scratch-confirm` — the newest messages are the result of a rawr_write_scratch call → one line.
- * 4. `scratch` — newest message is the scratch request → calls rawr_write_scratch with {content}.
+ * 3. `scratch-confirm` — the newest messages are the result of a rawr_write_scratch call → one line (the
+ *    packet, when the packet was asked for in the same turn).
+ * 4. `scratch` — newest message is the scratch request → calls rawr_write_scratch with {content}; when it
+ *    also asks for the packet (one turn for both), the reply's text is the packet too.
  * 5. `packet` — newest message contains the packet request → the four-section packet (no tool calls).
  * 6. `heads-up` — newest message is a heads-up on its own → a one-line acknowledgement.
  * 7. `work` — everything else (a user prompt, a tool result, "[rawr handoff]"…): the next action of the
@@ -642,7 +644,9 @@ export function multiPhaseScript(opts: MultiPhaseOptions = {}): Script {
       name: 'scratch-confirm',
       when: (r) => trailingToolResults(r).length > 0 && lastAssistantToolCalls(r).some((c) => c.name === SCRATCH_TOOL),
       reply: (r) => {
-        const path = /`([^`]+)`/.exec(lastUserText(r))?.[1];
+        // The notes were asked for with the packet (one turn for both): the agent goes on with the packet.
+        if (includesCI(lastUserText(r), RAWR_MARKERS.packet)) return { text: scriptedPacket(state(r)) };
+        const path = /`([^`\s]*\/[^`\s]*)`/.exec(lastUserText(r))?.[1];
         return { text: `Working notes written${path ? ` to \`${path}\`` : ''}.` };
       },
     },
@@ -651,14 +655,17 @@ export function multiPhaseScript(opts: MultiPhaseOptions = {}): Script {
       when: (r) => includesCI(newestText(r), RAWR_MARKERS.scratch),
       reply: (r) => {
         const s = state(r);
-        const path = /`([^`]+)`/.exec(newestText(r))?.[1];
+        const path = /`([^`\s]*\/[^`\s]*)`/.exec(newestText(r))?.[1];
         const content = [
           `# Working notes (${progressLine(s)})`,
           `Task: ${s.task}`,
           ...s.steps.map((t, i) => `- [${i < s.done ? 'x' : ' '}] ${t}`),
           'Commands: `npm test -- --grep limiter` (green at the last run).',
         ].join('\n');
-        return { toolCalls: [{ name: SCRATCH_TOOL, arguments: scratchArgs(content, path) }] };
+        const notes = { name: SCRATCH_TOOL, arguments: scratchArgs(content, path) };
+        // Asked for both in one turn (the agent packet): the packet is the text, the notes a tool call.
+        if (includesCI(newestText(r), RAWR_MARKERS.packet)) return { text: scriptedPacket(s), toolCalls: [notes] };
+        return { toolCalls: [notes] };
       },
     },
     {

@@ -23,7 +23,7 @@ const find = <T extends Effect['type']>(fx: Effect[], t: T) => fx.filter((e): e 
 const seqIdOf = (s: EngineState) => ('seqId' in s.seq ? s.seq.seqId : '');
 
 describe('step: golden path', () => {
-  it('agent packet with scratch: heads-up → scratch → packet → compact → handoff, in that order', () => {
+  it('agent packet with scratch: heads-up → one turn for the scratch notes and the packet → compact (no summary call) → handoff', () => {
     let { state, effects } = run(mkState({ judgment_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
     // The message went into the thread; the commit and the turn end were noted, then consumed by the decision.
     assert.deepEqual(
@@ -35,7 +35,7 @@ describe('step: golden path', () => {
         'boundaries_consumed',
         'sequence_started',
         'inject_heads_up',
-        'request_scratch_write',
+        'request_packet',
         'start_timer',
       ],
     );
@@ -56,17 +56,19 @@ describe('step: golden path', () => {
     const headsUp = find(effects, 'inject_heads_up')[0]!;
     assert.match(headsUp.text, /rawr watcher → agent/);
     assert.match(headsUp.text, /commit a1b2c3d/);
-    assert.equal(find(effects, 'request_scratch_write')[0]!.path, '.scratch/agent-rawr-thread-t.scratch.md');
-    assert.equal(state.seq.phase, 'awaiting_scratch');
+    // One turn asks for both: the scratch notes first, then the packet.
+    const req = find(effects, 'request_packet')[0]!;
+    assert.equal(req.scratchPath, '.scratch/agent-rawr-thread-t.scratch.md');
+    assert.ok(req.text.indexOf('rawr_write_scratch') < req.text.indexOf('Write your continuation packet'), req.text);
+    assert.ok(req.text.includes('`.scratch/agent-rawr-thread-t.scratch.md`'));
+    assert.equal(state.seq.phase, 'awaiting_packet');
     const seqId = seqIdOf(state);
 
-    ({ state, effects } = run(state, [{ type: 'scratch_written', at: at(), seqId, path: '.scratch/agent-rawr-thread-t.scratch.md' }]));
-    assert.deepEqual(types(effects), ['request_packet']);
-    assert.equal(state.seq.phase, 'awaiting_packet');
-
-    ({ state, effects } = run(state, [{ type: 'packet', at: at(), seqId, text: GOOD_PACKET }]));
+    ({ state, effects } = run(state, [{ type: 'packet', at: at(), seqId, text: GOOD_PACKET, scratchWritten: true }]));
     assert.deepEqual(types(effects), ['cancel_timer', 'show_packet', 'progress', 'compact']);
     assert.equal(find(effects, 'show_packet')[0]!.author, 'agent');
+    // The agent's packet stands in for the summary (agent_packet_replaces_summary, on by default).
+    assert.equal(find(effects, 'compact')[0]!.summarise, false);
     assert.equal(state.seq.phase, 'compacting');
 
     ({ state, effects } = run(state, [{ type: 'compaction_done', at: at(), seqId, tokensBefore: usedFor(30), tokensAfter: 31_000 }]));
@@ -81,6 +83,35 @@ describe('step: golden path', () => {
     assert.match(handoff, /the continuation packet you wrote before the compaction:/);
     assert.equal(state.seq.phase, 'idle');
     assert.equal(state.tokens?.used, 31_000);
+  });
+
+  it('an agent that wrote no scratch notes in the packet turn: the handoff does not point to a scratch file', () => {
+    const started = run(mkState({ judgment_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]).state;
+    const seqId = seqIdOf(started);
+    const { state, effects } = run(started, [
+      { type: 'packet', at: at(), seqId, text: GOOD_PACKET, scratchWritten: false },
+      { type: 'compaction_done', at: at(), seqId, tokensBefore: usedFor(30), tokensAfter: 31_000 },
+    ]);
+    const handoff = find(effects, 'inject_handoff')[0]!.text;
+    assert.ok(handoff.includes(GOOD_PACKET.trim()));
+    assert.doesNotMatch(handoff, /\.scratch\//);
+    assert.equal(state.seq.phase, 'idle');
+  });
+
+  it('watcher packet with scratch: the agent writes its notes in a turn of its own, then rawr assembles the packet and summarises', () => {
+    let { state, effects } = run(mkState({ judgment_enabled: false, packet_author: 'watcher' }), [
+      ...workTurn(30),
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
+    const req = find(effects, 'request_scratch_write')[0]!;
+    assert.equal(req.path, '.scratch/agent-rawr-thread-t.scratch.md');
+    assert.ok(!types(effects).includes('request_packet'));
+    assert.equal(state.seq.phase, 'awaiting_scratch');
+    ({ state, effects } = run(state, [{ type: 'scratch_written', at: at(), seqId: req.seqId, path: req.path }]));
+    assert.equal(find(effects, 'show_packet')[0]!.author, 'watcher');
+    // No agent packet to stand in for it: the summary call runs.
+    assert.equal(find(effects, 'compact')[0]!.summarise, undefined);
+    assert.equal(state.seq.phase, 'compacting');
   });
 
   it('watcher packet (packet_author watcher, no scratch) assembles a packet with the required sections and tool tail', () => {
@@ -309,7 +340,12 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
 
   for (const phase of ['assessing', 'awaiting_scratch', 'awaiting_packet'] as const) {
     it(`cancel in ${phase} returns to idle, delivers queued input, never compacts`, () => {
-      const settings = { judgment_enabled: phase === 'assessing', scratch_write_enabled: phase === 'awaiting_scratch' };
+      // The scratch turn of its own is the watcher packet's (the agent packet asks for both in one turn).
+      const settings = {
+        judgment_enabled: phase === 'assessing',
+        scratch_write_enabled: phase === 'awaiting_scratch',
+        packet_author: phase === 'awaiting_scratch' ? ('watcher' as const) : ('agent' as const),
+      };
       let { state } = run(mkState(settings), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
       assert.equal(state.seq.phase, phase);
       const r = run(state, [
@@ -426,5 +462,48 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
     assert.equal(find(r.effects, 'decision')[0]!.decision.code, 'manual');
     r = run(r.state, [{ type: 'packet', at: at(), seqId: seqIdOf(r.state), text: GOOD_PACKET }]);
     assert.match(find(r.effects, 'compact')[0]!.summaryPrompt, /keep the API notes/);
+  });
+});
+
+describe('step: the summary prepared in the background (prepare_summary)', () => {
+  const quietTurn = (pct: number): EngineEvent[] => [
+    { type: 'user_message', at: at(), text: 'Read the importer and tell me what it does.' },
+    { type: 'assistant_message', at: at(), text: 'It parses both formats line by line and reports bad records.' },
+    { type: 'tokens', at: at(), used: usedFor(pct), window: WINDOW },
+    { type: 'evaluate', at: at(), point: 'turn_complete' },
+  ];
+
+  it('the default path (the agent packet stands in for the summary) asks for none: nothing is spent on it', () => {
+    const { effects } = run(mkState({ judgment_enabled: false }), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    assert.ok(types(effects).includes('request_packet'));
+    assert.equal(find(effects, 'prepare_summary').length, 0);
+  });
+
+  it('watcher packet: asked once when the tier is entered (no boundary yet), not again until a compaction', () => {
+    let { state, effects } = run(
+      mkState({ packet_author: 'watcher', scratch_write_enabled: false, judgment_enabled: false, forecast_enabled: false }),
+      quietTurn(40),
+    );
+    const prep = find(effects, 'prepare_summary');
+    assert.equal(prep.length, 1, JSON.stringify(types(effects)));
+    assert.equal(prep[0]!.reason, 'tier early entered');
+    assert.match(prep[0]!.summaryPrompt, /Summarise the conversation so far/);
+    assert.equal(state.seq.phase, 'idle');
+    ({ state, effects } = run(state, quietTurn(38)));
+    assert.equal(find(effects, 'prepare_summary').length, 0, 'once per compaction cycle');
+    // The compaction at the next commit; after it, the next cycle may prepare again.
+    ({ state, effects } = run(state, [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]));
+    const compact = find(effects, 'compact')[0];
+    assert.ok(compact, JSON.stringify(find(effects, 'decision').map((d) => d.decision.reason)));
+    assert.equal(find(effects, 'prepare_summary').length, 0);
+    ({ state } = run(state, [{ type: 'compaction_done', at: at(), seqId: compact.seqId, tokensBefore: usedFor(30), tokensAfter: usedFor(60) }]));
+    ({ effects } = run(state, quietTurn(40)));
+    assert.equal(find(effects, 'prepare_summary').length, 1);
+  });
+
+  it('at a decision to compact now with too little room for a packet turn (the watcher packet follows): asked with the decision', () => {
+    const { effects } = run(mkState({ judgment_enabled: false }), [...workTurn(3), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+    assert.equal(find(effects, 'prepare_summary').length, 1, JSON.stringify(types(effects)));
+    assert.equal(find(effects, 'show_packet')[0]!.author, 'watcher');
   });
 });

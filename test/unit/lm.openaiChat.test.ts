@@ -505,7 +505,7 @@ describe('multiPhaseScript (the project-wide scripted session)', () => {
     assert.equal(r.calls.length, 0);
   });
 
-  it('scratch request → rawr_write_scratch {content}; its result → a one-line confirmation; packet → four sections', async () => {
+  it('scratch request → rawr_write_scratch {content} (with the packet request too: the packet as its text); its result → a one-line confirmation; packet → four sections', async () => {
     const messages: OpenAIChatMessage[] = [{ role: 'user', content: 'Add rate limiting to the API server.' }];
     // play up to the first completed step
     for (let i = 0; i < 2; i++) {
@@ -519,8 +519,15 @@ describe('multiPhaseScript (the project-wide scripted session)', () => {
     }
     messages.push({
       role: 'user',
-      content: '[rawr] Before the packet: write your working notes verbatim to `.scratch/agent-rawr.scratch.md` with the `rawr_write_scratch` tool.',
+      content: '[rawr] Save your working notes: call the `rawr_write_scratch` tool once with them (they go to `.scratch/agent-rawr.scratch.md`).',
     });
+    // Asked for the notes and the packet in one turn (the agent packet): the packet is the text, the notes a call.
+    const both = await turn([...messages.slice(0, -1), { role: 'user', content: `${String(messages.at(-1)!.content)}\n\n${RAWR_MARKERS.packet} now.` }]);
+    assert.deepEqual(
+      both.calls.map((c) => c.name),
+      ['rawr_write_scratch'],
+    );
+    assert.match(both.text, /## What just completed[\s\S]*## Decisions, invariants and traps/);
     const s = await turn(messages);
     assert.deepEqual(
       s.calls.map((c) => c.name),

@@ -68,8 +68,10 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     // verbatim, if any), and the handoff follows.
     const session = await h.participant.session(threadId);
     const kinds = session.messages.map(kindOf);
-    assert.deepEqual(kinds.slice(0, 2), ['summary', 'packet']);
-    assert.ok(kinds.indexOf('handoff') > 1, `the handoff after the summary and packet: ${kinds}`);
+    // The agent's packet stands in for the summary (agent_packet_replaces_summary): the handoff carries it.
+    assert.ok(!kinds.includes('summary'), `no summary: ${kinds}`);
+    const handoffMessage = session.messages.find((m) => kindOf(m) === 'handoff')!;
+    assert.match(handoffMessage.text, /<continuation-packet>[\s\S]*## What just completed[\s\S]*<\/continuation-packet>/);
     assert.ok(!kinds.includes('heads_up') && !kinds.includes('packet_request'), `no sequence turns kept: ${kinds}`);
     assert.equal(session.sequenceRunning, false);
     assert.deepEqual(unansweredToolCalls(session.messages), []);
@@ -84,7 +86,114 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       effectsOf(h, threadId, 'sequence_ended').map((e) => e.outcome),
       ['compacted'],
     );
-    assert.ok(h.model.requests.some((r) => r.rule === 'judgment') && h.model.requests.some((r) => r.rule === 'summary'));
+    // One model call between the heads-up and the swap: the agent's packet turn, which also saved its
+    // notes (rule "scratch" answers both with the packet text and a rawr_write_scratch call). The judgment
+    // comes before the heads-up; no summary call.
+    const rules = h.model.requests.map((r) => r.rule);
+    assert.ok(rules.includes('judgment'));
+    assert.ok(!rules.includes('summary'), `no summary call: ${rules}`);
+    const j = rules.indexOf('judgment');
+    const resumed = rules.indexOf('work', j);
+    assert.deepEqual(rules.slice(j + 1, resumed), ['scratch'], `calls between the judgment and the agent's next step: ${rules}`);
+  });
+
+  it('with the summary call kept (agent_packet_replaces_summary off): the thread starts with the summary and the packet', async () => {
+    h = participantHarness({ script: session6(), window: 20_000, settings: { forecast_enabled: false, agent_packet_replaces_summary: false } });
+    const { result, threadId } = await h.ask(PROMPT);
+    assert.ok(!result.errorDetails, result.errorDetails?.message);
+    const kinds = (await h.participant.session(threadId)).messages.map(kindOf);
+    assert.deepEqual(kinds.slice(0, 2), ['summary', 'packet']);
+    assert.ok(kinds.indexOf('handoff') > 1, `the handoff after the summary and packet: ${kinds}`);
+    // The summary was prepared in the background beside the judgment: after it, only the packet turn.
+    const rules = h.model.requests.map((r) => r.rule);
+    const j = rules.indexOf('judgment');
+    assert.ok(rules.indexOf('summary') < j, `${rules}`);
+    assert.deepEqual(rules.slice(j + 1, rules.indexOf('work', j)), ['scratch'], `${rules}`);
+  });
+
+  describe('the summary prepared in the background (when the compaction needs a summary call)', () => {
+    const summaryCalls = (h: Harness) => h.model.requests.filter((r) => r.rule === 'summary');
+    /** The watcher packet (it needs a summary) and the early tier at once: a compaction is likely long before it is due. */
+    const watcherEarlyTier = { forecast_enabled: false, packet_author: 'watcher' as const, scratch_write_enabled: false, early_percent_remaining_lt: 95 };
+    /** Requests after the heads-up (the sequence's first model call) up to the agent's next step. */
+    const criticalPath = (h: Harness, firstRule: string) => {
+      const rules = h.model.requests.map((r) => r.rule);
+      const start = rules.indexOf(firstRule, rules.indexOf('judgment'));
+      return h.model.requests.slice(start, rules.indexOf('work', start));
+    };
+
+    it('watcher packet: summarised in the background at the decision; at the boundary no summary call remains', async () => {
+      h = participantHarness({ script: session6(), window: 20_000, settings: { forecast_enabled: false, packet_author: 'watcher' } });
+      const { result, threadId } = await h.ask(PROMPT);
+      assert.ok(!result.errorDetails, result.errorDetails?.message);
+      const lines = h.log.lines.join('\n');
+      assert.match(lines, /summarising \d+ messages in the background \(decision judgment_pending\)/);
+      assert.match(lines, /using the summary prepared in the background \(\d+ newer messages kept verbatim\): no summary call/);
+      // The background summary ran beside the judgment; after the heads-up only the scratch turn called the model.
+      assert.equal(summaryCalls(h).length, 1);
+      assert.deepEqual(
+        criticalPath(h, 'scratch').map((r) => r.rule),
+        ['scratch'],
+      );
+      assert.ok(summaryCalls(h)[0]!.index < criticalPath(h, 'scratch')[0]!.index);
+      // The thread starts with that summary and the watcher packet.
+      const kinds = (await h.participant.session(threadId)).messages.map(kindOf);
+      assert.deepEqual(kinds.slice(0, 2), ['summary', 'packet']);
+    });
+
+    it('prepared when the tier is entered, well before the boundary: at the boundary one call summarises the prepared summary and the new part', async () => {
+      h = participantHarness({
+        script: session6(),
+        window: 20_000,
+        settings: {
+          ...watcherEarlyTier,
+          ready_percent_remaining_lt: 45,
+          auto_requires_any_boundary: { early: [], ready: ['plan_checkpoint'], asap: ['plan_checkpoint', 'turn_complete'] },
+        },
+      });
+      const { result } = await h.ask(PROMPT);
+      assert.ok(!result.errorDetails, result.errorDetails?.message);
+      const lines = h.log.lines.join('\n');
+      assert.match(lines, /summarising \d+ messages in the background \(tier early entered\)/);
+      assert.match(lines, /summarising the prepared summary and \d+ newer messages/);
+      const [early, atBoundary] = summaryCalls(h);
+      assert.ok(early && atBoundary, `two summary calls: ${h.model.requests.map((r) => r.rule)}`);
+      // The call at the boundary carries the earlier summary and only the messages after it.
+      const text = JSON.stringify(atBoundary.messages);
+      assert.match(text, /Summary of the earlier part of this thread, prepared before this compaction/);
+      assert.doesNotMatch(text, /Finished step 1 of 6/, 'the first step is in the prepared summary, not sent again');
+      // One model call on the critical path: the judgment decides first; after it, only the summary.
+      const rules = h.model.requests.map((r) => r.rule);
+      const j = rules.indexOf('judgment');
+      assert.ok(rules.indexOf('summary') < j, `the background summary came before the boundary: ${rules}`);
+      assert.deepEqual(rules.slice(j + 1, rules.indexOf('work', j)), ['summary'], `${rules}`);
+    });
+
+    it('a prepared summary that went stale (/compact with instructions changes what to summarise) is discarded, never used', async () => {
+      h = participantHarness({
+        script: multiPhaseScript({ steps: ['Research', 'Draft', 'Ship'], fillerChars: 9000, stopAfterEachPhase: true }),
+        window: 20_000,
+        // No tier compacts by itself here: only the person's /compact.
+        settings: { ...watcherEarlyTier, auto_requires_any_boundary: { early: [], ready: [], asap: [] } },
+      });
+      const first = await h.ask('Build the limiter in three phases.');
+      assert.match(h.log.lines.join('\n'), /summarising \d+ messages in the background \(tier early entered\)/);
+      const compact = await h.ask('keep the limiter API notes verbatim', { command: 'compact', threadId: first.threadId });
+      assert.ok(!compact.result.errorDetails, compact.result.errorDetails?.message);
+      assert.match(h.log.lines.join('\n'), /the summary prepared in the background is stale \(the thread changed\): discarded/);
+      const calls = summaryCalls(h);
+      // The background one, then the whole thread again (then, in the next cycle, a new background one).
+      assert.ok(calls.length >= 2, `${h.model.requests.map((r) => r.rule)}`);
+      assert.ok(JSON.stringify(calls[1]!.messages).includes('keep the limiter API notes verbatim'), 'the summary that was used follows the instructions');
+      assert.doesNotMatch(JSON.stringify(calls[1]!.messages), /Summary of the earlier part of this thread/);
+    });
+
+    it('the default (the agent packet stands in for the summary) prepares nothing: no model call is spent on it', async () => {
+      h = participantHarness({ script: session6(), window: 20_000, settings: { forecast_enabled: false } });
+      await h.ask(PROMPT);
+      assert.equal(summaryCalls(h).length, 0);
+      assert.doesNotMatch(h.log.lines.join('\n'), /in the background/);
+    });
   });
 
   it('preflight: the next message is held, the golden path runs, then the message is delivered once, after the handoff', async () => {
@@ -135,10 +244,11 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     const reached = gate();
     const release = gate();
     const base = session6();
-    const packetRule = base.rules.find((r) => r.name === 'packet')!;
+    // The packet turn (which also asks for the scratch notes) is answered by rule "scratch".
+    const packetRule = base.rules.find((r) => r.name === 'scratch')!;
     h = participantHarness({
       window: 20_000,
-      script: replacing(base, 'packet', async (r) => {
+      script: replacing(base, 'scratch', async (r) => {
         reached.open();
         await release.p;
         return typeof packetRule.reply === 'function' ? packetRule.reply(r) : packetRule.reply;
@@ -168,10 +278,17 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
 
   it("the panel's Cancel during the summary call aborts that call: compaction_failed (cancelled), the thread is unchanged", async () => {
     const reached = gate();
+    let failed = false;
     const base = session6();
     h = participantHarness({
       window: 20_000,
+      settings: { agent_packet_replaces_summary: false },
+      // The background summary fails (the compaction then summarises the whole thread itself); that call is held.
       script: replacing(base, 'summary', async () => {
+        if (!failed) {
+          failed = true;
+          return { status: 500, error: 'scripted outage of the background summary' };
+        }
         reached.open();
         return { text: 'A summary that arrives after the cancel.' };
       }),
@@ -197,7 +314,7 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
 
   it('a model error mid-sequence: recover ends the sequence, answers every tool call, and the request reports the error', async () => {
     const base = session6();
-    h = participantHarness({ window: 20_000, script: replacing(base, 'packet', () => ({ status: 500, error: 'scripted outage' })) });
+    h = participantHarness({ window: 20_000, script: replacing(base, 'scratch', () => ({ status: 500, error: 'scripted outage' })) });
     const { result, text, threadId } = await h.ask(PROMPT);
     assert.ok(result.errorDetails, 'errorDetails set');
     assert.match(result.errorDetails!.message, /scripted outage/);
@@ -211,17 +328,23 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     assert.ok(!next.result.errorDetails, next.result.errorDetails?.message);
   });
 
-  describe('the packet deadline is a fixed end time, shared by the scratch and the packet turns', () => {
-    // rawr.packetDeadlineSeconds = 180 (shipped default). The scratch turn and the packet turn each take
-    // `ms` of (fake) time; the deadline counts from the heads-up, not from each call.
+  describe('the packet deadline is a fixed end time, shared by every call of the packet turn', () => {
+    // rawr.packetDeadlineSeconds = 180 (shipped default). The agent first only saves its notes (rule
+    // "scratch" answers with the rawr_write_scratch call alone), then, asked again, writes its packet
+    // (rule "scratch-confirm"); each call takes `ms` of (fake) time; the deadline counts from the
+    // heads-up, not from each call.
     const run = async (scratchMs: number, packetMs: number) => {
       const clock = new FakeClock();
+      const base = session6();
+      const scratchRule = base.rules.find((r) => r.name === 'scratch')!;
       h = participantHarness({
-        script: session6(),
+        script: replacing(base, 'scratch', async (r) => {
+          const reply = (typeof scratchRule.reply === 'function' ? await scratchRule.reply(r) : scratchRule.reply) as { toolCalls?: unknown };
+          return { toolCalls: reply.toolCalls };
+        }),
         window: 20_000,
         clock,
-        // The scripted agent writes its notes (rule "scratch"), confirms them at once, then writes its packet.
-        takesMs: (_req, rule) => (rule === 'scratch' ? scratchMs : rule === 'packet' ? packetMs : 0),
+        takesMs: (_req, rule) => (rule === 'scratch' ? scratchMs : rule === 'scratch-confirm' ? packetMs : 0),
       });
       const r = await h.ask(PROMPT);
       assert.ok(!r.result.errorDetails, r.result.errorDetails?.message);
@@ -236,7 +359,7 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       assert.match(text, /did not produce its packet in time/);
       assert.match(text, /Continuation packet — assembled by the rawr watcher/);
       assert.ok(
-        h.model.requests.some((r) => r.rule === 'packet' && r.clientClosed),
+        h.model.requests.some((r) => r.rule === 'scratch-confirm' && r.clientClosed),
         'the late packet call was cancelled',
       );
     });

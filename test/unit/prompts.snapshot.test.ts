@@ -75,7 +75,7 @@ const first = <T extends Effect['type']>(fx: Effect[], type: T) => {
 };
 
 describe('prompt snapshots (every rendered text a model sees)', () => {
-  it('golden path with the agent packet: heads-up, judgment, scratch, packet request, summary, handoff', () => {
+  it('golden path with the agent packet: judgment, heads-up, one turn for the scratch notes and the packet, handoff', () => {
     let r = run(mkState(), session());
     const judgment = first(r.effects, 'request_judgment');
     expectSnapshot('judgment-system', judgment.system);
@@ -84,14 +84,23 @@ describe('prompt snapshots (every rendered text a model sees)', () => {
       { type: 'judgment_result', at: T0 + 60_000, corrId: judgment.corrId, text: '{"should_compact": true, "reason": "phase boundary: phase 1 committed"}' },
     ]);
     expectSnapshot('heads-up', first(r.effects, 'inject_heads_up').text);
+    const packet = first(r.effects, 'request_packet');
+    expectSnapshot('packet-request-with-scratch', packet.text);
+    r = run(r.state, [{ type: 'packet', at: T0 + 62_000, seqId: packet.seqId, text: GOOD_PACKET, scratchWritten: true }]);
+    // The agent's packet stands in for the summary (with the facts rawr recorded appended): no summary call.
+    expectSnapshot('agent-packet-with-facts', first(r.effects, 'compact').packet);
+    r = run(r.state, [{ type: 'compaction_done', at: T0 + 63_000, seqId: packet.seqId, tokensBefore: usedFor(40), tokensAfter: 9000 }]);
+    expectSnapshot('handoff-agent-packet', first(r.effects, 'inject_handoff').text);
+  });
+
+  it('the packet request alone (no scratch notes); the scratch turn and the summary of the watcher packet', () => {
+    const alone = run(mkState({ scratch_write_enabled: false, judgment_enabled: false }), session());
+    expectSnapshot('packet-request', first(alone.effects, 'request_packet').text);
+    let r = run(mkState({ packet_author: 'watcher', judgment_enabled: false }), session());
     const scratch = first(r.effects, 'request_scratch_write');
     expectSnapshot('scratch-write', scratch.text);
     r = run(r.state, [{ type: 'scratch_written', at: T0 + 61_000, seqId: scratch.seqId, path: scratch.path }]);
-    expectSnapshot('packet-request', first(r.effects, 'request_packet').text);
-    r = run(r.state, [{ type: 'packet', at: T0 + 62_000, seqId: scratch.seqId, text: GOOD_PACKET }]);
     expectSnapshot('compaction-summary', first(r.effects, 'compact').summaryPrompt);
-    r = run(r.state, [{ type: 'compaction_done', at: T0 + 63_000, seqId: scratch.seqId, tokensBefore: usedFor(40), tokensAfter: 9000 }]);
-    expectSnapshot('handoff-agent-packet', first(r.effects, 'inject_handoff').text);
   });
 
   it('watcher packet and its handoff; /compact instructions in the summary prompt; the recent-turns introduction', () => {

@@ -124,13 +124,10 @@ describe('core process (JSON-RPC over IPC)', function () {
     fx = await step({ type: 'judgment_result', at: at(), corrId: judge[0]!.corrId, text: '{"should_compact": true, "reason": "phase 2 complete"}' });
     assert.equal(find(fx, 'decision')[0]!.decision.code, 'judgment_approved');
     assert.match(find(fx, 'inject_heads_up')[0]!.text, /commit a1b2c3d/);
-    const scratch = find(fx, 'request_scratch_write')[0]!;
-    fx = await step({ type: 'scratch_written', at: at(), seqId: scratch.seqId, path: scratch.path });
-    assert.deepEqual(
-      fx.map((e) => e.type),
-      ['request_packet'],
-    );
-    fx = await step({ type: 'packet', at: at(), seqId: scratch.seqId, text: GOOD_PACKET });
+    // One turn for the scratch notes and the packet.
+    const request = find(fx, 'request_packet')[0]!;
+    assert.match(request.scratchPath ?? '', /^\.scratch\/agent-.+\.scratch\.md$/);
+    fx = await step({ type: 'packet', at: at(), seqId: request.seqId, text: GOOD_PACKET, scratchWritten: true });
     const compact = find(fx, 'compact')[0]!;
     assert.ok(compact.packet.includes('## What just completed'));
 

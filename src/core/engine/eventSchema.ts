@@ -42,7 +42,7 @@ export const EngineEventSchema: z.ZodType<EngineEvent> = z.discriminatedUnion('t
   z.object({ type: z.literal('judgment_result'), at, corrId: z.string(), text: z.string() }),
   z.object({ type: z.literal('judgment_unavailable'), at, corrId: z.string(), why: z.string().max(500) }),
   z.object({ type: z.literal('scratch_written'), at, seqId: z.string(), path: z.string() }),
-  z.object({ type: z.literal('packet'), at, seqId: z.string(), text: z.string() }),
+  z.object({ type: z.literal('packet'), at, seqId: z.string(), text: z.string(), scratchWritten: z.boolean().optional() }),
   z.object({ type: z.literal('compaction_done'), at, seqId: z.string(), tokensBefore: z.number(), tokensAfter: z.number() }),
   z.object({ type: z.literal('compaction_failed'), at, seqId: z.string(), error: z.string() }),
   z.object({ type: z.literal('timeout'), at, timerId: z.string() }),

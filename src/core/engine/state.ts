@@ -33,6 +33,7 @@ export function initialState(opts: { threadId: string; agentName?: string; setti
     lastDecision: null,
     forecast: emptyForecast(),
     forecastHold: null,
+    summaryPrepared: false,
   };
 }
 
@@ -40,10 +41,11 @@ export function initialState(opts: { threadId: string; agentName?: string; setti
  * `{ ...s, ...patch }` for the engine state. Object spread copies property by property on Node 20, about
  * 25 times slower than a literal naming the keys, and step() copies the state a few times per event:
  * the hot paths use this (the cold replay rate of `npm run bench`). The mapped type makes tsc reject
- * the literal when EngineState gains a key it does not name; the order is initialState's.
+ * the literal when EngineState gains a key it does not name (an optional one goes in OptionalStateKey
+ * and is copied below); the order is initialState's.
  */
 export function withState(s: EngineState, patch: Partial<EngineState>): EngineState {
-  const next: { [K in keyof Required<EngineState>]: EngineState[K] } = {
+  const next: { [K in Exclude<keyof EngineState, OptionalStateKey>]-?: EngineState[K] } & Partial<Pick<EngineState, OptionalStateKey>> = {
     threadId: s.threadId,
     agentName: s.agentName,
     settings: s.settings,
@@ -68,8 +70,12 @@ export function withState(s: EngineState, patch: Partial<EngineState>): EngineSt
     forecast: s.forecast,
     forecastHold: s.forecastHold,
   };
+  // An optional key is copied when set, so that a state without it stays without it (as a spread keeps it).
+  if (s.summaryPrepared !== undefined) next.summaryPrepared = s.summaryPrepared;
   return Object.assign(next, patch);
 }
+/** The optional keys of EngineState, which withState copies only when set. */
+type OptionalStateKey = 'summaryPrepared';
 
 /** `{ ...t, ...patch }` for the trail, for the same reason as withState (an optional key is copied when set). */
 export function withTrail(t: Trail, patch: Partial<Trail>): Trail {

@@ -174,21 +174,16 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
     case 'packet': {
       if (s.seq.phase !== 'awaiting_packet' || s.seq.seqId !== ev.seqId) return s;
       const ok = validateAgentPacket(ev.text, s.settings.packet_min_chars);
+      // The handoff names the scratch file only when there is one to read.
+      const scratchPath = ev.scratchWritten === false ? undefined : s.seq.scratchPath;
       if (ok.ok)
-        return toCompacting(
-          s,
-          s.seq,
-          s.settings.agent_packet_replaces_summary ? withTrailFacts(ev.text, s.trail, s.plan) : ev.text,
-          'agent',
-          s.seq.scratchPath,
-          fx,
-        );
+        return toCompacting(s, s.seq, s.settings.agent_packet_replaces_summary ? withTrailFacts(ev.text, s.trail, s.plan) : ev.text, 'agent', scratchPath, fx);
       fx.push({
         type: 'annotate',
         level: 'warning',
         text: `The agent's packet was not usable (${ok.why}); rawr assembled one from the session trail instead.`,
       });
-      return toCompacting(s, s.seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', s.seq.scratchPath, fx);
+      return toCompacting(s, s.seq, assembleWatcherPacket(s.trail, s.plan, s.settings.activity_tail_tool_calls), 'watcher', scratchPath, fx);
     }
     case 'compaction_done':
       if (s.seq.phase !== 'compacting' || s.seq.seqId !== ev.seqId) return s;
@@ -325,6 +320,7 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
   consume(st, d.id, 'decision', fx);
   st = withState(st, { counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold });
   fx.push({ type: 'decision', decision: d });
+  st = maybePrepareSummary(st, d, fx);
   switch (d.action) {
     case 'compact':
       return startSequence(st, d, fx);
@@ -352,6 +348,34 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
       throw new Error(`unknown decision action ${String(unknown)}`);
     }
   }
+}
+
+/** The summary prompt of a compaction now, with the person's /compact instructions when there are any. */
+function summaryPromptOf(s: EngineState): string {
+  return fillTemplate(s.prompts.compactionSummary, {
+    instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '',
+  });
+}
+
+/**
+ * Starts the summary early (once per compaction cycle) when a compaction is likely and it will need a
+ * summary call: the watcher writes the packet (by setting, or because the room left is too small for a
+ * packet turn), or the agent's packet does not stand in for the summary. The default path (the
+ * agent's packet replaces the summary) needs none, so it spends nothing here.
+ */
+function maybePrepareSummary(s: EngineState, d: Decision, fx: Effect[]): EngineState {
+  if (s.summaryPrepared || s.settings.mode !== 'auto' || !s.tokens) return s;
+  const now = d.action === 'compact' || d.action === 'judge' || d.action === 'preflight';
+  const likely = now || d.tier !== null || d.code === 'forecast_held' || d.forecast?.verdict === 'compact';
+  if (!likely) return s;
+  // Too little room for a packet turn means the watcher packet, hence a summary (known when the sequence
+  // starts now; for a later boundary it is not guessed: a wasted call would cost more than it saves).
+  const tight = now && s.tokens.window - s.tokens.used < minTokensForAgentPacket(s.tokens.window);
+  const needsSummary = s.settings.packet_author === 'watcher' || !s.settings.agent_packet_replaces_summary || tight;
+  if (!needsSummary) return s;
+  const why = d.action !== 'none' ? `decision ${d.code}` : d.tier ? `tier ${d.tier} entered` : 'the forecast expects a compaction at the next close';
+  fx.push({ type: 'prepare_summary', summaryPrompt: summaryPromptOf(s), reason: why });
+  return { ...s, summaryPrepared: true };
 }
 
 /** Says which pending boundaries an evaluation or a compaction takes off the list. */
@@ -453,16 +477,24 @@ function startSequence(s: EngineState, d: Decision, fx: Effect[], judgment?: str
   if (tight && !overflow)
     fx.push({ type: 'annotate', level: 'warning', text: `Only ${free} tokens left: no room for a packet turn, rawr writes the packet itself.` });
   const base = { seqId, decision: d, judgment };
-  if (st.settings.scratch_write_enabled && !tight) {
+  const scratch = st.settings.scratch_write_enabled && !tight;
+  if (packetAuthor === 'agent') {
+    // One model call for both: the scratch notes (a rawr_write_scratch call) and the packet (the reply's
+    // text) come in the same turn, so the golden path costs about what one summary call costs.
+    const path = scratch ? scratchPathFor(st.agentName) : undefined;
+    const request = path ? `${fillTemplate(st.prompts.scratchWrite, { scratchPath: path })}\n\n${st.prompts.packetRequest}` : st.prompts.packetRequest;
+    // The packet may stand in for the summary: what the person asked the compaction to keep goes to its author.
+    const text = st.instructions ? `${request}\n\nAdditional instructions from the user for this compaction: ${st.instructions}` : request;
+    fx.push({ type: 'request_packet', seqId, text, ...(path ? { scratchPath: path } : {}) });
+    fx.push({ type: 'start_timer', timerId: `packet:${seqId}`, ms: st.settings.packet_deadline_seconds * 1000 });
+    return { ...st, seq: { ...base, phase: 'awaiting_packet', ...(path ? { scratchPath: path } : {}) } };
+  }
+  if (scratch) {
+    // The watcher writes the packet, but the agent still saves its working notes first (its own turn).
     const path = scratchPathFor(st.agentName);
     fx.push({ type: 'request_scratch_write', seqId, path, text: fillTemplate(st.prompts.scratchWrite, { scratchPath: path }) });
     fx.push({ type: 'start_timer', timerId: `packet:${seqId}`, ms: st.settings.packet_deadline_seconds * 1000 });
     return { ...st, seq: { ...base, phase: 'awaiting_scratch', scratchPath: path, packetAuthor } };
-  }
-  if (packetAuthor === 'agent') {
-    fx.push({ type: 'request_packet', seqId, text: st.prompts.packetRequest });
-    fx.push({ type: 'start_timer', timerId: `packet:${seqId}`, ms: st.settings.packet_deadline_seconds * 1000 });
-    return { ...st, seq: { ...base, phase: 'awaiting_packet' } };
   }
   return toCompacting(st, base, assembleWatcherPacket(st.trail, st.plan, st.settings.activity_tail_tool_calls), 'watcher', undefined, fx, false);
 }
@@ -479,9 +511,7 @@ function toCompacting(
   if (timerRunning) fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
   fx.push({ type: 'show_packet', seqId: seq.seqId, packet, author });
   fx.push({ type: 'progress', text: 'Compacting thread context…' });
-  const summaryPrompt = fillTemplate(s.prompts.compactionSummary, {
-    instructions: s.instructions ? `Additional instructions from the user: ${s.instructions}` : '',
-  });
+  const summaryPrompt = summaryPromptOf(s);
   // No summary call after an overflow (it could overflow too), nor when the agent's packet stands in for it.
   const noSummary = seq.decision.code === 'overflow' || (author === 'agent' && s.settings.agent_packet_replaces_summary);
   fx.push({ type: 'compact', seqId: seq.seqId, packet, summaryPrompt, ...(noSummary ? { summarise: false as const } : {}) });
@@ -559,6 +589,7 @@ function finishCompaction(
     stall,
     instructions: '',
     pending: [],
+    summaryPrepared: false,
   };
   return endSequence(next, seq.seqId, 'compacted', at, fx);
 }

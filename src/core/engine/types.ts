@@ -166,6 +166,8 @@ export interface EngineState {
   forecast: ForecastState;
   /** A forecast compaction decided at a phase close, held until the close ends (the next evaluation point). */
   forecastHold: ForecastHold | null;
+  /** A background summary was asked for since the last compaction (prepare_summary: once per cycle). */
+  summaryPrepared?: boolean;
 }
 
 export interface ForecastHold {
@@ -188,7 +190,8 @@ export type EngineEvent =
   /** No judge can answer (none configured, or the call failed): the deterministic rule decides, saying why. */
   | { type: 'judgment_unavailable'; at: number; corrId: string; why: string }
   | { type: 'scratch_written'; at: number; seqId: string; path: string }
-  | { type: 'packet'; at: number; seqId: string; text: string }
+  /** The agent's packet; `scratchWritten` false when it was asked for scratch notes in the same turn and wrote none. */
+  | { type: 'packet'; at: number; seqId: string; text: string; scratchWritten?: boolean }
   | { type: 'compaction_done'; at: number; seqId: string; tokensBefore: number; tokensAfter: number }
   | { type: 'compaction_failed'; at: number; seqId: string; error: string }
   | { type: 'timeout'; at: number; timerId: string }
@@ -224,12 +227,21 @@ export type Effect =
   | { type: 'annotate'; level: 'info' | 'warning'; text: string }
   | { type: 'suggest'; decision: Decision }
   | { type: 'request_judgment'; corrId: string; system: string; user: string; timeoutMs: number }
+  /**
+   * A compaction that will need a summary call is likely soon: summarise the thread as it stands now, in
+   * the background, so that at the boundary only the part after it is left (sequence/preparedSummary.ts).
+   */
+  | { type: 'prepare_summary'; summaryPrompt: string; reason: string }
   | { type: 'start_timer'; timerId: string; ms: number }
   | { type: 'cancel_timer'; timerId: string }
   | { type: 'progress'; text: string }
   | { type: 'inject_heads_up'; seqId: string; text: string }
   | { type: 'request_scratch_write'; seqId: string; text: string; path: string }
-  | { type: 'request_packet'; seqId: string; text: string }
+  /**
+   * The packet turn. With `scratchPath` the same turn also asks for the scratch notes (the agent calls
+   * rawr_write_scratch and writes its packet in one reply): one model call instead of two.
+   */
+  | { type: 'request_packet'; seqId: string; text: string; scratchPath?: string }
   | { type: 'show_packet'; seqId: string; packet: string; author: PacketAuthor }
   /** summarise false: no summary LM call (overflow recovery): the replacement is the recent turns, the handoff carries the packet. */
   | { type: 'compact'; seqId: string; packet: string; summaryPrompt: string; summarise?: false }

@@ -39,7 +39,7 @@ export const LoggedEffectSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('judgment_ended'), corrId: id, outcome: z.enum(['answered', 'invalid', 'timed_out', 'cancelled']) }),
   z.object({ type: z.literal('inject_heads_up'), seqId: id }),
   z.object({ type: z.literal('request_scratch_write'), seqId: id, path: z.string().max(400) }),
-  z.object({ type: z.literal('request_packet'), seqId: id }),
+  z.object({ type: z.literal('request_packet'), seqId: id, scratchPath: z.string().max(400).optional() }),
   z.object({ type: z.literal('compact'), seqId: id }),
   z.object({ type: z.literal('abort_compaction'), seqId: id }),
   z.object({ type: z.literal('compacted'), seqId: id, tokensBefore: z.number(), tokensAfter: z.number(), text }),
@@ -57,6 +57,7 @@ export function loggedEffect(fx: Effect): LoggedEffect | null {
   switch (fx.type) {
     case 'decision':
     case 'request_judgment':
+    case 'prepare_summary': // the host logs whether the prepared summary was used (effectExecutor.ts)
     case 'show_packet':
     case 'suggest':
     case 'start_timer':
@@ -85,8 +86,9 @@ export function loggedEffect(fx: Effect): LoggedEffect | null {
       return { type: fx.type, seqId: fx.seqId, decisionId: fx.decisionId, reason: fx.reason, packetAuthor: fx.packetAuthor };
     case 'judgment_ended':
       return { type: fx.type, corrId: fx.corrId, outcome: fx.outcome };
-    case 'inject_heads_up':
     case 'request_packet':
+      return { type: fx.type, seqId: fx.seqId, ...(fx.scratchPath ? { scratchPath: fx.scratchPath } : {}) };
+    case 'inject_heads_up':
     case 'compact':
     case 'abort_compaction':
     case 'inject_handoff':

@@ -6,10 +6,10 @@ import type { PromptName } from './promptSet';
 
 export const FALLBACK_BODIES: Record<PromptName, string> = {
   packetRequest:
-    "[rawr] Write your continuation packet now with these Markdown sections: ## What just completed, ## Where we are now, ## What's next, ## Decisions, invariants and traps. Do not call tools.",
+    "[rawr] Write your continuation packet now with these Markdown sections: ## What just completed, ## Where we are now, ## What's next, ## Decisions, invariants and traps. Write it as the text of this reply; call no tool other than rawr_write_scratch.",
   headsUp:
     '[rawr watcher → agent] Heads-up: pausing at a phase boundary ({boundary}; tier {tier}, {percentRemaining}% left). You will write a continuation packet, rawr compacts, then you continue. Why now: {reason}',
-  scratchWrite: '[rawr] Write your working notes verbatim to `{scratchPath}` with the rawr_write_scratch tool, then confirm in one line.',
+  scratchWrite: '[rawr] Save your working notes: call the rawr_write_scratch tool once with them (they go to `{scratchPath}`).',
   judgment: '[rawr] Decide whether to compact now. Output only strict JSON {"should_compact": boolean, "reason": string}. Never veto Emergency.',
   judgmentContext:
     'tier: {tier}\npercentRemaining: {percentRemaining}\nboundariesJson: {boundariesJson}\nPhase forecast: {phaseForecast}\nUser requests:\n{userRequestChain}\nPlan:\n{planTrail}\nLast agent message:\n{lastAgentMessage}\nRecent:\n{transcriptExcerpt}',

@@ -272,6 +272,7 @@ export class Replayer {
         case 'inject_handoff':
         case 'deliver_queued_input':
         case 'sequence_ended':
+        case 'prepare_summary': // no model in a counterfactual: the compaction is modelled, not summarised
           break;
         default: {
           const unknown: never = fx;

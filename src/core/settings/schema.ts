@@ -66,7 +66,7 @@ export const DEFAULT_SETTINGS = {
   packet_min_chars: 300,
   activity_tail_tool_calls: 6,
   keep_recent_tokens: 4000,
-  agent_packet_replaces_summary: false,
+  agent_packet_replaces_summary: true,
   min_gain_percent: 15,
   forecast_enabled: true,
   forecast_margin_percent: 5,
@@ -117,7 +117,8 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   emergency_percent_remaining_lt: 'Emergency tier: compact at the next safe point even without a boundary.',
   auto_requires_any_boundary: 'Per tier, the boundary kinds of which at least one must be present to compact.',
   packet_author: 'agent: the agent writes its continuation packet (the agent packet); watcher: rawr assembles it from the session trail (the watcher packet).',
-  scratch_write_enabled: 'Ask the agent to write its scratch notes to .scratch/agent-<name>.scratch.md before the packet.',
+  scratch_write_enabled:
+    'Ask the agent to save its working notes to .scratch/agent-<name>.scratch.md: in the packet turn (one model call for both), or in a turn of its own when rawr writes the packet.',
   cooldown_turns: 'No new compaction until this many user turns completed since the last one (or the cooldown seconds passed), unless emergency.',
   cooldown_seconds: 'No new compaction until this many seconds passed since the last one (or the cooldown turns completed), unless emergency.',
   agent_done_markers: "Phrases in the agent's final message that mark a finished task (counted only with work activity in the turn).",
@@ -133,7 +134,7 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   keep_recent_tokens:
     'After a compaction, keep this many tokens of the most recent messages verbatim (person messages, agent messages, tool calls with their results, never split), after the summary and packet. At most 10% of the window and a quarter of the context before the compaction; 0 keeps none.',
   agent_packet_replaces_summary:
-    "When the agent's own packet passes validation, use it (with the facts rawr recorded appended) instead of a separate summary call: one full-thread model call less per compaction.",
+    "When the agent's own packet passes validation, use it (with the facts rawr recorded appended) instead of a separate summary call: the compaction then costs one model call over the thread, like a tool's own summary. Off: a summary call follows the packet.",
   min_gain_percent: 'A compaction must raise the percent remaining by at least this much; otherwise rawr says so and does not re-fire.',
   forecast_enabled:
     "Forecast the tokens the next phase will add (from this thread's completed phases): at a commit, plan step or PR step, compact when the room left before the emergency line is smaller than the forecast (even above the early threshold), and wait when it fits. Emergency is never affected.",

@@ -71,6 +71,16 @@ function isConnectionLoss(err: unknown): boolean {
   return /connection (is|got) (closed|disposed)|client is not running|pending response rejected|starting server failed/i.test(message);
 }
 
+/**
+ * A write to a process whose end of the IPC channel is already gone (it died; its exit has not been seen
+ * yet): the connection is lost, not failing. Node reports it as EPIPE (a write in flight) or
+ * ERR_IPC_CHANNEL_CLOSED (a send after the disconnect).
+ */
+function isClosedPipe(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EPIPE' || code === 'ERR_IPC_CHANNEL_CLOSED' || /\bEPIPE\b|channel closed/i.test(error.message);
+}
+
 /** The channel for the LanguageClient's own lines, which it writes from process-exit handlers: a write to a
  * channel already disposed (the window closing) must not become an uncaught exception there. */
 function safeChannel(channel: vscode.LogOutputChannel): vscode.LogOutputChannel {
@@ -140,10 +150,21 @@ export async function startCore(context: vscode.ExtensionContext, opts: StartCor
   let gaveUp = false;
   let shutDown = false;
   let disposed = false;
+  /** Errors of the current process's connection (reset when a process starts running). */
+  let connectionErrors = 0;
   const errorHandler: lc.ErrorHandler = {
-    error: (error, _message, count) => {
-      log.warn(`rawr core connection error (${count ?? 1}): ${error.message}`);
-      if ((count ?? 1) <= 3) return { action: lc.ErrorAction.Continue, handled: true };
+    // Writes to a process that just died fail until its exit is seen; then closed() restarts it (bounded
+    // there). Counting them would stop the client for good — the prompt files' language features with it
+    // — when a burst of requests meets a crash; so only errors on a live connection count. The `count`
+    // argument is not used: the IPC writer adds two per failed write and resets it on a good one.
+    error: (error) => {
+      if (isClosedPipe(error)) {
+        log.warn(`rawr core connection lost (${error.message}); the process is restarted once its exit is seen`);
+        return { action: lc.ErrorAction.Continue, handled: true };
+      }
+      connectionErrors++;
+      log.warn(`rawr core connection error (${connectionErrors}): ${error.message}`);
+      if (connectionErrors <= 3) return { action: lc.ErrorAction.Continue, handled: true };
       shutDown = true; // the client stops the process: requests go in-process from now on
       log.error('rawr core connection keeps failing; stopping the core process');
       return { action: lc.ErrorAction.Shutdown, handled: true };
@@ -195,6 +216,7 @@ export async function startCore(context: vscode.ExtensionContext, opts: StartCor
   const stateSub = client.onDidChangeState((e: { oldState: lc.State; newState: lc.State }) => {
     if (e.newState === lc.State.Running) {
       generation++;
+      connectionErrors = 0;
       if (generation > 1) {
         client.sendRequest<number>(CORE_METHODS.pid, {}).then(
           (pid) => log.info(`rawr core process restarted (pid ${pid})`),

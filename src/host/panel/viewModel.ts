@@ -281,6 +281,9 @@ export class ThreadJournal {
       case 'request_scratch_write':
         if (seq) seq.scratchPath = fx.path;
         break;
+      case 'request_packet':
+        if (seq && fx.scratchPath) seq.scratchPath = fx.scratchPath;
+        break;
       case 'compacted':
         if (seq) {
           reach(seq, 'compact', 'handoff');
@@ -302,7 +305,6 @@ export class ThreadJournal {
       case 'hold_user_message':
       case 'deliver_queued_input':
       case 'inject_heads_up':
-      case 'request_packet':
       case 'compact':
       case 'abort_compaction':
         break; // in the export, not in the panel's model

@@ -16,6 +16,7 @@ import type { ThreadMessage } from '../../core/thread/thread';
 import { RAWR_TOOL_INFOS, SCRATCH_TOOL, writeScratch } from '../tools/rawrTools';
 import { block, handoffForChat, headsUpForChat, note } from './chatText';
 import { compactedThread, selectRecentTail, tailBudget } from '../../core/sequence/recentTail';
+import { planSummary } from '../../core/sequence/preparedSummary';
 import { summarise } from './compactor';
 import { isInstructions } from './agentPrompt';
 import type { Session } from './session';
@@ -166,6 +167,13 @@ export class EffectExecutor {
       }
       case 'request_judgment':
         return () => this.judge(fx);
+      case 'prepare_summary': {
+        // Off the critical path: not awaited; the compaction takes it (compact()) if it comes.
+        const agent = this.ctx.agent;
+        if (agent && s.preparer.start(agent.model, s.messages, fx.summaryPrompt, s.threadId))
+          this.deps.log.info(`[${s.threadId}] summarising ${s.messages.length} messages in the background (${fx.reason})`);
+        return undefined;
+      }
       case 'request_scratch_write':
         return () => this.scratch(fx);
       case 'request_packet':
@@ -235,6 +243,26 @@ export class EffectExecutor {
     }
   }
 
+  /** The scratch tool, offered to the agent in the turns that ask for its working notes. */
+  private static readonly scratchTool = RAWR_TOOL_INFOS.find((t) => t.name === SCRATCH_TOOL)!;
+
+  /** Runs the tool calls of a rawr turn (only rawr_write_scratch is offered); true when notes were written. */
+  private async runScratchCalls(reply: ModelReply, agent: AgentPort, token: vscode.CancellationToken): Promise<boolean> {
+    for (const c of reply.toolCalls) await agent.runTool(c, token);
+    return reply.toolCalls.some((c) => c.name === SCRATCH_TOOL);
+  }
+
+  private async appendReply(reply: ModelReply, kind: 'scratch' | 'packet'): Promise<void> {
+    await this.session.append({
+      role: 'assistant',
+      text: reply.text,
+      synthetic: true,
+      kind,
+      ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}),
+    });
+  }
+
+  /** The agent's own scratch turn (only when the watcher writes the packet): one model call. */
   private async scratch(fx: Extract<Effect, { type: 'request_scratch_write' }>): Promise<Effect[]> {
     const s = this.session;
     const agent = this.ctx.agent;
@@ -243,39 +271,54 @@ export class EffectExecutor {
     this.ctx.out?.progress(`The agent is writing its scratch notes to ${fx.path}…`);
     await s.append({ role: 'user', text: fx.text, synthetic: true, kind: 'scratch_request' });
     const written = await this.withDeadline(`packet:${fx.seqId}`, FALLBACK_MS.packet, async (token) => {
-      for (let i = 0; i < 3; i++) {
-        const reply = await agent.callModel([RAWR_TOOL_INFOS.find((t) => t.name === SCRATCH_TOOL)!], false, token);
-        await s.append({
-          role: 'assistant',
-          text: reply.text,
-          synthetic: true,
-          kind: 'scratch',
-          ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}),
-        });
-        if (reply.toolCalls.length === 0) {
-          // The agent answered in prose: keep its words as the scratch file rather than lose them.
-          if (i === 0 && reply.text.trim()) await writeScratch(this.deps.workspace(), s.agentName, { content: reply.text });
-          return true;
-        }
-        for (const c of reply.toolCalls) await agent.runTool(c, token);
-      }
+      const reply = await agent.callModel([EffectExecutor.scratchTool], false, token);
+      await this.appendReply(reply, 'scratch');
+      // No confirmation round: the tool result is the last word of this turn (the compaction follows).
+      if (await this.runScratchCalls(reply, agent, token)) return true;
+      // The agent answered in prose: keep its words as the scratch file rather than lose them.
+      if (reply.text.trim()) await writeScratch(this.deps.workspace(), s.agentName, { content: reply.text });
       return true;
     });
     if (written === undefined) return timeout();
     return s.step({ type: 'scratch_written', at: this.now(), seqId: fx.seqId, path: fx.path });
   }
 
+  /**
+   * The packet turn: the agent writes its packet as its reply, streamed into the chat. When the engine
+   * asks for scratch notes in the same turn, rawr_write_scratch is offered and its calls run; an agent
+   * that only wrote its notes is asked once more, without tools, for the packet itself.
+   */
   private async packet(fx: Extract<Effect, { type: 'request_packet' }>): Promise<Effect[]> {
     const s = this.session;
     const agent = this.ctx.agent;
     const timeout = () => s.step({ type: 'timeout', at: this.now(), timerId: `packet:${fx.seqId}` });
     if (!agent) return timeout();
-    this.markdown(note('The agent writes its continuation packet:'));
+    this.markdown(
+      note(
+        fx.scratchPath
+          ? `The agent saves its working notes to \`${fx.scratchPath}\` and writes its continuation packet:`
+          : 'The agent writes its continuation packet:',
+      ),
+    );
     await s.append({ role: 'user', text: fx.text, synthetic: true, kind: 'packet_request' });
-    const reply = await this.withDeadline(`packet:${fx.seqId}`, FALLBACK_MS.packet, (token) => agent.callModel([], true, token));
-    if (reply === undefined) return timeout();
-    await s.append({ role: 'assistant', text: reply.text, synthetic: true, kind: 'packet' });
-    return s.step({ type: 'packet', at: this.now(), seqId: fx.seqId, text: reply.text });
+    const done = await this.withDeadline(`packet:${fx.seqId}`, FALLBACK_MS.packet, async (token) => {
+      let reply = await agent.callModel(fx.scratchPath ? [EffectExecutor.scratchTool] : [], true, token);
+      await this.appendReply(reply, 'packet');
+      const scratchWritten = await this.runScratchCalls(reply, agent, token);
+      if (!reply.text.trim() && reply.toolCalls.length) {
+        reply = await agent.callModel([], true, token);
+        await this.appendReply(reply, 'packet');
+      }
+      return { text: reply.text, scratchWritten };
+    });
+    if (done === undefined) return timeout();
+    return s.step({
+      type: 'packet',
+      at: this.now(),
+      seqId: fx.seqId,
+      text: done.text,
+      ...(fx.scratchPath ? { scratchWritten: done.scratchWritten } : {}),
+    });
   }
 
   /**
@@ -312,6 +355,32 @@ export class EffectExecutor {
     }
   }
 
+  /**
+   * The summary of the thread: the one prepared in the background when it is still fresh and what came
+   * after it fits in the verbatim tail (no call), or one call over it plus the new part; else one call
+   * over the whole thread. A stale prepared summary is discarded (sequence/preparedSummary.ts).
+   */
+  private async summary(prompt: string, model: vscode.LanguageModelChat, tokensBefore: number, token: vscode.CancellationToken): Promise<string> {
+    const s = this.session;
+    const budget = tailBudget(this.deps.settings().keep_recent_tokens, model.maxInputTokens, tokensBefore);
+    const plan = planSummary(await s.preparer.take(token), s.messages, prompt, budget);
+    switch (plan.kind) {
+      case 'full':
+        if (plan.why === 'stale') this.deps.log.info(`[${s.threadId}] the summary prepared in the background is stale (the thread changed): discarded`);
+        return summarise(model, s.messages, prompt, token);
+      case 'prepared':
+        this.deps.log.info(`[${s.threadId}] using the summary prepared in the background (${plan.newMessages} newer messages kept verbatim): no summary call`);
+        return plan.summary;
+      case 'incremental':
+        this.deps.log.info(`[${s.threadId}] summarising the prepared summary and ${plan.newMessages} newer messages`);
+        return summarise(model, plan.thread, prompt, token);
+      default: {
+        const unknown: never = plan;
+        throw new Error(`unknown summary plan ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
   private async compact(fx: Extract<Effect, { type: 'compact' }>): Promise<Effect[]> {
     const s = this.session;
     const agent = this.ctx.agent;
@@ -323,7 +392,7 @@ export class EffectExecutor {
     s.compacting = { seqId: fx.seqId, cancel };
     try {
       const before = await this.deps.tokens.count(agent.model, s.messages, cancel.token);
-      const summary = await summarise(agent.model, s.messages, fx.summaryPrompt, cancel.token);
+      const summary = await this.summary(fx.summaryPrompt, agent.model, before, cancel.token);
       if (cancel.token.isCancellationRequested) throw new vscode.CancellationError();
       // Summary, packet, then the recent turns verbatim (keep_recent_tokens); the handoff follows.
       const replacement = this.replacementThread(summary, fx.packet, agent.model, before);

@@ -13,6 +13,7 @@ import type { CoreApi } from '../core/coreApi';
 import type { BoundaryBus } from '../boundaryBus';
 import { systemClock, type Clock } from './clock';
 import { EffectExecutor, type ExecutorContext } from './effectExecutor';
+import { SummaryPreparer } from './summaryPreparer';
 import type { TokenCounter } from './lmMessages';
 
 export interface StatusView {
@@ -89,6 +90,8 @@ export class Session {
   orphanedSequence = false;
   /** The compaction call running in this window, if any: abort_compaction cancels it. */
   compacting: { seqId: string; cancel: vscode.CancellationTokenSource } | undefined;
+  /** The summary prepared in the background for the next compaction (prepare_summary). */
+  readonly preparer: SummaryPreparer;
   readonly clock: Clock;
   private subscription: vscode.Disposable;
   // Panel hook (see SessionActivity): observers only.
@@ -101,6 +104,7 @@ export class Session {
   ) {
     this.agentName = `rawr-${threadId.slice(-6)}`;
     this.clock = deps.clock ?? systemClock;
+    this.preparer = new SummaryPreparer(deps.log);
     // Boundaries seen anywhere in the workspace reach this thread's arbiter; it dedupes and ignores
     // those that arrive during its own synthetic turns.
     this.subscription = deps.bus.onBoundary((r) => {
@@ -155,6 +159,7 @@ export class Session {
     await this.deps.core.swap(this.threadId, { seqId, tokensBefore, tokensAfter, replacement });
     this.messages = replacement.slice();
     this.lastTokens = undefined;
+    this.preparer.discard();
     this.activity.fire({ kind: 'swap', threadId: this.threadId, at: this.clock.now(), seqId });
   }
 
@@ -163,6 +168,7 @@ export class Session {
     if (!r) return null;
     this.messages = r.messages;
     this.lastTokens = undefined;
+    this.preparer.discard();
     this.activity.fire({ kind: 'undo', threadId: this.threadId, at: this.clock.now(), seqId: r.seqId });
     return r.seqId;
   }

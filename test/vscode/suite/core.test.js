@@ -8,7 +8,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const vscode = require('vscode');
-const { info, poll, waitFor } = require('./index');
+const { info, poll, sleep, waitFor } = require('./index');
 
 const EXT_ID = 'rawr.rawr';
 
@@ -29,6 +29,85 @@ describe('core process', function () {
     assert.notStrictEqual(pid, process.pid);
     process.kill(pid, 0); // alive
     info().corePid = pid;
+  });
+
+  // Declared before the prompt-file suites: those then run on a process the client restarted (twice),
+  // and 'prompt files across a restart' kills it again with prompt files open.
+  describe('after a crash', () => {
+    it('survives being killed: the next step() works within 10 s and the snapshot has everything logged before', async () => {
+      const threadId = `core-e2e-${Date.now()}`;
+      let at = Date.now();
+      const tick = () => (at += 1000);
+      // No compaction is due: the engine says the message goes straight into the thread, nothing else.
+      assert.deepStrictEqual(await core.step(threadId, { type: 'user_message', at: tick(), text: 'Implement the importer, then commit.' }), [
+        { type: 'append_user_message', text: 'Implement the importer, then commit.' },
+      ]);
+      await core.appendMessage(threadId, { role: 'user', text: 'Implement the importer, then commit.' });
+      await core.step(threadId, { type: 'boundary', at: tick(), source: 'terminal', boundary: { kind: 'commit', key: 'a1b2c3d', detail: 'a1b2c3d importer' } });
+      // 90% left: the evaluation decides "none", so no sequence queues the next user message.
+      await core.step(threadId, { type: 'tokens', at: tick(), used: 20000, window: 200000 });
+      const fx = await core.step(threadId, { type: 'evaluate', at: tick(), point: 'turn_complete' });
+      assert.ok(
+        fx.some((e) => e.type === 'decision'),
+        'the evaluation point decides',
+      );
+      await core.appendMessage(threadId, { role: 'assistant', text: 'Committed a1b2c3d.' });
+      const before = await core.snapshot(threadId);
+      assert.strictEqual(before.state.turn, 1);
+      assert.strictEqual(before.messages.length, 2);
+      assert.ok(before.decisions.length >= 1);
+
+      const pid = await core.pid();
+      process.kill(pid, 'SIGKILL');
+      // Issued at once, while the client still thinks the old process is there: the request is lost with
+      // the connection and retried on the restarted process.
+      const t0 = Date.now();
+      await core.step(threadId, { type: 'user_message', at: tick(), text: 'Now the CLI.' });
+      const recoveryMs = Date.now() - t0;
+      info().coreRecoveryMs = recoveryMs;
+      assert.ok(recoveryMs < 10000, `step() after the kill took ${recoveryMs} ms`);
+      await poll(
+        () => {
+          try {
+            process.kill(pid, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        },
+        5000,
+        `core process ${pid} to be gone`,
+      );
+
+      const newPid = await core.pid();
+      assert.strictEqual(typeof newPid, 'number', 'restarted as a process, not in-process');
+      assert.notStrictEqual(newPid, pid);
+      const after = await core.snapshot(threadId);
+      assert.deepStrictEqual(after.messages, before.messages, 'messages logged before the kill');
+      assert.deepStrictEqual(after.decisions, before.decisions, 'decisions logged before the kill');
+      assert.strictEqual(after.state.turn, 2, 'the replayed turn plus the new one');
+      assert.deepStrictEqual(after.state.tokens, before.state.tokens);
+      assert.ok((await core.listThreads()).includes(threadId));
+    });
+
+    it('requests issued together during a restart all succeed, on one new process', async () => {
+      const threadId = `core-e2e-burst-${Date.now()}`;
+      await core.appendMessage(threadId, { role: 'user', text: 'hello' });
+      const pid = await core.pid();
+      process.kill(pid, 'SIGKILL');
+      const [snap, threads, pids, log] = await Promise.all([
+        core.snapshot(threadId),
+        core.listThreads(),
+        Promise.all([core.pid(), core.pid(), core.pid()]),
+        core.exportLog(threadId),
+      ]);
+      assert.deepStrictEqual(snap.messages, [{ role: 'user', text: 'hello' }]);
+      assert.ok(threads.includes(threadId));
+      assert.strictEqual(new Set(pids).size, 1, `one process: ${pids}`);
+      assert.strictEqual(typeof pids[0], 'number', 'restarted as a process, not in-process');
+      assert.notStrictEqual(pids[0], pid);
+      assert.match(log, /"kind":"message"/);
+    });
   });
 
   describe('startCore fallbacks (own client, own log folder)', () => {
@@ -94,6 +173,42 @@ describe('core process', function () {
         lines.some((l) => l.includes('running the arbiter in-process')),
         lines.join('\n'),
       );
+    });
+
+    it('a process whose channel closes before its exit is seen: requests meeting the closed channel do not stop the client, the process is restarted', async () => {
+      // Between a crash and the exit the client sees, writes fail (EPIPE / channel closed). This server
+      // holds that window open: on SIGUSR2 it closes its end of the channel, stays for 1.5 s, then exits.
+      const server = path.join(tmp, 'slow-death.js');
+      fs.writeFileSync(
+        server,
+        [
+          "process.on('SIGUSR2', () => {",
+          '  process.disconnect();',
+          '  setTimeout(() => {',
+          '    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);',
+          '    process.exit(1);',
+          '  }, 0);',
+          '});',
+          `require(${JSON.stringify(path.join(REPO_ROOT, 'out/src/server/main.js'))});`,
+        ].join('\n'),
+      );
+      const core = await start({ serverModule: server });
+      assert.strictEqual(core.mode, 'process');
+      await core.appendMessage('t1', { role: 'user', text: 'before the crash' });
+      const pid = await core.pid();
+      process.kill(pid, 'SIGUSR2');
+      await sleep(300); // the channel is closed; the process is still there
+      const pids = await Promise.all([core.pid(), core.pid(), core.pid(), core.pid()]);
+      assert.strictEqual(core.mode, 'process', lines.join('\n'));
+      assert.strictEqual(new Set(pids).size, 1, `one process: ${pids}`);
+      assert.strictEqual(typeof pids[0], 'number', 'restarted as a process, not in-process');
+      assert.notStrictEqual(pids[0], pid);
+      assert.deepStrictEqual((await core.snapshot('t1')).messages, [{ role: 'user', text: 'before the crash' }]);
+      assert.ok(
+        lines.some((l) => /^\[warn\] rawr core connection lost/.test(l)),
+        `the requests met the closed channel:\n${lines.join('\n')}`,
+      );
+      assert.ok(!lines.some((l) => /keeps failing/.test(l)), lines.join('\n'));
     });
 
     it('a process that keeps dying: restarted 5 times, then in-process on the same logs', async () => {
@@ -173,82 +288,87 @@ describe('core process', function () {
     });
   });
 
-  // Runs after the prompt-file features (mocha runs a suite's own tests before its nested suites, so
-  // this is its own suite, declared last): those features are checked on the core as started. Known gap:
-  // after this kill and restart, diagnostics/hover for rawr-*.md were not seen again (see the closing note).
-  describe('after a crash', () => {
-    it('survives being killed: the next step() works within 10 s and the snapshot has everything logged before', async () => {
-      const threadId = `core-e2e-${Date.now()}`;
-      let at = Date.now();
-      const tick = () => (at += 1000);
-      // No compaction is due: the engine says the message goes straight into the thread, nothing else.
-      assert.deepStrictEqual(await core.step(threadId, { type: 'user_message', at: tick(), text: 'Implement the importer, then commit.' }), [
-        { type: 'append_user_message', text: 'Implement the importer, then commit.' },
-      ]);
-      await core.appendMessage(threadId, { role: 'user', text: 'Implement the importer, then commit.' });
-      await core.step(threadId, { type: 'boundary', at: tick(), source: 'terminal', boundary: { kind: 'commit', key: 'a1b2c3d', detail: 'a1b2c3d importer' } });
-      // 90% left: the evaluation decides "none", so no sequence queues the next user message.
-      await core.step(threadId, { type: 'tokens', at: tick(), used: 20000, window: 200000 });
-      const fx = await core.step(threadId, { type: 'evaluate', at: tick(), point: 'turn_complete' });
-      assert.ok(
-        fx.some((e) => e.type === 'decision'),
-        'the evaluation point decides',
-      );
-      await core.appendMessage(threadId, { role: 'assistant', text: 'Committed a1b2c3d.' });
-      const before = await core.snapshot(threadId);
-      assert.strictEqual(before.state.turn, 1);
-      assert.strictEqual(before.messages.length, 2);
-      assert.ok(before.decisions.length >= 1);
-
+  // The prompt-file features are served by the same process: after it is killed, the restarted process
+  // must serve them again, for a prompt file that stayed open across the restart and for one opened after.
+  describe('prompt files across a restart', () => {
+    let dir;
+    // The knobs live in rawr-auto-compact.md: each test writes its own copy, in a folder of its own.
+    const write = (sub, text) => {
+      const file = path.join(dir, sub, 'rawr-auto-compact.md');
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, text);
+      return vscode.Uri.file(file);
+    };
+    /** The diagnostics of uri that flag mode's value, as [line, start, end] ranges. */
+    const modeProblems = (uri) =>
+      vscode.languages
+        .getDiagnostics(uri)
+        .filter((d) => /^invalid value for "mode"/.test(d.message))
+        .map((d) => [d.range.start.line, d.range.start.character, d.range.end.character]);
+    const hoverText = async (uri, position) => {
+      const hovers = /** @type {vscode.Hover[]} */ (await vscode.commands.executeCommand('vscode.executeHoverProvider', uri, position));
+      return hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    };
+    const completionLabels = async (uri, position) => {
+      const list = /** @type {vscode.CompletionList} */ (await vscode.commands.executeCommand('vscode.executeCompletionItemProvider', uri, position));
+      return list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    };
+    /** Kills the core process and resolves with the restarted one's pid. */
+    const killAndRestart = async () => {
       const pid = await core.pid();
+      assert.strictEqual(typeof pid, 'number', 'the core runs as a process');
       process.kill(pid, 'SIGKILL');
-      // Issued at once, while the client still thinks the old process is there: the request is lost with
-      // the connection and retried on the restarted process.
-      const t0 = Date.now();
-      await core.step(threadId, { type: 'user_message', at: tick(), text: 'Now the CLI.' });
-      const recoveryMs = Date.now() - t0;
-      info().coreRecoveryMs = recoveryMs;
-      assert.ok(recoveryMs < 10000, `step() after the kill took ${recoveryMs} ms`);
-      await poll(
-        () => {
-          try {
-            process.kill(pid, 0);
-            return false;
-          } catch {
-            return true;
-          }
+      return poll(
+        async () => {
+          const now = await core.pid();
+          return typeof now === 'number' && now !== pid ? now : undefined;
         },
-        5000,
-        `core process ${pid} to be gone`,
+        20000,
+        `a core process other than ${pid}`,
       );
+    };
 
-      const newPid = await core.pid();
-      assert.strictEqual(typeof newPid, 'number', 'restarted as a process, not in-process');
-      assert.notStrictEqual(newPid, pid);
-      const after = await core.snapshot(threadId);
-      assert.deepStrictEqual(after.messages, before.messages, 'messages logged before the kill');
-      assert.deepStrictEqual(after.decisions, before.decisions, 'decisions logged before the kill');
-      assert.strictEqual(after.state.turn, 2, 'the replayed turn plus the new one');
-      assert.deepStrictEqual(after.state.tokens, before.state.tokens);
-      assert.ok((await core.listThreads()).includes(threadId));
+    before(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-e2e-restart-'));
+    });
+    after(async () => {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('requests issued together during a restart all succeed, on one new process', async () => {
-      const threadId = `core-e2e-burst-${Date.now()}`;
-      await core.appendMessage(threadId, { role: 'user', text: 'hello' });
-      const pid = await core.pid();
-      process.kill(pid, 'SIGKILL');
-      const [snap, threads, pids, log] = await Promise.all([
-        core.snapshot(threadId),
-        core.listThreads(),
-        Promise.all([core.pid(), core.pid(), core.pid()]),
-        core.exportLog(threadId),
-      ]);
-      assert.deepStrictEqual(snap.messages, [{ role: 'user', text: 'hello' }]);
-      assert.ok(threads.includes(threadId));
-      assert.strictEqual(new Set(pids).size, 1, `one process: ${pids}`);
-      assert.notStrictEqual(pids[0], pid);
-      assert.match(log, /"kind":"message"/);
+    it('a prompt file open across the restart: its edits are diagnosed again, hover and completion answer', async () => {
+      const uri = write('open-across', '---\nmode: loud\ncooldown_turns: 2\n---\nWrite your packet.\n');
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc);
+      await poll(() => modeProblems(uri).length === 1, 20000, 'diagnostics for the open prompt file before the kill');
+
+      await killAndRestart();
+      // An edit after the restart: only a process that was given the open document can diagnose it.
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(uri, new vscode.Range(1, 6, 1, 10), 'louder');
+      assert.ok(await vscode.workspace.applyEdit(edit));
+      await doc.save();
+      await poll(() => JSON.stringify(modeProblems(uri)) === '[[1,6,12]]', 20000, `the edited value flagged (now ${JSON.stringify(modeProblems(uri))})`);
+      assert.match(await hoverText(uri, new vscode.Position(2, 3)), /cooldown_turns/);
+      const labels = await completionLabels(uri, new vscode.Position(1, 6));
+      for (const v of ['off', 'tag', 'suggest', 'auto']) assert.ok(labels.includes(v), `${v} in ${labels.slice(0, 20).join(', ')}`);
+    });
+
+    it('a prompt file opened after a restart: diagnostics, hover and completion', async () => {
+      await killAndRestart();
+      const uri = write('opened-after', '---\nmode: loud\ncooldown_turns: 2\n---\nWrite your packet.\n');
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc);
+      await poll(
+        () => JSON.stringify(modeProblems(uri)) === '[[1,6,10]]',
+        20000,
+        `diagnostics for a prompt file opened after the restart (now ${JSON.stringify(modeProblems(uri))})`,
+      );
+      const hover = await hoverText(uri, new vscode.Position(2, 3));
+      assert.match(hover, /cooldown_turns/);
+      assert.match(hover, /Default: `2`/);
+      const labels = await completionLabels(uri, new vscode.Position(1, 6));
+      for (const v of ['off', 'tag', 'suggest', 'auto']) assert.ok(labels.includes(v), `${v} in ${labels.slice(0, 20).join(', ')}`);
     });
   });
 });

@@ -118,7 +118,7 @@ function gatedScript(opts) {
     },
   });
   const gate = () => ({ reached: latch(), release: latch(), used: false });
-  const gates = { summary: gate(), afterHandoff: gate() };
+  const gates = { packet: gate(), afterHandoff: gate() };
   const hold = (g, reply) => async (r) => {
     if (!g.used) {
       g.used = true;
@@ -129,8 +129,16 @@ function gatedScript(opts) {
   };
   script.rules = script.rules.map((rule) => {
     switch (rule.name) {
-      case 'summary':
-        return { ...rule, reply: hold(gates.summary, rule.reply) };
+      case 'scratch':
+        // The packet turn (the scratch notes asked for in the same turn): held until the test has looked
+        // at the heads-up and the status bar; the packet is the concise one, the notes call is kept.
+        return {
+          ...rule,
+          reply: hold(gates.packet, (r) => {
+            const reply = rule.reply(r);
+            return reply.text ? { ...reply, text: concisePacket(phaseState(r, opts.steps)) } : reply;
+          }),
+        };
       case 'packet':
         return { ...rule, reply: (r) => ({ text: concisePacket(phaseState(r, opts.steps)) }) };
       case 'work':
@@ -321,22 +329,23 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
   it('2. types @rawr … into the Chat input and watches the golden path happen mid-session', async () => {
     const t0 = Date.now();
     await sendInChat(PROMPT);
-    // Held at the compaction: the heads-up and the packet are the newest things in the chat.
-    await within(gates.summary.reached.p, 90000, 'a compaction (the summary request)');
-    await waitLast(
-      (t) => /rawr watcher → agent/.test(t) && /What's next/.test(t) && /Compacting thread context/.test(t),
-      20000,
-      'heads-up and packet rendered',
-    );
+    // Held at the packet turn: the heads-up is the newest thing in the chat, the agent is about to write.
+    await within(gates.packet.reached.p, 90000, 'a compaction (the packet turn)');
+    await waitLast((t) => /rawr watcher → agent/.test(t) && /writes its continuation packet/.test(t), 20000, 'heads-up rendered');
     await scrollChatToBottom();
-    copyToDocs(await shot('golden-path-headsup-packet'), 'golden-path-packet.png');
     // Mid-sequence, the status bar item shows the percent and the tier that triggered the compaction.
     const barDuring = (await bridge('text', { selector: SEL.rawrStatusItem }))[0] || '';
     assert.match(barDuring, /\d+% · (early|ready|asap|emergency)/, `status bar during the compaction: "${barDuring}"`);
-    gates.summary.release.open();
-    // Held after the handoff: the "Context compacted" line and the handoff are the newest things.
+    gates.packet.release.open();
+    // Held after the handoff: the packet, the "Context compacted" line and the handoff are the newest things.
     await within(gates.afterHandoff.reached.p, 60000, 'the first answer after the handoff');
-    await waitLast((t) => /Context compacted/.test(t) && /Continue from here\./.test(t), 20000, 'compacted line and handoff rendered');
+    await waitLast(
+      (t) => /What's next/.test(t) && /Context compacted/.test(t) && /Continue from here\./.test(t),
+      20000,
+      'packet, compacted line and handoff rendered',
+    );
+    await scrollChatToBottom();
+    copyToDocs(await shot('golden-path-headsup-packet'), 'golden-path-packet.png');
     await scrollChatToBottom();
     copyToDocs(await shot('golden-path-compacted-handoff'), 'golden-path.png');
     gates.afterHandoff.release.open();
@@ -368,11 +377,13 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     // The person picked the scripted model: every request asked for it, none for the decoy.
     const asked = [...new Set(server.requests.map((r) => r.model))];
     assert.deepStrictEqual(asked, [MODEL.id], `models requested: ${asked}`);
-    for (const rule of ['judgment', 'scratch', 'packet', 'summary'])
+    // The judgment, then one packet turn (notes + packet); the agent's packet stands in for the summary.
+    for (const rule of ['judgment', 'scratch'])
       assert.ok(
         server.requests.some((r) => r.rule === rule),
         `the model was asked for: ${rule}`,
       );
+    assert.ok(!server.requests.some((r) => r.rule === 'summary'), 'no separate summary call');
     info().e2eGoldenPath = {
       ms: elapsed,
       compacted: compacted[0],
@@ -424,10 +435,10 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     await scrollChatToBottom();
     await shot('compact-now-golden-path');
     inOrder(text, [...GOLDEN_PATH, ['the continuation', /All done/]], 'test-artifacts/vscode/e2e-compact-now-rendered.txt');
-    // The instructions typed into the input box: in the heads-up's reason and in the summary request.
+    // The instructions typed into the input box: in the heads-up's reason and in the packet request.
     assert.match(text, /requested by the user \(instructions: keep the limiter API notes verbatim\)/);
-    const summary = server.requests.slice(requestsBefore).find((r) => r.rule === 'summary');
-    assert.ok(summary && JSON.stringify(summary.messages).includes('keep the limiter API notes verbatim'), 'instructions reached the summary request');
+    const packetTurn = server.requests.slice(requestsBefore).find((r) => r.rule === 'scratch');
+    assert.ok(packetTurn && JSON.stringify(packetTurn.messages).includes('keep the limiter API notes verbatim'), 'instructions reached the packet request');
   });
 
   it('5. the status bar item agrees with /status after the second compaction', async () => {
@@ -471,8 +482,8 @@ describe('End to end, as a person would use it (Chat view, scripted model over H
     fs.writeFileSync(path.join(ART, 'e2e-panel-compact-now-rendered.txt'), text);
     inOrder(text, [...GOLDEN_PATH, ['the continuation', /All done/]], 'test-artifacts/vscode/e2e-panel-compact-now-rendered.txt');
     assert.match(text, /requested by the user \(instructions: keep the middleware notes verbatim\)/);
-    const summary = server.requests.slice(requestsBefore).find((r) => r.rule === 'summary');
-    assert.ok(summary && JSON.stringify(summary.messages).includes('keep the middleware notes verbatim'), 'instructions reached the summary request');
+    const packetTurn = server.requests.slice(requestsBefore).find((r) => r.rule === 'scratch');
+    assert.ok(packetTurn && JSON.stringify(packetTurn.messages).includes('keep the middleware notes verbatim'), 'instructions reached the packet request');
     // The panel itself shows the third compaction.
     await poll(
       async () => {

@@ -37,11 +37,14 @@ const configure = (url) => configureModel(url, { id: 'scripted-panel', name: 'Sc
 /** The multi-phase script, with packets that carry HTML; `slowPacket` makes the packet answer crawl. */
 function script(slowPacket) {
   const s = multiPhaseScript({ steps: STEPS, fillerChars: 9000 });
-  const k = s.rules.findIndex((r) => r.name === 'packet');
+  // The packet turn also asks for the scratch notes: rule "scratch" answers it (packet text + notes call).
+  const k = s.rules.findIndex((r) => r.name === 'scratch');
+  const notes = s.rules[k].reply;
   s.rules[k] = {
-    name: 'packet',
+    name: 'scratch',
     when: s.rules[k].when,
     reply: (r) => ({
+      ...notes(r),
       text: `${scriptedPacket(phaseState(r, STEPS))}\n- Trap: a commit subject once held ${XSS_IMG} and ${XSS_SCRIPT}; both must stay text.`,
       // 'crawl': the packet takes minutes (cancel test); 'slow': a few seconds, so the panel is seen live.
       ...(slowPacket === 'crawl' ? { chunkDelayMs: 500, textChunkSize: 8 } : slowPacket === 'slow' ? { chunkDelayMs: 40, textChunkSize: 12 } : {}),
