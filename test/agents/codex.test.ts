@@ -86,7 +86,10 @@ async function exec(s: Scenario, ...args: string[]): Promise<void> {
  */
 async function appServerManualCompaction(s: Scenario, prompt1: string, prompt2: string): Promise<void> {
   const child = spawn(CODEX, ['app-server', '--disable', 'plugins'], { cwd: s.repo, env: env(s), stdio: ['pipe', 'pipe', 'pipe'] });
-  const log = fs.createWriteStream(path.join(s.dir, 'appserver.jsonl'));
+  const logStream = fs.createWriteStream(path.join(s.dir, 'appserver.jsonl'));
+  // The app server may still print after the scenario ended and the log was closed: those lines are dropped
+  // (a write after end would be an uncaught error failing whichever test runs next).
+  const log = { write: (t: string) => void (logStream.writableEnded || logStream.write(t)), end: () => logStream.end() };
   child.stderr.on('data', (d: Buffer) => log.write(`! ${d.toString('utf8')}`));
   let id = 0;
   const pending = new Map<number, { res: (v: any) => void; rej: (e: Error) => void }>();
