@@ -507,3 +507,21 @@ describe('step: the summary prepared in the background (prepare_summary)', () =>
     assert.equal(find(effects, 'show_packet')[0]!.author, 'watcher');
   });
 });
+
+describe('step: bounded state under hostile input', () => {
+  it('tool calls that never get a result (an interrupted recording) are remembered up to 1,000, the newest kept', () => {
+    const calls: EngineEvent[] = Array.from({ length: 1_500 }, (_, i) => ({
+      type: 'tool_call',
+      at: at(),
+      id: `c${i}`,
+      name: 'Read',
+      input: { file_path: `/f${i}` },
+    }));
+    let { state } = run(mkState(), calls);
+    assert.equal(state.openToolCalls.length, 1_000);
+    assert.equal(state.openToolCalls[0], 'c500');
+    ({ state } = run(state, [{ type: 'tool_result', at: at(), id: 'c1499', output: 'ok', isError: false }]));
+    assert.equal(state.openToolCalls.length, 999);
+    assert.ok(!state.openToolCalls.includes('c1499'));
+  });
+});

@@ -124,8 +124,9 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
 
     it('watcher packet: summarised in the background at the decision; at the boundary no summary call remains', async () => {
       h = participantHarness({ script: session6(), window: 20_000, settings: { forecast_enabled: false, packet_author: 'watcher' } });
-      const { result, threadId } = await h.ask(PROMPT);
+      const { result, threadId, text } = await h.ask(PROMPT);
       assert.ok(!result.errorDetails, result.errorDetails?.message);
+      assert.match(text, /<progress:Compacting thread context… \(with the summary prepared in the background\)>/);
       const lines = h.log.lines.join('\n');
       assert.match(lines, /summarising \d+ messages in the background \(decision judgment_pending\)/);
       assert.match(lines, /using the summary prepared in the background \(\d+ newer messages kept verbatim\): no summary call/);
@@ -151,8 +152,9 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
           auto_requires_any_boundary: { early: [], ready: ['plan_checkpoint'], asap: ['plan_checkpoint', 'turn_complete'] },
         },
       });
-      const { result } = await h.ask(PROMPT);
+      const { result, text: said } = await h.ask(PROMPT);
       assert.ok(!result.errorDetails, result.errorDetails?.message);
+      assert.match(said, /<progress:Compacting thread context… \(the summary prepared in the background, plus the \d+ newer messages\)>/);
       const lines = h.log.lines.join('\n');
       assert.match(lines, /summarising \d+ messages in the background \(tier early entered\)/);
       assert.match(lines, /summarising the prepared summary and \d+ newer messages/);

@@ -37,6 +37,12 @@ import type { Decision, Effect, EngineEvent, EngineState, PacketAuthor, Sequence
  */
 const minTokensForAgentPacket = (window: number) => Math.min(8_000, window * 0.15);
 
+/**
+ * Calls waiting for their result. A recording may hold calls that never got one (an interrupted turn):
+ * the oldest are forgotten past this many, so a hostile file cannot grow the state without bound.
+ */
+const MAX_OPEN_TOOL_CALLS = 1_000;
+
 export function step(state: EngineState, ev: EngineEvent): StepResult {
   const fx: Effect[] = [];
   const next = reduce(state, ev, fx);
@@ -82,7 +88,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       return next;
     }
     case 'tool_call': {
-      if (active) return { ...s, openToolCalls: [...s.openToolCalls, ev.id] };
+      if (active) return withState(s, { openToolCalls: pushCapped(s.openToolCalls, ev.id, MAX_OPEN_TOOL_CALLS) });
       if (s.preflight) {
         // The turn the preflight was decided at did not end after all: work went on. The decision is
         // stale; the next evaluation point decides again with what is true then.
@@ -91,7 +97,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       const input = describeInput(ev.input);
       const file = fileOf(ev.input);
       return withState(s, {
-        openToolCalls: [...s.openToolCalls, ev.id],
+        openToolCalls: pushCapped(s.openToolCalls, ev.id, MAX_OPEN_TOOL_CALLS),
         preflight: null,
         workActivityThisTurn: true,
         trail: noteToolCall(

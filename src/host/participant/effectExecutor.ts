@@ -370,9 +370,11 @@ export class EffectExecutor {
         return summarise(model, s.messages, prompt, token);
       case 'prepared':
         this.deps.log.info(`[${s.threadId}] using the summary prepared in the background (${plan.newMessages} newer messages kept verbatim): no summary call`);
+        this.ctx.out?.progress('Compacting thread context… (with the summary prepared in the background)');
         return plan.summary;
       case 'incremental':
         this.deps.log.info(`[${s.threadId}] summarising the prepared summary and ${plan.newMessages} newer messages`);
+        this.ctx.out?.progress(`Compacting thread context… (the summary prepared in the background, plus the ${plan.newMessages} newer messages)`);
         return summarise(model, plan.thread, prompt, token);
       default: {
         const unknown: never = plan;
