@@ -12,7 +12,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startScriptedAnthropic, type AnthropicServerOptions, type ScriptedAnthropic } from '../support/scriptedAnthropic';
-import { REPO, RAWR_CLI, baseEnv, filesUnder, occurrences, project, requireBinary, run } from './support';
+import { REPO, RAWR_CLI, baseEnv, filesUnder, occurrences, project, run, scenarioSuite } from './support';
 
 const CACHE = process.env.CLAUDE_TEST_CACHE ?? path.join(REPO, '.claude-test');
 const CLAUDE = path.join(CACHE, 'node_modules/.bin/claude');
@@ -131,24 +131,7 @@ function assertNothingInjected(f: Facts): void {
 
 describe('real Claude Code: rawr injects exactly when a compaction happened', function () {
   this.timeout(600_000);
-  const open: Scenario[] = [];
-  before(async function () {
-    requireBinary(this, CLAUDE, 'Claude Code');
-    assert.ok(fs.existsSync(RAWR_CLI), 'build first: npm run build');
-    const v = await run(CLAUDE, ['--version'], { cwd: REPO, env: baseEnv(process.env.HOME ?? REPO, {}) });
-    console.log(`    claude --version: ${v.stdout.trim()}`);
-  });
-  afterEach(async function () {
-    for (const s of open.splice(0)) {
-      await s.server.close();
-      if (this.currentTest?.state === 'passed') fs.rmSync(s.dir, { recursive: true, force: true });
-    }
-  });
-  const setup = async (...a: Parameters<typeof setUp>) => {
-    const s = await setUp(...a);
-    open.push(s);
-    return s;
-  };
+  const setup = scenarioSuite(CLAUDE, 'Claude Code', setUp);
 
   it('A: manual /compact, then two prompts: SessionStart(compact) injects once', async () => {
     const s = await setup('A', {});

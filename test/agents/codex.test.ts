@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as readline from 'node:readline';
 import * as path from 'node:path';
 import { startScriptedResponses, type ResponsesServerOptions, type ScriptedResponses } from '../support/scriptedResponses';
-import { REPO, RAWR_CLI, baseEnv, filesUnder, occurrences, project, requireBinary, run } from './support';
+import { REPO, RAWR_CLI, baseEnv, filesUnder, occurrences, project, run, scenarioSuite } from './support';
 
 const CACHE = process.env.CODEX_TEST_CACHE ?? path.join(REPO, '.codex-test');
 const CODEX = path.join(CACHE, 'node_modules/.bin/codex');
@@ -178,24 +178,7 @@ function assertInjectedOnce(f: ReturnType<typeof facts>): void {
 
 describe('real Codex CLI: rawr hooks codex injects exactly when a compaction happened', function () {
   this.timeout(600_000);
-  const open: Scenario[] = [];
-  before(async function () {
-    requireBinary(this, CODEX, 'Codex CLI');
-    assert.ok(fs.existsSync(RAWR_CLI), 'build first: npm run build');
-    const v = await run(CODEX, ['--version'], { cwd: REPO, env: baseEnv(process.env.HOME ?? REPO, {}) });
-    console.log(`    codex --version: ${v.stdout.trim()}`);
-  });
-  afterEach(async function () {
-    for (const s of open.splice(0)) {
-      await s.server.close();
-      if (this.currentTest?.state === 'passed') fs.rmSync(s.dir, { recursive: true, force: true });
-    }
-  });
-  const setup = async (...a: Parameters<typeof setUp>) => {
-    const s = await setUp(...a);
-    open.push(s);
-    return s;
-  };
+  const setup = scenarioSuite(CODEX, 'Codex CLI', setUp);
 
   it('A: exec with an auto-compaction in the middle of the turn: injected once', async () => {
     const s = await setup('A', {});

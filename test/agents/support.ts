@@ -106,3 +106,33 @@ export function filesUnder(dir: string, re: RegExp): string[] {
 
 /** Counts of `needle` per string. */
 export const occurrences = (s: string, needle: string) => s.split(needle).length - 1;
+
+/**
+ * The part of a real-agent suite both agents share: the binary (missing: a failure in CI, a reported
+ * skip elsewhere), its version in the log, and the scenarios' scripted servers closed after each test
+ * (their folders removed when it passed, kept for a look when it failed). Returns the suite's `setup`.
+ */
+export function scenarioSuite<S extends { server: { close(): Promise<void> }; dir: string }, A extends unknown[]>(
+  bin: string,
+  what: string,
+  setUp: (...a: A) => Promise<S>,
+): (...a: A) => Promise<S> {
+  const open: S[] = [];
+  before(async function () {
+    requireBinary(this, bin, what);
+    assert.ok(fs.existsSync(RAWR_CLI), 'build first: npm run build');
+    const v = await run(bin, ['--version'], { cwd: REPO, env: baseEnv(process.env.HOME ?? REPO, {}) });
+    console.log(`    ${path.basename(bin)} --version: ${v.stdout.trim()}`);
+  });
+  afterEach(async function () {
+    for (const s of open.splice(0)) {
+      await s.server.close();
+      if (this.currentTest?.state === 'passed') fs.rmSync(s.dir, { recursive: true, force: true });
+    }
+  });
+  return async (...a: A) => {
+    const s = await setUp(...a);
+    open.push(s);
+    return s;
+  };
+}

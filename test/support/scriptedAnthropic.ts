@@ -22,6 +22,7 @@
  * Every request body is kept (`requests`) so tests can assert what the model saw.
  */
 import * as http from 'node:http';
+import { jsonServer } from './jsonServer';
 import type { AddressInfo } from 'node:net';
 
 export interface AnthropicServerOptions {
@@ -215,49 +216,38 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
     res.end(JSON.stringify({ type: 'error', error: { type, message } }));
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: any;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = null;
+  const server = jsonServer((req, res, raw, body) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (req.method === 'POST' && url.pathname === '/v1/messages' && body) {
+      const kind = classify(body);
+      const n = ++seq;
+      if (kind === 'main' && promptTooLong(body)) {
+        requests.push({ n, kind, status: 400, raw, body });
+        return error(res, 400, 'invalid_request_error', `prompt is too long: ${big + 25_000} tokens > ${big} maximum`);
       }
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (req.method === 'POST' && url.pathname === '/v1/messages' && body) {
-        const kind = classify(body);
-        const n = ++seq;
-        if (kind === 'main' && promptTooLong(body)) {
-          requests.push({ n, kind, status: 400, raw, body });
-          return error(res, 400, 'invalid_request_error', `prompt is too long: ${big + 25_000} tokens > ${big} maximum`);
-        }
-        if (kind === 'compact' && opts.failCompact) {
-          requests.push({ n, kind, status: 400, raw, body });
-          return error(res, 400, 'invalid_request_error', 'scripted server: compaction request refused');
-        }
-        requests.push({ n, kind, status: 200, raw, body });
-        return send(res, body, reply(kind, body));
+      if (kind === 'compact' && opts.failCompact) {
+        requests.push({ n, kind, status: 400, raw, body });
+        return error(res, 400, 'invalid_request_error', 'scripted server: compaction request refused');
       }
-      if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ input_tokens: SMALL }));
-      }
-      if (req.method === 'GET' && url.pathname.startsWith('/v1/models')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(
-          JSON.stringify({
-            data: [{ type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Scripted Sonnet', created_at: '2025-09-29T00:00:00Z' }],
-            has_more: false,
-            first_id: null,
-            last_id: null,
-          }),
-        );
-      }
-      error(res, 404, 'not_found_error', `scripted server: no ${req.method} ${url.pathname}`);
-    });
+      requests.push({ n, kind, status: 200, raw, body });
+      return send(res, body, reply(kind, body));
+    }
+    if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ input_tokens: SMALL }));
+    }
+    if (req.method === 'GET' && url.pathname.startsWith('/v1/models')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(
+        JSON.stringify({
+          data: [{ type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Scripted Sonnet', created_at: '2025-09-29T00:00:00Z' }],
+          has_more: false,
+          first_id: null,
+          last_id: null,
+        }),
+      );
+    }
+    error(res, 404, 'not_found_error', `scripted server: no ${req.method} ${url.pathname}`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

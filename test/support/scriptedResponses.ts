@@ -16,6 +16,7 @@
  * summary yet, else 3000 — above the config's `model_auto_compact_token_limit` Codex compacts.
  */
 import * as http from 'node:http';
+import { jsonServer } from './jsonServer';
 import type { AddressInfo } from 'node:net';
 
 export interface ResponsesServerOptions {
@@ -164,36 +165,25 @@ export async function startScriptedResponses(opts: ResponsesServerOptions): Prom
     res.end();
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: any;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = null;
+  const server = jsonServer((req, res, raw, body) => {
+    const url = (req.url ?? '/').split('?')[0]!;
+    if (req.method === 'POST' && /\/responses$/.test(url) && body) {
+      const kind = classify(body, req.headers);
+      const n = ++seq;
+      if (kind === 'compact' && opts.failCompact) {
+        requests.push({ n, kind, status: 400, raw, body });
+        res.writeHead(400, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ error: { message: 'scripted server: compaction refused', type: 'invalid_request_error', code: null, param: null } }));
       }
-      const url = (req.url ?? '/').split('?')[0]!;
-      if (req.method === 'POST' && /\/responses$/.test(url) && body) {
-        const kind = classify(body, req.headers);
-        const n = ++seq;
-        if (kind === 'compact' && opts.failCompact) {
-          requests.push({ n, kind, status: 400, raw, body });
-          res.writeHead(400, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify({ error: { message: 'scripted server: compaction refused', type: 'invalid_request_error', code: null, param: null } }));
-        }
-        requests.push({ n, kind, status: 200, raw, body });
-        return send(res, body, reply(kind, body));
-      }
-      if (req.method === 'GET' && /\/models$/.test(url)) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ object: 'list', data: [], models: [] }));
-      }
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'not found (scripted)', type: 'invalid_request_error' } }));
-    });
+      requests.push({ n, kind, status: 200, raw, body });
+      return send(res, body, reply(kind, body));
+    }
+    if (req.method === 'GET' && /\/models$/.test(url)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ object: 'list', data: [], models: [] }));
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: 'not found (scripted)', type: 'invalid_request_error' } }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

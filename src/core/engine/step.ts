@@ -402,37 +402,24 @@ function overflowCompaction(s: EngineState, at: number, error: string, fx: Effec
     });
     return s;
   }
-  const pct = s.tokens ? Math.round(percentRemaining(s.tokens.used, s.tokens.window) * 10) / 10 : null;
-  const d: Decision = {
-    id: `d${s.counter + 1}`,
+  const d = compactNowDecision(
+    s,
     at,
-    point: 'overflow',
-    action: 'compact',
-    code: 'overflow',
-    tier: null,
-    percentRemaining: pct,
-    boundaries: [],
-    matched: [],
-    reason: `the model rejected the request as too long (${clip(error.replace(/\s+/g, ' '), 300)}): emergency compaction with rawr's own packet, no model call`,
-  };
+    'overflow',
+    `the model rejected the request as too long (${clip(error.replace(/\s+/g, ' '), 300)}): emergency compaction with rawr's own packet, no model call`,
+  );
   fx.push({ type: 'decision', decision: d });
   return startSequence({ ...s, counter: s.counter + 1, lastDecision: d, preflight: null, manualPending: null }, d, fx);
 }
 
-function startManual(s: EngineState, at: number, instructions: string, fx: Effect[]): EngineState {
+/** A decision to compact at once that no tier or boundary made: the person asked, or the model overflowed. */
+function compactNowDecision(s: EngineState, at: number, code: 'manual' | 'overflow', reason: string): Decision {
   const pct = s.tokens ? Math.round(percentRemaining(s.tokens.used, s.tokens.window) * 10) / 10 : null;
-  const d: Decision = {
-    id: `d${s.counter + 1}`,
-    at,
-    point: 'manual',
-    action: 'compact',
-    code: 'manual',
-    tier: null,
-    percentRemaining: pct,
-    boundaries: [],
-    matched: [],
-    reason: `compaction requested by the user${instructions ? ` (instructions: ${clip(instructions, 200)})` : ''}`,
-  };
+  return { id: `d${s.counter + 1}`, at, point: code, action: 'compact', code, tier: null, percentRemaining: pct, boundaries: [], matched: [], reason };
+}
+
+function startManual(s: EngineState, at: number, instructions: string, fx: Effect[]): EngineState {
+  const d = compactNowDecision(s, at, 'manual', `compaction requested by the user${instructions ? ` (instructions: ${clip(instructions, 200)})` : ''}`);
   fx.push({ type: 'decision', decision: d });
   return startSequence({ ...s, counter: s.counter + 1, lastDecision: d, instructions, preflight: null }, d, fx);
 }
