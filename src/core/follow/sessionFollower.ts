@@ -149,6 +149,9 @@ export class SessionFollower {
       rp.setWindow(choice);
     }
     for (; this.fed < items.length; this.fed++) rp.push(items[this.fed]!);
+    // Every item is in the arbiter now; the importer lets go of those no later record can change, so a
+    // session followed for hours holds only its last open responses, not every item it ever had.
+    this.fed -= imp.take().length;
     const ds = rp.decisions;
     for (; this.seenDecisions < ds.length; this.seenDecisions++) {
       const d = ds[this.seenDecisions]!;
@@ -169,6 +172,11 @@ export class SessionFollower {
     // The replay keeps every decision; the follower only needs the ones it has not looked at.
     ds.length = 0;
     this.seenDecisions = 0;
+  }
+
+  /** Items the importer still holds (its open responses): bounded however long the session (a test counts them). */
+  get heldItems(): number {
+    return this.importer?.items.length ?? 0;
   }
 
   state(): FollowState {
