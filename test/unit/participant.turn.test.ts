@@ -111,6 +111,30 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     assert.deepEqual(rules.slice(j + 1, rules.indexOf('work', j)), ['scratch'], `${rules}`);
   });
 
+  it('a tool the packet turn did not offer is answered with an error, never run; the notes and the packet still count', async () => {
+    const base = session6();
+    const scratchRule = base.rules.find((r) => r.name === 'scratch')!;
+    h = participantHarness({
+      window: 20_000,
+      settings: { forecast_enabled: false },
+      script: replacing(base, 'scratch', async (r) => {
+        const reply = (typeof scratchRule.reply === 'function' ? await scratchRule.reply(r) : scratchRule.reply) as { text?: string; toolCalls?: object[] };
+        return { ...reply, toolCalls: [...(reply.toolCalls ?? []), { name: 'rawr_read_file', arguments: { path: 'README.md' } }] };
+      }),
+    });
+    const { result, threadId } = await h.ask(PROMPT);
+    assert.ok(!result.errorDetails, result.errorDetails?.message);
+    const records = h.logRecords(threadId);
+    const packets = records.filter((x) => x.kind === 'packet');
+    assert.equal(packets[0]?.author, 'agent');
+    const refused = records.filter((x) => x.kind === 'message' && x.message.role === 'tool' && x.message.name === 'rawr_read_file');
+    assert.ok(refused.length >= 1, 'the call got a result');
+    assert.ok(
+      refused.every((x) => /was not offered in this turn; only rawr_write_scratch/.test(x.message.text)),
+      JSON.stringify(refused.map((x) => x.message.text)),
+    );
+  });
+
   describe('the summary prepared in the background (when the compaction needs a summary call)', () => {
     const summaryCalls = (h: Harness) => h.model.requests.filter((r) => r.rule === 'summary');
     /** The watcher packet (it needs a summary) and the early tier at once: a compaction is likely long before it is due. */

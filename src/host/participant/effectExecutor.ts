@@ -35,8 +35,8 @@ export interface AgentPort {
   readonly token: vscode.CancellationToken;
   /** One model call over the thread; streamed into the chat when `render`. */
   callModel(tools: vscode.LanguageModelChatTool[], render: boolean, token: vscode.CancellationToken): Promise<ModelReply>;
-  /** Runs one tool call and records its result in the thread. */
-  runTool(call: { id: string; name: string; input: unknown }, token: vscode.CancellationToken): Promise<void>;
+  /** Runs one tool call and records its result in the thread; a call to a tool not in `offered` gets an error result instead. */
+  runTool(call: { id: string; name: string; input: unknown }, token: vscode.CancellationToken, offered?: readonly string[]): Promise<void>;
 }
 
 export interface ExecutorContext {
@@ -248,7 +248,7 @@ export class EffectExecutor {
 
   /** Runs the tool calls of a rawr turn (only rawr_write_scratch is offered); true when notes were written. */
   private async runScratchCalls(reply: ModelReply, agent: AgentPort, token: vscode.CancellationToken): Promise<boolean> {
-    for (const c of reply.toolCalls) await agent.runTool(c, token);
+    for (const c of reply.toolCalls) await agent.runTool(c, token, [SCRATCH_TOOL]);
     return reply.toolCalls.some((c) => c.name === SCRATCH_TOOL);
   }
 

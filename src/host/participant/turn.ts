@@ -118,10 +118,12 @@ export class Turn implements AgentPort {
     return reply;
   }
 
-  async runTool(call: { id: string; name: string; input: unknown }, token: vscode.CancellationToken): Promise<void> {
+  async runTool(call: { id: string; name: string; input: unknown }, token: vscode.CancellationToken, offered?: readonly string[]): Promise<void> {
     let output: string;
     let isError = false;
     try {
+      // A model may call a tool it was not offered (rawr's own turns offer one or none): answered, never run.
+      if (offered && !offered.includes(call.name)) throw new Error(`tool "${call.name}" was not offered in this turn; only ${offered.join(', ') || 'no tool'}`);
       if (call.name === PLAN_TOOL) {
         const plan = parsePlan(call.input);
         if (!plan.ok) throw new Error(`invalid plan: ${plan.error}`);
