@@ -135,6 +135,20 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
     );
   });
 
+  it('scratch notes the tool refused to write (bad input): the handoff does not point to a scratch file', async () => {
+    h = participantHarness({
+      window: 20_000,
+      settings: { forecast_enabled: false },
+      script: multiPhaseScript({ steps: STEPS, fillerChars: 9000, scratchArgs: () => ({ notes: 'the wrong field' }) }),
+    });
+    const { result, threadId } = await h.ask(PROMPT);
+    assert.ok(!result.errorDetails, result.errorDetails?.message);
+    const handoff = (await h.participant.session(threadId)).messages.find((m) => kindOf(m) === 'handoff');
+    assert.ok(handoff, 'compacted');
+    assert.match(handoff.text, /<continuation-packet>/);
+    assert.doesNotMatch(handoff.text, /\.scratch\//);
+  });
+
   describe('the summary prepared in the background (when the compaction needs a summary call)', () => {
     const summaryCalls = (h: Harness) => h.model.requests.filter((r) => r.rule === 'summary');
     /** The watcher packet (it needs a summary) and the early tier at once: a compaction is likely long before it is due. */

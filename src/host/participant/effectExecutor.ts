@@ -35,8 +35,8 @@ export interface AgentPort {
   readonly token: vscode.CancellationToken;
   /** One model call over the thread; streamed into the chat when `render`. */
   callModel(tools: vscode.LanguageModelChatTool[], render: boolean, token: vscode.CancellationToken): Promise<ModelReply>;
-  /** Runs one tool call and records its result in the thread; a call to a tool not in `offered` gets an error result instead. */
-  runTool(call: { id: string; name: string; input: unknown }, token: vscode.CancellationToken, offered?: readonly string[]): Promise<void>;
+  /** Runs one tool call and records its result in the thread (true when it succeeded); a call to a tool not in `offered` gets an error result instead. */
+  runTool(call: { id: string; name: string; input: unknown }, token: vscode.CancellationToken, offered?: readonly string[]): Promise<boolean>;
 }
 
 export interface ExecutorContext {
@@ -246,10 +246,11 @@ export class EffectExecutor {
   /** The scratch tool, offered to the agent in the turns that ask for its working notes. */
   private static readonly scratchTool = RAWR_TOOL_INFOS.find((t) => t.name === SCRATCH_TOOL)!;
 
-  /** Runs the tool calls of a rawr turn (only rawr_write_scratch is offered); true when notes were written. */
+  /** Runs the tool calls of a rawr turn (only rawr_write_scratch is offered); true when notes were written (a failed write does not count). */
   private async runScratchCalls(reply: ModelReply, agent: AgentPort, token: vscode.CancellationToken): Promise<boolean> {
-    for (const c of reply.toolCalls) await agent.runTool(c, token, [SCRATCH_TOOL]);
-    return reply.toolCalls.some((c) => c.name === SCRATCH_TOOL);
+    let written = false;
+    for (const c of reply.toolCalls) if ((await agent.runTool(c, token, [SCRATCH_TOOL])) && c.name === SCRATCH_TOOL) written = true;
+    return written;
   }
 
   private async appendReply(reply: ModelReply, kind: 'scratch' | 'packet'): Promise<void> {

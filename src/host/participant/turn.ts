@@ -118,7 +118,7 @@ export class Turn implements AgentPort {
     return reply;
   }
 
-  async runTool(call: { id: string; name: string; input: unknown }, token: vscode.CancellationToken, offered?: readonly string[]): Promise<void> {
+  async runTool(call: { id: string; name: string; input: unknown }, token: vscode.CancellationToken, offered?: readonly string[]): Promise<boolean> {
     let output: string;
     let isError = false;
     try {
@@ -162,6 +162,7 @@ export class Turn implements AgentPort {
         await this.feed({ type: 'boundary', at: this.now(), source: 'tool_result', boundary: b });
       }
     }
+    return !isError;
   }
 
   /** Renders /status. */
