@@ -136,3 +136,15 @@ export function scenarioSuite<S extends { server: { close(): Promise<void> }; di
     return s;
   };
 }
+
+/** The handoff reached the model, and never twice in one request (`perRequest`: its occurrences in each request). */
+export function assertHandoffSeenOnce(perRequest: readonly number[], report: string): void {
+  assert.ok(
+    perRequest.some((n) => n >= 1),
+    `the handoff reached the model: ${report}`,
+  );
+  assert.ok(
+    perRequest.every((n) => n <= 1),
+    `never twice in one request: ${report}`,
+  );
+}

@@ -16,26 +16,10 @@ import { TokenCounter } from '../../src/host/participant/lmMessages';
 import { Participant, PARTICIPANT_ID, type RawrChatResult } from '../../src/host/participant/participant';
 import type { SessionDeps, StatusView } from '../../src/host/participant/session';
 import { chatModelDouble, type ChatModelDouble, type ChatModelOptions } from './chatModel';
+import { chatRequest, recordingStream, type RecordedPart } from './chatRequest';
 import { shipped } from './engine';
 import type { FakeClock } from './fakeClock';
 import type { Script, ScriptRule } from './scriptedModel';
-
-export interface RecordedPart {
-  kind: 'markdown' | 'progress' | 'button';
-  value: unknown;
-}
-
-/** A ChatResponseStream that records what the participant streamed, in order (progress as markers). */
-export function recordingStream() {
-  const parts: RecordedPart[] = [];
-  const stream = {
-    markdown: (v: string | vscode.MarkdownString) => parts.push({ kind: 'markdown', value: typeof v === 'string' ? v : v.value }),
-    progress: (v: string) => parts.push({ kind: 'progress', value: v }),
-    button: (v: vscode.Command) => parts.push({ kind: 'button', value: v }),
-  };
-  const text = () => parts.map((p) => (p.kind === 'progress' ? `\n<progress:${String(p.value)}>\n` : p.kind === 'markdown' ? String(p.value) : '')).join('');
-  return { stream: stream as unknown as vscode.ChatResponseStream, parts, text };
-}
 
 export interface HarnessOptions {
   script: Script | ScriptRule[];
@@ -87,20 +71,8 @@ export function participantHarness(opts: HarnessOptions) {
     // The typings make ChatResponseTurn's constructor private (VS Code builds the history); the shim's is public.
     const Turn = vscode.ChatResponseTurn as unknown as new (response: unknown[], result: vscode.ChatResult, participant: string) => vscode.ChatResponseTurn;
     const history = o.threadId ? [new Turn([], { metadata: { rawrThreadId: o.threadId } }, PARTICIPANT_ID)] : [];
-    const request = {
-      prompt,
-      command: o.command,
-      references: [],
-      toolReferences: [],
-      toolInvocationToken: undefined,
-      model,
-      attempt: 0,
-      enableCommandDetection: true,
-      isParticipantDetected: false,
-      id: `unit-${Date.now()}`,
-    };
     const result = (await participant.handler(
-      request as unknown as vscode.ChatRequest,
+      chatRequest(model as unknown as vscode.LanguageModelChat, prompt, o.command, 'unit'),
       { history } as unknown as vscode.ChatContext,
       rec.stream,
       o.token ?? new vscode.CancellationTokenSource().token,

@@ -29,7 +29,7 @@ const path = require('path');
 const fs = require('fs');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
-const { copyToDocs, panelText, PANEL_MARK, setForecast } = require('./support');
+const { copyToDocs, panelText, PANEL_MARK, sendInChat, setForecast } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript, phaseState, RAWR_MARKERS } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
@@ -40,13 +40,10 @@ const PROMPT = '@rawr Build a token-bucket rate limiter, phase by phase.';
 const STEPS = ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'];
 
 const SEL = {
-  input: '.interactive-input-part .monaco-editor',
-  inputLines: '.interactive-input-part .monaco-editor .view-lines',
   picker: '.interactive-input-part .model-picker-item',
   pickerLabel: '.interactive-input-part .model-picker-item .chat-input-picker-label',
   pickerRow: (name) => `.action-widget .monaco-list-row:has-text("${name}")`,
   response: '.interactive-item-container.interactive-response',
-  suggest: '.editor-widget.suggest-widget.visible',
   quickInput: '.quick-input-widget',
   quickInputRows: '.quick-input-widget .monaco-list-row',
   scrollDown: '.interactive-session .chat-scroll-down',
@@ -153,26 +150,6 @@ function gatedScript(opts) {
 /** The rendered responses currently in the DOM (the chat list is virtualised: older ones may be missing). */
 const responses = () => bridge('text', { selector: SEL.response });
 const lastResponse = async () => (await responses()).at(-1) || '';
-
-/** Type into the real Chat input like a person: click it, clear the sticky "@rawr " prefill, type, Enter. */
-async function sendInChat(text) {
-  const typed = async () => (await bridge('text', { selector: SEL.inputLines })).join('').replace(/\s+/g, ' ').trim();
-  for (let attempt = 1; ; attempt++) {
-    await bridge('click', { selector: SEL.input });
-    await sleep(200);
-    await bridge('press', { key: 'Control+A' });
-    await bridge('press', { key: 'Backspace' });
-    await bridge('type', { text });
-    await sleep(400);
-    if ((await typed()) === text) break;
-    // Focus can still be on its way back from a closing popup (the model picker): try again.
-    if (attempt === 3) assert.fail(`the Chat input shows "${await typed()}" after typing "${text}"`);
-    await sleep(1000);
-  }
-  // A completion list (participants, slash commands) may still be open: Enter would accept it instead of sending.
-  if ((await bridge('text', { selector: SEL.suggest })).length) await bridge('press', { key: 'Escape' });
-  await bridge('press', { key: 'Enter' });
-}
 
 /** Wait until the newest response satisfies `done`; returns its text. */
 const waitLast = (done, ms, what) =>

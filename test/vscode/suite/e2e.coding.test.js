@@ -22,7 +22,7 @@ const fs = require('fs');
 const cp = require('child_process');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, sleep, info } = require('./index');
-const { copyToDocs } = require('./support');
+const { copyToDocs, sendInChat } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const coding = require(path.join(repo, 'out/test/support/codingScript.js'));
@@ -35,9 +35,6 @@ const SPEC_TEXT = '# Limiter spec\n\nCapacity 2, refill 1 token/s; answer 429 wh
 const ART = process.env.VSCODE_TEST_ARTIFACTS || path.join(repo, 'test-artifacts/vscode');
 
 const SEL = {
-  input: '.interactive-input-part .monaco-editor',
-  inputLines: '.interactive-input-part .monaco-editor .view-lines',
-  suggest: '.editor-widget.suggest-widget.visible',
   response: '.interactive-item-container.interactive-response',
   // The pending confirmation (answered ones, and tool progress lines that share the widget classes, have no buttons).
   pending: '.chat-confirmation-widget-container:has(.chat-confirmation-widget-buttons .monaco-button)',
@@ -90,23 +87,6 @@ const shot = async (name) => {
   return p;
 };
 const lastResponse = async () => (await bridge('text', { selector: SEL.response })).at(-1) || '';
-
-async function sendInChat(text) {
-  const typed = async () => (await bridge('text', { selector: SEL.inputLines })).join('').replace(/\s+/g, ' ').trim();
-  for (let attempt = 1; ; attempt++) {
-    await bridge('click', { selector: SEL.input });
-    await sleep(200);
-    await bridge('press', { key: 'Control+A' });
-    await bridge('press', { key: 'Backspace' });
-    await bridge('type', { text });
-    await sleep(400);
-    if ((await typed()) === text) break;
-    if (attempt === 3) assert.fail(`the Chat input shows "${await typed()}" after typing "${text}"`);
-    await sleep(1000);
-  }
-  if ((await bridge('text', { selector: SEL.suggest })).length) await bridge('press', { key: 'Escape' });
-  await bridge('press', { key: 'Enter' });
-}
 
 describe("@rawr as a coding agent: rawr's tools in the real Chat view (scripted model over HTTP)", function () {
   this.timeout(300000);

@@ -1,46 +1,19 @@
 // Helpers shared by the suites that drive @rawr and its panel (not a test file: no `.test.js`).
 'use strict';
+const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const vscode = require('vscode');
-const { bridge } = require('./index');
+const { bridge, sleep } = require('./index');
+
+// The request and the recording stream are shared with the unit tier (compiled from test/support/chatRequest.ts).
+const { recordingStream, chatRequest } = require(path.join(__dirname, '../../../out/test/support/chatRequest.js'));
+const request = (model, prompt, command) => chatRequest(model, prompt, command, 'test');
 
 /** The panel's header text: how its webview frame is found among the workbench's frames. */
 const PANEL_MARK = 'Rawr — compaction';
 /** A six-phase plan: with 9,000 filler characters a phase, enough tokens for a compaction in a 20k window. */
 const STEPS = ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'];
-
-/** A ChatResponseStream that records what the participant streamed, in order (progress shown as markers). */
-function recordingStream() {
-  const parts = [];
-  const rec = (kind) => (value) => parts.push({ kind, value });
-  const stream = {
-    markdown: (v) => parts.push({ kind: 'markdown', value: typeof v === 'string' ? v : v.value }),
-    progress: rec('progress'),
-    button: rec('button'),
-    anchor: rec('anchor'),
-    reference: rec('reference'),
-    filetree: rec('filetree'),
-    push: rec('push'),
-  };
-  return { stream, parts, text: () => parts.map((p) => (p.kind === 'progress' ? `\n<progress:${p.value}>\n` : p.kind === 'markdown' ? p.value : '')).join('') };
-}
-
-/** A ChatRequest as the Chat view builds it (no tool invocation token outside a real chat). */
-function request(model, prompt, command) {
-  return {
-    prompt,
-    command,
-    references: [],
-    toolReferences: [],
-    toolInvocationToken: undefined,
-    model,
-    attempt: 0,
-    enableCommandDetection: true,
-    isParticipantDetected: false,
-    id: `test-${Date.now()}`,
-  };
-}
 
 /** Points rawr's OpenAI-compatible provider at a scripted server, with one model of the given window. */
 async function configureModel(url, { id = 'scripted', name = 'Scripted multi-phase', windowTokens = 20000 } = {}) {
@@ -93,7 +66,35 @@ function copyToDocs(file, name) {
   fs.copyFileSync(file, path.join(dir, name));
 }
 
+/** The Chat view's input, as the end-to-end suites find it in VS Code 1.139. */
+const CHAT_INPUT = {
+  input: '.interactive-input-part .monaco-editor',
+  inputLines: '.interactive-input-part .monaco-editor .view-lines',
+  suggest: '.editor-widget.suggest-widget.visible',
+};
+
+/** Type into the real Chat input like a person: click it, clear the sticky "@rawr " prefill, type, Enter. */
+async function sendInChat(text) {
+  const typed = async () => (await bridge('text', { selector: CHAT_INPUT.inputLines })).join('').replace(/\s+/g, ' ').trim();
+  for (let attempt = 1; ; attempt++) {
+    await bridge('click', { selector: CHAT_INPUT.input });
+    await sleep(200);
+    await bridge('press', { key: 'Control+A' });
+    await bridge('press', { key: 'Backspace' });
+    await bridge('type', { text });
+    await sleep(400);
+    if ((await typed()) === text) break;
+    // Focus can still be on its way back from a closing popup (the model picker): try again.
+    if (attempt === 3) assert.fail(`the Chat input shows "${await typed()}" after typing "${text}"`);
+    await sleep(1000);
+  }
+  // A completion list (participants, slash commands) may still be open: Enter would accept it instead of sending.
+  if ((await bridge('text', { selector: CHAT_INPUT.suggest })).length) await bridge('press', { key: 'Escape' });
+  await bridge('press', { key: 'Enter' });
+}
+
 module.exports = {
+  sendInChat,
   setForecast,
   PANEL_MARK,
   STEPS,
