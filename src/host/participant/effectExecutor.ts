@@ -326,11 +326,11 @@ export class EffectExecutor {
    * The thread after a compaction: the agent's base instructions (they outlive every compaction), the
    * summary and packet, then the recent turns verbatim within keep_recent_tokens.
    */
-  private replacementThread(summary: string | null, packet: string, model: vscode.LanguageModelChat, tokensBefore: number): ThreadMessage[] {
+  private replacementThread(summary: string | null, packet: string, tailTokens: number): ThreadMessage[] {
     const messages = this.session.messages;
     const instructions = messages.filter(isInstructions);
     const work = messages.filter((m) => !isInstructions(m));
-    const tail = selectRecentTail(work, tailBudget(this.deps.settings().keep_recent_tokens, model.maxInputTokens, tokensBefore));
+    const tail = selectRecentTail(work, tailTokens);
     return [...instructions, ...compactedThread(summary, packet, tail)];
   }
 
@@ -346,7 +346,7 @@ export class EffectExecutor {
     const s = this.session;
     try {
       const before = await this.deps.tokens.count(model, s.messages, token);
-      const replacement = this.replacementThread(null, fx.packet, model, before);
+      const replacement = this.replacementThread(null, fx.packet, this.tailBudget(model, before));
       const after = await this.deps.tokens.count(model, replacement, token);
       await s.swap(fx.seqId, before, after, replacement);
       return s.step({ type: 'compaction_done', at: this.now(), seqId: fx.seqId, tokensBefore: before, tokensAfter: after });
@@ -356,15 +356,19 @@ export class EffectExecutor {
     }
   }
 
+  /** The verbatim tail's budget for a compaction of `tokensBefore` tokens (keep_recent_tokens, capped). */
+  private tailBudget(model: vscode.LanguageModelChat, tokensBefore: number): number {
+    return tailBudget(this.deps.settings().keep_recent_tokens, model.maxInputTokens, tokensBefore);
+  }
+
   /**
    * The summary of the thread: the one prepared in the background when it is still fresh and what came
    * after it fits in the verbatim tail (no call), or one call over it plus the new part; else one call
    * over the whole thread. A stale prepared summary is discarded (sequence/preparedSummary.ts).
    */
-  private async summary(prompt: string, model: vscode.LanguageModelChat, tokensBefore: number, token: vscode.CancellationToken): Promise<string> {
+  private async summary(prompt: string, model: vscode.LanguageModelChat, tailTokens: number, token: vscode.CancellationToken): Promise<string> {
     const s = this.session;
-    const budget = tailBudget(this.deps.settings().keep_recent_tokens, model.maxInputTokens, tokensBefore);
-    const plan = planSummary(await s.preparer.take(token), s.messages, prompt, budget);
+    const plan = planSummary(await s.preparer.take(token), s.messages, prompt, tailTokens);
     switch (plan.kind) {
       case 'full':
         if (plan.why === 'stale') this.deps.log.info(`[${s.threadId}] the summary prepared in the background is stale (the thread changed): discarded`);
@@ -395,10 +399,12 @@ export class EffectExecutor {
     s.compacting = { seqId: fx.seqId, cancel };
     try {
       const before = await this.deps.tokens.count(agent.model, s.messages, cancel.token);
-      const summary = await this.summary(fx.summaryPrompt, agent.model, before, cancel.token);
+      // One budget for both: what the prepared summary may leave out is exactly what the tail keeps.
+      const tailTokens = this.tailBudget(agent.model, before);
+      const summary = await this.summary(fx.summaryPrompt, agent.model, tailTokens, cancel.token);
       if (cancel.token.isCancellationRequested) throw new vscode.CancellationError();
       // Summary, packet, then the recent turns verbatim (keep_recent_tokens); the handoff follows.
-      const replacement = this.replacementThread(summary, fx.packet, agent.model, before);
+      const replacement = this.replacementThread(summary, fx.packet, tailTokens);
       const after = await this.deps.tokens.count(agent.model, replacement, cancel.token);
       await s.swap(fx.seqId, before, after, replacement);
       return s.step({ type: 'compaction_done', at: this.now(), seqId: fx.seqId, tokensBefore: before, tokensAfter: after });

@@ -51,6 +51,7 @@ export class SummaryPreparer {
   /** The thread changed under it (a swap, an undo): a running job is stopped, a finished one dropped. */
   discard(): void {
     this.job?.cancel.cancel();
+    this.job?.cancel.dispose();
     this.job = undefined;
   }
 }
