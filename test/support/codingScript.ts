@@ -110,8 +110,48 @@ export interface CodingSessionLog {
   declined: string[];
   /** Every tool result the model saw, by tool name (last wins). */
   results: Record<string, string>;
-  /** How many work actions have been played. */
+  /** How many work actions have been played in the current conversation. */
   played: number;
+  /** Why the script stopped: a tool result that contradicted it (undefined while it goes on). */
+  stopped?: string;
+}
+
+/** The action whose call the person may Skip without the session going wrong (index in the actions). */
+const SKIPPABLE_ACTION = 5;
+
+/**
+ * The first request of a chat: the user's message and nothing the model or rawr added — no assistant
+ * message, no summary, no handoff (a compacted thread starts with rawr's summary or handoff, not fresh).
+ */
+export function isFreshConversation(r: ScriptRequest): boolean {
+  return !r.messages.some((m) => m.role === 'assistant' || m.role === 'tool' || /\[rawr handoff\]|^\[rawr\] (Summary|The last)/.test(textOf(m)));
+}
+
+/**
+ * What in the results of the last action's calls says the script went off its track: an error, a
+ * non-zero exit code, or a call the person skipped (but the one the session expects may be skipped).
+ * Undefined when every result is what the script assumed.
+ */
+export function contradictingResult(r: ScriptRequest, action: number): string | undefined {
+  for (const m of trailingToolResults(r)) {
+    const text = textOf(m).trim();
+    const firstLine = text.split('\n')[0]!.slice(0, 200);
+    const exit = /^exit code (\d+|unknown)/.exec(text)?.[1];
+    if (/^The user declined this tool call/.test(text)) {
+      if (action !== SKIPPABLE_ACTION) return `you skipped a step the session needs (${firstLine})`;
+    } else if (/^Error:/.test(text)) return `a tool failed: ${firstLine}`;
+    else if (exit !== undefined && exit !== '0') return `the command failed (${firstLine}): ${text.split('\n').slice(1, 6).join(' ').slice(0, 300)}`;
+  }
+  return undefined;
+}
+
+function stopText(why: string): string {
+  return [
+    `I stop here: ${why}.`,
+    '',
+    'This is the offline demo model (scripted, not a real LLM): it plays one fixed session and cannot adapt to this, so it will not',
+    'claim the step worked. Start a new chat (the + in the Chat view) to replay the demo from the beginning.',
+  ].join('\n');
 }
 
 const plan = (done: number, inProgress: boolean): PlanItem[] =>
@@ -188,6 +228,20 @@ export function codingSessionScript(opts: { notesPath?: string; afterHandoff?: (
               const id = m.tool_call_id;
               const asked = r.messages.flatMap((x) => x.tool_calls ?? []).find((c) => c.id === id);
               if (asked) log.results[asked.function.name] = textOf(m);
+            }
+            // Each new chat replays the session from its first action: the position belongs to the
+            // conversation, so a request abandoned half-way (a window closed on a confirmation) cannot
+            // start the next chat in the middle of the script.
+            if (isFreshConversation(r)) {
+              log.played = 0;
+              log.stopped = undefined;
+            }
+            // The script never narrates past a result that contradicts it (a failed test, a Skip, a
+            // missing file): it says what happened and stops.
+            const contradiction = log.played > 0 ? contradictingResult(r, log.played - 1) : undefined;
+            if (contradiction) {
+              log.stopped = contradiction;
+              return { text: stopText(contradiction) };
             }
             const next = actions[log.played];
             if (!next) return { text: 'All done.' };
