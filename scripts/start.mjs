@@ -77,22 +77,12 @@ const fail = (msg) => {
 };
 
 // ---- 1. build ------------------------------------------------------------------------------------
-function run(cmd, args, what) {
-  const t = Date.now();
-  const r = cp.spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit' });
-  if (r.status !== 0) fail(`${what} failed (exit ${r.status ?? r.signal}).`);
-  log(`${what}: ${secs(t)}`);
-}
-if (!fs.existsSync(path.join(ROOT, 'node_modules/typescript/bin/tsc')) || !fs.existsSync(path.join(ROOT, 'node_modules/openai'))) {
-  // A fresh clone: install the locked dependencies first (what `npm ci` does by hand).
-  log('installing dependencies (npm ci) ...');
-  const npmCli = process.env.npm_execpath && /\.c?js$/.test(process.env.npm_execpath) ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
-  run(npmCli[0], [...npmCli[1], 'ci', '--no-audit', '--no-fund'], 'npm ci');
-}
+// A fresh clone: the locked dependencies first (what `npm ci` does by hand); then the build.
+const { ensureDependencies, build } = await import('./setup.mjs');
+ensureDependencies((m) => log(m.replace(/^\[rawr setup\] /, '')));
 if (opt.build) {
   log('building rawr (tsc + bundle) ...');
-  run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', ROOT], 'tsc');
-  run(process.execPath, [path.join(ROOT, 'scripts/bundle.mjs')], 'bundle');
+  build((m) => log(m.replace(/^\[rawr setup\] /, '')));
 }
 for (const f of [PKG.main, 'out/test/support/scriptedModel.js']) {
   if (!fs.existsSync(path.join(ROOT, f))) fail(`${f} is missing: run without --no-build.`);
@@ -252,14 +242,18 @@ process.on('exit', () => {
     }
   }
 });
-// `npm start` runs us under `sh -c`: a SIGINT/SIGTERM sent to the npm process itself (not to the terminal's
-// process group) ends npm and that shell but never reaches us. So watch them: when our parent changes (we
-// were orphaned) or npm is gone, stop everything as if the signal had come here.
+// npm forwards SIGINT and SIGTERM to the script's shell; package.json's `"start": "exec node …"` makes that
+// shell us, so a signal sent to npm's pid (not to the terminal's process group) reaches the handlers above.
+// A plain `sh -c node …` ignored a forwarded SIGINT while it waited for us, and npm waited for it: both
+// stayed, with code-server and the demo model (issue 18). Should npm still go away some other way
+// (SIGKILL), watch it: when our parent changes (we were orphaned) or npm is gone, stop as if signalled.
 const watchedParents = [process.ppid];
 try {
   // /proc/<ppid>/stat: "pid (comm) state ppid ..." — the shell's parent is npm (Linux; elsewhere the ppid check alone).
   const grand = Number(/\)\s+\S+\s+(\d+)/.exec(fs.readFileSync(`/proc/${process.ppid}/stat`, 'utf8'))?.[1]);
-  if (process.env.npm_lifecycle_event && grand > 1) watchedParents.push(grand);
+  // Only when our parent is still a shell (a `start` script without exec): then npm is its parent.
+  const parentIsShell = /^(sh|dash|bash|zsh)$/.test(fs.readFileSync(`/proc/${process.ppid}/comm`, 'utf8').trim());
+  if (process.env.npm_lifecycle_event && parentIsShell && grand > 1) watchedParents.push(grand);
 } catch {
   /* no /proc */
 }

@@ -38,17 +38,23 @@ export interface RawrApi {
 const ACTIVE_THREAD_KEY = 'rawr.activeThread';
 
 /**
- * Activation waits for what needs rawr (package.json `activationEvents`, docs/ARCHITECTURE.md#activation):
- * the @rawr participant (onChatParticipant), a command (onCommand), the panel restored after a reload
- * (onWebviewPanel), rawr's models or tools being resolved (onLanguageModelChatProvider,
- * onLanguageModelTool) or a workspace with prompt overrides (workspaceContains: their diagnostics). Not
- * onStartupFinished: the status bar item has nothing to show before rawr is used, and the chat resolving
- * its models activates rawr as soon as the Chat view opens, which brings the last thread's status back.
+ * Activation (package.json `activationEvents`, docs/ARCHITECTURE.md#activation): after startup
+ * (onStartupFinished) as well as on use (the participant, a command, the panel restored, rawr's models,
+ * prompt overrides). On use alone is too late for the first message of a window: VS Code 1.139 resolves a
+ * chat request's model before it activates the participant, and rawr's models only exist once rawr is
+ * active — so the first `@rawr …` of every fresh window failed with "Language model unavailable"
+ * (issue 18). Startup activation happens after the window is restored, off its critical path; and the
+ * model provider is registered first thing, before anything here awaits.
  */
 export async function activate(context: vscode.ExtensionContext): Promise<RawrApi> {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('Rawr', { log: true });
   context.subscriptions.push(log);
+  // rawr's OpenAI-compatible models, before anything is awaited: the Chat view's model picker and the
+  // first request look them up as soon as rawr is active. The token counter asks it when a model's
+  // counts were recalibrated.
+  const openai = registerOpenAIProvider(context, log);
+  context.subscriptions.push(openai);
 
   const workspace = () => vscode.workspace.workspaceFolders?.[0]?.uri;
   let loaded = await loadSettings(workspace(), context.extensionPath);
@@ -78,9 +84,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
   const statusBar = new RawrStatusBar(bus);
   context.subscriptions.push(statusBar);
 
-  // rawr's OpenAI-compatible models; the token counter asks it when a model's counts were recalibrated.
-  const openai = registerOpenAIProvider(context, log);
-  context.subscriptions.push(openai);
   const participant = new Participant({
     core,
     bus,

@@ -1,14 +1,23 @@
 #!/usr/bin/env node
-// `npm test`: every tier in order — lint, unit + property + fuzz (mocha; test/.mocharc.json), then the real-VS-Code suites when the
-// harness is installed — printing how long each tier took. Fails if any tier fails.
+// `npm test`: the set-up (installers, below), then every tier in order — format, lint, types, unit + property +
+// fuzz (mocha; test/.mocharc.json), the real agents, the real-VS-Code suites and the README smoke test —
+// printing how long each tier took. Fails if any tier fails.
 // A failed tier's failures are printed again at the very end: CI logs are often read from the tail,
 // and the VS Code tier's long log would otherwise bury what the unit tier reported.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// `npm test` sets up everything it needs on a fresh clone, like `npm start` (issue 18): the dependencies
+// and the build come first (its `pretest`, scripts/setup.mjs); here the test VS Code (code-server +
+// Chromium) and the pinned agent CLIs — each installer is idempotent and cached (.vscode-test/,
+// .claude-test/, .codex-test/), so a warm run spends about a second on them.
+const setup = [
+  { name: 'test VS Code (test/vscode/install.sh)', cmd: 'bash', args: [join(root, 'test/vscode/install.sh')] },
+  { name: 'agent CLIs (test/agents/install.sh)', cmd: 'bash', args: [join(root, 'test/agents/install.sh')] },
+];
 const tiers = [
   // Formatting first (prettier --check with .prettierrc.json; `npm run format` fixes it).
   { name: 'format (prettier --check)', cmd: process.execPath, args: [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '.'] },
@@ -26,10 +35,10 @@ tiers.push({
   cmd: process.execPath,
   args: [join(root, 'node_modules/mocha/bin/mocha.js'), '--config', 'test/agents/.mocharc.json'],
 });
-const vscodeRunner = join(root, 'test/vscode/run.mjs');
-if (existsSync(vscodeRunner)) {
-  tiers.push({ name: 'real VS Code (extension host + e2e)', cmd: process.execPath, args: [vscodeRunner] });
-}
+tiers.push({ name: 'real VS Code (extension host + e2e)', cmd: process.execPath, args: [join(root, 'test/vscode/run.mjs')] });
+// The README itself: `npm start`, the printed URL in Chromium, the README's prompt as the first message of
+// a fresh window, the golden path to "All done", then SIGINT and SIGTERM to npm's pid.
+tiers.push({ name: 'README smoke (npm start, first message, clean stop)', cmd: process.execPath, args: [join(root, 'test/smoke/readme.mjs')] });
 
 /** Runs a tier with its output passed through, and keeps that output for the recap. */
 function run(tier) {
@@ -64,6 +73,17 @@ function recap(out) {
   const picked = from >= 0 ? lines.slice(from) : lines.slice(-60);
   return picked.slice(0, 200).join('\n');
 }
+
+const setupT0 = Date.now();
+for (const step of setup) {
+  console.log(`\n=== setup: ${step.name}`);
+  const r = await run(step);
+  if (r.status !== 0) {
+    console.log(`\n=== setup failed: ${step.name} (exit ${r.status}); no tier can run without it`);
+    process.exit(1);
+  }
+}
+console.log(`\n=== setup took ${((Date.now() - setupT0) / 1000).toFixed(1)}s`);
 
 const results = [];
 for (const tier of tiers) {

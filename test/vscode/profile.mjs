@@ -10,3 +10,18 @@ export const QUIET_USER_SETTINGS = {
   'update.mode': 'none',
   'git.openRepositoryInParentFolders': 'never',
 };
+
+/**
+ * Headless Chromium's flags for the workbench (the real-VS-Code tier and the README smoke test): no sandbox
+ * (root in CI), no GPU, and none of Chromium's own background connections, which this offline machine
+ * refuses many at a time.
+ */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];

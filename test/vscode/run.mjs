@@ -36,7 +36,7 @@ import cp from 'node:child_process';
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { QUIET_USER_SETTINGS } from './profile.mjs';
+import { CHROMIUM_ARGS, QUIET_USER_SETTINGS } from './profile.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -575,15 +575,7 @@ async function runCodeServer() {
       handleSIGTERM: false,
       handleSIGHUP: false,
       env: { ...process.env, ...MARKER, ...isolatedEnv(dirs) },
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
+      args: CHROMIUM_ARGS,
     });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));

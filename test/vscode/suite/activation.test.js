@@ -27,6 +27,13 @@ describe('activation', () => {
     };
   });
 
+  it('activates by itself once the window has started: nothing calls activate() first (issue 18)', async () => {
+    assert.ok(ext, 'extension missing');
+    // The first @rawr message of a fresh window needs rawr's models registered before VS Code resolves the
+    // request's model, i.e. before the participant's own activation event fires (docs/ARCHITECTURE.md#activation).
+    await poll(() => ext.isActive, 60000, 'rawr activated after startup (onStartupFinished) without an activate() call');
+  });
+
   it('activates', async () => {
     assert.ok(ext, 'extension missing');
     const t0 = Date.now();

@@ -18,7 +18,11 @@ describe('window reload (part 2): what came back', function () {
     skipWithoutBridge(this);
     prior = reloadState();
     assert.ok(prior && prior.threadId, 'part 1 left its state');
-    api = await vscode.extensions.getExtension('rawr.rawr').activate();
+    // After a reload, as in a fresh window, rawr comes up by itself (its models must exist before the first
+    // message: docs/ARCHITECTURE.md#activation) — nothing here activates it.
+    const ext = vscode.extensions.getExtension('rawr.rawr');
+    await poll(() => ext.isActive, 60000, 'rawr active after the reload without an activate() call');
+    api = await ext.activate();
   });
   after(async () => {
     await unconfigureModel();
