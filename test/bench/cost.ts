@@ -9,6 +9,12 @@
  *
  * The requests are built as the host builds them (effectExecutor.ts): the judgment as one message, the
  * scratch and packet turns as the whole thread plus rawr's request, the summary with summaryRequestText.
+ *
+ * Caveat, printed with the table: the background summary (configs 2–4) is prepared on the same thread
+ * just before the compaction, so at the boundary it covers everything and is reused as is. That assumes
+ * no turn between the decision that starts it and the boundary; in a live session, turns in between that
+ * outgrow the verbatim tail's budget cost one more (incremental) summary call over them (planSummary), so
+ * configs 2–4 are counted at their cheapest.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -234,6 +240,9 @@ const kt = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(Math
 export function formatCostBench(rows: CostRow[]): string {
   const out: string[] = [];
   out.push(`cost per compaction (model calls, input + output tokens as the scripted model counts them) vs one summary call over the same thread`);
+  out.push(
+    'caveat: configs 2–4 prepare the background summary on the same thread just before compacting, so it is reused whole — this assumes no turn between the decision and the boundary; in a live session, turns in between that outgrow the verbatim tail cost one more (incremental) summary call: configs 2–4 are counted at their cheapest.',
+  );
   out.push('');
   const tot = (s: Spent) => s.input + s.output;
   out.push(

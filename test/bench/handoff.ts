@@ -6,13 +6,20 @@
  * handoff text) and (c) the same plus the recent turns rawr keeps verbatim. Tokens are estimated alike
  * for all three (~4 characters a token). Goal: (b) ≥ (a) in every class and overall, in ≤ 2× its tokens.
  *
+ * Caveat, printed with the table: (b) and (c) score the watcher packet, whose sections are built from the
+ * same trail the probe classes are drawn from — a favourable comparison. The default path is the agent
+ * packet (packet_author: agent), written by the model; with no model here its packet cannot be scored, so
+ * (d) scores what that path carries besides it — the handoff frame (plan, files, recovery steps) and the
+ * verbatim tail: a floor for the default, not its score.
+ *
  *   node out/test/bench/handoff.js [--verbose] [DIR_OR_FILE …]
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
-import { handoffAt } from '../../src/core/replay/handoffAt';
+import { handoffAt, stateBefore } from '../../src/core/replay/handoffAt';
+import { handoffText } from '../../src/core/sequence/texts';
 import { estimateTokens } from '../../src/core/sequence/recentTail';
 import { loadRecording } from '../../src/cli/replayCommand';
 import { renderMessage } from '../../src/cli/handoffCommand';
@@ -32,11 +39,13 @@ export interface CompactionRow {
   tool: { found: number; tokens: number; missed: Probe[] };
   rawr: { found: number; tokens: number; missed: Probe[] };
   withTail: { found: number; tokens: number; missed: Probe[] };
+  /** The default (agent-packet) path without its packet: the handoff frame plus the verbatim tail. */
+  agentFloor: { found: number; tokens: number; missed: Probe[] };
 }
 
 export interface HandoffBench {
   rows: CompactionRow[];
-  classes: { tool: Tally; rawr: Tally; withTail: Tally; tailOnly: Tally };
+  classes: { tool: Tally; rawr: Tally; withTail: Tally; tailOnly: Tally; agentFloor: Tally };
 }
 
 export function recordings(paths: string[]): string[] {
@@ -52,7 +61,7 @@ export function recordings(paths: string[]): string[] {
 export function runHandoffBench(paths: string[] = DEFAULT_DIRS): HandoffBench {
   const set = loadPromptSet([dirReader(shippedPromptsDir())]);
   const rows: CompactionRow[] = [];
-  const classes = { tool: emptyTally(), rawr: emptyTally(), withTail: emptyTally(), tailOnly: emptyTally() };
+  const classes = { tool: emptyTally(), rawr: emptyTally(), withTail: emptyTally(), tailOnly: emptyTally(), agentFloor: emptyTally() };
   for (const file of recordings(paths)) {
     const text = readFileSync(file, 'utf8');
     const lines = text.split('\n');
@@ -88,6 +97,10 @@ export function runHandoffBench(paths: string[] = DEFAULT_DIRS): HandoffBench {
           .join('\n\n'),
         classes.tailOnly,
       );
+      // The default path: the agent's packet (not scorable without a model) inside the same frame.
+      const { state } = stateBefore(rec, n.line, set.settings, set.prompts);
+      const frame = handoffText(set.prompts, '', undefined, state.plan, state.trail, { origin: 'agent' });
+      const agentFloor = score([...h.tail.map(renderMessage), frame].join('\n\n'), classes.agentFloor);
       rows.push({
         file: basename(file),
         line: n.line,
@@ -97,6 +110,7 @@ export function runHandoffBench(paths: string[] = DEFAULT_DIRS): HandoffBench {
         rawr: score(h.handoff, classes.rawr),
         // Counted as the model gets the messages (text and tool calls), not as rendered for reading.
         withTail: { ...withTail, tokens: h.tokens.total },
+        agentFloor,
       });
     }
   }
@@ -110,11 +124,19 @@ const cell = (f: number, t: number) => `${f}/${t} ${pct(f, t)}`.padEnd(13);
 export function formatHandoffBench(b: HandoffBench, verbose = false): string {
   const out: string[] = [];
   out.push(`handoff probes at ${b.rows.length} native compactions (tokens estimated as characters / 4, the same for all columns)`);
+  out.push(
+    'caveat: "rawr handoff" is the WATCHER packet (packet_author: watcher), whose sections are assembled from the same trail the probe classes are drawn from — a comparison in its favour.',
+  );
+  out.push(
+    '        The default is the AGENT packet, written by the model: with no model here it is not scored; "agent path floor" is what that path carries besides it (handoff frame + verbatim tail).',
+  );
   out.push('');
-  out.push(`${'recording'.padEnd(46)} ${'line'.padStart(5)} trigger  ${'tool summary'.padEnd(22)} ${'rawr handoff'.padEnd(22)} rawr handoff + verbatim tail`);
+  out.push(
+    `${'recording'.padEnd(46)} ${'line'.padStart(5)} trigger  ${'tool summary'.padEnd(22)} ${'rawr handoff'.padEnd(22)} ${'rawr + verbatim tail'.padEnd(22)} agent path floor`,
+  );
   for (const r of b.rows) {
     out.push(
-      `${r.file.padEnd(46)} ${String(r.line).padStart(5)} ${r.trigger.padEnd(8)} ${`${cell(r.tool.found, r.probes)} ${kt(r.tool.tokens)}`.padEnd(22)} ${`${cell(r.rawr.found, r.probes)} ${kt(r.rawr.tokens)}`.padEnd(22)} ${cell(r.withTail.found, r.probes)} ${kt(r.withTail.tokens)}`,
+      `${r.file.padEnd(46)} ${String(r.line).padStart(5)} ${r.trigger.padEnd(8)} ${`${cell(r.tool.found, r.probes)} ${kt(r.tool.tokens)}`.padEnd(22)} ${`${cell(r.rawr.found, r.probes)} ${kt(r.rawr.tokens)}`.padEnd(22)} ${`${cell(r.withTail.found, r.probes)} ${kt(r.withTail.tokens)}`.padEnd(22)} ${cell(r.agentFloor.found, r.probes)} ${kt(r.agentFloor.tokens)}`,
     );
     if (verbose) {
       for (const [who, m] of [
@@ -125,16 +147,28 @@ export function formatHandoffBench(b: HandoffBench, verbose = false): string {
     }
   }
   out.push('');
-  out.push(`${'class'.padEnd(16)} ${'tool summary'.padEnd(13)} ${'rawr handoff'.padEnd(13)} ${'rawr + tail'.padEnd(13)} tail alone`);
+  out.push(
+    `${'class'.padEnd(16)} ${'tool summary'.padEnd(13)} ${'rawr handoff'.padEnd(13)} ${'rawr + tail'.padEnd(13)} ${'tail alone'.padEnd(13)} agent path floor`,
+  );
   const total = (t: Tally) => CLASSES.reduce((a, c) => ({ found: a.found + t[c].found, total: a.total + t[c].total }), { found: 0, total: 0 });
   for (const c of CLASSES)
     out.push(
-      `${c.padEnd(16)} ${cell(b.classes.tool[c].found, b.classes.tool[c].total)} ${cell(b.classes.rawr[c].found, b.classes.rawr[c].total)} ${cell(b.classes.withTail[c].found, b.classes.withTail[c].total)} ${cell(b.classes.tailOnly[c].found, b.classes.tailOnly[c].total)}`,
+      `${c.padEnd(16)} ${cell(b.classes.tool[c].found, b.classes.tool[c].total)} ${cell(b.classes.rawr[c].found, b.classes.rawr[c].total)} ${cell(b.classes.withTail[c].found, b.classes.withTail[c].total)} ${cell(b.classes.tailOnly[c].found, b.classes.tailOnly[c].total)} ${cell(b.classes.agentFloor[c].found, b.classes.agentFloor[c].total)}`,
     );
-  const [tt, tr, tw, to] = [total(b.classes.tool), total(b.classes.rawr), total(b.classes.withTail), total(b.classes.tailOnly)];
-  out.push(`${'overall'.padEnd(16)} ${cell(tt.found, tt.total)} ${cell(tr.found, tr.total)} ${cell(tw.found, tw.total)} ${cell(to.found, to.total)}`);
-  const tokens = (k: 'tool' | 'rawr' | 'withTail') => b.rows.reduce((n, r) => n + r[k].tokens, 0);
-  out.push(`${'tokens (sum)'.padEnd(16)} ${kt(tokens('tool')).padEnd(13)} ${kt(tokens('rawr')).padEnd(13)} ${kt(tokens('withTail'))}`);
+  const [tt, tr, tw, to, ta] = [
+    total(b.classes.tool),
+    total(b.classes.rawr),
+    total(b.classes.withTail),
+    total(b.classes.tailOnly),
+    total(b.classes.agentFloor),
+  ];
+  out.push(
+    `${'overall'.padEnd(16)} ${cell(tt.found, tt.total)} ${cell(tr.found, tr.total)} ${cell(tw.found, tw.total)} ${cell(to.found, to.total)} ${cell(ta.found, ta.total)}`,
+  );
+  const tokens = (k: 'tool' | 'rawr' | 'withTail' | 'agentFloor') => b.rows.reduce((n, r) => n + r[k].tokens, 0);
+  out.push(
+    `${'tokens (sum)'.padEnd(16)} ${kt(tokens('tool')).padEnd(13)} ${kt(tokens('rawr')).padEnd(13)} ${kt(tokens('withTail')).padEnd(13)} ${''.padEnd(13)} ${kt(tokens('agentFloor'))} + the agent's packet`,
+  );
   out.push('');
   const share = (t: { found: number; total: number }) => (t.total ? t.found / t.total : 1);
   const classOk = CLASSES.every((c) => share(b.classes.rawr[c]) >= share(b.classes.tool[c]));

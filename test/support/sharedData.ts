@@ -29,6 +29,20 @@ export function needShared(ctx: Mocha.Context, file: string = TRANSCRIPTS_DIR): 
   ctx.skip();
 }
 
+/**
+ * The names in a shared folder that `keep` accepts, sorted — never none: a loop over an empty list asserts
+ * nothing and would pass (the folders grow and shrink; how many they hold is never hard-coded).
+ */
+export function sharedFiles(dir: string, keep: (name: string) => boolean): string[] {
+  return nonEmpty(fs.readdirSync(dir).filter(keep).sort(), `no matching file in ${dir}`);
+}
+
+/** `list`, or a failure saying what it lacks: for loops whose list is derived from a shared folder. */
+export function nonEmpty<T>(list: T[], what: string): T[] {
+  if (list.length === 0) throw new Error(`${what}: a loop over nothing would pass without asserting`);
+  return list;
+}
+
 process.on('exit', () => {
   if (skipped.size === 0) return;
   const total = [...skipped.values()].reduce((a, b) => a + b, 0);

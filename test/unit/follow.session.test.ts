@@ -6,7 +6,7 @@ import { SessionFollower, MAX_LINE_CHARS } from '../../src/core/follow/sessionFo
 import { codexCwd, encodeClaudeProject, hookEvents, newestClaudeTranscript } from '../../src/host/follow/discover';
 import { FileTail } from '../../src/host/follow/tail';
 import { shipped } from '../support/engine';
-import { needShared } from '../support/sharedData';
+import { needShared, sharedFiles } from '../support/sharedData';
 
 const DATA = path.resolve(__dirname, '../../../../shared/data');
 const opts = { settings: shipped.settings, prompts: shipped.prompts };
@@ -94,7 +94,7 @@ describe('live follow: SessionFollower', () => {
     for (const d of ['claude-code-2.1', 'codex-0.171']) needShared(this, path.join(DATA, d));
     const dirs = ['claude-code-2.1', 'codex-0.171'].map((d) => path.join(DATA, d));
     for (const dir of dirs) {
-      for (const file of fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl'))) {
+      for (const file of sharedFiles(dir, (x) => x.endsWith('.jsonl'))) {
         const text = fs.readFileSync(path.join(dir, file), 'utf8');
         const f = new SessionFollower(opts);
         for (let i = 0; i < text.length; i += 4096) f.append(text.slice(i, i + 4096));

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { readTranscriptFacts } from '../../src/core/hooks/shared/facts';
 import { isPlanPath, objectiveOf, parseSnapshot, type Snapshot } from '../../src/core/hooks/shared/snapshot';
-import { needShared } from '../support/sharedData';
+import { needShared, nonEmpty } from '../support/sharedData';
 
 // Compiled to out/test/unit/; the CLI is out/src/cli/main.js; the shared data sits beside the repo.
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
@@ -720,7 +720,10 @@ describe('rawr hooks claude: snapshot reader on the real Claude Code recordings'
   });
 
   it('PreCompact on a real transcript writes the last requests, files and plan file into the snapshot', () => {
-    for (const f of files.filter((x) => firstPrompt[x])) {
+    for (const f of nonEmpty(
+      files.filter((x) => firstPrompt[x]),
+      `none of the recordings with a known first prompt (${Object.keys(firstPrompt).join(', ')}) in ${DIR}`,
+    )) {
       const root = project();
       const tp = path.join(DIR, f);
       const session = `real-${f.replace(/\.jsonl$/, '')}`; // already [A-Za-z0-9_-]: used as the folder name

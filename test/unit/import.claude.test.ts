@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { importClaude } from '../../src/core/replay/import/claude';
 import { detectFormat, importRecording } from '../../src/core/replay/import/detect';
 import type { Recording, RecordingItem } from '../../src/core/replay/recording';
-import { needShared } from '../support/sharedData';
+import { needShared, sharedFiles } from '../support/sharedData';
 
 // Tests compile to out/test/unit/; the shared data sits beside the repo (/work/shared).
 const DIR = process.env.RAWR_TRANSCRIPTS ?? path.resolve(__dirname, '../../../../shared/data/transcripts');
@@ -168,7 +168,7 @@ describe('importClaude: real recordings', function () {
   });
 
   it('detectFormat recognises every Claude file', () => {
-    for (const f of fs.readdirSync(DIR).filter((n) => n.startsWith('claude-'))) assert.equal(detectFormat(load(f)), 'claude', f);
+    for (const f of sharedFiles(DIR, (n) => n.startsWith('claude-'))) assert.equal(detectFormat(load(f)), 'claude', f);
   });
 
   it('imports ~11 MB whole (its speed is measured by npm run bench)', () => {

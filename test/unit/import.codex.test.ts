@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { importCodex } from '../../src/core/replay/import/codex';
 import { detectFormat, importRecording } from '../../src/core/replay/import/detect';
 import type { Recording, RecordingItem } from '../../src/core/replay/recording';
-import { needShared } from '../support/sharedData';
+import { needShared, sharedFiles } from '../support/sharedData';
 
 // Tests compile to out/test/unit/; the shared data sits beside the repo (/work/shared).
 const DIR = process.env.RAWR_TRANSCRIPTS ?? path.resolve(__dirname, '../../../../shared/data/transcripts');
@@ -159,7 +159,7 @@ describe('importCodex: real recordings', function () {
   });
 
   it('detectFormat recognises every Codex file', () => {
-    for (const f of fs.readdirSync(DIR).filter((n) => n.startsWith('codex-'))) assert.equal(detectFormat(load(f)), 'codex', f);
+    for (const f of sharedFiles(DIR, (n) => n.startsWith('codex-'))) assert.equal(detectFormat(load(f)), 'codex', f);
   });
 
   it('imports ~10 MB whole (its speed is measured by npm run bench)', () => {

@@ -8,7 +8,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const vscode = require('vscode');
-const { info, poll, sleep, waitFor } = require('./index');
+const { info, poll, settlesWithin, sleep, waitFor } = require('./index');
 
 const EXT_ID = 'rawr.rawr';
 
@@ -16,11 +16,11 @@ describe('core process', function () {
   this.timeout(60000);
   let core;
 
-  before(async function () {
+  before(async () => {
     const ext = vscode.extensions.getExtension(EXT_ID);
     const api = ext && (ext.isActive ? ext.exports : await ext.activate());
     core = api && api.core;
-    if (!core || typeof core.pid !== 'function') this.skip(); // until activate() exports { core }
+    assert.ok(core && typeof core.pid === 'function', 'activate() exports { core } with pid()');
   });
 
   it('runs out of process (a pid that is not the extension host)', async () => {
@@ -34,7 +34,7 @@ describe('core process', function () {
   // Declared before the prompt-file suites: those then run on a process the client restarted (twice),
   // and 'prompt files across a restart' kills it again with prompt files open.
   describe('after a crash', () => {
-    it('survives being killed: the next step() works within 10 s and the snapshot has everything logged before', async () => {
+    it('survives being killed: the next step() is answered (not hung) and the snapshot has everything logged before', async () => {
       const threadId = `core-e2e-${Date.now()}`;
       let at = Date.now();
       const tick = () => (at += 1000);
@@ -62,10 +62,8 @@ describe('core process', function () {
       // Issued at once, while the client still thinks the old process is there: the request is lost with
       // the connection and retried on the restarted process.
       const t0 = Date.now();
-      await core.step(threadId, { type: 'user_message', at: tick(), text: 'Now the CLI.' });
-      const recoveryMs = Date.now() - t0;
-      info().coreRecoveryMs = recoveryMs;
-      assert.ok(recoveryMs < 10000, `step() after the kill took ${recoveryMs} ms`);
+      await settlesWithin(core.step(threadId, { type: 'user_message', at: tick(), text: 'Now the CLI.' }), 30000, 'step() after the core process was killed');
+      info().coreRecoveryMs = Date.now() - t0; // reported, not asserted: a figure, not a guarantee
       await poll(
         () => {
           try {

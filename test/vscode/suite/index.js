@@ -203,6 +203,18 @@ exports.waitFor = function waitFor(event, pred = () => true, ms = 15000, what = 
   });
 };
 
+/**
+ * `promise`, or a failure saying it hung: what a deadline on an awaited operation guards (it never
+ * settles), not how fast it is — speed is measured by `npm run bench`, never asserted in a test.
+ */
+exports.settlesWithin = function settlesWithin(promise, ms, what) {
+  let t;
+  const deadline = new Promise((_resolve, reject) => {
+    t = setTimeout(() => reject(new Error(`hung: ${what} did not settle within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(t));
+};
+
 /** Poll fn() every 250 ms until it returns something truthy; reject after ms. */
 exports.poll = async function poll(fn, ms = 15000, what = 'condition') {
   const end = Date.now() + ms;

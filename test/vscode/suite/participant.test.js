@@ -105,11 +105,13 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
     assert.ok(handoffMessage && /<continuation-packet>[\s\S]*What just completed/.test(handoffMessage.text), 'the handoff carries the packet');
     info().goldenPath = { threadId, compactions: snap.compactions, requests: server.requests.length };
 
-    // /undo restores the archived thread.
+    // /undo in a chat that has no @rawr thread yet (no history) says so and undoes nothing.
     const undo = recordingStream();
     const before = snap.messages.length;
-    await api.participant.handler(request(model, '', 'undo'), { history: [] }, undo.stream, cts.token).catch(() => undefined);
-    // Without history the handler opens a new thread: undo must go through the same thread.
+    await api.participant.handler(request(model, '', 'undo'), { history: [] }, undo.stream, cts.token);
+    assert.match(undo.text(), /Nothing to undo: this chat has no @rawr thread yet/);
+    assert.strictEqual((await api.core.snapshot(threadId)).messages.length, before, 'the golden-path thread is untouched');
+    // /undo on the thread itself restores the archived thread.
     const session = await api.participant.session(threadId);
     const seq = await session.undo();
     assert.ok(seq, 'undo found the compaction');

@@ -15,7 +15,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const vscode = require('vscode');
-const { poll, waitFor, sleep, info, hasBridge, bridge } = require('./index');
+const { poll, waitFor, sleep, info, bridge, skipWithoutBridge } = require('./index');
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const OUT = path.join(REPO_ROOT, 'out/src/host');
@@ -467,7 +467,8 @@ describe('settings: VS Code settings over the policy file', function () {
 
 describe('status bar: RawrStatusBar in the real workbench', function () {
   this.timeout(30000);
-  it('shows percent and tier, warning background in asap, the fallback command', async () => {
+  /** A bar in asap with a commit boundary, then in emergency mid-sequence; `look` runs after each update. */
+  async function drive(look) {
     const bus = new BoundaryBus();
     const bar = new RawrStatusBar(bus);
     try {
@@ -478,29 +479,40 @@ describe('status bar: RawrStatusBar in the real workbench', function () {
         sequenceRunning: false,
         lastDecision: { action: 'compact', reason: 'tier asap (23%), boundary commit abc1234' },
       });
-      assert.strictEqual(bar.text, '$(fold) 23% · asap');
-      assert.strictEqual(bar.item.backgroundColor.id, 'statusBarItem.warningBackground');
-      assert.match(bar.item.tooltip.value, /abc1234 e2e subject/);
-      const cmd = bar.item.command;
-      assert.ok(cmd === 'rawr.openPanel' || cmd === 'rawr.showStatus', String(cmd));
-      if (!hasBridge()) return;
-      const text = await poll(
-        async () => (await bridge('text', { selector: '#workbench\\.parts\\.statusbar' })).find((t) => t.includes('23% · asap')),
-        10000,
-        'the item in the status bar',
-      );
-      assert.ok(text);
+      await look(bar, 'asap');
       bar.update({ percentRemaining: 9, tier: 'emergency', sequenceRunning: true });
-      assert.strictEqual(bar.text, '$(sync~spin) 9% · emergency');
-      assert.strictEqual(bar.item.backgroundColor.id, 'statusBarItem.errorBackground');
-      await poll(
-        async () => (await bridge('text', { selector: '#workbench\\.parts\\.statusbar' })).find((t) => t.includes('9% · emergency')),
-        10000,
-        'the updated item',
-      );
+      await look(bar, 'emergency');
     } finally {
       bar.dispose();
       bus.dispose();
     }
+  }
+
+  it('shows percent and tier, warning background in asap, error background in emergency, the fallback command', async () => {
+    await drive(async (bar, tier) => {
+      if (tier === 'asap') {
+        assert.strictEqual(bar.text, '$(fold) 23% · asap');
+        assert.strictEqual(bar.item.backgroundColor.id, 'statusBarItem.warningBackground');
+        assert.match(bar.item.tooltip.value, /abc1234 e2e subject/);
+        const cmd = bar.item.command;
+        assert.ok(cmd === 'rawr.openPanel' || cmd === 'rawr.showStatus', String(cmd));
+      } else {
+        assert.strictEqual(bar.text, '$(sync~spin) 9% · emergency');
+        assert.strictEqual(bar.item.backgroundColor.id, 'statusBarItem.errorBackground');
+      }
+    });
+  });
+
+  it('the item is rendered in the workbench status bar (code-server tier: needs the DOM bridge)', async function () {
+    skipWithoutBridge(this);
+    await drive(async (_bar, tier) => {
+      const want = tier === 'asap' ? '23% · asap' : '9% · emergency';
+      const text = await poll(
+        async () => (await bridge('text', { selector: '#workbench\\.parts\\.statusbar' })).find((t) => t.includes(want)),
+        10000,
+        `"${want}" in the status bar`,
+      );
+      assert.ok(text);
+    });
   });
 });
