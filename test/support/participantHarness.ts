@@ -15,11 +15,14 @@ import { localCore } from '../../src/host/core/localCore';
 import { TokenCounter } from '../../src/host/participant/lmMessages';
 import { Participant, PARTICIPANT_ID, type RawrChatResult } from '../../src/host/participant/participant';
 import type { SessionDeps, StatusView } from '../../src/host/participant/session';
+import type { SessionCacheOptions } from '../../src/host/participant/sessionCache';
 import { chatModelDouble, type ChatModelDouble, type ChatModelOptions } from './chatModel';
 import { chatRequest, recordingStream, type RecordedPart } from './chatRequest';
 import { shipped } from './engine';
 import type { FakeClock } from './fakeClock';
-import type { Script, ScriptRule } from './scriptedModel';
+import type { Script, ScriptRequest, ScriptRule } from './scriptedModel';
+
+type CoreCacheOptions = Parameters<typeof localCore>[2];
 
 export interface HarnessOptions {
   script: Script | ScriptRule[];
@@ -27,6 +30,8 @@ export interface HarnessOptions {
   settings?: Partial<Settings>;
   clock?: FakeClock;
   takesMs?: ChatModelOptions['takesMs'];
+  /** How many threads the core and the window keep in memory, and for how long (threadCache.ts). */
+  cache?: { core?: CoreCacheOptions; host?: SessionCacheOptions };
 }
 
 export interface Asked {
@@ -42,7 +47,7 @@ export function participantHarness(opts: HarnessOptions) {
   const workspaceDir = path.join(root, 'ws');
   fs.mkdirSync(workspaceDir, { recursive: true });
   const config = { ...shipped, settings: { ...shipped.settings, ...opts.settings } };
-  const core = localCore(logDir, config);
+  const core = localCore(logDir, config, opts.cache?.core);
   const bus = new BoundaryBus();
   const statuses: StatusView[] = [];
   const log = vscode.window.createOutputChannel('Rawr (unit)', { log: true }) as unknown as vscode.LogOutputChannel & { lines: string[] };
@@ -58,7 +63,7 @@ export function participantHarness(opts: HarnessOptions) {
     settings: () => config.settings,
     ...(opts.clock ? { clock: opts.clock } : {}),
   };
-  let participant = new Participant(deps);
+  let participant = new Participant(deps, opts.cache?.host);
   const model: ChatModelDouble = chatModelDouble(opts.script, {
     maxInputTokens: opts.window,
     ...(opts.clock ? { clock: opts.clock } : {}),
@@ -96,7 +101,7 @@ export function participantHarness(opts: HarnessOptions) {
   /** A new window on the same workspace: a fresh Participant (no sessions in memory), the same core and logs. */
   function reopen(): Participant {
     participant.dispose();
-    participant = new Participant(deps);
+    participant = new Participant(deps, opts.cache?.host);
     return participant;
   }
 
@@ -146,4 +151,22 @@ export function gate<T = void>() {
   let open!: (v: T) => void;
   const p = new Promise<T>((r) => (open = r));
   return { p, open };
+}
+
+/** The script with its rule `name` answered by `reply` instead. */
+export function replacing(script: Script, name: string, reply: (r: ScriptRequest) => unknown): Script {
+  return { ...script, rules: script.rules.map((rule) => (rule.name === name ? { ...rule, reply: reply as never } : rule)) };
+}
+
+/** The script with its rule `name` held: `reached` opens when a request gets there; it answers as usual once `release` opens. */
+export function heldAt(script: Script, name: string) {
+  const reached = gate();
+  const release = gate();
+  const rule = script.rules.find((r) => r.name === name)!;
+  const held = replacing(script, name, async (r) => {
+    reached.open();
+    await release.p;
+    return typeof rule.reply === 'function' ? rule.reply(r) : rule.reply;
+  });
+  return { script: held, reached, release };
 }

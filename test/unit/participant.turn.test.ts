@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { unansweredToolCalls } from '../../src/core/thread/thread';
 import { FakeClock } from '../support/fakeClock';
-import { gate, inOrder, participantHarness, type Harness } from '../support/participantHarness';
-import { multiPhaseScript, type Script, type ScriptRequest } from '../support/scriptedModel';
+import { gate, heldAt, inOrder, participantHarness, replacing, type Harness } from '../support/participantHarness';
+import { multiPhaseScript } from '../support/scriptedModel';
 import type { ThreadMessage } from '../../src/core/thread/thread';
 
 const STEPS = ['Research the API', 'Draft the limiter', 'Implement the middleware', 'Harden: edge cases', 'Write the tests', 'Ship: docs and changelog'];
@@ -22,11 +22,6 @@ const effectsOf = (h: Harness, threadId: string, type: string) =>
     .logRecords(threadId)
     .filter((r) => r.kind === 'effect' && r.effect.type === type)
     .map((r) => r.effect);
-
-/** The script with its rule `name` answered by `reply` instead. */
-function replacing(script: Script, name: string, reply: (r: ScriptRequest) => unknown): Script {
-  return { ...script, rules: script.rules.map((rule) => (rule.name === name ? { ...rule, reply: reply as never } : rule)) };
-}
 
 describe('participant (unit tier: vscode shim, scripted model double)', function () {
   this.timeout(30_000);
@@ -281,19 +276,9 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
   });
 
   it("the panel's Cancel while the agent writes its packet: the sequence ends, the request stops, the thread is not compacted", async () => {
-    const reached = gate();
-    const release = gate();
-    const base = session6();
     // The packet turn (which also asks for the scratch notes) is answered by rule "scratch".
-    const packetRule = base.rules.find((r) => r.name === 'scratch')!;
-    h = participantHarness({
-      window: 20_000,
-      script: replacing(base, 'scratch', async (r) => {
-        reached.open();
-        await release.p;
-        return typeof packetRule.reply === 'function' ? packetRule.reply(r) : packetRule.reply;
-      }),
-    });
+    const { script, reached, release } = heldAt(session6(), 'scratch');
+    h = participantHarness({ window: 20_000, script });
     const asked = h.ask(PROMPT);
     await reached.p;
     const session = await h.participant.session(h.participant.activeThreadId!);

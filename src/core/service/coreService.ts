@@ -3,7 +3,8 @@
  * It owns the event logs (one JSON Lines file per thread) and the engine states, and is what the core
  * process serves over JSON-RPC (src/server) — or what the extension host uses in-process when the core
  * process is unavailable. A thread not in memory is rebuilt from its log on first use (cold replay),
- * so a restart of the core process loses nothing.
+ * so a restart of the core process loses nothing — and an idle thread can leave memory (threadCache.ts):
+ * what is held is bounded by the threads in use, not by every thread the workspace ever had.
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { loggedEffect } from '../log/loggedEffect';
 import type { NewLogRecord } from '../log/records';
 import { AppliedRequests, rebuild } from '../log/rebuild';
 import type { PromptSet } from '../prompts/promptSet';
+import { THREAD_CACHE_DEFAULTS, ThreadCache, type ThreadCacheOptions } from './threadCache';
 import { threadBeforeSequence, type ThreadMessage } from '../thread/thread';
 
 export interface ThreadSnapshot {
@@ -41,17 +43,38 @@ interface Loaded {
 const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 export class CoreService {
-  private threads = new Map<string, Loaded>();
+  private readonly threads: ThreadCache<Loaded>;
 
   constructor(
     private readonly logDir: string,
     private config: PromptSet,
-  ) {}
+    cache: Partial<Pick<ThreadCacheOptions<Loaded>, 'max' | 'idleMs' | 'now'>> = {},
+  ) {
+    this.threads = new ThreadCache<Loaded>({
+      ...THREAD_CACHE_DEFAULTS,
+      ...cache,
+      // Everything a thread holds is in its log, so any thread could be rebuilt exactly; one in the
+      // middle of a compaction sequence stays anyway (it is in use, and would be reloaded at once).
+      evictable: (_id, t) => t.state.seq.phase === 'idle',
+      evict: (_id, t) => t.log.close(),
+    });
+  }
+
+  /** How many threads are in memory (the rest are in their logs only). */
+  threadsInMemory(): number {
+    return this.threads.size;
+  }
+
+  /** Whether the thread is in memory now (asking does not count as a use). */
+  inMemory(threadId: string): boolean {
+    return this.threads.has(threadId);
+  }
 
   /** New settings or prompt texts apply to every thread from the next event on. */
   configure(config: PromptSet): void {
     this.config = config;
-    for (const [, t] of this.threads) t.state = step(t.state, { type: 'settings', at: Date.now(), settings: config.settings, prompts: config.prompts }).state;
+    for (const t of this.threads.values())
+      t.state = step(t.state, { type: 'settings', at: Date.now(), settings: config.settings, prompts: config.prompts }).state;
   }
 
   private load(threadId: string): Loaded {
@@ -212,8 +235,7 @@ export class CoreService {
   }
 
   dispose(): void {
-    for (const [, t] of this.threads) t.log.close();
-    this.threads.clear();
+    this.threads.clear(); // closes every log
   }
 }
 

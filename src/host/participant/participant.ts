@@ -11,6 +11,7 @@ import { Turn } from './turn';
 import { restrictedModeNotice } from './agentTools';
 import { withAttachments } from './attachments';
 import { describeModelError } from './modelErrors';
+import { SessionCache, type SessionCacheOptions } from './sessionCache';
 
 export const PARTICIPANT_ID = 'rawr.rawr';
 
@@ -34,23 +35,43 @@ export function threadIdFrom(context: vscode.ChatContext): string | undefined {
 }
 
 export class Participant implements vscode.Disposable {
-  private sessions = new Map<string, Session>();
+  /** The threads in use; the others are reopened from the core on first use (sessionCache.ts). */
+  private readonly sessions: SessionCache;
   /** The thread of the most recent request: what "Rawr: Compact Now" and the status bar refer to. */
   activeThreadId: string | undefined;
   // Panel hook: the activity of every session of this window, in one stream (see SessionActivity).
   private readonly activity = new vscode.EventEmitter<SessionActivity>();
   readonly onActivity = this.activity.event;
 
-  constructor(private readonly deps: SessionDeps) {}
+  constructor(
+    private readonly deps: SessionDeps,
+    cache: SessionCacheOptions = {},
+  ) {
+    this.sessions = new SessionCache((id) => id === this.activeThreadId, cache);
+  }
 
   async session(threadId: string): Promise<Session> {
     let s = this.sessions.get(threadId);
     if (!s) {
       s = await Session.open(this.deps, threadId);
-      this.sessions.set(threadId, s);
-      s.onActivity((a) => this.activity.fire(a)); // disposed with the session's emitter
+      // Opened meanwhile by another caller: one session per thread (the first), this one is dropped.
+      const first = this.sessions.get(threadId);
+      if (first) {
+        s.dispose();
+        return first;
+      }
+      s.onActivity((a) => {
+        if (a.kind === 'step') this.sessions.stepped(a.threadId);
+        this.activity.fire(a);
+      }); // disposed with the session's emitter
+      this.sessions.add(s);
     }
     return s;
+  }
+
+  /** How many sessions this window holds in memory (the rest are in the core's logs). */
+  sessionsInMemory(): number {
+    return this.sessions.size;
   }
 
   /**
@@ -163,8 +184,7 @@ export class Participant implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const [, s] of this.sessions) s.dispose();
-    this.sessions.clear();
+    this.sessions.clear(); // disposes every session
     this.activity.dispose();
   }
 }
