@@ -2,7 +2,8 @@
  * `npm run bench`: decision latency, event-log cold replay rate, and replay time on the real recordings.
  * Performance is measured here, never asserted by timing in tests. Targets (issue 2): decision p99 <
  * 0.2 ms on a 10,000-event session, cold replay >= 200k events/s on 100,000 events. Then schedule quality
- * on the labelled phased sessions (phased.ts; issue 9).
+ * on the labelled phased sessions (phased.ts; issue 9). Then both processes' memory over 32 long threads
+ * (threadSoak.ts; issue 22).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { formatCostBench, runCostBench } from './cost';
 import { DEFAULT_DIRS, formatHandoffBench, recordings, runHandoffBench } from './handoff';
 import { printPhased } from './phased';
 import { replayMemoryBench } from './replayMemory';
+import { formatThreadSoak, runThreadSoak } from './threadSoak';
 
 const set = loadPromptSet([dirReader(shippedPromptsDir())]);
 const settings = { ...set.settings, judgment_enabled: false };
@@ -180,6 +182,8 @@ async function main(): Promise<void> {
     );
   }
   console.log(replayMemoryBench(process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts')));
+  // Memory of the extension host's and the core's parts over many long threads (issue 22, defect 13).
+  console.log(formatThreadSoak(await runThreadSoak()));
   // Schedule quality with the shipped policy as it runs (judgment on, answered by its fallback in replay).
   printPhased(set.settings, set.prompts);
   console.log('');

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Settings } from '../../src/core/settings/schema';
 import { BoundaryBus } from '../../src/host/boundaryBus';
+import type { CoreApi } from '../../src/host/core/coreApi';
 import { localCore } from '../../src/host/core/localCore';
 import { TokenCounter } from '../../src/host/participant/lmMessages';
 import { Participant, PARTICIPANT_ID, type RawrChatResult } from '../../src/host/participant/participant';
@@ -32,6 +33,8 @@ export interface HarnessOptions {
   takesMs?: ChatModelOptions['takesMs'];
   /** How many threads the core and the window keep in memory, and for how long (threadCache.ts). */
   cache?: { core?: CoreCacheOptions; host?: SessionCacheOptions };
+  /** The core the participant talks to instead of the in-process one (the bench's core in a child process). */
+  coreApi?: CoreApi;
 }
 
 export interface Asked {
@@ -52,7 +55,7 @@ export function participantHarness(opts: HarnessOptions) {
   const statuses: StatusView[] = [];
   const log = vscode.window.createOutputChannel('Rawr (unit)', { log: true }) as unknown as vscode.LogOutputChannel & { lines: string[] };
   const deps: SessionDeps = {
-    core,
+    core: opts.coreApi ?? core,
     bus,
     log,
     tokens: new TokenCounter(),

@@ -27,7 +27,7 @@ export interface ThreadCacheOptions<V> {
 }
 
 /** The defaults of both processes: enough for the chats a person has open at once. */
-export const THREAD_CACHE_DEFAULTS = { max: 16, idleMs: 10 * 60_000 } as const;
+export const THREAD_CACHE_DEFAULTS = { max: 8, idleMs: 10 * 60_000 } as const;
 
 export class ThreadCache<V> {
   /** In the order of last use, least recent first (a Map keeps insertion order: a use re-inserts). */
