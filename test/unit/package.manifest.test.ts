@@ -52,9 +52,12 @@ describe('package manifest (marketplace)', () => {
     }
   });
 
-  it('activates on use (participant, commands, models, panel), not at startup', () => {
+  it('activates once the window has started (never "*", which would delay the window) and on use', () => {
+    // On use alone, the first @rawr message of a fresh window fails: VS Code resolves the request's model
+    // before it activates the participant, and rawr's models exist only once it is active (issue 18;
+    // docs/ARCHITECTURE.md#activation; test/smoke/readme.mjs proves it in a real window).
     const events = pkg.activationEvents ?? [];
-    assert.ok(!events.includes('*') && !events.includes('onStartupFinished'), JSON.stringify(events));
+    assert.ok(!events.includes('*') && events.includes('onStartupFinished'), JSON.stringify(events));
     for (const e of ['onChatParticipant:rawr.rawr', 'onLanguageModelChatProvider:rawr-openai', 'onWebviewPanel:rawr.panel']) assert.ok(events.includes(e), e);
   });
 });
