@@ -18,7 +18,7 @@ import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { replayFile } from '../../src/cli/replayCommand';
 import { formatCostBench, runCostBench } from './cost';
 import { DEFAULT_DIRS, formatHandoffBench, recordings, runHandoffBench } from './handoff';
-import { printPhased } from './phased';
+import { generatedOptions, printGenerated, printPhased } from './phased';
 import { replayMemoryBench } from './replayMemory';
 import { formatThreadSoak, runThreadSoak } from './threadSoak';
 
@@ -186,6 +186,8 @@ async function main(): Promise<void> {
   console.log(formatThreadSoak(await runThreadSoak()));
   // Schedule quality with the shipped policy as it runs (judgment on, answered by its fallback in replay).
   printPhased(set.settings, set.prompts);
+  const gen = generatedOptions(process.argv.slice(2));
+  printGenerated(set.settings, set.prompts, gen.seed, gen.count);
   console.log('');
   console.log(formatHandoffBench(runHandoffBench()));
   console.log('');

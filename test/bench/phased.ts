@@ -6,13 +6,14 @@
  * side, with totals and the issue-9 targets (>= 90% aligned, <= 1.15x the optimum, 0 overflows).
  * `--loo` adds a leave-one-out check of the forecast knobs.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadRecording } from '../../src/cli/replayCommand';
 import type { Prompts } from '../../src/core/prompts/promptSet';
 import { replay } from '../../src/core/replay/driver';
 import {
   DEFAULT_POST_TOKENS,
+  OPTIMUM_LIMIT_FRACTION,
   PhaseLabelFileSchema,
   optimalSchedule,
   scoreSchedule,
@@ -21,6 +22,7 @@ import {
   type ScheduleScore,
 } from '../../src/core/replay/schedule';
 import type { Settings } from '../../src/core/settings/schema';
+import { generateFamilies } from './phasedGen';
 
 export const phasedDir = () => process.env.RAWR_PHASED ?? resolve(__dirname, '../../../../shared/data/phased-sessions');
 
@@ -57,7 +59,10 @@ export interface SessionResult {
   rawr: ScheduleScore;
   /** How many of rawr's compactions the forecast drove (decision code forecast). */
   forecastDriven: number;
+  /** The hindsight optimum held under rawr's emergency line (88%): the limit the targets use. */
   optimum: { compactions: number; aligned: number } | null;
+  /** The hindsight optimum judged at the window itself (100%): fewer compactions, no emergency margin. */
+  optimumAtWindow: { compactions: number; aligned: number } | null;
   threshold: ScheduleScore;
 }
 
@@ -73,41 +78,54 @@ export function rawrSchedule(
   return { score: scoreSchedule(s.labels, lines, postTokens), forecastDriven: summary.compactions.filter((c) => c.forecast).length };
 }
 
+const optimumOf = (labels: PhaseLabels, limit: number) => {
+  const opt = optimalSchedule(labels, limit);
+  return opt ? { compactions: opt.compactions, aligned: opt.compactions - opt.unaligned } : null;
+};
+
 export function evaluateSessions(sessions: PhasedSession[], settings: Settings, prompts: Prompts, postTokens = DEFAULT_POST_TOKENS): SessionResult[] {
   return sessions.map((s) => {
     const r = rawrSchedule(s, settings, prompts, postTokens);
-    const opt = optimalSchedule(s.labels);
     return {
       name: s.name,
       rawr: r.score,
       forecastDriven: r.forecastDriven,
-      optimum: opt ? { compactions: opt.compactions, aligned: opt.compactions - opt.unaligned } : null,
+      optimum: optimumOf(s.labels, OPTIMUM_LIMIT_FRACTION),
+      optimumAtWindow: optimumOf(s.labels, 1),
       threshold: scoreSchedule(s.labels, thresholdSchedule(s.labels)),
     };
   });
 }
 
+type Tally = { compactions: number; aligned: number };
 export interface Totals {
-  rawr: { compactions: number; aligned: number; overflows: number };
-  optimum: { compactions: number; aligned: number };
-  threshold: { compactions: number; aligned: number; overflows: number };
+  rawr: Tally & { overflows: number };
+  optimum: Tally;
+  optimumAtWindow: Tally;
+  threshold: Tally & { overflows: number };
+  forecastDriven: number;
 }
 
 export function totals(rows: SessionResult[]): Totals {
   const t: Totals = {
     rawr: { compactions: 0, aligned: 0, overflows: 0 },
     optimum: { compactions: 0, aligned: 0 },
+    optimumAtWindow: { compactions: 0, aligned: 0 },
     threshold: { compactions: 0, aligned: 0, overflows: 0 },
+    forecastDriven: 0,
+  };
+  const add = (a: Tally, b: Tally | null) => {
+    a.compactions += b?.compactions ?? 0;
+    a.aligned += b?.aligned ?? 0;
   };
   for (const r of rows) {
-    t.rawr.compactions += r.rawr.compactions;
-    t.rawr.aligned += r.rawr.aligned;
+    add(t.rawr, r.rawr);
     t.rawr.overflows += r.rawr.overflows;
-    t.optimum.compactions += r.optimum?.compactions ?? 0;
-    t.optimum.aligned += r.optimum?.aligned ?? 0;
-    t.threshold.compactions += r.threshold.compactions;
-    t.threshold.aligned += r.threshold.aligned;
+    add(t.optimum, r.optimum);
+    add(t.optimumAtWindow, r.optimumAtWindow);
+    add(t.threshold, r.threshold);
     t.threshold.overflows += r.threshold.overflows;
+    t.forecastDriven += r.forecastDriven;
   }
   return t;
 }
@@ -115,14 +133,41 @@ export function totals(rows: SessionResult[]): Totals {
 export const share = (a: number, n: number) => (n === 0 ? 1 : a / n);
 const pct = (a: number, n: number) => `${Math.round(share(a, n) * 100)}%`;
 
-/** The issue-9 targets on the totals. */
+/**
+ * The issue-21 targets: >= 97% at phase boundaries, <= 1.05x the optimum's count, no overflow. Where a
+ * phase is larger than even a fresh context holds, no schedule can be 97% aligned: there the target is no
+ * more compactions outside a boundary than the optimum makes.
+ */
+export const TARGETS = { aligned: 0.97, count: 1.05 } as const;
+
 export function targets(t: Totals): { aligned: boolean; count: boolean; overflows: boolean } {
+  const unaligned = (x: Tally) => x.compactions - x.aligned;
   return {
-    aligned: share(t.rawr.aligned, t.rawr.compactions) >= 0.9,
-    count: t.rawr.compactions <= 1.15 * t.optimum.compactions,
+    aligned: share(t.rawr.aligned, t.rawr.compactions) >= TARGETS.aligned || unaligned(t.rawr) <= unaligned(t.optimum),
+    count: t.rawr.compactions <= TARGETS.count * t.optimum.compactions,
     overflows: t.rawr.overflows === 0,
   };
 }
+
+const cell = (c: number, a: number, o?: number) =>
+  `${String(c).padStart(3)} ${`(${pct(a, c)})`.padStart(6)}${o === undefined ? '' : ` ${String(o).padStart(2)}`}`;
+const optCell = (o: Tally | null) => (o ? cell(o.compactions, o.aligned) : ' infeasible ');
+const HEADER = 'rawr  aligned ovf  forecast   optimum aligned  at 100%        83.5%  aligned ovf';
+
+function row(name: string, t: Totals, extra = ''): string {
+  return `  ${name.padEnd(22)} ${cell(t.rawr.compactions, t.rawr.aligned, t.rawr.overflows)}  ${String(t.forecastDriven).padStart(8)}   ${optCell(t.optimum)}  ${optCell(t.optimumAtWindow)}     ${cell(t.threshold.compactions, t.threshold.aligned, t.threshold.overflows)}${extra}`;
+}
+
+/** "aligned 98% MET; count 1.05x MET; overflows 0 MET" against the targets. */
+export function verdict(t: Totals): string {
+  const ok = targets(t);
+  const ratio = t.optimum.compactions ? t.rawr.compactions / t.optimum.compactions : t.rawr.compactions === 0 ? 1 : Infinity;
+  const mark = (b: boolean) => (b ? 'MET' : 'MISSED');
+  const outside = `${t.rawr.compactions - t.rawr.aligned} outside a boundary vs the optimum's ${t.optimum.compactions - t.optimum.aligned}`;
+  return `aligned ${pct(t.rawr.aligned, t.rawr.compactions)} >= ${TARGETS.aligned * 100}% (or ${outside}) ${mark(ok.aligned)}; count ${t.rawr.compactions} = ${ratio.toFixed(2)}x optimum <= ${TARGETS.count}x ${mark(ok.count)}; overflows ${t.rawr.overflows} ${mark(ok.overflows)}`;
+}
+
+const OPTIMUM_NOTE = `  optimum: held under rawr's emergency line (${OPTIMUM_LIMIT_FRACTION * 100}% of the window), the limit of the targets; "at 100%": judged at the window itself (no margin for emergencies), fewer compactions than any policy that keeps a safety margin can make`;
 
 export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDir()): void {
   const { sessions, notes } = loadPhased(dir);
@@ -130,23 +175,37 @@ export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDi
   for (const n of notes) console.log(`  ${n}`);
   if (sessions.length === 0) return;
   const rows = evaluateSessions(sessions, settings, prompts);
-  const cell = (c: number, a: number, o?: number) =>
-    `${String(c).padStart(3)} ${`(${pct(a, c)})`.padStart(6)}${o === undefined ? '' : ` ${String(o).padStart(2)}`}`;
-  console.log('  session                 rawr  aligned ovf  forecast   optimum aligned   83.5%  aligned ovf   rawr lines');
-  for (const r of rows) {
-    console.log(
-      `  ${r.name.padEnd(22)} ${cell(r.rawr.compactions, r.rawr.aligned, r.rawr.overflows)}  ${String(r.forecastDriven).padStart(8)}   ${r.optimum ? cell(r.optimum.compactions, r.optimum.aligned) : ' infeasible '}     ${cell(r.threshold.compactions, r.threshold.aligned, r.threshold.overflows)}   ${r.rawr.lines.join(',')}`,
-    );
-  }
+  console.log(`  session                ${HEADER}   rawr lines`);
+  for (const r of rows) console.log(row(r.name, totals([r]), `   ${r.rawr.lines.join(',')}`));
   const t = totals(rows);
-  const ok = targets(t);
-  console.log(
-    `  ${'total'.padEnd(22)} ${cell(t.rawr.compactions, t.rawr.aligned, t.rawr.overflows)}  ${String(rows.reduce((a, r) => a + r.forecastDriven, 0)).padStart(8)}   ${cell(t.optimum.compactions, t.optimum.aligned)}     ${cell(t.threshold.compactions, t.threshold.aligned, t.threshold.overflows)}`,
-  );
-  const ratio = t.optimum.compactions ? t.rawr.compactions / t.optimum.compactions : 0;
-  console.log(
-    `  targets: aligned ${pct(t.rawr.aligned, t.rawr.compactions)} >= 90% ${ok.aligned ? 'MET' : 'MISSED'}; count ${t.rawr.compactions} = ${ratio.toFixed(2)}x optimum <= 1.15x ${ok.count ? 'MET' : 'MISSED'}; overflows ${t.rawr.overflows} ${ok.overflows ? 'MET' : 'MISSED'}`,
-  );
+  console.log(row('total', t));
+  console.log(`  targets: ${verdict(t)}`);
+  console.log(OPTIMUM_NOTE);
+}
+
+/**
+ * The same table on generated families (phasedGen.ts): sessions no one tuned for, one row per family
+ * (its sessions summed), a total, and the targets per family and in total.
+ */
+export function printGenerated(settings: Settings, prompts: Prompts, seed: number, count: number): Totals {
+  const fams = generateFamilies(seed, count);
+  console.log(`schedule quality on generated phased sessions (seed ${seed}, ${count} per family, post-compaction ${DEFAULT_POST_TOKENS / 1000}k):`);
+  console.log(`  family                 ${HEADER}   targets`);
+  const all: SessionResult[] = [];
+  for (const { family, sessions } of fams) {
+    const rows = evaluateSessions(sessions, settings, prompts);
+    all.push(...rows);
+    const t = totals(rows);
+    const ok = targets(t);
+    const missed = (Object.keys(ok) as Array<keyof typeof ok>).filter((k) => !ok[k]);
+    console.log(row(family.name, t, `   ${missed.length ? `MISSED ${missed.join(', ')}` : 'MET'}`));
+  }
+  const t = totals(all);
+  console.log(row('total', t));
+  console.log(`  targets: ${verdict(t)}`);
+  for (const { family } of fams) console.log(`  ${family.name}: ${family.what}`);
+  console.log(OPTIMUM_NOTE);
+  return t;
 }
 
 /**
@@ -196,13 +255,43 @@ export function leaveOneOut(sessions: PhasedSession[], settings: Settings, promp
   );
 }
 
+/** `--seed N` (default 1) and `--count N` (sessions per family, default 8) of the generated families. */
+export function generatedOptions(argv: readonly string[]): { seed: number; count: number } {
+  const num = (flag: string, dflt: number) => {
+    const k = argv.indexOf(flag);
+    const v = k >= 0 ? Number(argv[k + 1]) : dflt;
+    return Number.isInteger(v) && v > 0 ? v : dflt;
+  };
+  return { seed: num('--seed', 1), count: num('--count', 8) };
+}
+
+/** `--write DIR`: the generated sessions as files (JSONL + labels.json) to replay or inspect. */
+function writeGenerated(dir: string, seed: number, count: number): void {
+  mkdirSync(dir, { recursive: true });
+  const labels: Record<string, PhaseLabels> = {};
+  for (const { sessions } of generateFamilies(seed, count)) {
+    for (const s of sessions) {
+      writeFileSync(join(dir, `${s.name}.jsonl`), s.text);
+      labels[`${s.name}.jsonl`] = s.labels;
+    }
+  }
+  writeFileSync(join(dir, 'labels.json'), JSON.stringify(labels));
+  console.log(`wrote ${Object.keys(labels).length} generated session(s) to ${dir}`);
+}
+
 if (require.main === module) {
   void (async () => {
     const { dirReader, shippedPromptsDir } = await import('../../src/core/prompts/fs.js');
     const { loadPromptSet } = await import('../../src/core/prompts/promptSet.js');
     const set = loadPromptSet([dirReader(shippedPromptsDir())]);
-    const dir = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? phasedDir();
-    printPhased(set.settings, set.prompts, dir);
-    if (process.argv.includes('--loo')) leaveOneOut(loadPhased(dir).sessions, set.settings, set.prompts);
+    const argv = process.argv.slice(2);
+    const flagged = new Set(['--seed', '--count', '--write'].map((f) => argv.indexOf(f) + 1).filter((k) => k > 0));
+    const dir = argv.find((a, k) => !a.startsWith('--') && !flagged.has(k)) ?? phasedDir();
+    const { seed, count } = generatedOptions(argv);
+    const out = argv.indexOf('--write');
+    if (out >= 0 && argv[out + 1]) return writeGenerated(argv[out + 1]!, seed, count);
+    if (!argv.includes('--generated')) printPhased(set.settings, set.prompts, dir);
+    if (!argv.includes('--shared')) printGenerated(set.settings, set.prompts, seed, count);
+    if (argv.includes('--loo')) leaveOneOut(loadPhased(dir).sessions, set.settings, set.prompts);
   })();
 }

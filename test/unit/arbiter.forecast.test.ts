@@ -3,8 +3,21 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { emptyForecast, forecastNext, onPhaseClose, onTokens, withPrior } from '../../src/core/arbiter/forecast';
+import {
+  compactionBuys,
+  emergenciesIn,
+  emptyForecast,
+  forecastNext,
+  forecastVerdict,
+  onCompacted,
+  onPhaseClose,
+  onTokens,
+  phaseScenarios,
+  withPrior,
+  type PhaseForecast,
+} from '../../src/core/arbiter/forecast';
 import type { Decision, EngineEvent, EngineState } from '../../src/core/engine/types';
+import type { BoundarySignal } from '../../src/core/signals/types';
 import { CoreService, workspacePhasePrior } from '../../src/core/service/coreService';
 import { mkState, run, shipped, WINDOW } from '../support/engine';
 
@@ -54,6 +67,7 @@ describe('phase forecast: sizes and estimate', () => {
       phases: 0,
       sinceClose: 0,
       planFinished: false,
+      freshTokens: 0,
     });
     const fromWorkspace = forecastNext(withPrior(emptyForecast(), [30_000, -1, Number.NaN, 35_000]), s, WINDOW, null);
     assert.deepEqual([fromWorkspace.nextPhaseTokens, fromWorkspace.basis], [35_000, 'workspace']);
@@ -79,7 +93,7 @@ describe('phase forecast: decisions at phase closes', () => {
     d = decisions(r.effects)[0]!;
     assert.equal(d.tier, 'ready');
     assert.equal(d.code, 'forecast_held');
-    assert.match(d.reason, /next phase ≈ 60k tokens, 36k left before emergency: compacting when this phase close ends/);
+    assert.match(d.reason, /compacting when this phase close ends avoids an emergency in the next phase: forecast 60k, room 36k before emergency/);
     assert.ok(!r.effects.some((e) => e.type === 'inject_heads_up'), 'not at the first signal of the close');
     // The close ends at the next evaluation point: the compaction cites the plan step.
     r = run(r.state, [{ type: 'evaluate', at: at(), point: 'turn_complete' }]);
@@ -87,7 +101,7 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.equal(d.code, 'forecast');
     assert.equal(d.action, 'preflight');
     assert.ok(d.matched.some((id) => id.startsWith('plan_checkpoint')));
-    assert.match(d.reason, /compacting at the end of this phase close/);
+    assert.match(d.reason, /compacting at the end of this phase close avoids an emergency in the next phase: forecast 60k, room 36k before emergency/);
   });
 
   it('a held close continued by another close signal: the compaction names the held signal too', () => {
@@ -132,7 +146,10 @@ describe('phase forecast: decisions at phase closes', () => {
     const d = decisions(r.effects)[0]!;
     assert.equal(d.tier, null);
     assert.equal(d.code, 'forecast_held');
-    assert.match(d.reason, /^46\.0% remaining; plan_checkpoint .*: next phase ≈ 70k tokens, 68k left before emergency/);
+    assert.match(
+      d.reason,
+      /^46\.0% remaining; plan_checkpoint .*: compacting when this phase close ends avoids an emergency in the next phase: forecast 70k, room 68k before emergency/,
+    );
     const fired = run(r.state, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]);
     assert.equal(decisions(fired.effects)[0]!.code, 'forecast');
     assert.ok(fired.effects.some((e) => e.type === 'compact'));
@@ -150,7 +167,7 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.ok(req && req.type === 'request_judgment');
     assert.match(req.user, /Phase forecast/);
     assert.match(req.user, /- next phase ≈ 60k tokens, 36k left before emergency \(estimate from the largest of this thread's recent phases \(2 completed\)\)/);
-    assert.match(req.user, /verdict: the next phase does not fit: compact at this phase close/);
+    assert.match(req.user, /verdict: compact at this phase close: it avoids an emergency in the next phase: forecast 60k, room 36k before emergency/);
   });
 
   it('holds back a tier compaction when the next phase fits', () => {
@@ -194,7 +211,10 @@ describe('phase forecast: decisions at phase closes', () => {
     const d = decisions(end.effects)[0]!;
     assert.equal(d.code, 'forecast');
     assert.equal(d.action, 'preflight');
-    assert.match(d.reason, /next phase ≈ 60k tokens, 36k left before emergency: compacting before the next request \(the plan is finished\)/);
+    assert.match(
+      d.reason,
+      /compacting before the next request \(the plan is finished\) avoids an emergency in the next phase: forecast 60k, room 36k before emergency/,
+    );
   });
 });
 
@@ -220,5 +240,80 @@ describe('phase forecast: the workspace prior', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('phase forecast: what compacting now buys (issue 21)', () => {
+  const s = shipped.settings; // emergency below 12%: the line is at 176k of 200k; margin 5%
+  const forecast = (samples: number[], freshTokens = 30_000): PhaseForecast => ({
+    nextPhaseTokens: Math.max(...samples),
+    basis: 'thread',
+    samples,
+    phases: samples.length,
+    sinceClose: 0,
+    planFinished: false,
+    freshTokens,
+  });
+  const commit: BoundarySignal[] = [
+    { id: 'commit:abc', kind: 'commit', strength: 'strong', source: 'tool_result', detail: 'abc phase 2', at: 0, turn: 1, synthetic: false },
+  ];
+  const verdict = (samples: number[], used: number, freshTokens?: number) =>
+    forecastVerdict({ forecast: forecast(samples, freshTokens), settings: s, used, window: WINDOW, point: 'tool_loop', boundaries: commit });
+
+  it('counts the emergencies a phase needs from a context: one at the line, one more per fresh context filled', () => {
+    assert.equal(emergenciesIn(100_000, 70_000, 176_000, 30_000), 0);
+    assert.equal(emergenciesIn(100_000, 80_000, 176_000, 30_000), 1);
+    assert.equal(emergenciesIn(150_000, 250_000, 176_000, 30_000), 2); // 176k, then 30k + 146k again
+    assert.equal(emergenciesIn(30_000, 250_000, 176_000, 30_000), 1);
+    assert.equal(emergenciesIn(100_000, 100_000, 176_000, 180_000), Number.POSITIVE_INFINITY);
+  });
+
+  it('compacts when that avoids an emergency in the next phase, and says so', () => {
+    const v = verdict([60_000], 140_000);
+    assert.equal(v.kind, 'compact');
+    assert.ok(v.kind === 'compact');
+    assert.equal(v.avoids, 'avoids an emergency in the next phase: forecast 60k, room 36k before emergency');
+    assert.match(v.why, /^compacting at this commit avoids an emergency in the next phase: forecast 60k, room 36k before emergency$/);
+  });
+
+  it('does not compact where a fresh context could not hold the phase either (the old rule did: forecast > room)', () => {
+    // 55% left (90k used): the forecast rests on a phase that itself ended in an emergency (160k > the 146k a
+    // fresh context has): compacting now cannot prevent the next phase's emergency, it only adds a compaction.
+    const v = verdict([160_000], 90_000);
+    assert.equal(v.kind, 'fits');
+    assert.match(v.kind === 'fits' ? v.why : '', /more than even a fresh context's 146k before emergency: compacting now would not avoid its emergency/);
+    // With a smaller recent phase beside it, that scenario decides: 140k used, 50k ahead does not fit.
+    const w = verdict([160_000, 50_000], 140_000);
+    assert.equal(w.kind, 'compact');
+    assert.match(w.kind === 'compact' ? w.why : '', /forecast 50k, room 36k/);
+  });
+
+  it('a huge phase from a full context needs two emergencies, from a fresh one only one: compacting buys one', () => {
+    const v = verdict([250_000], 150_000);
+    assert.equal(v.kind, 'compact');
+    assert.match(v.kind === 'compact' ? v.avoids : '', /^avoids an emergency in the next phase: forecast 250k/);
+    assert.equal(compactionBuys({ used: 150_000, grow: 250_000, fresh: 30_000, window: WINDOW, settings: s }), 1);
+    assert.equal(compactionBuys({ used: 90_000, grow: 168_000, fresh: 30_000, window: WINDOW, settings: s }), 0);
+  });
+
+  it('what a compaction leaves is learned: the first count, then what the last compaction left', () => {
+    let f = onTokens(emptyForecast(), null, 25_000);
+    assert.equal(f.fresh, 25_000);
+    f = onTokens(f, 25_000, 90_000);
+    assert.equal(f.fresh, 25_000);
+    f = onCompacted(f, 41_000);
+    assert.equal(forecastNext(f, s, WINDOW, null).freshTokens, 41_000);
+    // A fresh context of 120k: a 60k phase (63k with the margin) from 140k needs an emergency either way.
+    assert.equal(verdict([60_000], 140_000, 120_000).kind, 'fits');
+    assert.equal(verdict([60_000], 140_000, 100_000).kind, 'compact');
+  });
+
+  it('growing phases: the trend carried one phase further is a scenario; two in a row are not a trend', () => {
+    assert.deepEqual(phaseScenarios([30_000, 40_000, 50_000]), [30_000, 40_000, 50_000, 60_000]);
+    assert.deepEqual(phaseScenarios([50_000, 40_000, 50_000]), [50_000, 40_000, 50_000]);
+    // 118k used: 58k left; the largest phase (50k, 52.5k with the margin) fits, the trend (60k) does not.
+    const v = verdict([30_000, 40_000, 50_000], 118_000);
+    assert.equal(v.kind, 'compact');
+    assert.match(v.kind === 'compact' ? v.avoids : '', /forecast 60k, room 58k/);
   });
 });

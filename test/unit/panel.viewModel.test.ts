@@ -359,7 +359,10 @@ describe('panel view model: the phase forecast', () => {
     assert.equal(vm.gauge.forecast?.endPercentUsed, 95);
     const byCode = new Map(decisions(vm).map((x) => [x.code, x]));
     assert.deepEqual(byCode.get('forecast_held')?.forecast, { verdict: 'compact', drove: true, nextPhaseTokens: 5_000, roomTokens: 3_600 });
-    assert.match(byCode.get('forecast_held')!.reason, /next phase ≈ 5k tokens, 4k left before emergency: compacting when this phase close ends/);
+    assert.match(
+      byCode.get('forecast_held')!.reason,
+      /compacting when this phase close ends avoids an emergency in the next phase: forecast 5k, room 4k before emergency/,
+    );
     assert.equal(byCode.get('forecast')?.action, 'judge');
     assert.equal(byCode.get('forecast')?.forecast?.drove, true);
     d.svc.dispose();

@@ -129,7 +129,7 @@ describe('rawr replay streams: the same result as the whole-recording replay', f
   }
 
   it('with a judge, each re-run writes only the decisions past those already written (no line twice, none lost)', async function () {
-    const file = path.join(TRANSCRIPTS_DIR, 'claude-spotter-258c7280.jsonl');
+    const file = path.join(TRANSCRIPTS_DIR, 'claude-spotter-8463c716.jsonl');
     needShared(this, file);
     const text = fs.readFileSync(file, 'utf8');
     // Alternating verdicts, so that the judged run differs from the fallback's.

@@ -8,7 +8,7 @@
 import type { Settings, Tier } from '../settings/schema';
 import type { BoundarySignal } from '../signals/types';
 import type { Decision, DecisionAction, DecisionCode, DecisionForecast, EvaluationPoint, ForecastHold } from '../engine/types';
-import { PHASE_CLOSE_KINDS, describeForecast, forecastVerdict, isPhaseClose, roomBeforeEmergency, type ForecastVerdict, type PhaseForecast } from './forecast';
+import { PHASE_CLOSE_KINDS, describeGain, forecastVerdict, isPhaseClose, roomBeforeEmergency, type ForecastVerdict, type PhaseForecast } from './forecast';
 import { fmtPercent, thresholdOf, tierOf } from './tiers';
 
 export interface DecisionInput {
@@ -118,13 +118,15 @@ export function decide(i: DecisionInput): Decision {
   if (strong.length === 0) return d;
   const v = forecastVerdict({ forecast: f, settings: i.settings, used: t.used, window: t.window, point: i.point, boundaries: strong });
   const info = (drove: boolean): DecisionForecast => ({
-    nextPhaseTokens: f.nextPhaseTokens,
+    // The scenario a compaction rests on when the forecast says compact (it may be below the largest).
+    nextPhaseTokens: v.kind === 'compact' ? v.tokens : f.nextPhaseTokens,
     roomTokens: roomBeforeEmergency(t.used, t.window, i.settings),
     basis: f.basis,
     phases: f.phases,
     samples: f.samples,
     planFinished: f.planFinished,
     verdict: v.kind,
+    ...(v.kind === 'compact' ? { avoids: v.avoids } : {}),
     drove,
   });
   if (d.action !== 'none') {
@@ -173,7 +175,7 @@ export function decideHeld(i: DecisionInput, hold: ForecastHold): Decision {
   const guarded =
     hardGuard(i, make) ?? softGuard(i, make) ?? (i.packetWorthy ? null : make('none', 'not_packet_worthy', 'nothing worth a continuation packet yet'));
   if (guarded) return { ...guarded, forecast: { ...hold.forecast, drove: false } };
-  const why = `${describeForecast(hold.forecast)}: compacting at the end of this phase close`;
+  const why = `compacting at the end of this phase close ${describeGain(hold.forecast)}`;
   let d: Decision;
   if (s.mode === 'auto' && i.point === 'turn_complete') d = make('preflight', 'forecast', why, hold.matched);
   else if (s.mode === 'auto' && s.judgment_enabled) d = make('judge', 'forecast', why, hold.matched);

@@ -54,7 +54,7 @@ function describeDecisionForecast(d: Decision): string {
         ? 'earlier threads in this workspace (no phase completed here yet)'
         : 'the settings prior (no phase completed yet)';
   const verdict = {
-    compact: 'the next phase does not fit: compact at this phase close',
+    compact: `compact at this phase close: it ${f.avoids ?? 'avoids an emergency in the next phase'}`,
     fits: 'the next phase fits: a later boundary is enough',
     plan_done: 'the plan is finished: decide at the end of the turn',
     defer: 'no verdict: the tier rule decides',
@@ -88,7 +88,7 @@ export function fallbackJudgment(d: Decision, why: string): Judgment {
   if (d.forecast?.verdict === 'compact') {
     return {
       should_compact: true,
-      reason: `fallback (${why}): the next phase (≈ ${Math.round(d.forecast.nextPhaseTokens / 1000)}k tokens) does not fit in the ${Math.round(d.forecast.roomTokens / 1000)}k left before emergency`,
+      reason: `fallback (${why}): compacting now ${d.forecast.avoids ?? `avoids an emergency: the next phase (≈ ${Math.round(d.forecast.nextPhaseTokens / 1000)}k tokens) does not fit in the ${Math.round(d.forecast.roomTokens / 1000)}k left before emergency`}`,
     };
   }
   const kinds = new Set(d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => b.kind));

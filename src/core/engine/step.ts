@@ -17,7 +17,7 @@
  * boundaries_consumed), when a sequence starts and with which decision, how a judgment ended.
  */
 import { decide, decideHeld, decisionFor } from '../arbiter/decide';
-import { describeForecast, forecastNext, isPhaseClose, onPhaseClose, onTokens, withPrior } from '../arbiter/forecast';
+import { describeGain, forecastNext, isPhaseClose, onCompacted, onPhaseClose, onTokens, withPrior } from '../arbiter/forecast';
 import { buildJudgmentPrompt, fallbackJudgment, parseJudgment, type Judgment } from '../arbiter/judgment';
 import { percentRemaining } from '../arbiter/tiers';
 import { fillTemplate } from '../prompts/promptSet';
@@ -318,7 +318,7 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
   ) {
     hold = { signals: input.boundaries.filter((b) => d.matched.includes(b.id)), matched: d.matched, forecast: d.forecast };
     d = {
-      ...decisionFor(input, 'none', 'forecast_held', `${describeForecast(d.forecast)}: compacting when this phase close ends`, d.matched),
+      ...decisionFor(input, 'none', 'forecast_held', `compacting when this phase close ends ${describeGain(d.forecast)}`, d.matched),
       forecast: { ...d.forecast, drove: true },
     };
   }
@@ -578,6 +578,7 @@ function finishCompaction(
   const next: EngineState = {
     ...s,
     tokens: window ? { used: after, window } : s.tokens,
+    forecast: window ? onCompacted(s.forecast, after) : s.forecast,
     lastCompaction: { at, turn: s.turn, percentBefore: pBefore, percentAfter: pAfter },
     stall,
     instructions: '',

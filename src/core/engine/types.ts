@@ -87,6 +87,8 @@ export interface DecisionForecast {
   samples?: number[];
   planFinished: boolean;
   verdict: 'compact' | 'fits' | 'plan_done' | 'defer';
+  /** With verdict compact: what compacting now avoids ("avoids an emergency in the next phase: forecast 96k, room 61k before emergency"). */
+  avoids?: string;
   /** The forecast, not the tier rule, made this decision (it compacted or held back a compaction). */
   drove: boolean;
 }

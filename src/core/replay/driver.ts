@@ -283,6 +283,10 @@ export class Replayer {
   }
 
   private syncTokens(): void {
+    // Before the recording states its first context size the replay does not know it: the person's text
+    // alone is not the context (the system prompt and tools are), and reporting it would count the whole
+    // starting context as growth of the first phase.
+    if (this.firstUsage === undefined) return;
     this.feed({ type: 'tokens', at: this.at, used: Math.round(this.modelled()), window: this.window });
   }
 
