@@ -1,10 +1,12 @@
 /**
- * Schedule quality on the labelled phase-structured sessions (`npm run bench`, and on its own:
- * `node out/test/bench/phased.js [DIR]`). For every session in the folder (enumerated, never a fixed
- * count): rawr's compactions through the same replay as `rawr replay`, the hindsight-optimal schedule
- * (src/core/replay/schedule.ts) and the plain 83.5% threshold, all judged by the same rules, side by
- * side, with totals and the issue-9 targets (>= 90% aligned, <= 1.15x the optimum, 0 overflows).
- * `--loo` adds a leave-one-out check of the forecast knobs.
+ * Schedule quality on labelled phase-structured sessions (`npm run bench`, and on its own:
+ * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N] [--count N] [--loo]`). For every
+ * session in the folder (enumerated, never a fixed count) and for families of sessions generated from a
+ * seed (phasedGen.ts): rawr's compactions through the same replay as `rawr replay`, the hindsight-optimal
+ * schedule (src/core/replay/schedule.ts) under 88% of the window and at 100%, and the plain 83.5%
+ * threshold, all judged by the same rules, side by side, with totals and the issue-21 targets (>= 97% at
+ * a phase close, <= 1.05x the optimum, 0 overflows). `--loo` adds a leave-one-out check of the forecast
+ * knobs; `--write DIR` writes the generated sessions out.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
