@@ -1,5 +1,5 @@
-// Bundles the extension, the core process and the CLI with esbuild (one file each, `vscode` external),
-// so the .vsix ships three small files instead of node_modules. dist/cli.js is what the agent hooks run
+// Bundles the extension, the core process, the CLI and the search worker with esbuild (one file each,
+// `vscode` external), so the .vsix ships four small files instead of node_modules. dist/cli.js is what the agent hooks run
 // (through the launcher the extension writes; see src/host/hooks/launcher.ts): no clone of rawr needed.
 import { build } from 'esbuild';
 
@@ -10,4 +10,6 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' }),
   build({ ...common, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js' }),
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }),
+  // rawr_search_text's worker thread, loaded from next to dist/extension.js (src/host/tools/textSearch.ts).
+  build({ ...common, entryPoints: ['src/host/tools/searchWorker.ts'], outfile: 'dist/searchWorker.js' }),
 ]);

@@ -87,21 +87,44 @@ export async function safeReadBytes(path: string, o: SafeReadOptions): Promise<B
     throw openError(path, err);
   }
   try {
-    const p = plan(path, await handle.stat(), o);
-    const buf = Buffer.alloc(Math.min(p.length, o.maxBytes + 1));
-    let n = 0;
-    while (n < buf.length) {
-      const { bytesRead } = await handle.read(buf, n, buf.length - n, p.start + n);
-      if (bytesRead === 0) break;
-      n += bytesRead;
-    }
-    return finish(path, buf, n, o, p.tail);
-  } catch (err) {
-    throw err instanceof SafeReadError ? err : openError(path, err);
+    return await readOpenFile(handle, path, o);
   } finally {
     await handle.close().catch(() => undefined);
   }
 }
+
+/**
+ * The checks and the capped read of safeReadBytes on a file the caller opened itself (with O_NONBLOCK,
+ * e.g. after checking where the descriptor points); the caller closes it.
+ */
+export async function readOpenFile(handle: fsp.FileHandle, path: string, o: SafeReadOptions): Promise<Buffer> {
+  try {
+    const st = await handle.stat();
+    const p = plan(path, st, o);
+    const full = Math.min(p.length, o.maxBytes + 1);
+    // Sized for the file as it is (+1 to notice growth), not for the cap: a search reads thousands of
+    // small files. A file that grows (or reports no size, as /proc files do) gets the full buffer.
+    let buf = Buffer.alloc(p.tail ? full : Math.min(full, st.size + 1));
+    let n = 0;
+    for (;;) {
+      while (n < buf.length) {
+        const { bytesRead } = await handle.read(buf, n, buf.length - n, p.start + n);
+        if (bytesRead === 0) break;
+        n += bytesRead;
+      }
+      if (n < buf.length || buf.length === full) break;
+      const bigger = Buffer.alloc(full);
+      buf.copy(bigger, 0, 0, n);
+      buf = bigger;
+    }
+    return finish(path, buf, n, o, p.tail);
+  } catch (err) {
+    throw err instanceof SafeReadError ? err : openError(path, err);
+  }
+}
+
+/** The flags safeReadBytes opens with (read-only, non-blocking: a FIFO cannot hang the open). */
+export const SAFE_READ_FLAGS = OPEN_FLAGS;
 
 /** Same checks and cap as safeReadBytes, synchronously (core process, CLI). */
 export function safeReadBytesSync(path: string, o: SafeReadOptions): Buffer {

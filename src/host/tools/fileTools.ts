@@ -1,28 +1,29 @@
 /**
- * Read, list, search, create and edit: rawr's file tools, inside the workspace only (workspacePath.ts),
- * text files within a size cap (fileText.ts), bounded output.
+ * Read, list, search, create and edit: rawr's file tools, inside the workspace only (workspacePath.ts:
+ * every file a tool touches, found by a listing or named by the model, goes through its one check), text
+ * files within a size cap in an encoding they round-trip through (fileText.ts), bounded output, and a
+ * search that never runs a pattern on the extension host's thread (textSearch.ts).
  */
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { TOOL_SPECS } from './catalog';
-import { applyEdit, MAX_FILE_BYTES, numberedRange, readTextFile } from './fileText';
+import { applyEdit, numberedRange, readWorkspaceText } from './fileText';
+import { encodeText, type DecodedText, type TextEncoding } from './textEncoding';
+import { DEFAULT_SEARCH_BUDGET, searchFiles, type SearchBudget } from './textSearch';
 import { fence, previewLines, type ToolContext, type ToolImpl } from './toolHost';
-import { relativeTo, resolveInWorkspace, ToolError } from './workspacePath';
+import { foundInWorkspace, openInWorkspace, relativeTo, resolveInWorkspace, ToolError, type ResolvedPath } from './workspacePath';
 
-/** Never listed or searched: dependencies, build output, VCS data. */
+/** Never listed or searched: dependencies, build output, VCS data (a .git reached through a link is refused by the check). */
 const EXCLUDE = '**/{node_modules,.git,out,dist,.vscode-test}/**';
 const MAX_SEARCH_FILES = 5000;
-const MAX_SEARCH_LINE = 300;
-/** A search stops after this long and says so (bounded time on huge workspaces). */
-const SEARCH_BUDGET_MS = 15_000;
 
 export const readFileTool: ToolImpl<typeof TOOL_SPECS.readFile.schema> = {
   spec: TOOL_SPECS.readFile,
   message: (i) => `Reading ${i.path}${i.startLine || i.endLine ? ` (lines ${i.startLine ?? 1}–${i.endLine ?? 'end'})` : ''}`,
   async run(input, ctx) {
     const p = await resolveInWorkspace(ctx.roots(), input.path);
-    const text = await readTextFile(p.abs, p.rel);
+    const { text } = await readWorkspaceText(ctx.roots(), p);
     return numberedRange(text, p.rel, input.startLine ?? 1, input.endLine);
   },
 };
@@ -45,74 +46,51 @@ export const listFilesTool: ToolImpl<typeof TOOL_SPECS.listFiles.schema> = {
     const max = input.maxResults ?? 200;
     const glob = input.glob ?? '**/*';
     const files = await findFiles(ctx, glob, max, token);
-    const rels = files
-      .slice(0, max)
-      .map((f) => relativeTo(ctx.roots(), f))
-      .sort();
-    if (rels.length === 0) return `No files match ${glob}.`;
-    return `${rels.join('\n')}${files.length > max ? `\n[… more than ${max} files match; narrow the glob]` : ''}`;
+    const rels: string[] = [];
+    let refused = 0;
+    for (const f of files.slice(0, max)) {
+      if (await foundInWorkspace(ctx.roots(), f)) rels.push(relativeTo(ctx.roots(), f));
+      else refused++;
+    }
+    rels.sort();
+    const notes = [
+      ...(files.length > max ? [`[… more than ${max} files match; narrow the glob]`] : []),
+      ...(refused ? [`[${refused} not listed: links that lead outside the workspace or into a .git folder]`] : []),
+    ];
+    if (rels.length === 0) return [`No files match ${glob}.`, ...notes].join('\n');
+    return [...rels, ...notes].join('\n');
   },
 };
 
-export const searchTextTool: ToolImpl<typeof TOOL_SPECS.searchText.schema> = {
-  spec: TOOL_SPECS.searchText,
-  message: (i) => `Searching for ${JSON.stringify(i.query)}`,
-  async run(input, ctx, token) {
-    if (ctx.roots().length === 0) throw new ToolError('No workspace folder is open.');
-    let re: RegExp;
-    try {
-      const source = input.isRegex ? input.query : input.query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      re = new RegExp(source, input.caseSensitive ? '' : 'i');
-    } catch (err) {
-      throw new ToolError(`invalid regular expression: ${(err as Error).message}`);
-    }
-    const max = input.maxResults ?? 100;
-    const files = await findFiles(ctx, input.glob ?? '**/*', MAX_SEARCH_FILES, token);
-    const started = Date.now();
-    const hits: string[] = [];
-    let searched = 0;
-    let note = files.length > MAX_SEARCH_FILES ? `\n[only the first ${MAX_SEARCH_FILES} files were searched; narrow the glob]` : '';
-    for (const f of files.slice(0, MAX_SEARCH_FILES)) {
-      if (token.isCancellationRequested) throw new vscode.CancellationError();
-      if (Date.now() - started > SEARCH_BUDGET_MS) {
-        note = `\n[stopped after ${SEARCH_BUDGET_MS / 1000} s with ${searched} of ${files.length} files searched; narrow the glob]`;
-        break;
-      }
-      let text: string;
-      try {
-        const st = await fs.stat(f);
-        if (!st.isFile() || st.size > MAX_FILE_BYTES) continue;
-        const buf = await fs.readFile(f);
-        if (buf.subarray(0, 8192).includes(0)) continue;
-        text = buf.toString('utf8');
-      } catch {
-        continue;
-      }
-      searched++;
-      const rel = relativeTo(ctx.roots(), f);
-      const lines = text.split(/\r?\n/);
-      for (let i = 0; i < lines.length && hits.length <= max; i++) {
-        const line = lines[i]!.length > 10_000 ? lines[i]!.slice(0, 10_000) : lines[i]!;
-        if (re.test(line)) hits.push(`${rel}:${i + 1}: ${line.trim().slice(0, MAX_SEARCH_LINE)}`);
-      }
-      if (hits.length > max) {
-        note = `\n[more than ${max} matching lines; narrow the query or the glob]`;
-        break;
-      }
-    }
-    if (hits.length === 0) return `No matches for ${JSON.stringify(input.query)} in ${searched} files.${note}`;
-    return hits.slice(0, max).join('\n') + note;
-  },
-};
+/** rawr_search_text with a time budget (tests give a shorter one). */
+export function makeSearchTextTool(budget: SearchBudget = DEFAULT_SEARCH_BUDGET): ToolImpl<typeof TOOL_SPECS.searchText.schema> {
+  return {
+    spec: TOOL_SPECS.searchText,
+    message: (i) => `Searching for ${JSON.stringify(i.query)}`,
+    async run(input, ctx, token) {
+      if (ctx.roots().length === 0) throw new ToolError('No workspace folder is open.');
+      const query = { query: input.query, isRegex: input.isRegex, caseSensitive: input.caseSensitive, max: input.maxResults ?? 100 };
+      const files = await findFiles(ctx, input.glob ?? '**/*', MAX_SEARCH_FILES, token);
+      const r = await searchFiles(ctx.roots(), files.slice(0, MAX_SEARCH_FILES), query, token, budget, files.length > MAX_SEARCH_FILES);
+      if (r.kind === 'cancelled') throw new vscode.CancellationError();
+      return r.text;
+    },
+  };
+}
+
+export const searchTextTool = makeSearchTextTool();
 
 /** The open document of a path, if an editor has it (its unsaved text is the truth to edit). */
 function openDocument(abs: string): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === abs);
 }
 
-/** Writes the whole text: through the editor when the file is open (then saved), else to disk. */
-async function writeText(abs: string, text: string): Promise<void> {
-  const doc = openDocument(abs);
+/**
+ * Writes the whole text: through the editor when the file is open (VS Code saves it in the document's
+ * encoding), else to disk in `encoding`, through a descriptor checked again (workspacePath.ts).
+ */
+async function writeText(roots: readonly string[], p: ResolvedPath, text: string, encoding: TextEncoding): Promise<void> {
+  const doc = openDocument(p.abs);
   if (doc) {
     const edit = new vscode.WorkspaceEdit();
     edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), text);
@@ -120,7 +98,15 @@ async function writeText(abs: string, text: string): Promise<void> {
     if (!(await doc.save())) throw new ToolError(`${vscode.workspace.asRelativePath(doc.uri)} was edited in its editor but could not be saved.`);
     return;
   }
-  await fs.writeFile(abs, text, 'utf8');
+  const bytes = encodeText(text, encoding);
+  // Not O_TRUNC: nothing is cut before the descriptor has been checked.
+  const handle = await openInWorkspace(roots, p, constants.O_WRONLY);
+  try {
+    await handle.truncate(0);
+    await handle.write(bytes, 0, bytes.length, 0);
+  } finally {
+    await handle.close();
+  }
 }
 
 export const createFileTool: ToolImpl<typeof TOOL_SPECS.createFile.schema> = {
@@ -145,8 +131,16 @@ export const createFileTool: ToolImpl<typeof TOOL_SPECS.createFile.schema> = {
     // The folders just made could not have been links: check the final place once more before writing.
     const again = await resolveInWorkspace(ctx.roots(), p.abs);
     if (again.abs !== p.abs) throw new ToolError(`${p.rel} moved while it was being created; not written.`);
-    if (p.exists) await writeText(p.abs, input.content);
-    else await fs.writeFile(p.abs, input.content, { encoding: 'utf8', flag: 'wx' });
+    if (p.exists) await writeText(ctx.roots(), p, input.content, 'utf8');
+    else {
+      // O_EXCL: never through a link, never over a file that appeared meanwhile; checked on the descriptor.
+      const handle = await openInWorkspace(ctx.roots(), p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
+      try {
+        await handle.writeFile(input.content, 'utf8');
+      } finally {
+        await handle.close();
+      }
+    }
     return `${p.exists ? 'Overwrote' : 'Created'} ${p.rel} (${input.content.split('\n').length} lines).`;
   },
 };
@@ -170,9 +164,21 @@ export const editFileTool: ToolImpl<typeof TOOL_SPECS.editFile.schema> = {
     const p = await resolveInWorkspace(ctx.roots(), input.path);
     if (!p.exists) throw new ToolError(`${p.rel} does not exist: use rawr_create_file to create it.`);
     const doc = openDocument(p.abs);
-    const text = doc ? doc.getText() : await readTextFile(p.abs, p.rel);
+    // The bytes on disk decide whether the file can be edited without loss (fileText.ts decodeText). An
+    // open editor's text is the truth to edit (unsaved changes) unless VS Code itself decoded the file
+    // lossily (U+FFFD where the disk has bytes that are not UTF-8): then saving it would corrupt it too.
+    let disk: DecodedText | ToolError;
+    try {
+      disk = await readWorkspaceText(ctx.roots(), p);
+    } catch (err) {
+      if (!(err instanceof ToolError)) throw err;
+      disk = err;
+    }
+    if (disk instanceof ToolError && (!doc || doc.getText().includes('\ufffd'))) throw disk;
+    // With an open editor the encoding is VS Code's (writeText saves through it).
+    const { text, encoding } = doc || disk instanceof ToolError ? { text: doc!.getText(), encoding: 'utf8' as const } : disk;
     const r = applyEdit(text, input.old_string, input.new_string, input.replace_all, p.rel);
-    await writeText(p.abs, r.text);
+    await writeText(ctx.roots(), p, r.text, encoding);
     return `Edited ${p.rel}: replaced ${r.count} occurrence${r.count === 1 ? '' : 's'}.`;
   },
 };

@@ -7,31 +7,19 @@
  * the first and last part. Commands run one at a time.
  *
  * Where the shell never activates shell integration (an unsupported shell), the command runs in a child
- * process with the same bounds instead, and the answer says so.
+ * process with the same bounds instead (childProcessRunner.ts), and the answer says so.
  */
-import * as cp from 'node:child_process';
 import * as vscode from 'vscode';
 import { stripAnsi } from '../signals/terminalSource';
+import { AGENT_ENV, MAX_OUTPUT_CHARS, runInChildProcess, type CommandResult } from './childProcessRunner';
 import { capText } from './fileText';
 
+export type { CommandResult };
 export const TERMINAL_NAME = 'rawr agent';
-/** Output characters returned to the model (head + tail). */
-const MAX_OUTPUT_CHARS = 30_000;
 /** How long a new terminal may take to activate shell integration (2–7 s measured in VS Code 1.139). */
 const SHELL_INTEGRATION_WAIT_MS = 15_000;
 /** After Ctrl-C, how long the shell gets to end the command before the terminal is closed. */
 const INTERRUPT_GRACE_MS = 3_000;
-
-export interface CommandResult {
-  exitCode: number | undefined;
-  output: string;
-  /** 'timeout' | 'cancelled' when rawr interrupted the command. */
-  interrupted?: 'timeout' | 'cancelled';
-  via: 'terminal' | 'process';
-}
-
-/** Environment for the agent's commands: no pager, no editor, no credential prompts that would wait forever. */
-const AGENT_ENV: Record<string, string> = { GIT_PAGER: 'cat', PAGER: 'cat', GIT_EDITOR: 'true', GIT_TERMINAL_PROMPT: '0', CI: '1' };
 
 export class TerminalRunner implements vscode.Disposable {
   private terminal: vscode.Terminal | undefined;
@@ -58,7 +46,7 @@ export class TerminalRunner implements vscode.Disposable {
     const integration = await waitForShellIntegration(terminal, SHELL_INTEGRATION_WAIT_MS, token);
     if (!integration) {
       this.log.warn(`terminal "${TERMINAL_NAME}": no shell integration after ${SHELL_INTEGRATION_WAIT_MS} ms; running the command in a child process`);
-      return runInProcess(command, cwd, timeoutMs, token);
+      return runInChildProcess(command, cwd, timeoutMs, token);
     }
     // cd first: the terminal may have been left elsewhere by an earlier command.
     const line = integration.cwd?.fsPath === cwd ? command : `cd ${shellQuote(cwd)} && ${command}`;
@@ -170,52 +158,4 @@ async function waitForShellIntegration(
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The fallback: `sh -c` in a child process (own process group, killed at the timeout or on cancel). */
-function runInProcess(command: string, cwd: string, timeoutMs: number, token: vscode.CancellationToken): Promise<CommandResult> {
-  return new Promise((resolve) => {
-    const shell = process.platform === 'win32' ? (process.env.ComSpec ?? 'cmd.exe') : '/bin/sh';
-    const args = process.platform === 'win32' ? ['/d', '/s', '/c', command] : ['-c', command];
-    const child = cp.spawn(shell, args, {
-      cwd,
-      env: { ...process.env, ...AGENT_ENV },
-      detached: process.platform !== 'win32',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const add = (d: Buffer) => {
-      out += d.toString('utf8');
-      if (out.length > 4 * MAX_OUTPUT_CHARS) out = out.slice(0, MAX_OUTPUT_CHARS) + out.slice(-MAX_OUTPUT_CHARS);
-    };
-    child.stdout.on('data', add);
-    child.stderr.on('data', add);
-    let interrupted: CommandResult['interrupted'];
-    const kill = (why: 'timeout' | 'cancelled') => {
-      interrupted = why;
-      try {
-        if (child.pid && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => kill('timeout'), timeoutMs);
-    const sub = token.onCancellationRequested(() => kill('cancelled'));
-    const finish = (code: number | null) => {
-      clearTimeout(timer);
-      sub.dispose();
-      resolve({
-        exitCode: interrupted ? undefined : (code ?? undefined),
-        output: capText(stripAnsi(out), MAX_OUTPUT_CHARS),
-        ...(interrupted ? { interrupted } : {}),
-        via: 'process',
-      });
-    };
-    child.on('error', (err) => {
-      out += `\n${err.message}`;
-      finish(127);
-    });
-    child.on('close', finish);
-  });
 }

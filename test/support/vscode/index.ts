@@ -9,6 +9,7 @@
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { minimatch } from 'minimatch';
 
 // ---- events, disposables, cancellation ------------------------------------------------------------------
 
@@ -108,6 +109,51 @@ export class Uri {
 
 export const FileType = { Unknown: 0, File: 1, Directory: 2, SymbolicLink: 64 } as const;
 
+export class RelativePattern {
+  readonly baseUri: Uri;
+  constructor(
+    base: Uri | string,
+    readonly pattern: string,
+  ) {
+    this.baseUri = typeof base === 'string' ? Uri.file(base) : base;
+  }
+}
+
+/** VS Code's default `files.exclude`, which findFiles applies on top of its `exclude` argument. */
+const FILES_EXCLUDE = ['**/.git', '**/.svn', '**/.hg', '**/CVS', '**/.DS_Store', '**/Thumbs.db'];
+
+/**
+ * workspace.findFiles as VS Code's file search does it on disk: files (not folders) under the pattern's
+ * base whose relative path matches its glob (dot files included), minus `exclude` and `files.exclude`
+ * (a matching folder is not entered), symlinks followed (`search.followSymlinks` defaults to true; a
+ * link is returned under its own path, a loop is not walked twice), at most `maxResults`.
+ */
+async function findFiles(include: RelativePattern, exclude?: string | null, maxResults = Infinity, token?: CancellationToken): Promise<Uri[]> {
+  const base = include.baseUri.fsPath;
+  const excludes = [...FILES_EXCLUDE, ...(exclude ? [exclude] : [])];
+  const excluded = (rel: string) => excludes.some((g) => minimatch(rel, g, { dot: true }) || minimatch(`${rel}/x`, g, { dot: true }));
+  const found: Uri[] = [];
+  const seen = new Set<string>();
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    const real = await fs.realpath(dir).catch(() => undefined);
+    if (!real || seen.has(real)) return;
+    seen.add(real);
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (found.length >= maxResults || token?.isCancellationRequested) return;
+      const childRel = rel ? `${rel}/${e.name}` : e.name;
+      if (excluded(childRel)) continue;
+      const abs = path.join(dir, e.name);
+      const st = e.isSymbolicLink() ? await fs.stat(abs).catch(() => undefined) : e;
+      if (!st) continue; // a dangling link
+      if (st.isDirectory()) await walk(abs, childRel);
+      else if (st.isFile() && minimatch(childRel, include.pattern, { dot: true })) found.push(Uri.file(abs));
+    }
+  };
+  await walk(base, '');
+  return found;
+}
+
 /** workspace.getConfiguration: one in-memory store per section, set by tests with `setConfiguration`. */
 const configuration = new Map<string, unknown>();
 const configChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
@@ -121,6 +167,9 @@ export function setConfiguration(key: string, value: unknown): void {
 export const workspace = {
   workspaceFolders: undefined as Array<{ uri: Uri; name: string; index: number }> | undefined,
   isTrusted: true,
+  /** The documents open in editors: none in the unit tier (the tools then read and write the disk). */
+  textDocuments: [] as Array<{ uri: Uri; getText(): string }>,
+  findFiles,
   onDidChangeConfiguration: configChanged.event,
   getConfiguration(section?: string) {
     const full = (key: string) => (section ? `${section}.${key}` : key);
