@@ -62,7 +62,7 @@ describe('agent tools: workspace paths', () => {
     ]) {
       await assert.rejects(resolveInWorkspace([ws], bad), (e: Error) => e instanceof ToolError && /outside the workspace/.test(e.message), bad);
     }
-    await assert.rejects(resolveInWorkspace([ws], '.git/config'), /inside \.git/);
+    await assert.rejects(resolveInWorkspace([ws], '.git/config'), /inside a \.git folder/);
     await assert.rejects(resolveInWorkspace([], 'a'), /No workspace folder/);
     await assert.rejects(resolveInWorkspace([ws], 'a\0b'), /NUL/);
   });

@@ -14,19 +14,31 @@ import { makeSearchTextTool } from '../../src/host/tools/fileTools';
 import { matchLines, MATCH_WINDOW } from '../../src/host/tools/lineMatch';
 import { runTool } from '../support/tools';
 
-/** Runs `work` while a 5 ms heartbeat measures the longest time the event loop did not turn. */
-async function withHeartbeat<T>(work: () => Promise<T>): Promise<{ result: T; maxGapMs: number }> {
+/**
+ * Runs `work` while a 5 ms heartbeat measures the event loop: the longest time between two beats (wall
+ * clock), and the longest time between two beats that the loop spent running code rather than waiting
+ * (performance.eventLoopUtilization's `active`) — a stall. The second is what a blocked thread shows; the
+ * first also counts the time a loaded machine did not schedule an idle process at all, which is no
+ * stall of rawr's (on this 2-core machine under a load of 20, an idle process sees wall gaps of 80 ms).
+ */
+async function withHeartbeat<T>(work: () => Promise<T>): Promise<{ result: T; maxStallMs: number; maxGapMs: number }> {
   let last = performance.now();
+  let lastElu = performance.eventLoopUtilization();
   let maxGapMs = 0;
-  const beat = setInterval(() => {
+  let maxStallMs = 0;
+  const measure = () => {
     const now = performance.now();
+    const elu = performance.eventLoopUtilization();
     maxGapMs = Math.max(maxGapMs, now - last);
+    maxStallMs = Math.max(maxStallMs, performance.eventLoopUtilization(elu, lastElu).active);
     last = now;
-  }, 5);
+    lastElu = elu;
+  };
+  const beat = setInterval(measure, 5);
   try {
     const result = await work();
-    maxGapMs = Math.max(maxGapMs, performance.now() - last);
-    return { result, maxGapMs };
+    measure();
+    return { result, maxStallMs, maxGapMs };
   } finally {
     clearInterval(beat);
   }
@@ -57,12 +69,14 @@ describe('rawr_search_text: never on the extension host thread', () => {
   for (const query of ['(a+)+$', '.*foo.*bar']) {
     it(`${query} over a 2 MB single-line file: answers within its budget, says the search stopped, the event loop never stalls > 100 ms`, async () => {
       const started = performance.now();
-      const { result, maxGapMs } = await withHeartbeat(() => runTool(makeSearchTextTool(BUDGET), { query, isRegex: true, glob: 'big/**' }, [ws]));
+      const { result, maxStallMs, maxGapMs } = await withHeartbeat(() => runTool(makeSearchTextTool(BUDGET), { query, isRegex: true, glob: 'big/**' }, [ws]));
       const took = performance.now() - started;
       assert.ok(result.ok, result.text);
       assert.match(result.text, /search stopped: time budget/);
       assert.ok(took < BUDGET.totalMs + SLACK_MS, `answered after ${took.toFixed(0)} ms (budget ${BUDGET.totalMs} ms)`);
-      assert.ok(maxGapMs < 100, `the event loop stalled ${maxGapMs.toFixed(0)} ms while searching`);
+      assert.ok(maxStallMs < 100, `the event loop stalled ${maxStallMs.toFixed(0)} ms while searching (longest gap between beats ${maxGapMs.toFixed(0)} ms)`);
+      // The same on the wall clock, with room for a loaded machine's scheduling (the old search blocked for seconds).
+      assert.ok(maxGapMs < 1_000, `no heartbeat for ${maxGapMs.toFixed(0)} ms while searching`);
     });
   }
 

@@ -50,6 +50,17 @@ function nulSides(buf: Buffer): { even: number; odd: number } {
   return { even: even / Math.max(1, n / 2), odd: odd / Math.max(1, n / 2) };
 }
 
+/** Whether `buf` decodes as `label` into text, not noise: no control characters but tab and line ends. */
+function decodesAsText(buf: Buffer, label: 'utf-16le' | 'utf-16be'): boolean {
+  try {
+    const text = new TextDecoder(label, { fatal: true }).decode(buf);
+    // eslint-disable-next-line no-control-regex
+    return !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/.test(text);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Whether `buf` reads as UTF-16 text without a byte-order mark (for the refusal's wording only). Not when
  * it is mostly ASCII: that is a legacy 8-bit encoding (Latin-1 text with a few é), which also decodes as
@@ -60,19 +71,8 @@ function looksUtf16(buf: Buffer): 'UTF-16 LE' | 'UTF-16 BE' | undefined {
   let ascii = 0;
   for (const byte of buf) if ((byte >= 0x20 && byte < 0x7f) || byte === 0x0a || byte === 0x0d || byte === 0x09) ascii++;
   if (ascii / buf.length > 0.8) return undefined;
-  for (const [label, name] of [
-    ['utf-16le', 'UTF-16 LE'],
-    ['utf-16be', 'UTF-16 BE'],
-  ] as const) {
-    try {
-      const text = new TextDecoder(label, { fatal: true }).decode(buf);
-      // Text, not noise: no control characters but tab and line ends.
-      // eslint-disable-next-line no-control-regex
-      if (!/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/.test(text)) return name;
-    } catch {
-      // not that either
-    }
-  }
+  if (decodesAsText(buf, 'utf-16le')) return 'UTF-16 LE';
+  if (decodesAsText(buf, 'utf-16be')) return 'UTF-16 BE';
   return undefined;
 }
 
@@ -92,7 +92,9 @@ export function decodeText(buf: Buffer, rel: string): DecodedText {
     else {
       if (buf.includes(0)) {
         const s = nulSides(buf);
-        const utf16 = s.odd > 0.3 && s.even < 0.05 ? 'UTF-16 LE' : s.even > 0.3 && s.odd < 0.05 ? 'UTF-16 BE' : undefined;
+        // Enough text to tell (a few bytes with a NUL are just binary), NULs on one side only, and it decodes.
+        const side = buf.length < 16 ? undefined : s.odd > 0.3 && s.even < 0.05 ? 'utf-16le' : s.even > 0.3 && s.odd < 0.05 ? 'utf-16be' : undefined;
+        const utf16 = side && decodesAsText(buf, side) ? (side === 'utf-16le' ? 'UTF-16 LE' : 'UTF-16 BE') : undefined;
         throw new ToolError(
           utf16
             ? `${rel} looks like ${utf16} text without a byte-order mark; rawr reads and edits UTF-8, and UTF-16 only with its byte-order mark. It was not changed.`
