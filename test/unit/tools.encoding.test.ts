@@ -80,5 +80,7 @@ describe('agent tools: encodings and line endings', () => {
     assert.deepEqual(applyEdit('a\r\nB\nC\nd\r\ne\r\n', 'd\ne', 'D\nE'), { text: 'a\r\nB\nC\nD\r\nE\r\n', count: 1 });
     // The model wrote \r\n where the file has \n.
     assert.deepEqual(applyEdit('x\ny\n', 'x\r\ny', 'x\r\nz'), { text: 'x\nz\n', count: 1 });
+    // Only the line endings differ, and the file keeps its own: nothing to change (not a silent no-op "edit").
+    assert.throws(() => applyEdit('x\r\ny\r\n', 'x\ny', 'x\r\ny'), /differ only in line endings/);
   });
 });

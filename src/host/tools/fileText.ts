@@ -121,6 +121,7 @@ export function applyEdit(text: string, oldString: string, newString: string, re
     if (count === 0) continue;
     if (count > 1 && !replaceAll)
       throw new ToolError(`old_string occurs ${count} times in ${rel}; add surrounding lines to make it unique, or set replace_all.`);
+    if (find === repl) throw new ToolError(`old_string and new_string differ only in line endings, which ${rel} keeps as they are: nothing to change.`);
     // split/join: no `$&` replacement patterns from the model's text.
     const at = text.indexOf(find);
     const out = replaceAll ? text.split(find).join(repl) : text.slice(0, at) + repl + text.slice(at + find.length);
