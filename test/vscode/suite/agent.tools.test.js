@@ -116,4 +116,33 @@ describe('rawr agent tools: Restricted Mode and bounds (real VS Code)', function
     const n = done;
     assert.match(n.ok || n.err, /^exit code 3/, JSON.stringify(n));
   });
+
+  it('search runs in its worker (the bundled dist/searchWorker.js): a catastrophic pattern over a 2 MB line stops on its time budget while the extension host keeps turning; Restricted Mode allows it', async function () {
+    const dir = path.join(wsPath(), 'rawr-search-probe');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'aaa.txt'), 'a'.repeat(2 * 1024 * 1024 - 16) + '!');
+    fs.writeFileSync(path.join(dir, 'b.txt'), 'one\nthe needle\n');
+    api.testing.setRestrictedMode(true);
+    // The heartbeat runs on the extension host's own event loop, the one the search must not block.
+    let last = performance.now();
+    let lastElu = performance.eventLoopUtilization();
+    let maxStall = 0;
+    const beat = setInterval(() => {
+      const elu = performance.eventLoopUtilization();
+      maxStall = Math.max(maxStall, performance.eventLoopUtilization(elu, lastElu).active);
+      last = performance.now();
+      lastElu = elu;
+    }, 5);
+    try {
+      const found = text(await invoke('rawr_search_text', { query: 'needle', glob: 'rawr-search-probe/**' }));
+      assert.match(found, /^rawr-search-probe\/b\.txt:2: the needle$/m);
+      const stopped = text(await invoke('rawr_search_text', { query: '(a+)+$', isRegex: true, glob: 'rawr-search-probe/**' }));
+      assert.match(stopped, /search stopped: time budget/);
+    } finally {
+      clearInterval(beat);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    console.log(`search probe: longest event-loop stall ${maxStall.toFixed(0)} ms (last beat ${(performance.now() - last).toFixed(0)} ms ago)`);
+    assert.ok(maxStall < 100, `the extension host's event loop stalled ${maxStall.toFixed(0)} ms during the search`);
+  });
 });
