@@ -1,12 +1,13 @@
 /**
  * `rawr handoff FILE --line N [--json]`: the model-facing thread rawr would continue with if it compacted
- * the recorded session at line N (core/replay/handoffAt.ts), as plain text or JSON.
+ * the recorded session at line N (core/replay/handoffAt.ts), as plain text or JSON. The file streams as
+ * in `rawr replay` (two passes over its lines, nothing kept that grows with it).
  */
-import { handoffAt } from '../core/replay/handoffAt';
+import { handoffStreamed } from '../core/replay/handoffAt';
 import type { Prompts } from '../core/prompts/promptSet';
 import type { Settings } from '../core/settings/schema';
 import type { ThreadMessage } from '../core/thread/thread';
-import { loadRecording } from './replayCommand';
+import { scan, sourceOf, type ReplayInput } from './replayCommand';
 
 export interface HandoffCommandOptions {
   settings: Settings;
@@ -29,11 +30,11 @@ export function renderMessage(m: ThreadMessage): string {
   return [`──── ${heading(m)} ────`, m.text, ...calls].filter((s, k) => k === 0 || s !== '').join('\n');
 }
 
-export function handoffFile(text: string, o: HandoffCommandOptions): string {
-  const rec = loadRecording(text, o.format);
-  const h = handoffAt(rec, o.line, o.settings, o.prompts);
+export function handoffFile(input: ReplayInput, o: HandoffCommandOptions): string {
+  const s = scan(input, { format: o.format });
+  const h = handoffStreamed(s, sourceOf(input), o.line, o.settings, o.prompts);
   if (o.json) {
-    return `${JSON.stringify({ file: o.file, format: rec.format, line: h.line, itemsBefore: h.itemsBefore, parts: { packet: h.packet, handoff: h.handoff, tail: h.tail }, tokens: h.tokens, thread: h.thread }, null, 2)}\n`;
+    return `${JSON.stringify({ file: o.file, format: s.format, line: h.line, itemsBefore: h.itemsBefore, parts: { packet: h.packet, handoff: h.handoff, tail: h.tail }, tokens: h.tokens, thread: h.thread }, null, 2)}\n`;
   }
   return `${h.thread.map(renderMessage).join('\n\n')}\n`;
 }

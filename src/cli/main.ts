@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assertPromptDir, dirReader, loadPromptDirs, shippedPromptsDir } from '../core/prompts/fs';
 import { loadPromptSet } from '../core/prompts/promptSet';
-import { MAX_LOG_BYTES, SafeReadError, safeReadTextSync } from '../core/io/safeRead';
+import { SafeReadError } from '../core/io/safeRead';
 import { openAIJudge } from './judge';
 import { replayTo, replayToWithJudge } from './replayCommand';
 import { handoffFile } from './handoffCommand';
@@ -195,17 +195,20 @@ function handoffMain(rest: string[]): number {
   if (format !== undefined && !['claude', 'codex', 'rawr'].includes(format)) return fail('--format must be claude, codex or rawr', 2);
   try {
     const set = prompts(values.prompts);
-    // Through the safe reader: a regular file within the cap (a FIFO or /dev/zero is an error, not a hang).
-    const text = safeReadTextSync(positionals[0]!, { maxBytes: MAX_LOG_BYTES });
+    // Read line by line like `rawr replay` (a regular file only: a FIFO or /dev/zero is an error, not a
+    // hang), and never whole: memory does not grow with the file.
     process.stdout.write(
-      handoffFile(text, {
-        settings: set.settings,
-        prompts: set.prompts,
-        format: format as 'claude' | 'codex' | 'rawr' | undefined,
-        line,
-        json: values.json ?? false,
-        file: positionals[0]!,
-      }),
+      handoffFile(
+        { path: positionals[0]! },
+        {
+          settings: set.settings,
+          prompts: set.prompts,
+          format: format as 'claude' | 'codex' | 'rawr' | undefined,
+          line,
+          json: values.json ?? false,
+          file: positionals[0]!,
+        },
+      ),
     );
     return 0;
   } catch (err) {

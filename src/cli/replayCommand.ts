@@ -23,7 +23,7 @@ export interface ReplayCommandOptions {
 export type ReplayInput = string | { path: string };
 
 /** Lines of the input: the text itself, or a fresh pass over the file (regular files only). */
-function sourceOf(input: ReplayInput): LineSource {
+export function sourceOf(input: ReplayInput): LineSource {
   return typeof input === 'string' ? input : openLines(input.path).lines();
 }
 
@@ -57,7 +57,7 @@ function nothingToReplay(f: RecordingFormat, problems: number, first: Problem | 
   return new Error(`no record could be read as ${f} (${why})`);
 }
 
-/** The whole recording in memory (`rawr handoff`, the benchmarks); `rawr replay` streams instead (replayTo). */
+/** The whole recording in memory (the benchmarks); `rawr replay` and `rawr handoff` stream instead. */
 export function loadRecording(input: ReplayInput, format?: RecordingFormat): Recording {
   const f = formatOf(input, format);
   const rec = f === 'rawr' ? importRawrLog(sourceOf(input)) : importRecording(sourceOf(input), f);
@@ -65,8 +65,8 @@ export function loadRecording(input: ReplayInput, format?: RecordingFormat): Rec
   return rec;
 }
 
-/** The first pass over the input (stream.ts): what the replay needs before it starts. */
-function scan(input: ReplayInput, o: ReplayCommandOptions): RecordingScan {
+/** The first pass over the input (stream.ts): what the replay (or the handoff) needs before it starts. */
+export function scan(input: ReplayInput, o: { format?: RecordingFormat | undefined; window?: number | undefined }): RecordingScan {
   const f = formatOf(input, o.format);
   const s = scanRecording(f, sourceOf(input), o.window);
   if (!s.readable) throw nothingToReplay(f, s.problems.count, s.problems.first[0], s.lines);

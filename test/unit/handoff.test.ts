@@ -12,6 +12,7 @@ import { assembleWatcherPacketText, statedIntent, telling } from '../../src/core
 import { validateAgentPacket } from '../../src/core/sequence/packet';
 import type { ThreadMessage } from '../../src/core/thread/thread';
 import { unansweredToolCalls } from '../../src/core/thread/thread';
+import { mkState, run } from '../support/engine';
 
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
 const DATA = path.resolve(__dirname, '../../../../shared/data');
@@ -200,6 +201,22 @@ describe('trail facts and the watcher packet', () => {
     }
     assert.ok(!p.includes('(sha not seen) step 1'), 'a ? entry with a sha twin is dropped');
     assert.deepEqual(validateAgentPacket(p, 300), { ok: true });
+  });
+
+  it("the current ask of a 50 MB prompt says how much of the real prompt was left out, not of the trail's clip (issue 22, item 10)", () => {
+    const prompt = `Rewrite the parser. ${'data '.repeat(10_400_000)}`;
+    const { state } = run(mkState(), [
+      { type: 'user_message', at: 1, text: prompt },
+      { type: 'user_message', at: 2, text: `${prompt} again` },
+    ]);
+    const p = assembleWatcherPacketText(state.trail, null, { tailCount: 6 });
+    assert.ok(p.includes(`… [${prompt.length + 6 - 1500} more characters]`), 'the current ask counts from the prompt itself');
+    assert.ok(p.includes(`… [${prompt.length - 240} more characters]`), 'an earlier request too');
+    assert.ok(p.length < 10_000, `${p.length} characters`);
+    assert.ok(
+      state.trail.userRequests.every((r) => r.text.length <= 4_001),
+      'the trail still keeps only a clip',
+    );
   });
 
   it('an empty trail gives a short packet without empty sections filled with "(none)"', () => {

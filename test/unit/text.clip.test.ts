@@ -17,6 +17,11 @@ describe('clip', () => {
     assert.equal(clip('abcdef', 4, { marker: (k) => ` (+${k})` }), 'abcd (+2)');
   });
 
+  it('length: the marker counts from the original when the text is already a clip of it', () => {
+    assert.equal(clip('abcdef…', 2, { marker: moreCharacters, length: 1_000 }), 'ab… [998 more characters]');
+    assert.equal(clip('abcdef', 2, { marker: moreCharacters, length: 3 }), 'ab… [4 more characters]', 'never less than the text itself');
+  });
+
   it('total: the result, … included, is at most max characters', () => {
     assert.equal(clip('abcdef', 4, { total: true }), 'abc…');
     assert.equal(clip('abcd', 4, { total: true }), 'abcd');

@@ -238,7 +238,7 @@ function beginTurn(s: EngineState, texts: string[], at: number): EngineState {
     turn,
     workActivityThisTurn: false,
     trail: withTrail(s.trail, {
-      userRequests: pushCapped(s.trail.userRequests, { turn, at, text: clip(text, 4000) }, 100),
+      userRequests: pushCapped(s.trail.userRequests, { turn, at, text: clip(text, 4000), ...(text.length > 4000 ? { chars: text.length } : {}) }, 100),
       excerpt: pushCapped(s.trail.excerpt, { role: 'user' as const, text: clip(text, 600) }, 12),
     }),
   });

@@ -103,7 +103,8 @@ export interface TrailToolCall {
 
 /** The trail the watcher-authored packet and judgment are built from (docs/ARCHITECTURE.md#the-trail). Bounded so steps stay cheap. */
 export interface Trail {
-  userRequests: Array<{ turn: number; at: number; text: string }>;
+  /** `text` is clipped; `chars` is the request's real length when it was longer (what a packet says was cut). */
+  userRequests: Array<{ turn: number; at: number; text: string; chars?: number }>;
   actions: Array<{ turn: number; text: string }>;
   toolTail: TrailToolCall[];
   files: string[];

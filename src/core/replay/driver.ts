@@ -111,6 +111,11 @@ export const MAX_ANALYSIS_PROBLEMS = 100;
 const SHELL_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'run_in_terminal', 'runinterminal']);
 export const isShell = (name: string) => SHELL_TOOLS.has(name.toLowerCase());
 
+/** The engine event of a recorded tool result. */
+export function toolResultEvent(it: Extract<RecordingItem, { type: 'tool_result' }>, at: number): EngineEvent {
+  return { type: 'tool_result', at, id: it.id, output: it.output, isError: it.isError, ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}) };
+}
+
 export function commandOf(input: unknown): string | undefined {
   if (typeof input === 'string') return input;
   if (!input || typeof input !== 'object') return undefined;
@@ -413,14 +418,7 @@ export class Replayer {
       }
       case 'tool_result': {
         this.sinceUsage += Math.ceil(it.output.length / 4);
-        this.feed({
-          type: 'tool_result',
-          at,
-          id: it.id,
-          output: it.output,
-          isError: it.isError,
-          ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}),
-        });
+        this.feed(toolResultEvent(it, at));
         const command = this.shellCalls.get(it.id);
         if (command !== undefined) {
           const analysed = analyzeShellCommand({ command, exitCode: it.exitCode, output: it.output });

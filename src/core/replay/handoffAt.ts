@@ -9,13 +9,16 @@ import { initialState } from '../engine/state';
 import type { EngineEvent, EngineState } from '../engine/types';
 import type { Prompts } from '../prompts/promptSet';
 import { assembleWatcherPacket } from '../sequence/packet';
-import { compactedThread, messageTokens, selectRecentTail, tailBudget } from '../sequence/recentTail';
+import { compactedThread, messageTokens, selectRecentTail, tailBudget, tailHorizon } from '../sequence/recentTail';
 import { handoffText } from '../sequence/texts';
 import type { Settings } from '../settings/schema';
 import { detectShellBoundaries } from '../signals/shell';
 import type { ThreadMessage } from '../thread/thread';
-import { commandOf, isShell } from './driver';
+import { commandOf, isShell, toolResultEvent } from './driver';
+import { ID_MEMORY, trimOldest } from './bounded';
+import type { LineSource } from './import/schemas';
 import type { Recording, RecordingItem } from './recording';
+import { forEachItem, ProblemTally, type RecordingScan } from './stream';
 
 export interface HandoffAt {
   line: number;
@@ -30,11 +33,26 @@ export interface HandoffAt {
   itemsBefore: number;
 }
 
-/** The recording's messages as rawr's thread would hold them: calls on the agent message they came with. */
-export function recordingThread(items: readonly RecordingItem[]): ThreadMessage[] {
-  const out: ThreadMessage[] = [];
-  const names = new Map<string, string>();
-  for (const it of items) {
+/**
+ * The recording's messages as rawr's thread would hold them (calls on the agent message they came with),
+ * item by item. With a `maxBudget` only the messages a recent tail of at most that many tokens can take
+ * are kept (recentTail.ts tailHorizon), so a recording of any length costs what its tail does.
+ */
+export class RecordingThread {
+  private out: ThreadMessage[] = [];
+  private readonly names = new Map<string, string>();
+  /** Tokens pushed since the thread was last trimmed. */
+  private added = 0;
+
+  constructor(private readonly maxBudget = Infinity) {}
+
+  get messages(): readonly ThreadMessage[] {
+    return this.out;
+  }
+
+  push(it: RecordingItem): void {
+    const out = this.out;
+    const before = out.length;
     switch (it.type) {
       case 'user_prompt':
         out.push({ role: 'user', text: it.text });
@@ -43,80 +61,161 @@ export function recordingThread(items: readonly RecordingItem[]): ThreadMessage[
         out.push({ role: 'assistant', text: it.text });
         break;
       case 'tool_call': {
-        names.set(it.id, it.name);
+        this.names.set(it.id, it.name);
+        trimOldest(this.names, ID_MEMORY);
         const last = out.at(-1);
         const call = { id: it.id, name: it.name, input: it.input };
         // Calls of one model response follow its text; a call after a result starts a new response.
-        if (last?.role === 'assistant') out[out.length - 1] = { ...last, toolCalls: [...(last.toolCalls ?? []), call] };
-        else out.push({ role: 'assistant', text: '', toolCalls: [call] });
+        if (last?.role === 'assistant') {
+          out[out.length - 1] = { ...last, toolCalls: [...(last.toolCalls ?? []), call] };
+          this.added += messageTokens({ role: 'assistant', text: '', toolCalls: [call] });
+        } else out.push({ role: 'assistant', text: '', toolCalls: [call] });
         break;
       }
       case 'tool_result':
-        out.push({ role: 'tool', toolCallId: it.id, name: names.get(it.id) ?? 'tool', text: it.output, ...(it.isError ? { isError: true } : {}) });
+        out.push({ role: 'tool', toolCallId: it.id, name: this.names.get(it.id) ?? 'tool', text: it.output, ...(it.isError ? { isError: true } : {}) });
         break;
       default:
         break;
     }
+    if (out.length > before) this.added += messageTokens(out.at(-1)!);
+    // Trimmed once a budget's worth came in since the last time: each message is looked at a bounded
+    // number of times, and what is held stays within about twice the budget (plus one unit).
+    if (this.maxBudget !== Infinity && this.added > this.maxBudget + 1024) this.trim();
   }
-  return out;
+
+  private trim(): void {
+    this.added = 0;
+    let from = tailHorizon(this.out, this.maxBudget);
+    // Calls that are never answered count for nothing in the horizon: a bound of last resort.
+    from = Math.max(from, this.out.length - MAX_HELD_MESSAGES);
+    if (from > 0) this.out = this.out.slice(from);
+  }
 }
 
-/** The engine state after the recording's records before `line`, fed as the host feeds a live session. */
-export function stateBefore(rec: Recording, line: number, settings: Settings, prompts: Prompts): { state: EngineState; items: RecordingItem[] } {
-  let state = initialState({ threadId: 'handoff', settings, prompts });
-  const feed = (ev: EngineEvent) => (state = step(state, ev).state);
-  const calls = new Map<string, { name: string; input: unknown }>();
-  const items = rec.items.filter((i) => i.line < line);
-  for (const it of items) {
+/** Messages the thread holds at most whatever the recording (a tail never needs this many). */
+const MAX_HELD_MESSAGES = 50_000;
+
+/** The recording's messages as rawr's thread would hold them: calls on the agent message they came with. */
+export function recordingThread(items: readonly RecordingItem[]): ThreadMessage[] {
+  const t = new RecordingThread();
+  for (const it of items) t.push(it);
+  return [...t.messages];
+}
+
+/**
+ * The engine fed with a recording's items as the host feeds a live session, and the recent thread: what
+ * a handoff is made from. Bounded: the engine state (its trail is capped), the calls remembered for their
+ * results (ID_MEMORY), and the thread (RecordingThread with the largest tail budget, keep_recent_tokens).
+ */
+export class HandoffFeed {
+  state: EngineState;
+  /** Items fed so far. */
+  items = 0;
+  readonly thread: RecordingThread;
+  private readonly calls = new Map<string, { name: string; input: unknown }>();
+
+  /** `statedWindow`: the window the recording states, for a usage record that names none. */
+  constructor(
+    private readonly settings: Settings,
+    private readonly prompts: Prompts,
+    private readonly statedWindow: number | undefined,
+    o: { wholeThread?: boolean } = {},
+  ) {
+    this.state = initialState({ threadId: 'handoff', settings, prompts });
+    this.thread = new RecordingThread(o.wholeThread ? Infinity : settings.keep_recent_tokens);
+  }
+
+  private feed(ev: EngineEvent): void {
+    this.state = step(this.state, ev).state;
+  }
+
+  push(it: RecordingItem): void {
+    this.items++;
+    this.thread.push(it);
     const at = it.at || 0;
     switch (it.type) {
       case 'user_prompt':
-        feed({ type: 'user_message', at, text: it.text });
+        this.feed({ type: 'user_message', at, text: it.text });
         break;
       case 'assistant_text':
-        feed({ type: 'assistant_message', at, text: it.text });
+        this.feed({ type: 'assistant_message', at, text: it.text });
         break;
       case 'tool_call':
-        calls.set(it.id, { name: it.name, input: it.input });
-        feed({ type: 'tool_call', at, id: it.id, name: it.name, input: it.input });
+        this.calls.set(it.id, { name: it.name, input: it.input });
+        trimOldest(this.calls, ID_MEMORY);
+        this.feed({ type: 'tool_call', at, id: it.id, name: it.name, input: it.input });
         break;
       case 'tool_result': {
-        feed({ type: 'tool_result', at, id: it.id, output: it.output, isError: it.isError, ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}) });
-        const call = calls.get(it.id);
+        this.feed(toolResultEvent(it, at));
+        const call = this.calls.get(it.id);
         const command = call && isShell(call.name) ? commandOf(call.input) : undefined;
         if (command !== undefined)
           for (const b of detectShellBoundaries({ command, exitCode: it.exitCode, output: it.output }))
-            feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
+            this.feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
         break;
       }
       case 'usage':
-        feed({ type: 'tokens', at, used: it.contextTokens, window: it.window ?? rec.window ?? 200_000 });
+        this.feed({ type: 'tokens', at, used: it.contextTokens, window: it.window ?? this.statedWindow ?? 200_000 });
         break;
       case 'plan':
-        feed({ type: 'plan', at, steps: it.steps });
+        this.feed({ type: 'plan', at, steps: it.steps });
         break;
       case 'native_compaction':
         break;
     }
   }
-  return { state, items };
+
+  /** The handoff at `line`, from what was fed. */
+  handoff(line: number): HandoffAt {
+    const { settings, prompts, state } = this;
+    const packet = assembleWatcherPacket(state.trail, state.plan, settings.activity_tail_tool_calls);
+    const handoff = handoffText(prompts, packet, undefined, state.plan, state.trail, { origin: 'watcher' });
+    const tail = selectRecentTail(this.thread.messages, tailBudget(settings.keep_recent_tokens, state.tokens?.window, state.tokens?.used));
+    const replacement = compactedThread(null, packet, tail);
+    const thread: ThreadMessage[] = [...replacement, { role: 'user', text: handoff, synthetic: true, kind: 'handoff' }];
+    const count = (ms: readonly ThreadMessage[]) => ms.reduce((n, m) => n + messageTokens(m), 0);
+    const tokens = {
+      packet: count([{ role: 'user', text: packet }]),
+      handoff: count([{ role: 'user', text: handoff }]),
+      tail: count(replacement),
+      total: count(thread),
+    };
+    return { line, packet, handoff, tail, thread, tokens, itemsBefore: this.items };
+  }
 }
 
+/** The engine state after the recording's records before `line`, fed as the host feeds a live session. */
+export function stateBefore(rec: Recording, line: number, settings: Settings, prompts: Prompts): { state: EngineState; items: RecordingItem[] } {
+  const feed = new HandoffFeed(settings, prompts, rec.window);
+  const items = rec.items.filter((i) => i.line < line);
+  for (const it of items) feed.push(it);
+  return { state: feed.state, items };
+}
+
+function checkLine(line: number, lines: number): void {
+  if (!Number.isInteger(line) || line < 1 || line > lines + 1)
+    throw new Error(`--line must be between 1 and ${lines + 1} (the file has ${lines} lines), got ${line}`);
+}
+
+/** The handoff at `line` of a recording in memory (the benchmarks). */
 export function handoffAt(rec: Recording, line: number, settings: Settings, prompts: Prompts): HandoffAt {
-  if (!Number.isInteger(line) || line < 1 || line > rec.lines + 1)
-    throw new Error(`--line must be between 1 and ${rec.lines + 1} (the file has ${rec.lines} lines), got ${line}`);
-  const { state, items } = stateBefore(rec, line, settings, prompts);
-  const packet = assembleWatcherPacket(state.trail, state.plan, settings.activity_tail_tool_calls);
-  const handoff = handoffText(prompts, packet, undefined, state.plan, state.trail, { origin: 'watcher' });
-  const tail = selectRecentTail(recordingThread(items), tailBudget(settings.keep_recent_tokens, state.tokens?.window, state.tokens?.used));
-  const replacement = compactedThread(null, packet, tail);
-  const thread: ThreadMessage[] = [...replacement, { role: 'user', text: handoff, synthetic: true, kind: 'handoff' }];
-  const count = (ms: readonly ThreadMessage[]) => ms.reduce((n, m) => n + messageTokens(m), 0);
-  const tokens = {
-    packet: count([{ role: 'user', text: packet }]),
-    handoff: count([{ role: 'user', text: handoff }]),
-    tail: count(replacement),
-    total: count(thread),
-  };
-  return { line, packet, handoff, tail, thread, tokens, itemsBefore: items.length };
+  checkLine(line, rec.lines);
+  const feed = new HandoffFeed(settings, prompts, rec.window);
+  for (const it of rec.items) if (it.line < line) feed.push(it);
+  return feed.handoff(line);
+}
+
+/**
+ * The handoff at `line` of a recording read as it streams (`rawr handoff`, stream.ts): the scan's pass
+ * told the format, the lines and the stated window; this pass feeds each item as soon as it is settled
+ * and keeps none, so memory does not grow with the file.
+ */
+export function handoffStreamed(scan: RecordingScan, source: LineSource, line: number, settings: Settings, prompts: Prompts): HandoffAt {
+  checkLine(line, scan.lines);
+  const feed = new HandoffFeed(settings, prompts, scan.statedWindow);
+  forEachItem(scan, source, new ProblemTally(), (it) => {
+    if (it.line < line) feed.push(it);
+  });
+  return feed.handoff(line);
 }

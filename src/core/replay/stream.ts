@@ -46,6 +46,8 @@ export interface RecordingScan {
   firstContext: number | undefined;
   /** Codex: the person's prompts come from response_item user messages (no user_message event). */
   promptsFromItems: boolean;
+  /** The window the records state (the importer's last word, what `Recording.window` is for the whole file). */
+  statedWindow: number | undefined;
 }
 
 /** Counts for a test that nothing grows with the file: what the replay holds after each record. */
@@ -144,7 +146,30 @@ export function scanRecording(format: RecordingFormat, source: LineSource, windo
     window: chooseWindow({ format, ...importer.meta(), items: evidence }, windowOption),
     firstContext,
     promptsFromItems,
+    statedWindow: importer.meta().window,
   };
+}
+
+/**
+ * Pass 2's reading: every item of the recording, in order, handed to `onItem` as soon as it is settled
+ * (the importer keeps only the few a later record may change); `afterRecord` after each record.
+ * Returns the number of lines.
+ */
+export function forEachItem(
+  scan: RecordingScan,
+  source: LineSource,
+  problems: ProblemTally,
+  onItem: (it: RecordingItem) => void,
+  afterRecord?: (imp: RecordImporter, line: number) => void,
+): number {
+  const { importer, lines } = pass(scan.format, source, problems, scan.promptsFromItems ? 'inline' : 'drop', (imp, line) => {
+    for (const it of imp.take()) onItem(it);
+    drainProblems(imp, problems);
+    afterRecord?.(imp, line);
+  });
+  for (const it of importer.take(true)) onItem(it);
+  drainProblems(importer, problems);
+  return lines;
 }
 
 /** Pass 2: the replay itself, each item into the Replayer as soon as it is settled. */
@@ -152,13 +177,13 @@ export function replayScanned(scan: RecordingScan, source: LineSource, o: Stream
   const postTokens = o.postTokens ?? Math.min(scan.window.window * 0.5, (scan.firstContext ?? 20_000) + 6_000);
   const r = new Replayer(scan.format, scan.window, { ...o, postTokens });
   const problems = new ProblemTally();
-  const { importer, lines } = pass(scan.format, source, problems, scan.promptsFromItems ? 'inline' : 'drop', (imp, line) => {
-    for (const it of imp.take()) r.push(it);
-    drainProblems(imp, problems);
-    o.onHeld?.({ line, items: imp.items.length, decisions: r.decisions.length, shellCalls: r.shellCallsHeld, problems: problems.first.length });
-  });
-  for (const it of importer.take(true)) r.push(it);
-  drainProblems(importer, problems);
+  const lines = forEachItem(
+    scan,
+    source,
+    problems,
+    (it) => r.push(it),
+    (imp, line) => o.onHeld?.({ line, items: imp.items.length, decisions: r.decisions.length, shellCalls: r.shellCallsHeld, problems: problems.first.length }),
+  );
   const { summary } = r.finish(lines, problems.count);
   return { summary, problems };
 }

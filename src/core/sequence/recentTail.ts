@@ -79,6 +79,23 @@ function shrink(unit: ThreadMessage[], budget: number): ThreadMessage[] | undefi
   return unit.map((m) => ({ ...m, text: clipMiddle(m.text, per) }));
 }
 
+/**
+ * Where the messages a recent tail of at most `maxBudget` tokens can take begin (an index into
+ * `messages`), now and however the thread goes on: the start of the newest unit that, with the sent
+ * units after it, is over `maxBudget`. selectRecentTail stops at that unit at the latest, and a thread
+ * only grows at its end (a unit only gains results, a waiting unit counts once answered), so the
+ * messages before it can be dropped — how `rawr handoff` keeps a 1 GB recording's thread bounded.
+ */
+export function tailHorizon(messages: readonly ThreadMessage[], maxBudget: number): number {
+  const all = units(messages);
+  let used = 0;
+  for (let k = all.length - 1; k >= 0; k--) {
+    used += all[k]!.reduce((n, m) => n + messageTokens(m), 0);
+    if (used > maxBudget) return messages.indexOf(all[k]![0]!);
+  }
+  return 0;
+}
+
 /** The newest whole units that fit in `budget` tokens, oldest first. The newest unit is clipped if it alone is too big. */
 export function selectRecentTail(messages: readonly ThreadMessage[], budget: number): ThreadMessage[] {
   if (budget <= 0) return [];

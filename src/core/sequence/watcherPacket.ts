@@ -12,6 +12,9 @@ import { clip as clipText, moreCharacters } from '../text/clip';
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 const clip = (s: string, n: number) => clipText(s, n, { marker: moreCharacters });
+/** A request from the trail, clipped: the marker counts from its real length (the trail keeps only a clip). */
+const clipRequest = (r: Trail['userRequests'][number], text: string, n: number) =>
+  clipText(text, n, { marker: moreCharacters, ...(r.chars !== undefined ? { length: r.chars } : {}) });
 
 /** Head and tail of a long output: errors and results are usually at one end or the other. */
 export function headTail(text: string, headLines: number, tailLines: number, maxChars: number): string {
@@ -115,12 +118,12 @@ export function assembleWatcherPacketText(trail: Trail, plan: PlanState | null, 
 
   out.push('', '## Where we are now');
   out.push(`- **Current ask** (the person's latest request, verbatim):`);
-  out.push(current ? fenced(clip(current.text.trim(), 1500)) : '(no request recorded)');
+  out.push(current ? fenced(clipRequest(current, current.text.trim(), 1500)) : '(no request recorded)');
   const earlier = reqs.slice(0, -1);
   if (earlier.length) {
     const shown = earlier.slice(-6);
     out.push(
-      `- Earlier requests, oldest first${earlier.length > shown.length ? ` (${earlier.length - shown.length} older omitted)` : ''}: ${shown.map((r, k) => `(${k + 1}) ${clip(oneLine(r.text), 240)}`).join(' ')}`,
+      `- Earlier requests, oldest first${earlier.length > shown.length ? ` (${earlier.length - shown.length} older omitted)` : ''}: ${shown.map((r, k) => `(${k + 1}) ${clipRequest(r, oneLine(r.text), 240)}`).join(' ')}`,
     );
   }
   if (steps.length) out.push(`- Plan: ${steps.map((s) => `[${mark(s.status)}] ${clip(oneLine(s.text), 200)}`).join(' · ')}`);

@@ -5,6 +5,11 @@ export interface ClipOptions {
   marker?: (omitted: number) => string;
   /** The result, `…` included, is at most `max` characters (fixed-width places such as the panel). */
   total?: boolean;
+  /**
+   * The length of the original when `text` is itself already a clip of it (the trail keeps a bounded
+   * copy): the marker counts what was cut from the original, not from the copy.
+   */
+  length?: number;
 }
 
 /**
@@ -14,7 +19,7 @@ export interface ClipOptions {
 export function clip(text: string, max: number, opts: ClipOptions = {}): string {
   if (text.length <= max) return text;
   if (opts.total) return `${text.slice(0, Math.max(0, max - 1))}…`;
-  return `${text.slice(0, max)}${opts.marker ? opts.marker(text.length - max) : '…'}`;
+  return `${text.slice(0, max)}${opts.marker ? opts.marker(Math.max(opts.length ?? 0, text.length) - max) : '…'}`;
 }
 
 /** A marker naming how much was cut: `… [N more characters]`. */
