@@ -24,9 +24,12 @@ export const HOOKS_USAGE = `usage: rawr hooks <claude|codex> <PreCompact|PostCom
   injects the CONTEXT COMPACTION DETECTED warning with the recovery steps and the snapshot, exactly once.
   A PreCompact whose compaction never happened (failed or abandoned) injects nothing.
   install prints the hook configuration; --write merges it into ./.claude/settings.json (Claude Code)
-  or $CODEX_HOME/hooks.json (Codex), keeping every other setting and hook, the file's mode, and the
-  previous version as <file>.rawr-backup. A symlinked file is refused unless --follow-symlinks.
-  Codex skips untrusted hooks silently: --trust writes their trust entries into $CODEX_HOME/config.toml.`;
+  or $CODEX_HOME/hooks.json (Codex), editing the file's text: every other setting and hook keeps its
+  text as written, the file keeps its mode, and the previous version is kept as <file>.rawr-backup.
+  A symlinked file is refused unless --follow-symlinks; a read-only file is refused (exit 1).
+  Codex skips untrusted hooks silently: --trust writes their trust entries into $CODEX_HOME/config.toml,
+  through a TOML parser; a file it cannot edit safely (malformed, an inline [hooks] state table) is left
+  as it is and the entries to add are shown (exit 1).`;
 
 /** Hook input is small; anything beyond this is not a hook input. */
 const MAX_STDIN = 16 * 1024 * 1024;

@@ -7,7 +7,12 @@
  *   - only a regular file within a size cap is read (never a FIFO or a device);
  *   - the new text goes to a temp file in the same folder with the old file's mode, is flushed, then
  *     renamed over it (atomic: the agent never reads half a file);
- *   - the previous text is kept in `<file>.rawr-backup` (same mode) before it is replaced.
+ *   - the previous text is kept in `<file>.rawr-backup` (same mode) before it is replaced;
+ *   - a read-only file (no write permission bit, or not writable by this user) is not replaced: a rename
+ *     would replace it even so (it needs only the folder's permission), and read-only is the owner's
+ *     way of saying "leave this alone".
+ * What the new text is, is the caller's: jsonEdit.ts and codex/trust.ts edit the old text through a real
+ * parser and check the result before it gets here.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -111,8 +116,26 @@ function writeWithMode(file: string, text: string, mode: number | undefined): vo
   }
 }
 
-/** Replaces `f.target` with `text` (see the file comment). Returns the backup's path when one was written. */
+/** Why `f` must not be replaced, if it must not (see the file comment). */
+export function readOnlyReason(f: ConfigFile): string | undefined {
+  if (f.mode === undefined) return undefined; // a new file
+  const how = `mode ${(f.mode & 0o777).toString(8).padStart(4, '0')}`;
+  if ((f.mode & 0o222) === 0) return `${f.target} is read-only (${how}); nothing written (make it writable, e.g. chmod u+w, to let rawr change it)`;
+  try {
+    fs.accessSync(f.target, fs.constants.W_OK);
+  } catch {
+    return `${f.target} is not writable by this user (${how}); nothing written`;
+  }
+  return undefined;
+}
+
+/**
+ * Replaces `f.target` with `text` (see the file comment). Returns the backup's path when one was written.
+ * Throws, having written nothing, when the file is read-only (readOnlyReason).
+ */
 export function writeConfigFile(f: ConfigFile, text: string): { backup?: string } {
+  const readOnly = readOnlyReason(f);
+  if (readOnly !== undefined) throw new Error(readOnly);
   fs.mkdirSync(path.dirname(f.target), { recursive: true });
   let backup: string | undefined;
   if (f.text !== undefined) {

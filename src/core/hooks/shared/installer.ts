@@ -1,10 +1,12 @@
 /**
  * `install` for both agents, used by the CLI (`rawr hooks <agent> install`) and by the extension's
  * "Rawr: Install … hooks" commands: merge rawr's hook entries into the agent's file (configFile.ts
- * rules: symlinks explicit, mode kept, atomic, backup), and for Codex the trust entries.
+ * rules: symlinks explicit, mode kept, read-only refused, atomic, backup; the JSON edited in place by
+ * jsonEdit.ts, so untouched values keep their text), and for Codex the trust entries (codex/trust.ts).
  */
 import * as path from 'node:path';
-import { readConfigFile, writeConfigFile } from './configFile';
+import { readConfigFile, writeConfigFile, type ConfigFile } from './configFile';
+import { editJson } from './jsonEdit';
 import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, type HooksConfig } from './hooksConfig';
 import { applyTrust, rawrTrustEntries } from '../codex/trust';
 
@@ -14,6 +16,15 @@ export interface InstallResult {
   lines: string[];
   /** The hook configuration (what --write would merge). */
   config: HooksConfig;
+}
+
+/** writeConfigFile, its refusal (read-only) or failure as a reason. */
+function tryWrite(f: ConfigFile, text: string): { ok: true; backup?: string } | { ok: false; reason: string } {
+  try {
+    return { ok: true, ...writeConfigFile(f, text) };
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  }
 }
 
 const summary = (m: { added: string[]; updated: string[]; unchanged: string[] }) =>
@@ -47,9 +58,15 @@ async function mergeInto(
   }
   const merged = mergeHooks(existing, config, agent);
   if (!merged.ok) return { ok: false, line: `${read.file.target}: ${merged.reason}; nothing written` };
-  const out = `${JSON.stringify(merged.settings, null, 2)}\n`;
+  // The file's own text, edited where the merge changed something (numbers and layout kept as written).
+  const edited = editJson(read.file.text ?? '', existing, merged.settings);
+  if (!edited.ok) return { ok: false, line: `${read.file.target}: ${edited.reason}; nothing written. Merge this by hand:\n${JSON.stringify(config, null, 2)}` };
   let backup: string | undefined;
-  if (out !== read.file.text) backup = writeConfigFile(read.file, out).backup;
+  if (edited.text !== read.file.text) {
+    const w = tryWrite(read.file, edited.text);
+    if (!w.ok) return { ok: false, line: w.reason };
+    backup = w.backup;
+  }
   const via = read.file.followedFrom ? ` (through the symlink ${read.file.followedFrom})` : '';
   return {
     ok: true,
@@ -101,9 +118,13 @@ export async function installCodex(o: {
   const read = await readConfigFile(tomlPath, { followSymlinks: o.followSymlinks });
   if (!read.ok) return { ok: false, lines: [...lines, `rawr: Codex trust: ${read.reason}`], config };
   const applied = applyTrust(read.file.text ?? '', entries);
-  if (!applied.ok) return { ok: false, lines: [...lines, `rawr: Codex trust: ${applied.reason}`], config };
+  if (!applied.ok) return { ok: false, lines: [...lines, `rawr: Codex trust in ${read.file.target}: ${applied.reason}`], config };
   let backup: string | undefined;
-  if (applied.changed > 0) backup = writeConfigFile(read.file, applied.text).backup;
+  if (applied.changed > 0) {
+    const w = tryWrite(read.file, applied.text);
+    if (!w.ok) return { ok: false, lines: [...lines, `rawr: Codex trust: ${w.reason}`], config };
+    backup = w.backup;
+  }
   lines.push(
     `rawr: Codex trust in ${read.file.target}: ${applied.changed ? `${applied.changed} of rawr's ${entries.length} hooks newly trusted` : `rawr's ${entries.length} hooks already trusted`}${backup ? `; previous version kept in ${backup}` : ''}`,
   );

@@ -1,0 +1,99 @@
+/**
+ * Changing a JSON configuration file (`.claude/settings.json`, `$CODEX_HOME/hooks.json`) by editing its
+ * text, not by writing `JSON.stringify` of a parse: the values rawr does not change keep their text as
+ * written (a number above 2^53 such as 12345678901234567890 would otherwise become 12345678901234567000,
+ * and a person's layout would be lost). The edits are the differences between the parsed file and what
+ * it should become, made with jsonc-parser's `modify` (the library VS Code edits settings.json with);
+ * the result is parsed again and must equal what was intended, or nothing is written. Pure: no I/O.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { applyEdits, modify, type FormattingOptions, type JSONPath } from 'jsonc-parser';
+
+export type JsonEditResult = { ok: true; text: string } | { ok: false; reason: string };
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+const isObject = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Indentation as the file has it (its first indented line), two spaces if none is. A file on one line
+ * stays on one line: jsonc-parser formats the whole lines an edit touches, which would be all of it.
+ */
+function formattingOf(text: string): FormattingOptions | undefined {
+  if (!text.trim().includes('\n')) return undefined;
+  const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  return indent.startsWith('\t') ? { insertSpaces: false, tabSize: 1, eol } : { insertSpaces: true, tabSize: indent.length, eol };
+}
+
+/** Arrays longer than this are replaced whole rather than aligned element by element (quadratic). */
+const MAX_ALIGN = 500;
+
+/**
+ * `text` (which parses to `before`) changed so that it parses to `after`, touching only what differs:
+ * object keys added, removed or changed; array elements aligned on the longest common run of equal
+ * elements, the rest changed in place, inserted or removed.
+ */
+export function editJson(text: string, before: unknown, after: unknown): JsonEditResult {
+  if (text.trim() === '') return { ok: true, text: `${JSON.stringify(after, null, 2)}\n` };
+  const formattingOptions = formattingOf(text);
+  let out = text;
+  const set = (path: JSONPath, value: unknown, isArrayInsertion = false) => {
+    out = applyEdits(out, modify(out, path, value, { ...(formattingOptions ? { formattingOptions } : {}), ...(isArrayInsertion ? { isArrayInsertion } : {}) }));
+  };
+  const walk = (path: JSONPath, a: unknown, b: unknown): void => {
+    if (isDeepStrictEqual(a, b)) return;
+    if (isObject(a) && isObject(b)) {
+      for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) set([...path, k], undefined);
+      for (const k of Object.keys(b)) {
+        if (Object.hasOwn(a, k)) walk([...path, k], a[k], b[k]);
+        else set([...path, k], b[k]);
+      }
+      return;
+    }
+    if (Array.isArray(a) && Array.isArray(b) && a.length <= MAX_ALIGN && b.length <= MAX_ALIGN) return walkArray(path, a, b);
+    set(path, b); // a value changed, or its type did
+  };
+  // From the end to the start, so the indices of what is still to be edited stay valid.
+  const walkArray = (path: JSONPath, a: unknown[], b: unknown[]): void => {
+    const anchors = commonRun(a, b);
+    let [nextA, nextB] = [a.length, b.length];
+    for (let k = anchors.length; k >= 0; k--) {
+      const [i, j] = k > 0 ? anchors[k - 1]! : [-1, -1];
+      const [fromA, fromB] = [i + 1, j + 1];
+      const paired = Math.min(nextA - fromA, nextB - fromB);
+      for (let x = nextA - 1; x >= fromA + paired; x--) set([...path, x], undefined);
+      for (let y = fromB + paired; y < nextB; y++) set([...path, fromA + (y - fromB)], b[y], true);
+      for (let p = paired - 1; p >= 0; p--) walk([...path, fromA + p], a[fromA + p], b[fromB + p]);
+      [nextA, nextB] = [i, j];
+    }
+  };
+  walk([], before, after);
+  let reparsed: unknown;
+  try {
+    reparsed = JSON.parse(out);
+  } catch (err) {
+    return { ok: false, reason: `the edited file would not be valid JSON (${(err as Error).message})` };
+  }
+  if (!isDeepStrictEqual(reparsed, after)) return { ok: false, reason: 'the edited file would not hold what was intended' };
+  return { ok: true, text: out };
+}
+
+/** Index pairs of the longest common subsequence of equal elements. */
+function commonRun(a: unknown[], b: unknown[]): Array<[number, number]> {
+  const n = a.length;
+  const m = b.length;
+  const len: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) len[i]![j] = isDeepStrictEqual(a[i], b[j]) ? len[i + 1]![j + 1]! + 1 : Math.max(len[i + 1]![j]!, len[i]![j + 1]!);
+  const pairs: Array<[number, number]> = [];
+  for (let i = 0, j = 0; i < n && j < m;) {
+    if (isDeepStrictEqual(a[i], b[j])) {
+      pairs.push([i, j]);
+      i++;
+      j++;
+    } else if (len[i + 1]![j]! >= len[i]![j + 1]!) i++;
+    else j++;
+  }
+  return pairs;
+}
