@@ -736,7 +736,11 @@
         (n) => `line ${n.line} (${n.trigger}${n.preTokens === null ? '' : `, ${tokens(n.preTokens)} tokens`})`,
       ),
       followList('rawr hooks: snapshots and injections', v.hooks, (h) => `${h.kind} ${h.at ? clock(Date.parse(h.at)) : ''} ${h.file}`),
-      followList('Problems', v.problems, (p) => p),
+      followList(
+        `Problems: ${v.problemCount.toLocaleString('en-US')} line${v.problemCount === 1 ? '' : 's'} skipped${v.problemCount > v.problems.length ? ` (the first ${v.problems.length} listed)` : ''}`,
+        v.problems,
+        (p) => p,
+      ),
     );
     const head = el('h2', { id: 'follow-h' }, icon('eye'), ' ', `Following ${AGENT_LABEL[v.agent] || v.agent}: ${name}`);
     const actions = el(

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { replayFile } from '../../src/cli/replayCommand';
 import { SessionFollower, MAX_LINE_CHARS } from '../../src/core/follow/sessionFollower';
 import { codexCwd, encodeClaudeProject, hookEvents, newestClaudeTranscript } from '../../src/host/follow/discover';
 import { FileTail } from '../../src/host/follow/tail';
@@ -72,6 +73,46 @@ describe('live follow: SessionFollower', () => {
     const s = f.state();
     assert.match(s.problems.at(-1)!.message, /longer than/);
     assert.equal(s.format, 'claude');
+  });
+
+  it('wrong-typed records are reported as replay reports them: every one counted, the first few listed (issue 22, item 12)', () => {
+    const good = session();
+    const wrong: string[] = [];
+    for (let k = 0; k < 2_000; k++) {
+      const base = { uuid: `w${k}`, sessionId: 's', timestamp: '2026-01-01T00:00:03.000Z' };
+      const kinds = [
+        { ...base, type: 'assistant', message: { id: `x${k}`, role: 'assistant', content: 42, usage: { input_tokens: 'many' } } },
+        { ...base, type: 'user', message: { role: 'user', content: { not: 'a list' } } },
+        { ...base, type: 'assistant', message: 'not an object' },
+        { ...base, type: 'user', timestamp: 17, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 5, content: 'x' }] } },
+      ];
+      wrong.push(JSON.stringify(kinds[k % kinds.length]));
+    }
+    const text = [good[0], ...wrong, ...good.slice(1)].join('\n') + '\n';
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-follow-wrong-'));
+    try {
+      const file = path.join(dir, 'wrong.jsonl');
+      fs.writeFileSync(file, text);
+      const replayed = JSON.parse(
+        replayFile({ path: file }, { ...opts, json: true, file })
+          .trim()
+          .split('\n')
+          .pop()!,
+      ) as {
+        problems: number;
+        problemsDetail: Array<{ line: number; message: string }>;
+      };
+      assert.ok(replayed.problems > 1_000, `replay reports ${replayed.problems} problems`);
+      const f = new SessionFollower({ ...opts, format: 'claude' });
+      for (let i = 0; i < text.length; i += 65_536) f.append(text.slice(i, i + 65_536));
+      const s = f.state();
+      assert.equal(s.problemCount, replayed.problems, 'the same count as replay');
+      assert.deepEqual(s.problems, replayed.problemsDetail, 'the same first problems, with their lines');
+      assert.equal(s.format, 'claude');
+      assert.ok(s.decisions.length > 0, 'the good records still reach the arbiter');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an over-long line is skipped the same way whether it arrives whole or in pieces', () => {

@@ -5,7 +5,9 @@
  * to the same arbiter run (Replayer, live mode). Nothing already read is parsed again.
  *
  * What it keeps is bounded: the importer's items (small structs), the decisions that did or could do
- * something (the last MAX_DECISIONS), and at most one partial line of MAX_LINE_CHARS.
+ * something (the last MAX_DECISIONS), at most one partial line of MAX_LINE_CHARS, and the problems as
+ * the replay keeps them (ProblemTally: every skipped line counted, the first few in detail) — a line
+ * that is not JSON, too long, or a record the importer rejects (a wrong-typed field) alike.
  * Pure: no I/O, no vscode (docs/ARCHITECTURE.md, "Replay").
  */
 import { Replayer, type ReplayDecision, type ReplayOptions } from '../replay/driver';
@@ -13,6 +15,7 @@ import { claudeImporter } from '../replay/import/claude';
 import { codexImporter } from '../replay/import/codex';
 import { detectFormat } from '../replay/import/detect';
 import type { RecordImporter, RecordingFormat, RecordingItem } from '../replay/recording';
+import { ProblemTally } from '../replay/stream';
 import { chooseWindow, type WindowChoice } from '../replay/windows';
 import { tierOf } from '../arbiter/tiers';
 import type { Tier } from '../settings/schema';
@@ -20,7 +23,6 @@ import type { Tier } from '../settings/schema';
 /** A longer line is dropped (and reported): a transcript line is one record, never megabytes of JSON. */
 export const MAX_LINE_CHARS = 8 * 1024 * 1024;
 const MAX_DECISIONS = 200;
-const MAX_PROBLEMS = 50;
 
 export interface FollowDecision {
   line: number;
@@ -49,7 +51,10 @@ export interface FollowState {
   nativeCompactions: Array<{ line: number; trigger: string; preTokens?: number }>;
   /** The latest decision says rawr would compact (or suggest) now: one line for the person. */
   wouldCompact: { line: number; text: string; instructions: string } | null;
+  /** The first skipped lines, with why (MAX_PROBLEM_DETAIL, as `rawr replay` lists them). */
   problems: Array<{ line: number; message: string }>;
+  /** Every line skipped so far (what `rawr replay` reports as its problems). */
+  problemCount: number;
 }
 
 export class SessionFollower {
@@ -61,7 +66,7 @@ export class SessionFollower {
   private fed = 0;
   private window: WindowChoice;
   private evidence: RecordingItem[] = [];
-  private readonly problems: Array<{ line: number; message: string }> = [];
+  private readonly problems = new ProblemTally();
   private readonly decisions: FollowDecision[] = [];
   private seenDecisions = 0;
   private lastEvaluatedLine = -1;
@@ -105,7 +110,7 @@ export class SessionFollower {
   }
 
   private problem(line: number, message: string): void {
-    if (this.problems.length < MAX_PROBLEMS) this.problems.push({ line, message });
+    this.problems.push({ line, message });
   }
 
   private line(raw: string): void {
@@ -125,6 +130,11 @@ export class SessionFollower {
       this.replayer = new Replayer(format, this.window, { ...this.opts, live: true });
     }
     this.importer.onRecord(rec, this.lineNo);
+    // A record the importer rejects (JSON, but not a valid record) is skipped like a line that is not
+    // JSON, and said so; handed over at once, so the importer never collects them.
+    const rejected = this.importer.problems;
+    for (const p of rejected) this.problem(p.line, p.message);
+    rejected.length = 0;
     // Drained per line, not per appended chunk: the window is chosen from what the records said up to
     // this line, so a file fed whole and fed in pieces gives the arbiter the same events (a window learnt
     // later than a chunk's end would change the forecast's growth count, docs/ARCHITECTURE.md, "Replay").
@@ -202,7 +212,8 @@ export class SessionFollower {
       decisions: this.decisions.slice(),
       nativeCompactions: rp ? rp.summary.nativeCompactions.slice(-20) : [],
       wouldCompact,
-      problems: this.problems.slice(),
+      problems: this.problems.first.slice(),
+      problemCount: this.problems.count,
     };
   }
 }

@@ -264,7 +264,8 @@ export class FollowController implements vscode.Disposable {
       wouldCompact: s.wouldCompact ? { line: s.wouldCompact.line, text: s.wouldCompact.text, command } : null,
       hooks: cur.hooks,
       mode,
-      problems: s.problems.slice(-20).map((p) => `line ${p.line}: ${p.message}`.slice(0, 500)),
+      problems: s.problems.slice(0, 20).map((p) => `line ${p.line}: ${p.message}`.slice(0, 500)),
+      problemCount: s.problemCount,
       updatedAt: Date.now(),
     };
     this.last = view;

@@ -55,7 +55,9 @@ export const FollowViewSchema = z
       .nullable(),
     hooks: z.array(z.object({ at: text(40), kind: z.enum(HOOK_EVENT_KINDS), file: text(300) }).strict()).max(20),
     mode: text(20),
+    /** The first skipped lines of the session, with why; `problemCount` counts them all. */
     problems: z.array(text(500)).max(20),
+    problemCount: count,
     updatedAt: z.number().finite(),
   })
   .strict();

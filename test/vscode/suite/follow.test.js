@@ -161,5 +161,19 @@ describe('live follow of an agent session (real VS Code, webview DOM via Playwri
     const shot = await bridge('screenshot', { name: 'follow-panel' });
     assert.ok(fs.existsSync(shot), shot);
     copyToDocs(shot, 'follow-panel.png');
+
+    // Records of the wrong shape (issue 22, item 12): skipped as replay skips them, and the panel says
+    // how many, listing the first few with their lines.
+    const wrong = (k) => JSON.stringify({ ...base, type: 'assistant', uuid: `w-${k}`, timestamp: new Date().toISOString(), message: 'not an object' });
+    fs.appendFileSync(file, Array.from({ length: 300 }, (_, k) => wrong(k)).join('\n') + '\n');
+    const skipped = await poll(
+      async () => {
+        const x = await panelText();
+        return x && x.includes('Problems: 300 lines skipped (the first 20 listed)') ? x : undefined;
+      },
+      20000,
+      'the skipped records in the panel',
+    );
+    assert.match(skipped, /line 6: /, 'the first skipped line is listed');
   });
 });
