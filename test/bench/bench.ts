@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: decision latency, event-log cold replay rate, and replay time on the real recordings.
+ * `npm run bench`: decision latency, event-log cold replay rate, replay time on the real recordings, and the
+ * peak memory of `rawr replay` and `rawr handoff` on a 1 GB synthetic transcript (replayMemory.ts).
  * Performance is measured here, never asserted by timing in tests. Targets (issue 2): decision p99 <
  * 0.2 ms on a 10,000-event session, cold replay >= 200k events/s on 100,000 events. Then schedule quality
  * on the labelled phased sessions (phased.ts; issue 9). Then both processes' memory over 32 long threads

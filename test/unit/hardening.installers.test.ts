@@ -13,7 +13,6 @@ import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 import { editJson } from '../../src/core/hooks/shared/jsonEdit';
 import { applyTrust } from '../../src/core/hooks/codex/trust';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { parse: parseToml } = require('smol-toml') as typeof SmolToml;
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
 
