@@ -5,7 +5,20 @@ import { build } from 'esbuild';
 
 // RAWR_MINIFY=1 (npm run package): minified, no source maps; otherwise readable with maps for debugging.
 const minify = process.env.RAWR_MINIFY === '1';
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: !minify, minify, logLevel: 'warning', external: ['vscode'] };
+// jsonc-parser's "main" is a UMD build whose requires esbuild cannot follow (dist/cli.js would fail with
+// "Cannot find module './impl/format'"): its ES module build is bundled instead.
+const alias = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !minify,
+  minify,
+  logLevel: 'warning',
+  external: ['vscode'],
+  alias,
+};
 await Promise.all([
   build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' }),
   build({ ...common, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js' }),

@@ -68,6 +68,24 @@ describe('agent-hook launcher (extension update safe)', function () {
     assert.equal(runLauncher(launcher, ['hooks', 'claude', 'install']).status, 0);
   });
 
+  it('the bundled CLI installs through its bundled parsers (jsonc-parser, smol-toml): --write and --trust work from dist/cli.js', () => {
+    assert.ok(fs.existsSync(BUNDLED_CLI), 'npm run build writes dist/cli.js');
+    const project = fs.mkdtempSync(path.join(tmp, 'bundled-'));
+    fs.mkdirSync(path.join(project, '.claude'));
+    fs.writeFileSync(path.join(project, '.claude/settings.json'), '{\n  "n": 12345678901234567890\n}\n');
+    const cli = (args: string[], env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [BUNDLED_CLI, ...args], { encoding: 'utf8', cwd: project, env: { ...process.env, ...env } });
+    const claude = cli(['hooks', 'claude', 'install', '--write']);
+    assert.equal(claude.status, 0, claude.stderr);
+    assert.match(fs.readFileSync(path.join(project, '.claude/settings.json'), 'utf8'), /"n": 12345678901234567890,/);
+    const home = path.join(project, 'codex');
+    fs.mkdirSync(home);
+    fs.writeFileSync(path.join(home, 'config.toml'), 'model = "o4"\n');
+    const codex = cli(['hooks', 'codex', 'install', '--write', '--trust'], { CODEX_HOME: home });
+    assert.equal(codex.status, 0, codex.stderr);
+    assert.ok(fs.readFileSync(path.join(home, 'config.toml'), 'utf8').startsWith('model = "o4"\n'));
+  });
+
   it('quotes paths with spaces and quotes', () => {
     const s = launcherScript({
       storageDir: '/x',
