@@ -15,6 +15,7 @@ import { autoCompactWindowFor, writeSteerConfig, type SteerConfig } from '../../
 import { steerVerdict } from '../../src/core/hooks/claude/steer';
 import { loadSession, saveSession } from '../../src/core/hooks/claude/steerState';
 import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
+import { installClaude } from '../../src/core/hooks/shared/installer';
 import { SessionFollower } from '../../src/core/follow/sessionFollower';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
@@ -239,5 +240,74 @@ describe('rawr hooks claude PreCompact: the answers do not depend on how often t
       }),
       { numRuns: Number(process.env.RAWR_STEER_RUNS ?? 8) },
     );
+  });
+});
+
+describe('rawr hooks claude install: steering in .claude/settings.local.json', function () {
+  this.timeout(60_000);
+  const PREFIX = "'/usr/bin/node' '/opt/rawr/out/src/cli/main.js'";
+  const install = (root: string, o: Partial<Parameters<typeof installClaude>[0]> = {}) =>
+    installClaude({ projectDir: root, commandPrefix: PREFIX, write: true, followSymlinks: false, ...o });
+  const read = (root: string, file: string) => JSON.parse(fs.readFileSync(path.join(root, '.claude', file), 'utf8')) as Record<string, any>;
+
+  it("writes autoCompactWindow at rawr's early line for the settings' model (1M by default), and --no-steer takes back only rawr's value", async () => {
+    const root = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
+    assert.ok((await install(root)).ok);
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 563_000);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(root, '.rawr/claude/steer.json'), 'utf8')), {
+      steer: true,
+      window: 1_000_000,
+      autoCompactWindow: 563_000,
+      settingsFile: '.claude/settings.local.json',
+    });
+    assert.ok((await install(root, { window: 200_000 })).ok, 'a 200k model: its own early line');
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 139_000);
+    const off = await install(root, { steer: false });
+    assert.ok(off.ok);
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, undefined, "rawr's value removed");
+    assert.ok(read(root, 'settings.local.json').hooks.PreCompact, 'the hooks stay: snapshots and the handoff');
+    assert.equal(JSON.parse(fs.readFileSync(path.join(root, '.rawr/claude/steer.json'), 'utf8')).steer, false);
+    // the person's own value is never changed or removed
+    const local = read(root, 'settings.local.json');
+    fs.writeFileSync(path.join(root, '.claude/settings.local.json'), JSON.stringify({ ...local, autoCompactWindow: 400_000, model: 'sonnet' }));
+    const mine = await install(root);
+    assert.match(mine.lines.join('\n'), /your autoCompactWindow 400000 is kept/);
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 400_000);
+    assert.equal((await install(root, { steer: false })).ok, true);
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 400_000);
+  });
+
+  it('hooks an earlier rawr wrote into the shared settings.json keep working there (not doubled); --move moves them and keeps the rest', async () => {
+    const root = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
+    fs.mkdirSync(path.join(root, '.claude'));
+    const shared = {
+      permissions: { allow: ['Bash(npm test:*)'] },
+      hooks: {
+        PreCompact: [{ matcher: '', hooks: [{ type: 'command', command: `${PREFIX} hooks claude PreCompact`, timeout: 30 }] }],
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './check.sh' }] }],
+        UserPromptSubmit: [
+          {
+            hooks: [
+              { type: 'command', command: 'python3 other.py' },
+              { type: 'command', command: `${PREFIX} hooks claude UserPromptSubmit` },
+            ],
+          },
+        ],
+      },
+    };
+    fs.writeFileSync(path.join(root, '.claude/settings.json'), JSON.stringify(shared));
+    const r = await install(root);
+    assert.ok(r.ok && r.legacy, r.lines.join('\n'));
+    assert.match(r.lines.join('\n'), /install --write --move moves them/);
+    assert.equal(read(root, 'settings.local.json').hooks, undefined, 'not doubled: Claude Code reads both files');
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 563_000, 'steering does not wait for the move');
+    assert.deepEqual(read(root, 'settings.json'), shared, 'untouched');
+    const moved = await install(root, { move: true });
+    assert.ok(moved.ok && !moved.legacy, moved.lines.join('\n'));
+    assert.deepEqual(Object.keys(read(root, 'settings.local.json').hooks).sort(), ['PostCompact', 'PreCompact', 'SessionStart', 'UserPromptSubmit']);
+    assert.deepEqual(read(root, 'settings.json'), {
+      permissions: shared.permissions,
+      hooks: { PreToolUse: shared.hooks.PreToolUse, UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'python3 other.py' }] }] },
+    });
   });
 });
