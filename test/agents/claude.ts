@@ -106,4 +106,3 @@ export function facts(s: Scenario): Facts {
     `requests=${s.server.requests.map((r) => `${r.kind}${r.status === 200 ? '' : `:${r.status}`}${handoffPerRequest[r.n - 1] ? '+handoff' : ''}`).join(' ')} (run folder ${s.dir})`;
   return { boundaries, snapshots, claims, confirmedBy, handoffPerRequest, compactRequests, report };
 }
-

@@ -51,7 +51,8 @@ function lastResult(s: Scenario): { is_error?: boolean; result?: string; termina
   return (results.at(-1) ?? {}) as { is_error?: boolean; result?: string };
 }
 
-const report = (s: Scenario) => `${facts(s).report}; steer log: ${JSON.stringify(steerLog(s).map((l) => `${l.allow ? 'allow' : 'refuse'}:${l.why}@${l.usedTokens}`))}`;
+const report = (s: Scenario) =>
+  `${facts(s).report}; steer log: ${JSON.stringify(steerLog(s).map((l) => `${l.allow ? 'allow' : 'refuse'}:${l.why}@${l.usedTokens}`))}`;
 
 /** The tool results a request's conversation holds (the scripted server's step counter). */
 const toolResults = (body: { messages?: Array<{ content?: unknown }> }) =>
@@ -83,7 +84,10 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     const allowed = log.filter((l) => l.allow);
     assert.ok(allowed.length >= 1 && allowed[0]!.why === 'boundary', `the first compaction rawr allowed was at the boundary: ${report(s)}`);
     const compact = s.server.requests.find((r) => r.kind === 'compact')!;
-    assert.ok(toolResults(compact.body) >= 5, `the summary request came after the commit's result (it holds ${toolResults(compact.body)} tool results): ${report(s)}`);
+    assert.ok(
+      toolResults(compact.body) >= 5,
+      `the summary request came after the commit's result (it holds ${toolResults(compact.body)} tool results): ${report(s)}`,
+    );
     assert.match(compact.raw, /compacting at commit/, `rawr's instructions reached the summary request: ${report(s)}`);
     const after = s.server.requests.filter((r) => r.n > compact.n && r.kind === 'main');
     assert.ok(after.length >= 1 && after.every((r) => r.status === 200), `the turn went on after the compaction: ${report(s)}`);
@@ -112,11 +116,14 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
       steerLog(s).every((l) => l.allow),
       `never refused: ${report(s)}`,
     );
-    assert.ok(s.server.requests.some((r) => r.status === 400), `the API refused a request: ${report(s)}`);
+    assert.ok(
+      s.server.requests.some((r) => r.status === 400),
+      `the API refused a request: ${report(s)}`,
+    );
     assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
   });
 
-  it('S4: a manual /compact is never refused, with rawr\'s instructions in the summary request', async () => {
+  it("S4: a manual /compact is never refused, with rawr's instructions in the summary request", async () => {
     const s = await setup('S4', {});
     await turn(s, 'DO_WORK please do step 1 of PLAN.md');
     await turn(s, '/compact keep the commit hashes', '--continue');

@@ -24,7 +24,12 @@ import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
 const TMP = fs.realpathSync(os.tmpdir());
 const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
 const WINDOW = 1_000_000;
-const STEER: SteerConfig = { steer: true, window: WINDOW, autoCompactWindow: autoCompactWindowFor(WINDOW, SET.settings), settingsFile: '.claude/settings.local.json' };
+const STEER: SteerConfig = {
+  steer: true,
+  window: WINDOW,
+  autoCompactWindow: autoCompactWindowFor(WINDOW, SET.settings),
+  settingsFile: '.claude/settings.local.json',
+};
 
 /** A Claude Code 2.1 transcript written record by record (ids and timestamps as Claude Code writes them). */
 class Transcript {
@@ -37,7 +42,10 @@ class Transcript {
   }
   private write(rec: object) {
     this.t += 1000;
-    fs.appendFileSync(this.file, `${JSON.stringify({ sessionId: 'sess', cwd: this.root, timestamp: new Date(this.t).toISOString(), uuid: `u${++this.n}`, ...rec })}\n`);
+    fs.appendFileSync(
+      this.file,
+      `${JSON.stringify({ sessionId: 'sess', cwd: this.root, timestamp: new Date(this.t).toISOString(), uuid: `u${++this.n}`, ...rec })}\n`,
+    );
   }
   prompt(text: string) {
     this.write({ type: 'user', message: { role: 'user', content: text } });
@@ -88,7 +96,14 @@ function project(config: SteerConfig | null = STEER): { root: string; tr: Transc
 }
 
 async function preCompact(root: string, trigger: 'auto' | 'manual', env: Record<string, string> = {}) {
-  const input = { session_id: 'sess', transcript_path: path.join(root, 'session.jsonl'), cwd: root, hook_event_name: 'PreCompact', trigger, custom_instructions: null };
+  const input = {
+    session_id: 'sess',
+    transcript_path: path.join(root, 'session.jsonl'),
+    cwd: root,
+    hook_event_name: 'PreCompact',
+    trigger,
+    custom_instructions: null,
+  };
   return runHook(CLAUDE, 'PreCompact', JSON.stringify(input), { env: { CLAUDE_PROJECT_DIR: root, ...env }, gitTimeoutMs: 5000 });
 }
 
@@ -230,11 +245,14 @@ describe('rawr hooks claude PreCompact: the answers do not depend on how often t
           const upTo = bytes.subarray(0, bytes.lastIndexOf(0x0a, cut - 1) + 1).toString('utf8');
           const fresh = freshVerdict(upTo);
           assert.deepEqual(incremental, fresh, `cut at byte ${cut} of ${bytes.length}`);
-          assert.deepEqual(s.follower.state().decisions, (() => {
-            const f = new SessionFollower({ settings: SET.settings, prompts: SET.prompts, format: 'claude' });
-            f.append(upTo);
-            return f.state().decisions;
-          })());
+          assert.deepEqual(
+            s.follower.state().decisions,
+            (() => {
+              const f = new SessionFollower({ settings: SET.settings, prompts: SET.prompts, format: 'claude' });
+              f.append(upTo);
+              return f.state().decisions;
+            })(),
+          );
         }
         fs.rmSync(root, { recursive: true, force: true });
       }),

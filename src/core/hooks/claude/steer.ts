@@ -104,7 +104,8 @@ export function steerVerdict(i: VerdictInput): SteerVerdict {
   if (!i.config?.steer) return allow('not_steering', 'allowed: rawr does not steer this project (hooks claude install --no-steer)');
   if (i.settings.mode !== 'auto') return allow('mode', `allowed: rawr's mode is ${i.settings.mode}, not auto`);
   const { modelCalls } = i.follower.calls;
-  if (i.previous && i.previous.modelCalls === modelCalls) return allow('reactive', 'allowed: reactive (no model response since the previous PreCompact: the request failed)');
+  if (i.previous && i.previous.modelCalls === modelCalls)
+    return allow('reactive', 'allowed: reactive (no model response since the previous PreCompact: the request failed)');
   const envWindow = Number(i.env.CLAUDE_CODE_AUTO_COMPACT_WINDOW);
   const configured = Number.isFinite(envWindow) && envWindow > 0 ? envWindow : i.config.autoCompactWindow;
   if (configured !== null && used < claudeThreshold(configured) * REACTIVE_BELOW)
@@ -121,7 +122,10 @@ export function steerVerdict(i: VerdictInput): SteerVerdict {
     tier && tier !== 'emergency'
       ? `waiting for ${words(i.settings.auto_requires_any_boundary[tier].filter((k) => k !== 'plan_update').map((k) => BOUNDARY_WORDS[k]))}`
       : `rawr's early line is ${100 - i.settings.early_percent_remaining_lt}%`;
-  const why = now && now.action !== 'compact' && now.code !== 'no_boundary' && now.code !== 'above_threshold' ? `; ${WHY_NOT[now.code] ?? now.code.replace(/_/g, ' ')}` : '';
+  const why =
+    now && now.action !== 'compact' && now.code !== 'no_boundary' && now.code !== 'above_threshold'
+      ? `; ${WHY_NOT[now.code] ?? now.code.replace(/_/g, ' ')}`
+      : '';
   return { allow: false, why: 'deferred', text: `deferred to the next boundary (${pct}% used; ${waiting}${why})`, ...base, ...(decision ? { decision } : {}) };
 }
 

@@ -201,7 +201,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
   writeSteerConfig(o.projectDir, { steer, window, autoCompactWindow: steer && !kept ? wanted : null, settingsFile: CLAUDE_LOCAL_SETTINGS });
   lines.push(
     steer
-      ? 'rawr: steering Claude Code\'s automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr\'s emergency line). Turn it off: install --write --no-steer.'
+      ? "rawr: steering Claude Code's automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr's emergency line). Turn it off: install --write --no-steer."
       : "rawr: not steering: Claude Code compacts at its own threshold; rawr's hooks snapshot and hand off.",
   );
   if (legacy && o.move) {

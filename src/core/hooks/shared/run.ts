@@ -120,7 +120,8 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
 }
 
 /** The prompt files of the project (`.rawr/prompts/`) over the shipped ones: the settings and texts the hooks use. */
-const promptReadersOf = (root: string, opts: HookRunOptions) => opts.promptReaders ?? [dirReader(path.join(root, WORKSPACE_PROMPTS_DIR)), dirReader(shippedPromptsDir())];
+const promptReadersOf = (root: string, opts: HookRunOptions) =>
+  opts.promptReaders ?? [dirReader(path.join(root, WORKSPACE_PROMPTS_DIR)), dirReader(shippedPromptsDir())];
 
 /** Claude Code's PreCompact where rawr steers: the verdict (claude/steer.ts), or null to go on as without steering. */
 async function steer(
@@ -149,8 +150,15 @@ async function steer(
     const v = run.verdict;
     if (!v.allow) {
       const out = { decision: 'block', reason: `rawr: ${v.text}` };
-      return { refuse: { stdout: `${JSON.stringify(out)}
-`, stderr: [], outcome: 'deferred' }, stderr: [] };
+      return {
+        refuse: {
+          stdout: `${JSON.stringify(out)}
+`,
+          stderr: [],
+          outcome: 'deferred',
+        },
+        stderr: [],
+      };
     }
     return { stderr: [], ...(v.instructions ? { instructions: `rawr (${v.text}): ${v.instructions}` } : {}) };
   } catch (err) {
