@@ -72,6 +72,10 @@ class Transcript {
       toolUseResult: { stdout: output, stderr: '', interrupted: false },
     });
   }
+  /** Claude Code's record of its own compaction. */
+  compacted(preTokens: number) {
+    this.write({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata: { trigger: 'auto', preTokens } });
+  }
   answer(text: string, context: number) {
     this.write({
       type: 'assistant',
@@ -144,6 +148,32 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
       log.map((l) => `${l.allow}:${l.why}`),
       ['false:deferred', 'false:deferred', 'false:deferred', 'true:boundary'],
     );
+  });
+
+  it('steers the next compaction too: the compaction it allowed does not count as one that freed nothing (live mode)', async () => {
+    const { root, tr } = project();
+    const phase = async (from: number, sha: string) => {
+      tr.bash('echo start', from, 'start');
+      tr.bash('echo more', 600_000, 'more');
+      assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+      // Claude Code asks before every request: at the commit's tool-loop point, then after the next step
+      tr.bash('git commit -m "phase done"', 640_000, `[main ${sha}] phase done\n 1 file changed`);
+      let r = await preCompact(root, 'auto');
+      if (r.outcome === 'deferred') {
+        tr.bash('echo next', 650_000, 'next');
+        r = await preCompact(root, 'auto');
+      }
+      assert.equal(r.outcome, 'snapshot', r.stdout);
+      assert.match(r.stdout, new RegExp(`compacting at commit ${sha}`));
+      tr.compacted(650_000);
+    };
+    tr.prompt('phase 1');
+    await phase(200_000, '3f2a1c9');
+    for (const p of ['phase 2', 'go on', 'and on']) {
+      tr.prompt(p);
+      tr.answer('ok', 20_000);
+    }
+    await phase(30_000, '4b5c6d7');
   });
 
   it('never refuses a reactive compaction: no model response since the previous PreCompact, or a context below the threshold', async () => {
