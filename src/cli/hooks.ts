@@ -16,17 +16,21 @@ import { CLAUDE } from '../core/hooks/claude/agent';
 import { CODEX } from '../core/hooks/codex/agent';
 
 export const HOOKS_USAGE = `usage: rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart>   (hook input JSON on stdin)
-       rawr hooks claude install [--write] [--follow-symlinks]
+       rawr hooks claude install [--write [--move]] [--no-steer] [--window N] [--follow-symlinks]
        rawr hooks codex install [--write [--trust]] [--follow-symlinks]
   Compaction detection for Claude Code and Codex: PreCompact snapshots the session to
   .rawr/<agent>/<session>/; once the compaction is confirmed (PostCompact, SessionStart after a
   compaction, or the compaction record in the transcript) the next SessionStart or UserPromptSubmit
   injects the CONTEXT COMPACTION DETECTED warning with the recovery steps and the snapshot, exactly once.
   A PreCompact whose compaction never happened (failed or abandoned) injects nothing.
-  install prints the hook configuration; --write merges it into ./.claude/settings.json (Claude Code)
-  or $CODEX_HOME/hooks.json (Codex), editing the file's text: every other setting and hook keeps its
-  text as written, the file keeps its mode, and the previous version is kept as <file>.rawr-backup.
-  A symlinked file is refused unless --follow-symlinks; a read-only file is refused (exit 1).
+  install prints the hook configuration; --write merges it into ./.claude/settings.local.json (Claude
+  Code: personal, not committed) or $CODEX_HOME/hooks.json (Codex), editing the file's text: every other
+  setting and hook keeps its text as written, the file keeps its mode, and the previous version is kept
+  as <file>.rawr-backup. A symlinked file is refused unless --follow-symlinks; a read-only file is
+  refused (exit 1). Claude Code: rawr steers its automatic compaction to phase boundaries
+  (autoCompactWindow at rawr's early line for a --window N model, default the settings' model or 1M;
+  PreCompact refuses until a boundary); --no-steer leaves Claude Code's own threshold. --move moves
+  rawr's hooks an earlier rawr wrote into the shared ./.claude/settings.json.
   Codex skips untrusted hooks silently: --trust writes their trust entries into $CODEX_HOME/config.toml,
   through a TOML parser; a file it cannot edit safely (malformed, an inline [hooks] state table) is left
   as it is and the entries to add are shown (exit 1).`;
@@ -70,8 +74,14 @@ function commandPrefix(): string {
 const AGENTS: Record<string, AgentSpec> = { claude: CLAUDE, codex: CODEX };
 
 async function install(agent: string, args: string[]): Promise<number> {
-  const allowed = agent === 'codex' ? ['--write', '--trust', '--follow-symlinks'] : ['--write', '--follow-symlinks'];
-  const unknown = args.filter((a) => !allowed.includes(a));
+  const allowed = agent === 'codex' ? ['--write', '--trust', '--follow-symlinks'] : ['--write', '--follow-symlinks', '--no-steer', '--move', '--window'];
+  const windowAt = agent === 'claude' ? args.indexOf('--window') : -1;
+  const windowArg = windowAt >= 0 ? args[windowAt + 1] : undefined;
+  if (windowAt >= 0 && !(windowArg !== undefined && /^\d+$/.test(windowArg) && Number(windowArg) >= 50_000 && Number(windowArg) <= 100_000_000)) {
+    process.stderr.write(`rawr hooks claude install: --window needs a number of tokens (50000 to 100000000), got ${windowArg ?? 'nothing'}\n`);
+    return 1;
+  }
+  const unknown = args.filter((a, i) => !allowed.includes(a) && !(windowAt >= 0 && i === windowAt + 1));
   if (unknown.length) {
     process.stderr.write(`rawr hooks ${agent} install: unknown argument ${unknown[0]}\n${HOOKS_USAGE}\n`);
     return 1;
@@ -91,7 +101,16 @@ async function install(agent: string, args: string[]): Promise<number> {
           trust: args.includes('--trust'),
           followSymlinks,
         })
-      : await installClaude({ projectDir: process.cwd(), commandPrefix: commandPrefix(), write, followSymlinks });
+      : await installClaude({
+          projectDir: process.cwd(),
+          commandPrefix: commandPrefix(),
+          write,
+          followSymlinks,
+          steer: !args.includes('--no-steer'),
+          move: args.includes('--move'),
+          home: os.homedir(),
+          ...(windowArg !== undefined ? { window: Number(windowArg) } : {}),
+        });
   (r.ok ? process.stdout : process.stderr).write(`${r.lines.join('\n')}\n`);
   return r.ok ? 0 : 1;
 }

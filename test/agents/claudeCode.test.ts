@@ -11,98 +11,11 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startScriptedAnthropic, type AnthropicServerOptions, type ScriptedAnthropic } from '../support/scriptedAnthropic';
-import { REPO, RAWR_CLI, baseEnv, filesUnder, occurrences, project, run, scenarioSuite, assertHandoffSeenOnce } from './support';
+import { filesUnder, scenarioSuite, assertHandoffSeenOnce } from './support';
+import { CLAUDE, facts, setUp as setUpClaude, turn, type Facts } from './claude';
 
-const CACHE = process.env.CLAUDE_TEST_CACHE ?? path.join(REPO, '.claude-test');
-const CLAUDE = path.join(CACHE, 'node_modules/.bin/claude');
-const HANDOFF = '[rawr handoff]';
-
-interface Scenario {
-  dir: string;
-  home: string;
-  repo: string;
-  server: ScriptedAnthropic;
-  turns: number;
-  env: Record<string, string>;
-}
-
-async function setUp(prefix: string, server: Omit<AnthropicServerOptions, 'cwd'>, env: Record<string, string> = {}): Promise<Scenario> {
-  const p = await project(`rawr-cc-${prefix}-`);
-  const s = await startScriptedAnthropic({ cwd: p.repo, ...server });
-  const install = await run(process.execPath, [RAWR_CLI, 'hooks', 'claude', 'install', '--write'], { cwd: p.repo, env: baseEnv(p.home, {}) });
-  assert.equal(install.code, 0, install.stderr);
-  return { ...p, server: s, turns: 0, env };
-}
-
-async function turn(s: Scenario, prompt: string, ...extra: string[]): Promise<void> {
-  const n = ++s.turns;
-  const env = baseEnv(s.home, {
-    ANTHROPIC_BASE_URL: s.server.url,
-    ANTHROPIC_API_KEY: 'dummy',
-    DISABLE_TELEMETRY: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    ...s.env,
-  });
-  const r = await run(
-    CLAUDE,
-    [
-      '-p',
-      prompt,
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--allowedTools',
-      'Bash Read Write Edit TaskCreate TaskUpdate TodoWrite',
-      '--debug-file',
-      path.join(s.dir, `debug-${n}.log`),
-      ...extra,
-    ],
-    { cwd: s.repo, env, timeoutMs: 180_000 },
-  );
-  fs.writeFileSync(path.join(s.dir, `out-${n}.jsonl`), r.stdout);
-  fs.writeFileSync(path.join(s.dir, `err-${n}.txt`), r.stderr);
-}
-
-interface Facts {
-  boundaries: number;
-  snapshots: number;
-  claims: string[];
-  confirmedBy: string[];
-  handoffPerRequest: number[];
-  compactRequests: number;
-  report: string;
-}
-
-function facts(s: Scenario): Facts {
-  const transcripts = filesUnder(path.join(s.home, '.claude/projects'), /\.jsonl$/);
-  const records = transcripts.flatMap((f) =>
-    fs
-      .readFileSync(f, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => {
-        try {
-          return JSON.parse(l) as { type?: string; subtype?: string };
-        } catch {
-          return {};
-        }
-      }),
-  );
-  const boundaries = records.filter((r) => r.type === 'system' && r.subtype === 'compact_boundary').length;
-  const state = path.join(s.repo, '.rawr/claude');
-  const snapshots = filesUnder(state, /^snapshot-.*\.json$/).length;
-  const claims = filesUnder(state, /\.injected$/).map((f) => (JSON.parse(fs.readFileSync(f, 'utf8')) as { event: string }).event);
-  const confirmedBy = filesUnder(state, /\.confirmed$/).map((f) => (JSON.parse(fs.readFileSync(f, 'utf8')) as { by: string }).by);
-  const handoffPerRequest = s.server.requests.map((r) => occurrences(r.raw, HANDOFF));
-  const compactRequests = s.server.requests.filter((r) => r.kind === 'compact').length;
-  const report =
-    `boundaries=${boundaries} snapshots=${snapshots} claims=${claims.join(',') || 'none'} confirmedBy=${confirmedBy.join(',') || 'none'} ` +
-    `requests=${s.server.requests.map((r) => `${r.kind}${r.status === 200 ? '' : `:${r.status}`}${handoffPerRequest[r.n - 1] ? '+handoff' : ''}`).join(' ')} (run folder ${s.dir})`;
-  return { boundaries, snapshots, claims, confirmedBy, handoffPerRequest, compactRequests, report };
-}
+/** These scenarios are about detection and the handoff at Claude Code's own compactions: rawr does not steer (--no-steer). */
+const setUp = (prefix: string, server: Parameters<typeof setUpClaude>[1], env: Record<string, string> = {}) => setUpClaude(prefix, server, env, ['--no-steer']);
 
 function assertInjectedOnce(f: Facts, via: string): void {
   assert.ok(f.boundaries >= 1, `Claude Code compacted: ${f.report}`);
@@ -165,7 +78,7 @@ describe('real Claude Code: rawr injects exactly when a compaction happened', fu
 
   it('D: SessionStart hook removed: UserPromptSubmit injects once', async () => {
     const s = await setup('D', {});
-    const file = path.join(s.repo, '.claude/settings.json');
+    const file = path.join(s.repo, '.claude/settings.local.json');
     const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as { hooks: Record<string, unknown> };
     delete settings.hooks.SessionStart;
     fs.writeFileSync(file, JSON.stringify(settings, null, 2));

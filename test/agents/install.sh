@@ -11,7 +11,7 @@
 set -euo pipefail
 exec </dev/null
 
-CLAUDE_CODE_VERSION=2.1.197
+CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

@@ -22,6 +22,7 @@ import { DEFAULT_DIRS, formatHandoffBench, recordings, runHandoffBench } from '.
 import { generatedOptions, printGenerated, printPhased } from './phased';
 import { replayMemoryBench } from './replayMemory';
 import { formatThreadSoak, runThreadSoak } from './threadSoak';
+import { hookLatencyBench } from './hookLatency';
 
 const set = loadPromptSet([dirReader(shippedPromptsDir())]);
 const settings = { ...set.settings, judgment_enabled: false };
@@ -185,6 +186,7 @@ async function main(): Promise<void> {
   console.log(replayMemoryBench(process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts')));
   // Memory of the extension host's and the core's parts over many long threads (issue 22, defect 13).
   console.log(formatThreadSoak(await runThreadSoak()));
+  console.log(await hookLatencyBench(process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts')));
   // Schedule quality with the shipped policy as it runs (judgment on, answered by its fallback in replay).
   printPhased(set.settings, set.prompts);
   const gen = generatedOptions(process.argv.slice(2));

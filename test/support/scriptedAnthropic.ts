@@ -14,9 +14,13 @@
  * ToolSearch + TaskCreate/TaskUpdate when the task tools are deferred), Read PLAN.md, Write hello.txt,
  * Bash `git commit`, then text. The answer says "[model saw rawr handoff]" when the request contains
  * rawr's handoff marker.
+ * `MULTI_BASH n [COMMIT_AT k]` in the prompt: n Bash calls, one per model reply (`echo bash-step-i`),
+ * call k a commit ("phase 1 done": a phase boundary in the middle of the turn), then text.
  * Usage reported (input_tokens): `bigTokens` while a user message says INFLATE or OVERFLOW and the
  * conversation is not compacted yet (INFLATE_ONCE: only the very first request), else 3000 — this is
- * what makes Claude Code compact by itself. OVERFLOW: once the turn holds 2 tool results, main requests
+ * what makes Claude Code compact by itself. With `usageSchedule`, a request of a conversation not
+ * compacted yet reports the entry indexed by the number of tool results it holds (the last one beyond
+ * the end): a context that grows step by step through a turn. OVERFLOW: once the turn holds 2 tool results, main requests
  * get the API's 400 "prompt is too long", which Claude Code answers by compacting and retrying.
  *
  * Every request body is kept (`requests`) so tests can assert what the model saw.
@@ -31,6 +35,8 @@ export interface AnthropicServerOptions {
   bigTokens?: number;
   /** Refuse the compaction request (a `/compact` whose summary fails: scenario E). */
   failCompact?: boolean;
+  /** Context per number of tool results in the conversation, until it is compacted (see above). */
+  usageSchedule?: number[];
 }
 
 export interface RecordedRequest {
@@ -79,6 +85,12 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
   const usageFor = (body: any) => {
     const msgs: any[] = body.messages ?? [];
     const all = msgs.map((m) => textOf(m.content)).join('\n');
+    const schedule = opts.usageSchedule ?? [];
+    if (schedule.length) {
+      const k = msgs.filter(hasToolResult).length;
+      const input = COMPACTED_RE.test(all) ? SMALL : schedule[Math.min(k, schedule.length - 1)]!;
+      return { input_tokens: input, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    }
     const once = /INFLATE_ONCE/.test(all) && !msgs.some(hasToolResult);
     const isBig = once || (/INFLATE(?!_ONCE)|OVERFLOW/.test(all) && !COMPACTED_RE.test(all));
     return { input_tokens: isBig ? big : SMALL, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
@@ -147,6 +159,19 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
         name: 'Bash',
         input: { command: 'git add -A && git commit -qm "step 1: hello.txt" && git log --oneline -1', description: 'Commit step 1' },
       });
+    }
+    const mb = /MULTI_BASH(?:\s+(\d+))?(?:\s+COMMIT_AT\s+(\d+))?/.exec(prompt);
+    if (mb) {
+      const n = Number(mb[1] ?? 4);
+      const commitAt = Number(mb[2] ?? 0);
+      for (let i = 1; i <= n; i++)
+        steps.push({
+          name: 'Bash',
+          input:
+            i === commitAt
+              ? { command: 'echo phase-1 >> work.txt && git add -A && git commit -m "phase 1 done"', description: 'Commit phase 1' }
+              : { command: `echo bash-step-${i}`, description: `step ${i}` },
+        });
     }
     if (results < steps.length) {
       const s = steps[results]!;

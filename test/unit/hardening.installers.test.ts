@@ -1,6 +1,6 @@
 /**
  * The installers under hostile configuration files (issue 22, items 3 and 11): `rawr hooks claude|codex
- * install --write [--trust]` edits `.claude/settings.json`, `$CODEX_HOME/hooks.json` and `config.toml`
+ * install --write [--trust]` edits `.claude/settings.local.json`, `$CODEX_HOME/hooks.json` and `config.toml`
  * through real parsers (jsonEdit.ts, codex/trust.ts), keeps every value it does not change as written,
  * refuses read-only files, and never writes TOML that does not parse or does not mean what was intended.
  */
@@ -32,8 +32,8 @@ describe('hardening: the installers keep what they do not change', function () {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('settings.json: a number above 2^53, the layout and every other value keep their text', () => {
-    const file = path.join(dir, '.claude/settings.json');
+  it('settings.local.json: a number above 2^53, the layout and every other value keep their text', () => {
+    const file = path.join(dir, '.claude/settings.local.json');
     fs.mkdirSync(path.dirname(file));
     const text = `{\n    "model": "opus",\n    "cleanupPeriodDays": ${BIG},\n    "ratio": 1.50,\n    "env": {"A": "1e400"},\n    "hooks": {\n        "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "audit", "timeout": ${BIG} } ] } ]\n    }\n}\n`;
     fs.writeFileSync(file, text);
@@ -50,6 +50,18 @@ describe('hardening: the installers keep what they do not change', function () {
     // A second run changes nothing.
     assert.equal(rawr(['hooks', 'claude', 'install', '--write'], { cwd: dir }).code, 0);
     assert.equal(fs.readFileSync(file, 'utf8'), out);
+  });
+
+  it('editJson: removing the last element of an inner array of a one-line file still gives valid JSON (whole-array fallback)', () => {
+    // jsonc-parser's element removal left a stray comma here (found by `install --move` on a one-line settings.json).
+    const before = {
+      keep: 'kept',
+      hooks: { A: [{ hooks: [{ command: 'other' }, { command: 'rawr x' }] }], B: [{ hooks: [{ command: 'rawr y' }] }] },
+    };
+    const after = { keep: 'kept', hooks: { A: [{ hooks: [{ command: 'other' }] }] } };
+    const r = editJson(JSON.stringify(before), before, after);
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    assert.deepEqual(JSON.parse(r.text), after);
   });
 
   it('editJson changes only what differs: keys, elements aligned on what is equal, duplicates removed', () => {
@@ -101,13 +113,13 @@ describe('hardening: the installers keep what they do not change', function () {
     }
   });
 
-  it('read-only settings.json, hooks.json and config.toml are refused with the reason (exit 1, nothing replaced)', () => {
-    const settings = path.join(dir, '.claude/settings.json');
+  it('read-only settings.local.json, hooks.json and config.toml are refused with the reason (exit 1, nothing replaced)', () => {
+    const settings = path.join(dir, '.claude/settings.local.json');
     fs.mkdirSync(path.dirname(settings));
     fs.writeFileSync(settings, '{"model": "opus"}\n', { mode: 0o444 });
     const c = rawr(['hooks', 'claude', 'install', '--write'], { cwd: dir });
     assert.equal(c.code, 1, c.stdout);
-    assert.match(c.stderr, /settings\.json is read-only \(mode 0444\); nothing written/);
+    assert.match(c.stderr, /settings\.local\.json is read-only \(mode 0444\); nothing written/);
     assert.equal(fs.readFileSync(settings, 'utf8'), '{"model": "opus"}\n');
     assert.equal(fs.statSync(settings).mode & 0o777, 0o444);
     assert.ok(!fs.existsSync(`${settings}.rawr-backup`), 'no backup either');

@@ -567,10 +567,10 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       );
     });
 
-    it('--write merges into an existing settings.json without losing hooks or keys, idempotently', () => {
+    it('--write merges into an existing settings.local.json without losing hooks or keys, idempotently', () => {
       const root = project();
       fs.mkdirSync(path.join(root, '.claude'));
-      const file = path.join(root, '.claude/settings.json');
+      const file = path.join(root, '.claude/settings.local.json');
       const existing = {
         model: 'opus',
         permissions: { allow: ['Bash(npm test:*)'], deny: [] },
@@ -619,9 +619,9 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       assert.equal(fs.readFileSync(file, 'utf8'), before, 'idempotent');
     });
 
-    it('--write creates .claude/settings.json, and refuses invalid JSON (exit 1, file untouched)', () => {
+    it('--write creates .claude/settings.local.json, and refuses invalid JSON (exit 1, file untouched)', () => {
       const root = project();
-      const file = path.join(root, '.claude/settings.json');
+      const file = path.join(root, '.claude/settings.local.json');
       assert.equal(rawr(['hooks', 'claude', 'install', '--write'], '', { cwd: root }).code, 0);
       assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(file, 'utf8')).hooks).sort(), ['PostCompact', 'PreCompact', 'SessionStart', 'UserPromptSubmit']);
       for (const bad of ['{"hooks": {', '{"model": "x",}', '[1, 2]', '{"hooks": []}', '{"hooks": {"PreCompact": {}}}']) {

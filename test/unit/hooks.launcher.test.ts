@@ -72,12 +72,12 @@ describe('agent-hook launcher (extension update safe)', function () {
     assert.ok(fs.existsSync(BUNDLED_CLI), 'npm run build writes dist/cli.js');
     const project = fs.mkdtempSync(path.join(tmp, 'bundled-'));
     fs.mkdirSync(path.join(project, '.claude'));
-    fs.writeFileSync(path.join(project, '.claude/settings.json'), '{\n  "n": 12345678901234567890\n}\n');
+    fs.writeFileSync(path.join(project, '.claude/settings.local.json'), '{\n  "n": 12345678901234567890\n}\n');
     const cli = (args: string[], env: Record<string, string> = {}) =>
       spawnSync(process.execPath, [BUNDLED_CLI, ...args], { encoding: 'utf8', cwd: project, env: { ...process.env, ...env } });
     const claude = cli(['hooks', 'claude', 'install', '--write']);
     assert.equal(claude.status, 0, claude.stderr);
-    assert.match(fs.readFileSync(path.join(project, '.claude/settings.json'), 'utf8'), /"n": 12345678901234567890,/);
+    assert.match(fs.readFileSync(path.join(project, '.claude/settings.local.json'), 'utf8'), /"n": 12345678901234567890,/);
     const home = path.join(project, 'codex');
     fs.mkdirSync(home);
     fs.writeFileSync(path.join(home, 'config.toml'), 'model = "o4"\n');

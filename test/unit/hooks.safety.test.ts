@@ -254,7 +254,7 @@ describe('hooks claude install --write (issue 11 item 7)', function () {
   it('keeps the file mode, writes atomically and keeps a backup of the previous version', () => {
     const root = tmpDir();
     fs.mkdirSync(path.join(root, '.claude'));
-    const file = path.join(root, '.claude/settings.json');
+    const file = path.join(root, '.claude/settings.local.json');
     const before = JSON.stringify({ model: 'opus', env: { SECRET_TOKEN: 'x' } }, null, 2);
     fs.writeFileSync(file, before, { mode: 0o600 });
     fs.chmodSync(file, 0o600);
@@ -263,8 +263,8 @@ describe('hooks claude install --write (issue 11 item 7)', function () {
     assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'mode kept');
     assert.equal(fs.readFileSync(`${file}.rawr-backup`, 'utf8'), before, 'backup of the previous version');
     assert.equal(fs.statSync(`${file}.rawr-backup`).mode & 0o777, 0o600, 'the backup is as private as the file');
-    assert.match(r.stdout, /previous version kept in .*settings\.json\.rawr-backup/);
-    assert.deepEqual(fs.readdirSync(path.join(root, '.claude')).sort(), ['settings.json', 'settings.json.rawr-backup'], 'no temp files left');
+    assert.match(r.stdout, /previous version kept in .*settings\.local\.json\.rawr-backup/);
+    assert.deepEqual(fs.readdirSync(path.join(root, '.claude')).sort(), ['settings.local.json', 'settings.local.json.rawr-backup'], 'no temp files left');
     assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).env.SECRET_TOKEN, 'x');
   });
 
@@ -274,7 +274,7 @@ describe('hooks claude install --write (issue 11 item 7)', function () {
     const target = path.join(elsewhere, 'claude-settings.json');
     fs.writeFileSync(target, '{"model":"opus"}\n');
     fs.mkdirSync(path.join(root, '.claude'));
-    const link = path.join(root, '.claude/settings.json');
+    const link = path.join(root, '.claude/settings.local.json');
     fs.symlinkSync(target, link);
     const refused = install(root);
     assert.equal(refused.code, 1);
@@ -298,7 +298,7 @@ describe('hooks claude install --write (issue 11 item 7)', function () {
     assert.deepEqual(fs.readdirSync(elsewhere), []);
     const root2 = tmpDir();
     fs.mkdirSync(path.join(root2, '.claude'));
-    if (spawnSync('mkfifo', [path.join(root2, '.claude/settings.json')]).status !== 0) {
+    if (spawnSync('mkfifo', [path.join(root2, '.claude/settings.local.json')]).status !== 0) {
       if (process.env.CI) assert.fail('mkfifo is not available');
       this.skip();
     }

@@ -10,8 +10,8 @@
  * that is not JSON, too long, or a record the importer rejects (a wrong-typed field) alike.
  * Pure: no I/O, no vscode (docs/ARCHITECTURE.md, "Replay").
  */
-import { Replayer, type ReplayDecision, type ReplayOptions } from '../replay/driver';
-import { claudeImporter } from '../replay/import/claude';
+import { Replayer, type ReplayDecision, type ReplayOptions, type SavedReplayer } from '../replay/driver';
+import { claudeImporter, type SavedClaudeImporter } from '../replay/import/claude';
 import { codexImporter } from '../replay/import/codex';
 import { detectFormat } from '../replay/import/detect';
 import type { RecordImporter, RecordingFormat, RecordingItem } from '../replay/recording';
@@ -57,6 +57,30 @@ export interface FollowState {
   problemCount: number;
 }
 
+/**
+ * A follower of a Claude Code transcript as plain JSON (SessionFollower.save), for a reader that is a
+ * new process each time (the Claude Code hooks, src/core/hooks/claude/steerState.ts).
+ */
+export interface SavedFollower {
+  importer: SavedClaudeImporter | null;
+  replayer: SavedReplayer | null;
+  partial: string;
+  skipping: boolean;
+  lineNo: number;
+  fed: number;
+  window: WindowChoice;
+  evidence: RecordingItem[];
+  problems: { count: number; first: Array<{ line: number; message: string }> };
+  decisions: FollowDecision[];
+  lastEvaluatedLine: number;
+  lastDecision: ReplayDecision | null;
+  modelCalls: number;
+  lastUsage: number | null;
+  lastItemLine: number;
+}
+
+type FollowerOptions = Omit<ReplayOptions, 'live' | 'needJudgments' | 'judgments'> & { format?: RecordingFormat };
+
 export class SessionFollower {
   private importer: RecordImporter | null = null;
   private replayer: Replayer | null = null;
@@ -70,10 +94,81 @@ export class SessionFollower {
   private readonly decisions: FollowDecision[] = [];
   private seenDecisions = 0;
   private lastEvaluatedLine = -1;
+  /** The newest evaluation point's decision, whatever it said (the hooks answer with it). */
+  private lastDecision: ReplayDecision | null = null;
+  /** Model responses read (usage items): a PreCompact with none since the previous one follows a failed request. */
+  private modelCalls = 0;
+  /** The newest recorded context, in tokens (null before the first model response). */
+  private lastUsage: number | null = null;
 
-  constructor(private readonly opts: Omit<ReplayOptions, 'live' | 'needJudgments' | 'judgments'> & { format?: RecordingFormat }) {
+  constructor(private readonly opts: FollowerOptions) {
     this.window = chooseWindow({ format: opts.format ?? 'claude' }, opts.window);
   }
+
+  /**
+   * Everything this follower holds, as plain JSON: a follower restored from it and given the rest of the
+   * file decides exactly as one given the whole file (a property test checks it). Claude Code only.
+   */
+  save(): SavedFollower {
+    const imp = this.importer;
+    if (imp && imp.format !== 'claude') throw new Error(`a ${imp.format} follower cannot be saved`);
+    return {
+      importer: imp?.save ? (imp.save() as SavedClaudeImporter) : null,
+      replayer: this.replayer ? this.replayer.save() : null,
+      partial: this.partial,
+      skipping: this.skipping,
+      lineNo: this.lineNo,
+      fed: this.fed,
+      window: this.window,
+      evidence: structuredClone(this.evidence),
+      problems: { count: this.problems.count, first: this.problems.first.slice() },
+      decisions: structuredClone(this.decisions),
+      lastEvaluatedLine: this.lastEvaluatedLine,
+      lastDecision: this.lastDecision,
+      modelCalls: this.modelCalls,
+      lastUsage: this.lastUsage,
+      lastItemLine: this.lastItemLine,
+    };
+  }
+
+  static restore(saved: SavedFollower, opts: FollowerOptions): SessionFollower {
+    const f = new SessionFollower({ ...opts, format: 'claude' });
+    if (saved.importer) f.importer = claudeImporter(saved.importer);
+    if (saved.replayer) f.replayer = Replayer.restore(saved.replayer, { ...opts, live: true });
+    f.partial = saved.partial;
+    f.skipping = saved.skipping;
+    f.lineNo = saved.lineNo;
+    f.fed = saved.fed;
+    f.window = saved.window;
+    f.evidence = saved.evidence;
+    f.problems.count = saved.problems.count;
+    f.problems.first.push(...saved.problems.first);
+    f.decisions.push(...saved.decisions);
+    f.lastEvaluatedLine = saved.lastEvaluatedLine;
+    f.lastDecision = saved.lastDecision;
+    f.modelCalls = saved.modelCalls;
+    f.lastUsage = saved.lastUsage;
+    f.lastItemLine = saved.lastItemLine;
+    return f;
+  }
+
+  /**
+   * The decision at the point the transcript is at now, as `rawr replay` makes it there: the tool-loop
+   * point after the newest batch of tool results (due, evaluated on a copy), else the newest evaluation
+   * point's decision when nothing was read after it (a prompt: the previous turn's completion), else null.
+   */
+  decisionNow(): ReplayDecision | null {
+    const peek = this.replayer?.peekToolLoop() ?? null;
+    if (peek) return peek;
+    return this.lastDecision && this.lastDecision.line >= this.lastItemLine ? this.lastDecision : null;
+  }
+
+  /** Model responses read so far, and the newest recorded context (the hooks' reactive-compaction test). */
+  get calls(): { modelCalls: number; lastUsage: number | null } {
+    return { modelCalls: this.modelCalls, lastUsage: this.lastUsage };
+  }
+
+  private lastItemLine = 0;
 
   /** Text appended to the file since the last call (may end in the middle of a line). */
   append(chunk: string): void {
@@ -151,6 +246,11 @@ export class SessionFollower {
     for (let i = this.fed; i < items.length; i++) {
       const it = items[i]!;
       if (it.type === 'native_compaction' && it.trigger === 'auto' && this.evidence.length < 4) this.evidence.push(it);
+      if (it.type === 'usage') {
+        this.modelCalls++;
+        this.lastUsage = it.contextTokens;
+      }
+      this.lastItemLine = it.line;
     }
     const meta = imp.meta();
     const choice = chooseWindow({ format: imp.format, ...meta, items: this.evidence }, this.opts.window);
@@ -166,6 +266,7 @@ export class SessionFollower {
     for (; this.seenDecisions < ds.length; this.seenDecisions++) {
       const d = ds[this.seenDecisions]!;
       this.lastEvaluatedLine = d.line;
+      this.lastDecision = d;
       if (d.action === 'none' && (d.tier === null || d.code === 'above_threshold' || d.code === 'no_boundary')) continue;
       this.decisions.push({
         line: d.line,

@@ -105,6 +105,32 @@ export interface ReplaySummary {
   analysisProblems: Array<{ line: number; message: string }>;
 }
 
+/**
+ * A Replayer as plain JSON (Replayer.save): the engine state without its settings and prompts (given
+ * again on restore), the context model and the evaluation point that is due. The summary's lists are
+ * kept to their newest SAVED_LIST entries: they report, they do not decide.
+ */
+export interface SavedReplayer {
+  state: Omit<EngineState, 'settings' | 'prompts'>;
+  summary: ReplaySummary;
+  window: number;
+  recorded: number;
+  sinceUsage: number;
+  offset: number;
+  baseOffset: number;
+  nativePending: { before: number } | null;
+  overflowing: boolean;
+  baseOverflowing: boolean;
+  shellCalls: Array<[string, string]>;
+  analysisProblemCount: number;
+  line: number;
+  at: number;
+  turnOpen: boolean;
+  firstUsage: number | undefined;
+  toolLoopDue: { line: number; at: number } | null;
+}
+const SAVED_LIST = 50;
+
 /** Analysis problems listed in the summary at most (the count is in `problems`). */
 export const MAX_ANALYSIS_PROBLEMS = 100;
 
@@ -199,6 +225,77 @@ export class Replayer {
     };
   }
 
+  /** Everything this replay holds, as plain JSON (SavedReplayer); `Replayer.restore` goes on from it. */
+  save(): SavedReplayer {
+    const { settings: _s, prompts: _p, ...state } = this.state;
+    const s = this.summary;
+    const tail = <T>(xs: T[]) => xs.slice(-SAVED_LIST);
+    return structuredClone({
+      state,
+      summary: {
+        ...s,
+        compactions: tail(s.compactions),
+        nativeCompactions: tail(s.nativeCompactions),
+        overflowLines: tail(s.overflowLines),
+        baseline: { ...s.baseline, compactions: tail(s.baseline.compactions) },
+        analysisProblems: tail(s.analysisProblems),
+      },
+      window: this.window,
+      recorded: this.recorded,
+      sinceUsage: this.sinceUsage,
+      offset: this.offset,
+      baseOffset: this.baseOffset,
+      nativePending: this.nativePending,
+      overflowing: this.overflowing,
+      baseOverflowing: this.baseOverflowing,
+      shellCalls: [...this.shellCalls],
+      analysisProblemCount: this.analysisProblemCount,
+      line: this.line,
+      at: this.at,
+      turnOpen: this.turnOpen,
+      firstUsage: this.firstUsage,
+      toolLoopDue: this.toolLoopDue,
+    });
+  }
+
+  /** A replay saved by `save`, with this run's settings, prompts and callbacks. */
+  static restore(saved: SavedReplayer, opts: ReplayOptions): Replayer {
+    const s = saved.summary;
+    const r = new Replayer(s.format, { window: saved.window, source: s.windowSource, why: s.windowWhy }, opts);
+    r.state = { ...saved.state, settings: opts.settings, prompts: opts.prompts };
+    Object.assign(r.summary, s);
+    r.window = saved.window;
+    r.recorded = saved.recorded;
+    r.sinceUsage = saved.sinceUsage;
+    r.offset = saved.offset;
+    r.baseOffset = saved.baseOffset;
+    r.nativePending = saved.nativePending;
+    r.overflowing = saved.overflowing;
+    r.baseOverflowing = saved.baseOverflowing;
+    for (const [id, command] of saved.shellCalls) r.shellCalls.set(id, command);
+    r.analysisProblemCount = saved.analysisProblemCount;
+    r.line = saved.line;
+    r.at = saved.at;
+    r.turnOpen = saved.turnOpen;
+    r.firstUsage = saved.firstUsage;
+    r.toolLoopDue = saved.toolLoopDue;
+    return r;
+  }
+
+  /**
+   * The evaluation point the recording is at now, if one is due: after a batch of tool results, before
+   * the next model call (which is when Claude Code asks its PreCompact hook). Evaluated on a copy, so
+   * this replay is unchanged and evaluates the same point when the next record arrives, as a replay of
+   * the whole file does; null when no tool-loop point is due.
+   */
+  peekToolLoop(): ReplayDecision | null {
+    if (!this.toolLoopDue) return null;
+    let made: ReplayDecision | null = null;
+    const copy = Replayer.restore(this.save(), { ...this.opts, onDecision: (d) => (made = d) });
+    copy.push({ type: 'assistant_text', line: this.line, at: this.at, text: '' });
+    return made;
+  }
+
   /** Live follow: the window can become known later (Codex states it with its first token count). */
   setWindow(choice: WindowChoice): void {
     if (choice.window === this.window && choice.why === this.summary.windowWhy) return;
@@ -253,8 +350,12 @@ export class Replayer {
           break;
         case 'compact': {
           const before = this.modelled();
-          const post = this.opts.live ? before : this.postTokens();
-          this.offset += before - post;
+          const post = this.postTokens();
+          // Live, the agent's context is what its transcript says (its own compaction, if any, shows
+          // there); the engine is still told a compaction frees what one does, or its loop prevention
+          // would take every compaction it decides on a live session for one that freed nothing and
+          // stop deciding (the Claude Code hook allows exactly those: src/core/hooks/claude/steer.ts).
+          if (!this.opts.live) this.offset += before - post;
           this.feed({ type: 'compaction_done', at, seqId: fx.seqId, tokensBefore: before, tokensAfter: post });
           break;
         }

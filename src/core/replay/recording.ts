@@ -64,4 +64,10 @@ export interface RecordImporter {
   meta(): { window?: number; models?: Array<{ name: string; calls: number }> };
   /** The recording of a whole file of `lines` lines (may complete what only the end can settle). */
   finish(lines: number): Recording;
+  /**
+   * Everything the importer holds, as plain JSON, so the next process goes on where this one stopped
+   * (the Claude Code hooks read only a transcript's new tail: src/core/hooks/claude/steerState.ts).
+   * Absent for importers that are never resumed.
+   */
+  save?(): unknown;
 }

@@ -4,10 +4,13 @@
  * launcher (launcher.ts), which runs the CLI bundled in the extension.
  *
  * Only in a trusted workspace: hooks run a command on every prompt of the agent, so Restricted Mode
- * installs nothing and says why. Claude Code's hooks go into the workspace folder's
- * `.claude/settings.json`; Codex reads hooks only from `$CODEX_HOME/hooks.json` (all its sessions),
- * so that command asks first, and offers to trust the hooks (Codex skips untrusted hooks silently).
- * Arguments for scripted use (tests): `{ folder?: string, trust?: boolean }` skips the questions.
+ * installs nothing and says why. Claude Code's hooks go into the workspace folder's personal
+ * `.claude/settings.local.json`, steering Claude Code's compaction (src/core/hooks/claude/steer.ts);
+ * hooks an earlier rawr wrote into the shared `.claude/settings.json` are offered a move. Codex reads
+ * hooks only from `$CODEX_HOME/hooks.json` (all its sessions), so that command asks first, and offers
+ * to trust the hooks (Codex skips untrusted hooks silently).
+ * Arguments for scripted use (tests): `{ folder?: string, trust?: boolean, move?: boolean, steer?: boolean }`
+ * skip the questions.
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -24,6 +27,8 @@ export const RESTRICTED_MESSAGE =
 interface Args {
   folder?: string;
   trust?: boolean;
+  move?: boolean;
+  steer?: boolean;
 }
 const argsOf = (a: unknown): Args => (typeof a === 'object' && a !== null ? (a as Args) : {});
 
@@ -75,10 +80,28 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
           ? vscode.workspace.workspaceFolders[0]!.uri.fsPath
           : (await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Install Claude Code hooks for which folder?' }))?.uri.fsPath);
       if (!folder) {
-        void vscode.window.showWarningMessage('Rawr: open a folder first; Claude Code hooks are installed per project (.claude/settings.json).');
+        void vscode.window.showWarningMessage('Rawr: open a folder first; Claude Code hooks are installed per project (.claude/settings.local.json).');
         return { ok: false, lines: ['no folder'] };
       }
-      const r = await installClaude({ projectDir: folder, commandPrefix: shellQuote(launcherPath()), write: true, followSymlinks: false });
+      const base = {
+        projectDir: folder,
+        commandPrefix: shellQuote(launcherPath()),
+        followSymlinks: false,
+        steer: a.steer ?? true,
+        home: os.homedir(),
+      };
+      let move = a.move;
+      if (move === undefined && (await installClaude({ ...base, write: false })).legacy) {
+        const pick = await vscode.window.showWarningMessage(
+          "An earlier rawr put its Claude Code hooks into this folder's shared .claude/settings.json, which teams commit: a collaborator's Claude Code would run this machine's paths. Move them into the personal .claude/settings.local.json?",
+          { modal: true },
+          'Move',
+          'Leave them',
+        );
+        if (!pick) return { ok: false, lines: ['cancelled'] };
+        move = pick === 'Move';
+      }
+      const r = await installClaude({ ...base, write: true, ...(move !== undefined ? { move } : {}) });
       return report(r, 'Claude Code hooks');
     }),
   );

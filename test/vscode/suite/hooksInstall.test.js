@@ -1,5 +1,5 @@
 // "Rawr: Install Claude Code hooks" in the real VS Code: the command writes the workspace's
-// .claude/settings.json with hook commands that run the extension's stable launcher
+// .claude/settings.local.json (personal; steering on: autoCompactWindow) with hook commands that run the extension's stable launcher
 // (<globalStorage>/bin/rawr-hooks -> this extension's bundled dist/cli.js), and those commands work
 // when run through a shell the way Claude Code runs them: PreCompact, PostCompact, then the injection.
 'use strict';
@@ -19,7 +19,9 @@ describe('agent hooks: install from VS Code (no clone needed)', function () {
     const folder = vscode.workspace.workspaceFolders[0].uri.fsPath;
     const r = /** @type {{ ok: boolean, lines: string[] }} */ (await vscode.commands.executeCommand('rawr.installClaudeHooks', { folder }));
     assert.ok(r && r.ok, `install failed: ${JSON.stringify(r)}`);
-    const settings = JSON.parse(fs.readFileSync(path.join(folder, '.claude', 'settings.json'), 'utf8'));
+    const settings = JSON.parse(fs.readFileSync(path.join(folder, '.claude', 'settings.local.json'), 'utf8'));
+    assert.strictEqual(typeof settings.autoCompactWindow, 'number', 'steering: Claude Code asks rawr from its early line');
+    assert.strictEqual(fs.existsSync(path.join(folder, '.claude', 'settings.json')), false, 'nothing in the shared settings');
     const command = (event) => settings.hooks[event][0].hooks[0].command;
     for (const event of ['PreCompact', 'PostCompact', 'SessionStart', 'UserPromptSubmit']) {
       assert.match(command(event), new RegExp(`/bin/rawr-hooks hooks claude ${event}$`), command(event));

@@ -170,6 +170,46 @@ export function mergeHooks(existing: unknown, config: HooksConfig, agent: AgentI
   return { ok: true, settings, added, updated, unchanged };
 }
 
+/** The events that have one of rawr's own entries for `agent` in parsed settings (none for a shape the agent would not accept). */
+export function rawrEventsIn(settings: unknown, agent: AgentId): HookEvent[] {
+  if (!isObject(settings) || !isObject(settings.hooks)) return [];
+  const found = new Set<HookEvent>();
+  for (const groups of Object.values(settings.hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups) {
+      if (!isObject(g) || !Array.isArray(g.hooks)) continue;
+      for (const h of g.hooks) {
+        const e = isObject(h) ? rawrEventOf(h.command, agent) : undefined;
+        if (e) found.add(e);
+      }
+    }
+  }
+  return [...found];
+}
+
+/**
+ * The settings without rawr's own entries for `agent` (not mutated): a group left empty is dropped, an
+ * event left without groups too, and `hooks` when nothing is left in it. Every other entry is kept.
+ */
+export function removeRawrHooks(existing: Record<string, unknown>, agent: AgentId): Record<string, unknown> {
+  const settings = structuredClone(existing);
+  if (!isObject(settings.hooks)) return settings;
+  const hooks = settings.hooks;
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    const kept = groups.flatMap((g: unknown) => {
+      if (!isObject(g) || !Array.isArray(g.hooks)) return [g];
+      const left = g.hooks.filter((h: unknown) => !(isObject(h) && rawrEventOf(h.command, agent) !== undefined));
+      if (left.length === g.hooks.length) return [g];
+      return left.length ? [{ ...g, hooks: left }] : [];
+    });
+    if (kept.length) hooks[event] = kept;
+    else delete hooks[event];
+  }
+  if (Object.keys(hooks).length === 0) delete settings.hooks;
+  return settings;
+}
+
 /** Claude Code: PreCompact / PostCompact for every trigger, SessionStart only after a compaction. */
 export const CLAUDE_HOOKS: readonly HookSpec[] = [
   { event: 'PreCompact', matcher: '', timeout: 30 },

@@ -3,12 +3,24 @@
  * "Rawr: Install … hooks" commands: merge rawr's hook entries into the agent's file (configFile.ts
  * rules: symlinks explicit, mode kept, read-only refused, atomic, backup; the JSON edited in place by
  * jsonEdit.ts, so untouched values keep their text), and for Codex the trust entries (codex/trust.ts).
+ *
+ * Claude Code: into the project's personal `.claude/settings.local.json` (hook commands name this
+ * machine's paths; the shared `.claude/settings.json` is what teams commit), with `autoCompactWindow`
+ * when rawr steers (claude/steerConfig.ts) and `.rawr/claude/steer.json` saying whether it does. Hooks an
+ * earlier rawr wrote into the shared file keep working; `move` moves them.
  */
 import * as path from 'node:path';
 import { readConfigFile, writeConfigFile, type ConfigFile } from './configFile';
 import { editJson } from './jsonEdit';
-import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, type HooksConfig } from './hooksConfig';
+import { safeReadTextIfExistsSync } from '../../io/safeRead';
+import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, rawrEventsIn, removeRawrHooks, type HooksConfig } from './hooksConfig';
+import { agentStateDir } from './store';
 import { applyTrust, rawrTrustEntries } from '../codex/trust';
+import { autoCompactWindowFor, readSteerConfig, writeSteerConfig } from '../claude/steerConfig';
+import { modelWindow } from '../../replay/windows';
+import type { Settings } from '../../settings/schema';
+import { loadPromptSet } from '../../prompts/promptSet';
+import { dirReader, shippedPromptsDir } from '../../prompts/fs';
 
 export interface InstallResult {
   ok: boolean;
@@ -36,12 +48,15 @@ const summary = (m: { added: string[]; updated: string[]; unchanged: string[] })
     .filter(Boolean)
     .join('; ');
 
-async function mergeInto(
+type Edit = (existing: Record<string, unknown>) => { ok: true; settings: Record<string, unknown>; summary: string } | { ok: false; reason: string };
+
+/** Reads a JSON settings file (configFile.ts rules), applies `edit`, and writes it back if it changed. */
+async function editJsonFile(
   file: string,
-  config: HooksConfig,
-  agent: 'claude' | 'codex',
+  edit: Edit,
   followSymlinks: boolean,
   within: string | undefined,
+  byHand: () => unknown,
 ): Promise<{ ok: true; line: string; merged: Record<string, unknown>; target: string } | { ok: false; line: string }> {
   const read = await readConfigFile(file, { followSymlinks, ...(within !== undefined ? { within } : {}) });
   if (!read.ok) return { ok: false, line: `${read.reason}` };
@@ -52,15 +67,17 @@ async function mergeInto(
     } catch (err) {
       return {
         ok: false,
-        line: `${read.file.target} is not valid JSON (${(err as Error).message}); fix it or merge this by hand:\n${JSON.stringify(config, null, 2)}`,
+        line: `${read.file.target} is not valid JSON (${(err as Error).message}); fix it or merge this by hand:\n${JSON.stringify(byHand(), null, 2)}`,
       };
     }
   }
-  const merged = mergeHooks(existing, config, agent);
-  if (!merged.ok) return { ok: false, line: `${read.file.target}: ${merged.reason}; nothing written` };
+  if (!isObject(existing)) return { ok: false, line: `${read.file.target}: the file is not a JSON object; nothing written` };
+  const changed = edit(existing);
+  if (!changed.ok) return { ok: false, line: `${read.file.target}: ${changed.reason}; nothing written` };
   // The file's own text, edited where the merge changed something (numbers and layout kept as written).
-  const edited = editJson(read.file.text ?? '', existing, merged.settings);
-  if (!edited.ok) return { ok: false, line: `${read.file.target}: ${edited.reason}; nothing written. Merge this by hand:\n${JSON.stringify(config, null, 2)}` };
+  const edited = editJson(read.file.text ?? '', existing, changed.settings);
+  if (!edited.ok)
+    return { ok: false, line: `${read.file.target}: ${edited.reason}; nothing written. Merge this by hand:\n${JSON.stringify(byHand(), null, 2)}` };
   let backup: string | undefined;
   if (edited.text !== read.file.text) {
     const w = tryWrite(read.file, edited.text);
@@ -70,17 +87,157 @@ async function mergeInto(
   const via = read.file.followedFrom ? ` (through the symlink ${read.file.followedFrom})` : '';
   return {
     ok: true,
-    merged: merged.settings,
+    merged: changed.settings,
     target: read.file.target,
-    line: `${read.file.target}${via}: ${summary(merged)}${backup ? `; previous version kept in ${backup}` : ''}`,
+    line: `${read.file.target}${via}: ${changed.summary}${backup ? `; previous version kept in ${backup}` : ''}`,
   };
 }
 
-export async function installClaude(o: { projectDir: string; commandPrefix: string; write: boolean; followSymlinks: boolean }): Promise<InstallResult> {
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function mergeInto(file: string, config: HooksConfig, agent: 'claude' | 'codex', followSymlinks: boolean, within: string | undefined) {
+  return editJsonFile(
+    file,
+    (existing) => {
+      const merged = mergeHooks(existing, config, agent);
+      return merged.ok ? { ok: true, settings: merged.settings, summary: summary(merged) } : merged;
+    },
+    followSymlinks,
+    within,
+    () => config,
+  );
+}
+
+/** Claude Code's settings files in a project: the shared one teams commit, and the personal one. */
+export const CLAUDE_SHARED_SETTINGS = path.join('.claude', 'settings.json');
+export const CLAUDE_LOCAL_SETTINGS = path.join('.claude', 'settings.local.json');
+/** Claude Code's default models (Opus 4.6+, Sonnet 4.6, the 5.x models) have a 1M window. */
+export const CLAUDE_DEFAULT_WINDOW = 1_000_000;
+
+export interface ClaudeInstallOptions {
+  projectDir: string;
+  commandPrefix: string;
+  write: boolean;
+  followSymlinks: boolean;
+  /** Steer Claude Code's compaction (default true): its auto-compact threshold at rawr's early line, PreCompact answering. */
+  steer?: boolean;
+  /** Move rawr's hooks that an earlier rawr wrote into the shared `.claude/settings.json` to the personal file. */
+  move?: boolean;
+  /** The model's context window (default: the window of the model the settings name, else 1M). */
+  window?: number;
+  /** Settings (early line) the threshold is computed from; default: the project's prompt files, as the hook reads them. */
+  settings?: Pick<Settings, 'early_percent_remaining_lt'>;
+  /** The user's home (their `~/.claude/settings.json` may name the model). */
+  home?: string;
+}
+
+export interface ClaudeInstallResult extends InstallResult {
+  /** rawr's hooks are (still) in the shared `.claude/settings.json`, where an earlier rawr put them. */
+  legacy: boolean;
+}
+
+/** A settings file's JSON, read as every file rawr did not write (regular file, size cap: never a FIFO); undefined when absent or not JSON. */
+function readJsonQuietly(file: string): unknown {
+  try {
+    const text = safeReadTextIfExistsSync(file, { maxBytes: MAX_SETTINGS_BYTES });
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+
+/** The model the Claude Code settings name (personal, shared, user), if any. */
+function modelOf(files: Array<string | undefined>): string | undefined {
+  for (const f of files) {
+    if (f === undefined) continue;
+    try {
+      const o = readJsonQuietly(f);
+      if (isObject(o) && typeof o.model === 'string' && o.model.trim()) return o.model.trim();
+    } catch {
+      /* absent or not JSON: says nothing */
+    }
+  }
+  return undefined;
+}
+
+export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInstallResult> {
+  const steer = o.steer ?? true;
+  const settings = o.settings ?? loadPromptSet([dirReader(path.join(o.projectDir, '.rawr', 'prompts')), dirReader(shippedPromptsDir())]).settings;
+  const shared = path.join(o.projectDir, CLAUDE_SHARED_SETTINGS);
+  const local = path.join(o.projectDir, CLAUDE_LOCAL_SETTINGS);
+  const model = modelOf([local, shared, o.home ? path.join(o.home, '.claude', 'settings.json') : undefined]);
+  const window = o.window ?? (model ? modelWindow(model)?.window : undefined) ?? CLAUDE_DEFAULT_WINDOW;
+  const windowWhy = o.window ? `--window ${o.window}` : model ? `model ${model} in the Claude Code settings` : "Claude Code's default models: 1M";
+  const wanted = autoCompactWindowFor(window, settings);
+  const asks = `Claude Code asks rawr from about ${100 - settings.early_percent_remaining_lt}% of a ${window.toLocaleString('en-US')}-token window (${windowWhy})`;
   const config = hooksConfig('claude', o.commandPrefix, CLAUDE_HOOKS);
-  if (!o.write) return { ok: true, lines: [JSON.stringify(config, null, 2)], config };
-  const r = await mergeInto(path.join(o.projectDir, '.claude', 'settings.json'), config, 'claude', o.followSymlinks, o.projectDir);
-  return { ok: r.ok, lines: [`rawr: Claude Code hooks in ${r.line}`], config };
+  // Absent, not a regular file, or not JSON: nothing of rawr's there (a write to it is refused later if it matters).
+  const legacyEvents = rawrEventsIn(readJsonQuietly(shared), 'claude');
+  const legacy = legacyEvents.length > 0;
+  if (!o.write) {
+    // Only the JSON (it can be merged by hand as it is): what --write adds is in the usage text.
+    const shown: Record<string, unknown> = steer ? { autoCompactWindow: wanted, ...config } : { ...config };
+    return { ok: true, legacy, config, lines: [JSON.stringify(shown, null, 2)] };
+  }
+  agentStateDir(o.projectDir, 'claude', true);
+  const before = await readSteerConfig(o.projectDir);
+  const rawrWrote = before?.autoCompactWindow ?? null;
+  let kept = false;
+  const withHooks = !legacy || o.move === true;
+  const r = await editJsonFile(
+    local,
+    (existing) => {
+      const merged = withHooks
+        ? mergeHooks(existing, config, 'claude')
+        : { ok: true as const, settings: structuredClone(existing), added: [], updated: [], unchanged: [] };
+      if (!merged.ok) return merged;
+      const settings = merged.settings;
+      const parts = withHooks ? [summary(merged)] : [];
+      const current = settings.autoCompactWindow;
+      const ours = current === undefined || current === rawrWrote;
+      if (steer) {
+        if (ours) {
+          if (current !== wanted) parts.push(`autoCompactWindow ${wanted} (${asks})`);
+          settings.autoCompactWindow = wanted;
+        } else {
+          kept = true;
+          parts.push(`your autoCompactWindow ${JSON.stringify(current)} is kept (Claude Code asks rawr from there)`);
+        }
+      } else if (ours && current !== undefined) {
+        delete settings.autoCompactWindow;
+        parts.push("rawr's autoCompactWindow removed (Claude Code's own threshold again)");
+      }
+      return { ok: true, settings, summary: parts.filter(Boolean).join('; ') || 'unchanged' };
+    },
+    o.followSymlinks,
+    o.projectDir,
+    () => config,
+  );
+  if (!r.ok) return { ok: false, legacy, lines: [`rawr: Claude Code hooks in ${r.line}`], config };
+  const lines = [`rawr: Claude Code hooks in ${r.line}`];
+  writeSteerConfig(o.projectDir, { steer, window, autoCompactWindow: steer && !kept ? wanted : null, settingsFile: CLAUDE_LOCAL_SETTINGS });
+  lines.push(
+    steer
+      ? "rawr: steering Claude Code's automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr's emergency line). Turn it off: install --write --no-steer."
+      : "rawr: not steering: Claude Code compacts at its own threshold; rawr's hooks snapshot and hand off.",
+  );
+  if (legacy && o.move) {
+    const m = await editJsonFile(
+      shared,
+      (existing) => ({ ok: true, settings: removeRawrHooks(existing, 'claude'), summary: `rawr's hooks removed (${legacyEvents.join(', ')})` }),
+      o.followSymlinks,
+      o.projectDir,
+      () => ({}),
+    );
+    if (!m.ok) return { ok: false, legacy, lines: [...lines, `rawr: moving the hooks out of the shared settings: ${m.line}`], config };
+    lines.push(`rawr: moved out of ${m.line}`);
+  } else if (legacy) {
+    lines.push(
+      `rawr: rawr's hooks (${legacyEvents.join(', ')}) are in ${shared}, where an earlier rawr wrote them: teams commit that file, and a collaborator's Claude Code would run this machine's paths. They keep working there; install --write --move moves them into ${CLAUDE_LOCAL_SETTINGS}.`,
+    );
+  }
+  return { ok: true, legacy: legacy && !o.move, lines, config };
 }
 
 export const CODEX_TRUST_NOTE = 'Codex runs only hooks it trusts and skips the others without a word.';

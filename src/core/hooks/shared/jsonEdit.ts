@@ -36,6 +36,15 @@ const MAX_ALIGN = 500;
  */
 export function editJson(text: string, before: unknown, after: unknown): JsonEditResult {
   if (text.trim() === '') return { ok: true, text: `${JSON.stringify(after, null, 2)}\n` };
+  const fine = editWith(text, before, after, true);
+  // jsonc-parser's element removal can leave a stray comma (seen: the last element of an inner array of a
+  // one-line file); then each changed array is written whole — its other values are re-serialised, the
+  // rest of the file still keeps its text.
+  return fine.ok ? fine : editWith(text, before, after, false);
+}
+
+/** The edit, aligning arrays element by element (`align`) or replacing each changed array whole. */
+function editWith(text: string, before: unknown, after: unknown, align: boolean): JsonEditResult {
   const formattingOptions = formattingOf(text);
   let out = text;
   const set = (path: JSONPath, value: unknown, isArrayInsertion = false) => {
@@ -51,7 +60,7 @@ export function editJson(text: string, before: unknown, after: unknown): JsonEdi
       }
       return;
     }
-    if (Array.isArray(a) && Array.isArray(b) && a.length <= MAX_ALIGN && b.length <= MAX_ALIGN) return walkArray(path, a, b);
+    if (align && Array.isArray(a) && Array.isArray(b) && a.length <= MAX_ALIGN && b.length <= MAX_ALIGN) return walkArray(path, a, b);
     set(path, b); // a value changed, or its type did
   };
   // From the end to the start, so the indices of what is still to be edited stay valid.

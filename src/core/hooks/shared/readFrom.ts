@@ -29,11 +29,11 @@ export async function regularFileSize(file: string): Promise<number> {
   return st.size;
 }
 
-/** Up to `maxBytes` from byte `from` on; `shrank` when the file is now smaller than `from` (replaced). */
-export async function readTextFrom(file: string, from: number, maxBytes: number): Promise<{ text: string; size: number; shrank: boolean }> {
+/** Up to `maxBytes` from byte `from` on, as bytes; `shrank` when the file is now smaller than `from` (replaced). */
+export async function readTextFromBytes(file: string, from: number, maxBytes: number): Promise<{ bytes: Buffer; size: number; shrank: boolean }> {
   const { fh, st } = await openRegular(file);
   try {
-    if (st.size < from) return { text: '', size: st.size, shrank: true };
+    if (st.size < from) return { bytes: Buffer.alloc(0), size: st.size, shrank: true };
     const buf = Buffer.alloc(Math.min(maxBytes, st.size - from));
     let n = 0;
     while (n < buf.length) {
@@ -41,8 +41,14 @@ export async function readTextFrom(file: string, from: number, maxBytes: number)
       if (bytesRead === 0) break;
       n += bytesRead;
     }
-    return { text: buf.subarray(0, n).toString('utf8'), size: st.size, shrank: false };
+    return { bytes: buf.subarray(0, n), size: st.size, shrank: false };
   } finally {
     await fh.close();
   }
+}
+
+/** readTextFromBytes decoded as UTF-8. */
+export async function readTextFrom(file: string, from: number, maxBytes: number): Promise<{ text: string; size: number; shrank: boolean }> {
+  const r = await readTextFromBytes(file, from, maxBytes);
+  return { text: r.bytes.toString('utf8'), size: r.size, shrank: r.shrank };
 }

@@ -1,9 +1,13 @@
 /**
  * One agent hook run (Claude Code or Codex): stdin text in, what to print out. The exit code is always
  * 0: a problem (bad input, a corrupt snapshot, a full disk) is one line on stderr and nothing on stdout,
- * so the hook never blocks the person's prompt or the compaction (exit 2 would block; never used).
+ * so the hook never blocks the person's prompt (exit 2 would block; never used). Only a steered
+ * PreCompact refuses, on stdout, and any problem on the way allows the compaction.
  *
  * - PreCompact: writes `.rawr/<agent>/<session>/snapshot-<time>-<n>.json`, pending; prints nothing.
+ *   Claude Code, where rawr steers (claude/steer.ts): first the arbiter's answer — a refusal prints
+ *   `{"decision":"block","reason":…}` and takes no snapshot (no compaction follows); an allowed
+ *   compaction prints the summary instructions (Claude Code appends them to its summary prompt).
  * - PostCompact: confirms the session's latest snapshot (keeping Claude Code's `compact_summary`);
  *   prints nothing.
  * - SessionStart with source `compact`: confirms the latest snapshot, then injects it if this run wins
@@ -23,6 +27,8 @@ import { buildSnapshot, parseSnapshot } from './snapshot';
 import { injectionText } from './inject';
 import type { TranscriptFacts } from './facts';
 import { transcriptConfirms } from './confirm';
+import { readSteerConfig } from '../claude/steerConfig';
+import { steerPreCompact } from '../claude/steer';
 import {
   claimSnapshot,
   confirmSnapshot,
@@ -64,7 +70,7 @@ export interface HookRunResult {
   /** Lines for stderr (each a single line). */
   stderr: string[];
   /** What happened, for logs and tests. */
-  outcome: 'snapshot' | 'confirmed' | 'pending' | 'injected' | 'nothing' | 'bad_input' | 'error';
+  outcome: 'snapshot' | 'deferred' | 'confirmed' | 'pending' | 'injected' | 'nothing' | 'bad_input' | 'error';
   snapshotFile?: string;
 }
 
@@ -113,10 +119,60 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
   }
 }
 
+/** The prompt files of the project (`.rawr/prompts/`) over the shipped ones: the settings and texts the hooks use. */
+const promptReadersOf = (root: string, opts: HookRunOptions) =>
+  opts.promptReaders ?? [dirReader(path.join(root, WORKSPACE_PROMPTS_DIR)), dirReader(shippedPromptsDir())];
+
+/** Claude Code's PreCompact where rawr steers: the verdict (claude/steer.ts), or null to go on as without steering. */
+async function steer(
+  tag: string,
+  input: HookInput,
+  root: string,
+  dir: string,
+  now: Date,
+  opts: HookRunOptions,
+): Promise<{ refuse?: HookRunResult; instructions?: string; stderr: string[] }> {
+  const i = input as { trigger?: string | null };
+  const config = await readSteerConfig(root);
+  if (!input.transcript_path || !config?.steer) return { stderr: [] };
+  try {
+    const prompts = loadPromptSet(promptReadersOf(root, opts));
+    const run = await steerPreCompact({
+      dir,
+      transcript: path.resolve(root, input.transcript_path),
+      trigger: i.trigger,
+      config,
+      settings: prompts.settings,
+      prompts: prompts.prompts,
+      env: opts.env,
+      now,
+    });
+    const v = run.verdict;
+    if (!v.allow) {
+      const out = { decision: 'block', reason: `rawr: ${v.text}` };
+      return {
+        refuse: {
+          stdout: `${JSON.stringify(out)}
+`,
+          stderr: [],
+          outcome: 'deferred',
+        },
+        stderr: [],
+      };
+    }
+    return { stderr: [], ...(v.instructions ? { instructions: `rawr (${v.text}): ${v.instructions}` } : {}) };
+  } catch (err) {
+    // Never refuse on a problem: Claude Code then compacts as it would without rawr.
+    return { stderr: [`${tag}: steering skipped (${oneLine((err as Error).message)}); compaction allowed`] };
+  }
+}
+
 async function preCompact(agent: AgentSpec, tag: string, input: HookInput, root: string, now: Date, opts: HookRunOptions): Promise<HookRunResult> {
   const i = input as { trigger?: string | null; custom_instructions?: string | null };
   // The folder (and its .gitignore) first, so git status in the snapshot does not list rawr's own state.
   const dir = sessionDir(root, agent.id, input.session_id, true)!;
+  const steered = agent.id === 'claude' ? await steer(tag, input, root, dir, now, opts) : { stderr: [] };
+  if (steered.refuse) return steered.refuse;
   const { snapshot, warnings } = await buildSnapshot({
     agent: agent.id,
     readFacts: agent.readFacts,
@@ -129,7 +185,12 @@ async function preCompact(agent: AgentSpec, tag: string, input: HookInput, root:
     ...(opts.gitTimeoutMs !== undefined ? { gitTimeoutMs: opts.gitTimeoutMs } : {}),
   });
   const file = writeSnapshotFile(dir, now, snapshot);
-  return { stdout: '', stderr: warnings.map((w) => `${tag}: ${oneLine(w)}`), outcome: 'snapshot', snapshotFile: file };
+  return {
+    stdout: steered.instructions ? `${steered.instructions}\n` : '',
+    stderr: [...steered.stderr, ...warnings.map((w) => `${tag}: ${oneLine(w)}`)],
+    outcome: 'snapshot',
+    snapshotFile: file,
+  };
 }
 
 /**
@@ -189,8 +250,7 @@ async function maybeInject(
     }
     return nothing;
   }
-  const readers = opts.promptReaders ?? [dirReader(path.join(root, WORKSPACE_PROMPTS_DIR)), dirReader(shippedPromptsDir())];
-  const prompts = loadPromptSet(readers);
+  const prompts = loadPromptSet(promptReadersOf(root, opts));
   const injection = injectionText(prompts.prompts, parsed.snapshot, rel);
   // Claimed last: only the run that creates the claim prints, so the injection happens exactly once.
   if (!claimSnapshot(latest.file, event, now())) return nothing;

@@ -71,15 +71,22 @@ function realFolder(dir: string, create: boolean): boolean {
  * not exist. Throws when any of `.rawr`, `.rawr/<agent>`, the session folder is a symlink or not a folder.
  */
 export function sessionDir(root: string, agent: AgentId, sessionId: string, create: boolean): string | null {
+  const base = agentStateDir(root, agent, create);
+  if (base === null) return null;
+  const dir = path.join(base, sessionDirName(sessionId));
+  return realFolder(dir, create) ? dir : null;
+}
+
+/** `.rawr/<agent>/` (created with its `.gitignore` if `create`), or null when it does not exist; the same symlink rules. */
+export function agentStateDir(root: string, agent: AgentId, create: boolean): string | null {
   const top = path.join(root, '.rawr');
   const base = path.join(top, agent);
-  const dir = path.join(base, sessionDirName(sessionId));
   if (!realFolder(top, create) || !realFolder(base, create)) return null;
   if (create) {
     const ignore = path.join(base, '.gitignore');
     if (!fs.existsSync(ignore)) writeFileAtomic(ignore, `# rawr hook state (${agent} compaction snapshots): never committed\n*\n`);
   }
-  return realFolder(dir, create) ? dir : null;
+  return base;
 }
 
 const tempName = (file: string) => path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);

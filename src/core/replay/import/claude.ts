@@ -19,7 +19,7 @@ import {
   readJsonLines,
   timeOf,
 } from './schemas';
-import { ClaudePlanTracker, type PlanChange } from './claudePlan';
+import { ClaudePlanTracker, type PlanChange, type SavedPlanTracker } from './claudePlan';
 import { countModel, modelList } from './models';
 import { ID_MEMORY, trimOldest } from '../bounded';
 import type { z } from 'zod';
@@ -114,24 +114,60 @@ const OPEN_RESPONSES = 4;
 /** Items held back behind an open response at most; beyond it the open responses are closed. */
 const MAX_HELD_ITEMS = 10_000;
 
-/** The Claude Code record interpreter, fed record by record (see RecordImporter). */
-export function claudeImporter(): RecordImporter {
-  const items: RecordingItem[] = [];
-  const problems: Problem[] = [];
+/**
+ * What claudeImporter holds, as plain JSON (RecordImporter.save). An open response's merged text item
+ * is one of `items` (the same object, still growing): it is saved as its position, `hasItem`.
+ */
+export interface SavedClaudeImporter {
+  items: RecordingItem[];
+  problems: Problem[];
+  usageSeen: string[];
+  open: Array<{ id: string; pos: number; hasItem: boolean }>;
+  toolUseSeen: string[];
+  plan: SavedPlanTracker;
+  models: Array<[string, number]>;
+  at: number;
+  pushed: number;
+  taken: number;
+}
+
+/** Problems a saved importer keeps (only the newest: the hooks never report them, the count is not needed). */
+const SAVED_PROBLEMS = 20;
+
+/** The Claude Code record interpreter, fed record by record (see RecordImporter); `saved` resumes a saved one. */
+export function claudeImporter(saved?: SavedClaudeImporter): RecordImporter {
+  const items: RecordingItem[] = saved ? saved.items : [];
+  const problems: Problem[] = saved ? saved.problems : [];
   // One API response is split over several records sharing message.id: usage once per id, its text
   // blocks merged into one assistant_text item (the first block's line), tool_use deduped by id.
   // All three forget their oldest ids beyond a cap (bounded.ts): memory does not grow with the file.
-  const usageSeen = new Set<string>();
+  const usageSeen = new Set<string>(saved?.usageSeen);
   /** The most recent responses, by message id, with their merged text item (`pos`: its index among all items). */
   const open = new Map<string, { item?: { text: string }; pos: number }>();
-  const toolUseSeen = new Set<string>();
-  const plan = new ClaudePlanTracker();
+  const toolUseSeen = new Set<string>(saved?.toolUseSeen);
+  const plan = saved ? ClaudePlanTracker.restore(saved.plan) : new ClaudePlanTracker();
   /** Model calls per model name (one per message.id), for the context window (replay/windows.ts). */
-  const models = new Map<string, number>();
-  let at = 0;
+  const models = new Map<string, number>(saved?.models);
+  let at = saved?.at ?? 0;
   /** Items ever pushed, and ever taken: `items` holds the ones in between. */
-  let pushed = 0;
-  let taken = 0;
+  let pushed = saved?.pushed ?? 0;
+  let taken = saved?.taken ?? 0;
+  for (const o of saved?.open ?? []) {
+    const item = o.hasItem ? (items[o.pos - taken] as { text: string } | undefined) : undefined;
+    open.set(o.id, item ? { item, pos: o.pos } : { pos: o.pos });
+  }
+  const save = (): SavedClaudeImporter => ({
+    items: structuredClone(items),
+    problems: problems.slice(-SAVED_PROBLEMS),
+    usageSeen: [...usageSeen],
+    open: [...open].map(([id, r]) => ({ id, pos: r.pos, hasItem: r.item !== undefined && items[r.pos - taken] === r.item })),
+    toolUseSeen: [...toolUseSeen],
+    plan: plan.save(),
+    models: [...models],
+    at,
+    pushed,
+    taken,
+  });
   const emit = (item: RecordingItem): void => {
     items.push(item);
     pushed++;
@@ -262,5 +298,6 @@ export function claudeImporter(): RecordImporter {
     take,
     meta,
     finish: (lines: number): Recording => ({ format: 'claude', lines, items, problems, ...meta() }),
+    save,
   };
 }

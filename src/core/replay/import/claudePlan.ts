@@ -42,9 +42,15 @@ const TaskListResult = z.object({ tasks: z.array(z.object({ id: TaskId, subject:
 const TASK_LINE = /^\s*#(\d+)\.?\s+\[([a-z_ -]+)\]\s+(.+?)\s*$/i;
 const CREATED = /^Task #(\d+) created/;
 
-interface Pending {
+export interface Pending {
   name: (typeof TASK_TOOLS)[number];
   input: unknown;
+}
+
+/** A tracker as plain JSON (ClaudePlanTracker.save / restore). */
+export interface SavedPlanTracker {
+  tasks: Array<[string, PlanStep]>;
+  pending: Array<[string, Pending]>;
 }
 
 export class ClaudePlanTracker {
@@ -52,6 +58,17 @@ export class ClaudePlanTracker {
   private readonly tasks = new Map<string, PlanStep>();
   /** Task tool calls waiting for their result, by tool_use id. */
   private readonly pending = new Map<string, Pending>();
+
+  save(): SavedPlanTracker {
+    return { tasks: [...this.tasks], pending: [...this.pending] };
+  }
+
+  static restore(saved: SavedPlanTracker): ClaudePlanTracker {
+    const t = new ClaudePlanTracker();
+    for (const [id, step] of saved.tasks) t.tasks.set(id, step);
+    for (const [id, call] of saved.pending) t.pending.set(id, call);
+    return t;
+  }
 
   /** A tool call. TodoWrite: the new list now; Task tools: remembered until their result. */
   onToolUse(id: string, name: string, input: unknown): PlanChange {

@@ -1,0 +1,188 @@
+/**
+ * rawr steers Claude Code's compaction (docs/ARCHITECTURE.md#claude-code-and-codex-hooks): Claude Code
+ * asks its PreCompact hook before every model request once the context is past the threshold rawr set
+ * (steerConfig.ts), and the hook answers with the arbiter's decision at that point of the transcript —
+ * the same live follower (src/core/follow/sessionFollower.ts) and the same engine as the panel's live
+ * follow and `rawr replay`: refuse (`{"decision":"block","reason":…}`) until a boundary the tier
+ * accepts, allow at it. Whatever the arbiter says, the hook allows:
+ *   - a manual `/compact` (the person asked; Claude Code would show a refusal);
+ *   - a reactive compaction, one that follows a request the API refused as too long: no model response
+ *     since the previous PreCompact, or a context below the threshold Claude Code asks from (it asked
+ *     only because a request failed). Refusing it would end the person's turn ("Prompt is too long");
+ *   - at rawr's emergency line, and before Claude Code's own blocking level (~98% of the real window,
+ *     measured), so a refusal can never end a turn;
+ *   - when rawr does not steer this project (no steer.json, `--no-steer`) or its mode is not `auto`.
+ * Measured facts behind each rule: ../shared/claude-code-e2e/steer/README.md. The verdict is pure;
+ * `steerPreCompact` does the reading and writing.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { SessionFollower } from '../../follow/sessionFollower';
+import { compactInstructions } from '../../follow/sessionFollower';
+import type { ReplayDecision } from '../../replay/driver';
+import type { Prompts } from '../../prompts/promptSet';
+import type { Settings } from '../../settings/schema';
+import type { BoundaryKind } from '../../signals/types';
+import { claudeThreshold, type SteerConfig } from './steerConfig';
+import { loadSession, saveSession, type PreviousPreCompact } from './steerState';
+
+/** Claude Code ends a turn instead of sending a request from about 98% of the real window: rawr allows well before. */
+export const BLOCKING_GUARD = 0.95;
+/** A context this far below the threshold Claude Code asks from was not a threshold compaction. */
+const REACTIVE_BELOW = 0.95;
+
+export type SteerWhy = 'not_steering' | 'mode' | 'manual' | 'reactive' | 'emergency' | 'blocking' | 'boundary' | 'deferred';
+
+export interface SteerVerdict {
+  allow: boolean;
+  why: SteerWhy;
+  /** One line for the person and the log: "deferred to the next boundary (64% used; waiting for a commit or a completed task)". */
+  text: string;
+  /** For Claude Code's summary prompt ("Additional Instructions"), when allowed. */
+  instructions?: string;
+  usedTokens: number;
+  window: number;
+  decision?: Pick<ReplayDecision, 'line' | 'action' | 'code' | 'tier' | 'reason' | 'boundaries' | 'point'>;
+}
+
+const BOUNDARY_WORDS: Record<BoundaryKind, string> = {
+  commit: 'a commit',
+  plan_checkpoint: 'a completed task',
+  pr_checkpoint: 'a PR step',
+  plan_update: 'a plan change',
+  agent_done: 'the agent saying it is done',
+  concluding: 'a concluding message',
+  topic_shift: 'a topic shift',
+  turn_complete: 'the end of the turn',
+};
+
+/** Why the arbiter said "not yet" at a boundary, in words, for the codes that happen there. */
+const WHY_NOT: Partial<Record<string, string>> = {
+  forecast_held: 'compacting once this phase close is over',
+  forecast_fits: 'the next phase fits before the emergency line',
+  forecast_plan_done: 'the plan is done: waiting for the end of the turn',
+  cooldown: 'cooldown after the last compaction',
+  weak_only: 'only a plan change',
+  not_packet_worthy: 'nothing worth a continuation packet yet',
+};
+
+const words = (xs: string[]) => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}`);
+
+export interface VerdictInput {
+  trigger: string | null | undefined;
+  follower: SessionFollower;
+  previous: PreviousPreCompact | null;
+  config: SteerConfig | null;
+  settings: Settings;
+  /** The hook's environment: `CLAUDE_CODE_AUTO_COMPACT_WINDOW` (Claude Code passes its own) wins over the setting. */
+  env: Record<string, string | undefined>;
+}
+
+export function steerVerdict(i: VerdictInput): SteerVerdict {
+  const st = i.follower.state();
+  const window = st.window.window;
+  const used = st.contextTokens;
+  const pct = window > 0 ? Math.round((used / window) * 100) : 0;
+  const base = { usedTokens: used, window };
+  const now = i.follower.decisionNow();
+  const decision = now
+    ? { line: now.line, action: now.action, code: now.code, tier: now.tier, reason: now.reason, boundaries: now.boundaries, point: now.point }
+    : undefined;
+  const instructions = compactInstructions(st.plan, {
+    line: now?.line ?? st.lines,
+    point: now?.point ?? 'tool_loop',
+    action: 'compact',
+    tier: now?.tier ?? null,
+    percentRemaining: now?.percentRemaining ?? null,
+    boundaries: now?.action === 'compact' ? now.boundaries : [],
+    reason: '',
+    contextTokens: used,
+  });
+  const allow = (why: SteerWhy, text: string): SteerVerdict => ({ allow: true, why, text, instructions, ...base, ...(decision ? { decision } : {}) });
+
+  if (i.trigger === 'manual') return allow('manual', 'allowed: manual /compact');
+  if (!i.config?.steer) return allow('not_steering', 'allowed: rawr does not steer this project (hooks claude install --no-steer)');
+  if (i.settings.mode !== 'auto') return allow('mode', `allowed: rawr's mode is ${i.settings.mode}, not auto`);
+  const { modelCalls } = i.follower.calls;
+  if (i.previous && i.previous.modelCalls === modelCalls)
+    return allow('reactive', 'allowed: reactive (no model response since the previous PreCompact: the request failed)');
+  const envWindow = Number(i.env.CLAUDE_CODE_AUTO_COMPACT_WINDOW);
+  const configured = Number.isFinite(envWindow) && envWindow > 0 ? envWindow : i.config.autoCompactWindow;
+  if (configured !== null && used < claudeThreshold(configured) * REACTIVE_BELOW)
+    return allow('reactive', `allowed: reactive (${pct}% used, below the threshold Claude Code asks from: the request failed)`);
+  const remaining = window > 0 ? (1 - used / window) * 100 : 0;
+  if (remaining < i.settings.emergency_percent_remaining_lt) return allow('emergency', `allowed: emergency (${pct}% used)`);
+  if (used >= window * BLOCKING_GUARD) return allow('blocking', `allowed: ${pct}% used, close to Claude Code's blocking level`);
+  if (now && now.action === 'compact') {
+    const at = now.boundaries[0] ?? now.point.replace('_', ' ');
+    return { ...allow('boundary', `compacting at ${shortBoundary(at)} (${pct}% used)`) };
+  }
+  const tier = st.tier;
+  const waiting =
+    tier && tier !== 'emergency'
+      ? `waiting for ${words(i.settings.auto_requires_any_boundary[tier].filter((k) => k !== 'plan_update').map((k) => BOUNDARY_WORDS[k]))}`
+      : `rawr's early line is ${100 - i.settings.early_percent_remaining_lt}%`;
+  const why =
+    now && now.action !== 'compact' && now.code !== 'no_boundary' && now.code !== 'above_threshold'
+      ? `; ${WHY_NOT[now.code] ?? now.code.replace(/_/g, ' ')}`
+      : '';
+  return { allow: false, why: 'deferred', text: `deferred to the next boundary (${pct}% used; ${waiting}${why})`, ...base, ...(decision ? { decision } : {}) };
+}
+
+/** "commit 3f2a1c9 step 1: hello.txt" → "commit 3f2a1c9". */
+function shortBoundary(b: string): string {
+  const commit = /^commit ([0-9a-f]{7,40})\b/.exec(b);
+  if (commit) return `commit ${commit[1]!.slice(0, 7)}`;
+  return b.length > 80 ? `${b.slice(0, 79)}…` : b;
+}
+
+const LOG = 'steer-log.jsonl';
+const MAX_LOG_BYTES = 1024 * 1024;
+
+/** One line per PreCompact answer in `<session>/steer-log.jsonl` (rotated once to `.1` past 1 MiB). */
+function logVerdict(dir: string, entry: Record<string, unknown>): void {
+  const file = path.join(dir, LOG);
+  try {
+    if (fs.lstatSync(file).size > MAX_LOG_BYTES) fs.renameSync(file, `${file}.1`);
+  } catch {
+    /* no log yet */
+  }
+  fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+}
+
+export interface SteerRun {
+  verdict: SteerVerdict;
+  readBytes: number;
+  restarted?: string;
+}
+
+/**
+ * The PreCompact answer for a session: its state (steerState.ts) advanced by the transcript's new
+ * lines, the verdict, the state and a log line written back. `transcript` must be an absolute path.
+ */
+export async function steerPreCompact(o: {
+  dir: string;
+  transcript: string;
+  trigger: string | null | undefined;
+  config: SteerConfig | null;
+  settings: Settings;
+  prompts: Prompts;
+  env: Record<string, string | undefined>;
+  now: Date;
+}): Promise<SteerRun> {
+  const s = await loadSession(o.dir, o.transcript, { settings: o.settings, prompts: o.prompts });
+  const verdict = steerVerdict({ trigger: o.trigger, follower: s.follower, previous: s.previous, config: o.config, settings: o.settings, env: o.env });
+  s.previous = { modelCalls: s.follower.calls.modelCalls, allowed: verdict.allow, at: o.now.toISOString() };
+  saveSession(o.dir, s);
+  logVerdict(o.dir, {
+    at: o.now.toISOString(),
+    trigger: o.trigger ?? null,
+    allow: verdict.allow,
+    why: verdict.why,
+    text: verdict.text,
+    usedTokens: verdict.usedTokens,
+    window: verdict.window,
+    ...(verdict.decision ? { line: verdict.decision.line, code: verdict.decision.code, reason: verdict.decision.reason } : {}),
+  });
+  return { verdict, readBytes: s.readBytes, ...(s.restarted !== undefined ? { restarted: s.restarted } : {}) };
+}

@@ -1,0 +1,95 @@
+/**
+ * The PreCompact hook's memory of a session, so a call reads only what the transcript gained since the
+ * previous one (Claude Code asks before every model request once over its threshold):
+ * `<root>/.rawr/claude/<session>/steer-state.json` holds the live follower (importer, arbiter run,
+ * engine state: SessionFollower.save) and the byte offset it has read up to, and what the previous
+ * PreCompact saw. Only whole lines are consumed: the offset always sits after a newline, so a line
+ * still being written (or a UTF-8 character cut by the read) is read whole next time.
+ *
+ * A state that is missing, damaged, of another transcript, or whose transcript shrank (replaced) is
+ * started again from the beginning of the file: slower once, never wrong.
+ */
+import * as path from 'node:path';
+import { z } from 'zod';
+import { SessionFollower, type SavedFollower } from '../../follow/sessionFollower';
+import type { ReplayOptions } from '../../replay/driver';
+import { safeReadTextIfExists } from '../../io/safeRead';
+import { readTextFromBytes } from '../shared/readFrom';
+import { writeFileAtomic } from '../shared/store';
+
+export const STEER_STATE = 'steer-state.json';
+/** The saved follower is bounded (its id caches, trail and lists are capped); this only refuses a file that is not ours. */
+const MAX_STATE_BYTES = 32 * 1024 * 1024;
+/** The most one call reads of the transcript; a longer backlog is read over the next calls. */
+export const MAX_TAIL_BYTES = 256 * 1024 * 1024;
+const VERSION = 1;
+
+const Previous = z.object({ modelCalls: z.number().int(), allowed: z.boolean(), at: z.string() });
+export type PreviousPreCompact = z.infer<typeof Previous>;
+
+const Saved = z.object({
+  version: z.literal(VERSION),
+  transcript: z.string(),
+  offset: z.number().int().nonnegative(),
+  previous: Previous.nullable(),
+  // The follower's own shape is checked by its use: it is rawr's own file, written by this code.
+  follower: z.looseObject({ lineNo: z.number() }),
+});
+
+export interface SteerSession {
+  follower: SessionFollower;
+  transcript: string;
+  offset: number;
+  previous: PreviousPreCompact | null;
+  /** Bytes read by this call (the bench and the log). */
+  readBytes: number;
+  /** Why the state was started again, if it was. */
+  restarted?: string;
+}
+
+type FollowerOptions = Omit<ReplayOptions, 'live' | 'needJudgments' | 'judgments'>;
+
+/** The session's state with the transcript's new whole lines read into it. */
+export async function loadSession(dir: string, transcript: string, opts: FollowerOptions): Promise<SteerSession> {
+  let restarted: string | undefined;
+  let s: SteerSession | null = null;
+  try {
+    const text = await safeReadTextIfExists(path.join(dir, STEER_STATE), { maxBytes: MAX_STATE_BYTES });
+    if (text === undefined) restarted = 'first call';
+    else {
+      const parsed = Saved.safeParse(JSON.parse(text));
+      if (!parsed.success) restarted = 'state unreadable';
+      else if (parsed.data.transcript !== transcript) restarted = 'another transcript';
+      else
+        s = {
+          follower: SessionFollower.restore(parsed.data.follower as unknown as SavedFollower, { ...opts, format: 'claude' }),
+          transcript,
+          offset: parsed.data.offset,
+          previous: parsed.data.previous,
+          readBytes: 0,
+        };
+    }
+  } catch (err) {
+    restarted = `state unreadable (${(err as Error).message})`;
+  }
+  const fresh = (): SteerSession => ({ follower: new SessionFollower({ ...opts, format: 'claude' }), transcript, offset: 0, previous: null, readBytes: 0 });
+  s ??= fresh();
+  let tail = await readTextFromBytes(transcript, s.offset, MAX_TAIL_BYTES);
+  if (tail.shrank) {
+    restarted = 'the transcript shrank (replaced)';
+    s = fresh();
+    tail = await readTextFromBytes(transcript, 0, MAX_TAIL_BYTES);
+  }
+  const lastNl = tail.bytes.lastIndexOf(0x0a);
+  if (lastNl >= 0) {
+    s.follower.append(tail.bytes.subarray(0, lastNl + 1).toString('utf8'));
+    s.offset += lastNl + 1;
+    s.readBytes = lastNl + 1;
+  }
+  return restarted !== undefined ? { ...s, restarted } : s;
+}
+
+export function saveSession(dir: string, s: SteerSession): void {
+  const saved = { version: VERSION, transcript: s.transcript, offset: s.offset, previous: s.previous, follower: s.follower.save() };
+  writeFileAtomic(path.join(dir, STEER_STATE), JSON.stringify(saved));
+}

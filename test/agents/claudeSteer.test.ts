@@ -1,0 +1,142 @@
+/**
+ * rawr steering the real Claude Code's compaction (src/core/hooks/claude/steer.ts), offline against the
+ * scripted Anthropic server: `rawr hooks claude install --write` (steering on by default) sets
+ * `autoCompactWindow` in `.claude/settings.local.json`, so Claude Code asks rawr's PreCompact hook from
+ * just before rawr's early line, and the hook answers with the arbiter's decision.
+ *   S1 a commit at 70% of a 1M window: compacted at that commit, not before (Claude Code alone would not
+ *      compact at all below ~967k);
+ *   S2 no boundary: compacted past rawr's emergency line and before the window, the turn goes on;
+ *   S3 the API refuses a request as too long: the reactive compaction is allowed, the turn goes on;
+ *   S4 a manual /compact is never refused, and rawr's instructions reach the summary request.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { filesUnder, scenarioSuite } from './support';
+import { CLAUDE, facts, setUp, turn, type Scenario } from './claude';
+
+interface SteerLine {
+  trigger: string | null;
+  allow: boolean;
+  why: string;
+  text: string;
+  usedTokens: number;
+}
+
+function steerLog(s: Scenario): SteerLine[] {
+  return filesUnder(path.join(s.repo, '.rawr/claude'), /^steer-log\.jsonl$/).flatMap((f) =>
+    fs
+      .readFileSync(f, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as SteerLine),
+  );
+}
+
+/** The stream-json result of the scenario's last turn. */
+function lastResult(s: Scenario): { is_error?: boolean; result?: string; terminal_reason?: string } {
+  const out = fs.readFileSync(path.join(s.dir, `out-${s.turns}.jsonl`), 'utf8');
+  const results = out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      try {
+        return JSON.parse(l) as { type?: string };
+      } catch {
+        return {};
+      }
+    })
+    .filter((r) => r.type === 'result');
+  return (results.at(-1) ?? {}) as { is_error?: boolean; result?: string };
+}
+
+const report = (s: Scenario) =>
+  `${facts(s).report}; steer log: ${JSON.stringify(steerLog(s).map((l) => `${l.allow ? 'allow' : 'refuse'}:${l.why}@${l.usedTokens}`))}`;
+
+/** The tool results a request's conversation holds (the scripted server's step counter). */
+const toolResults = (body: { messages?: Array<{ content?: unknown }> }) =>
+  (body.messages ?? []).filter((m) => Array.isArray(m.content) && (m.content as Array<{ type?: string }>).some((b) => b.type === 'tool_result')).length;
+
+describe('real Claude Code: rawr steers the compaction to the phase boundary', function () {
+  this.timeout(900_000);
+  const setup = scenarioSuite(CLAUDE, 'Claude Code', setUp);
+
+  it('install writes the hooks and autoCompactWindow into .claude/settings.local.json, nothing into the shared settings.json', async () => {
+    const s = await setup('S0', {});
+    const local = JSON.parse(fs.readFileSync(path.join(s.repo, '.claude/settings.local.json'), 'utf8')) as { autoCompactWindow?: number; hooks?: object };
+    assert.equal(local.autoCompactWindow, 563_000, "Claude Code's threshold (W - 33k) 2% before rawr's early line (55% of 1M)");
+    assert.ok(local.hooks);
+    assert.equal(fs.existsSync(path.join(s.repo, '.claude/settings.json')), false);
+  });
+
+  it('S1: a commit at 70% of a 1M window: refused before it, compacted at it, and the turn goes on', async () => {
+    // tool results → context: 300k … 540k (Claude Code asks from 530k) … 700k after the commit (call 5) … 780k
+    const s = await setup('S1', { usageSchedule: [300_000, 380_000, 460_000, 540_000, 600_000, 700_000, 740_000, 780_000] });
+    await turn(s, 'MULTI_BASH 7 COMMIT_AT 5 please run the steps');
+    const f = facts(s);
+    const log = steerLog(s);
+    assert.equal(f.boundaries, 1, `Claude Code compacted once: ${report(s)}`);
+    assert.ok(
+      log.some((l) => !l.allow && l.why === 'deferred'),
+      `rawr refused before the commit: ${report(s)}`,
+    );
+    const allowed = log.filter((l) => l.allow);
+    assert.ok(allowed.length >= 1 && allowed[0]!.why === 'boundary', `the first compaction rawr allowed was at the boundary: ${report(s)}`);
+    const compact = s.server.requests.find((r) => r.kind === 'compact')!;
+    assert.ok(
+      toolResults(compact.body) >= 5,
+      `the summary request came after the commit's result (it holds ${toolResults(compact.body)} tool results): ${report(s)}`,
+    );
+    assert.match(compact.raw, /compacting at commit/, `rawr's instructions reached the summary request: ${report(s)}`);
+    const after = s.server.requests.filter((r) => r.n > compact.n && r.kind === 'main');
+    assert.ok(after.length >= 1 && after.every((r) => r.status === 200), `the turn went on after the compaction: ${report(s)}`);
+    assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
+  });
+
+  it('S2: no boundary: compacted past the emergency line and before the window; the turn never ends in "Prompt is too long"', async () => {
+    const s = await setup('S2', { usageSchedule: [300_000, 560_000, 700_000, 800_000, 900_000, 940_000, 960_000] });
+    await turn(s, 'MULTI_BASH 6 please run the steps');
+    const log = steerLog(s);
+    const f = facts(s);
+    assert.equal(f.boundaries, 1, `Claude Code compacted once: ${report(s)}`);
+    const allowed = log.filter((l) => l.allow);
+    assert.equal(allowed[0]?.why, 'emergency', `allowed first at the emergency line: ${report(s)}`);
+    assert.ok(allowed[0]!.usedTokens >= 880_000 && allowed[0]!.usedTokens < 1_000_000, `past 88% and before the window: ${report(s)}`);
+    assert.doesNotMatch(lastResult(s).result ?? '', /Prompt is too long/, report(s));
+    assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
+  });
+
+  it('S3: a request refused as too long: the reactive compaction is allowed and the turn goes on', async () => {
+    const s = await setup('S3', {});
+    await turn(s, 'DO_WORK OVERFLOW please do step 1 of PLAN.md');
+    const f = facts(s);
+    assert.equal(f.boundaries, 1, `Claude Code compacted: ${report(s)}`);
+    assert.ok(
+      steerLog(s).every((l) => l.allow),
+      `never refused: ${report(s)}`,
+    );
+    assert.ok(
+      s.server.requests.some((r) => r.status === 400),
+      `the API refused a request: ${report(s)}`,
+    );
+    assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
+  });
+
+  it("S4: a manual /compact is never refused, with rawr's instructions in the summary request", async () => {
+    const s = await setup('S4', {});
+    await turn(s, 'DO_WORK please do step 1 of PLAN.md');
+    await turn(s, '/compact keep the commit hashes', '--continue');
+    const f = facts(s);
+    assert.equal(f.boundaries, 1, `Claude Code compacted: ${report(s)}`);
+    const log = steerLog(s);
+    assert.deepEqual(
+      log.map((l) => `${l.trigger}:${l.allow}`),
+      ['manual:true'],
+      report(s),
+    );
+    const compact = s.server.requests.find((r) => r.kind === 'compact')!;
+    assert.match(compact.raw, /keep the commit hashes/);
+    assert.match(compact.raw, /allowed: manual \/compact/, `rawr's instructions reached the summary request: ${report(s)}`);
+  });
+});

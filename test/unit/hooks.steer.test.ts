@@ -1,0 +1,361 @@
+/**
+ * rawr steering Claude Code's compaction (src/core/hooks/claude/steer.ts): the PreCompact hook's answer
+ * on transcripts written the way Claude Code 2.1 writes them, run in-process through the same hook
+ * runner the CLI uses; and the property that the answers do not depend on how often the hook was called
+ * (the state it keeps between calls, steerState.ts, gives what a fresh read of the whole file gives).
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { runHook } from '../../src/core/hooks/shared/run';
+import { CLAUDE } from '../../src/core/hooks/claude/agent';
+import { autoCompactWindowFor, writeSteerConfig, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
+import { steerVerdict } from '../../src/core/hooks/claude/steer';
+import { loadSession, saveSession } from '../../src/core/hooks/claude/steerState';
+import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
+import { installClaude } from '../../src/core/hooks/shared/installer';
+import { SessionFollower } from '../../src/core/follow/sessionFollower';
+import { loadPromptSet } from '../../src/core/prompts/promptSet';
+import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
+import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
+
+const TMP = fs.realpathSync(os.tmpdir());
+const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
+const WINDOW = 1_000_000;
+const STEER: SteerConfig = {
+  steer: true,
+  window: WINDOW,
+  autoCompactWindow: autoCompactWindowFor(WINDOW, SET.settings),
+  settingsFile: '.claude/settings.local.json',
+};
+
+/** A Claude Code 2.1 transcript written record by record (ids and timestamps as Claude Code writes them). */
+class Transcript {
+  readonly file: string;
+  private n = 0;
+  private t = Date.parse('2026-11-20T10:00:00Z');
+  constructor(readonly root: string) {
+    this.file = path.join(root, 'session.jsonl');
+    fs.writeFileSync(this.file, '');
+  }
+  private write(rec: object) {
+    this.t += 1000;
+    fs.appendFileSync(
+      this.file,
+      `${JSON.stringify({ sessionId: 'sess', cwd: this.root, timestamp: new Date(this.t).toISOString(), uuid: `u${++this.n}`, ...rec })}\n`,
+    );
+  }
+  prompt(text: string) {
+    this.write({ type: 'user', message: { role: 'user', content: text } });
+  }
+  /** One model response: a text and a Bash call, with the context it reports. */
+  bash(command: string, context: number, output: string) {
+    const id = `toolu_${++this.n}`;
+    this.write({
+      type: 'assistant',
+      message: {
+        id: `msg_${this.n}`,
+        role: 'assistant',
+        model: 'claude-opus-5-5',
+        content: [
+          { type: 'text', text: 'Working.' },
+          { type: 'tool_use', id, name: 'Bash', input: { command } },
+        ],
+        usage: { input_tokens: context, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    });
+    this.write({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output }] },
+      toolUseResult: { stdout: output, stderr: '', interrupted: false },
+    });
+  }
+  /** Claude Code's record of its own compaction. */
+  compacted(preTokens: number) {
+    this.write({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata: { trigger: 'auto', preTokens } });
+  }
+  answer(text: string, context: number) {
+    this.write({
+      type: 'assistant',
+      message: {
+        id: `msg_${++this.n}`,
+        role: 'assistant',
+        model: 'claude-opus-5-5',
+        content: [{ type: 'text', text }],
+        usage: { input_tokens: context, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    });
+  }
+}
+
+function project(config: SteerConfig | null = STEER): { root: string; tr: Transcript } {
+  const root = fs.mkdtempSync(path.join(TMP, 'rawr-steer-'));
+  if (config) {
+    agentStateDir(root, 'claude', true);
+    writeSteerConfig(root, config);
+  }
+  return { root, tr: new Transcript(root) };
+}
+
+async function preCompact(root: string, trigger: 'auto' | 'manual', env: Record<string, string> = {}) {
+  const input = {
+    session_id: 'sess',
+    transcript_path: path.join(root, 'session.jsonl'),
+    cwd: root,
+    hook_event_name: 'PreCompact',
+    trigger,
+    custom_instructions: null,
+  };
+  return runHook(CLAUDE, 'PreCompact', JSON.stringify(input), { env: { CLAUDE_PROJECT_DIR: root, ...env }, gitTimeoutMs: 5000 });
+}
+
+const blocked = (stdout: string): string | undefined => {
+  if (!stdout.trim().startsWith('{')) return undefined;
+  const o = JSON.parse(stdout) as { decision?: string; reason?: string };
+  return o.decision === 'block' ? o.reason : undefined;
+};
+
+describe('rawr hooks claude PreCompact: steering the compaction to a phase boundary', function () {
+  this.timeout(60_000);
+
+  it('refuses until the commit, then allows there with the summary instructions on stdout', async () => {
+    const { root, tr } = project();
+    tr.prompt('Do phase 1 then phase 2 of PLAN.md');
+    tr.bash('echo step 0', 200_000, 'step 0'); // a phase that grew the context by 440k: the next one will not fit (the forecast)
+    tr.bash('echo step 1', 600_000, 'step 1');
+    const first = await preCompact(root, 'auto');
+    assert.equal(first.outcome, 'deferred', first.stdout);
+    assert.match(blocked(first.stdout) ?? '', /^rawr: deferred to the next boundary \(60% used; waiting for a commit, a completed task or a PR step\)$/);
+    tr.bash('echo step 2', 620_000, 'step 2');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+    tr.bash('git add -A && git commit -m "phase 1 done"', 640_000, '[main 3f2a1c9] phase 1 done\n 1 file changed, 1 insertion(+)');
+    // the forecast compacts at the end of this phase close: the next request still belongs to it
+    const commit = await preCompact(root, 'auto');
+    assert.match(blocked(commit.stdout) ?? '', /\(64% used; waiting for .*; compacting once this phase close is over\)$/);
+    tr.bash('echo step 3', 650_000, 'step 3');
+    const atCommit = await preCompact(root, 'auto');
+    assert.equal(atCommit.outcome, 'snapshot', atCommit.stdout);
+    assert.equal(blocked(atCommit.stdout), undefined);
+    assert.match(atCommit.stdout, /^rawr \(compacting at commit 3f2a1c9 \(65% used\)\): Keep the objective.*Just completed: commit 3f2a1c9/);
+    const log = fs
+      .readFileSync(path.join(sessionDir(root, 'claude', 'sess', false)!, 'steer-log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { allow: boolean; why: string });
+    assert.deepEqual(
+      log.map((l) => `${l.allow}:${l.why}`),
+      ['false:deferred', 'false:deferred', 'false:deferred', 'true:boundary'],
+    );
+  });
+
+  it('steers the next compaction too: the compaction it allowed does not count as one that freed nothing (live mode)', async () => {
+    const { root, tr } = project();
+    const phase = async (from: number, sha: string) => {
+      tr.bash('echo start', from, 'start');
+      tr.bash('echo more', 600_000, 'more');
+      assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+      // Claude Code asks before every request: at the commit's tool-loop point, then after the next step
+      tr.bash('git commit -m "phase done"', 640_000, `[main ${sha}] phase done\n 1 file changed`);
+      let r = await preCompact(root, 'auto');
+      if (r.outcome === 'deferred') {
+        tr.bash('echo next', 650_000, 'next');
+        r = await preCompact(root, 'auto');
+      }
+      assert.equal(r.outcome, 'snapshot', r.stdout);
+      assert.match(r.stdout, new RegExp(`compacting at commit ${sha}`));
+      tr.compacted(650_000);
+    };
+    tr.prompt('phase 1');
+    await phase(200_000, '3f2a1c9');
+    for (const p of ['phase 2', 'go on', 'and on']) {
+      tr.prompt(p);
+      tr.answer('ok', 20_000);
+    }
+    await phase(30_000, '4b5c6d7');
+  });
+
+  it('never refuses a reactive compaction: no model response since the previous PreCompact, or a context below the threshold', async () => {
+    const { root, tr } = project();
+    tr.prompt('work');
+    tr.bash('echo a', 600_000, 'a');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+    // the request was sent uncompacted and refused by the API ("prompt is too long"): no new response
+    const again = await preCompact(root, 'auto');
+    assert.equal(blocked(again.stdout), undefined, again.stdout);
+    assert.equal(again.outcome, 'snapshot');
+    const { root: r2, tr: t2 } = project();
+    t2.prompt('work');
+    t2.bash('echo a', 100_000, 'a');
+    const low = await preCompact(r2, 'auto');
+    assert.equal(low.outcome, 'snapshot', 'below the threshold rawr set: Claude Code asked only because a request failed');
+    // the threshold Claude Code really used comes from its environment when set there
+    const { root: r3, tr: t3 } = project();
+    t3.prompt('work');
+    t3.bash('echo a', 300_000, 'a');
+    assert.equal((await preCompact(r3, 'auto', { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '300000' })).outcome, 'deferred');
+  });
+
+  it('allows at the emergency line, a manual /compact, and where rawr does not steer', async () => {
+    const { root, tr } = project();
+    tr.prompt('work');
+    tr.bash('echo a', 600_000, 'a');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+    tr.bash('echo b', 890_000, 'b');
+    const emergency = await preCompact(root, 'auto');
+    assert.equal(emergency.outcome, 'snapshot');
+    assert.match(emergency.stdout, /^rawr \(allowed: emergency \(89% used\)\)/);
+    tr.bash('echo c', 600_000, 'c');
+    const manual = await preCompact(root, 'manual');
+    assert.equal(manual.outcome, 'snapshot');
+    assert.match(manual.stdout, /allowed: manual \/compact/);
+    const off = project({ ...STEER, steer: false });
+    off.tr.prompt('work');
+    off.tr.bash('echo a', 600_000, 'a');
+    const notSteered = await preCompact(off.root, 'auto');
+    assert.deepEqual([notSteered.outcome, notSteered.stdout], ['snapshot', ''], 'as without steering: a snapshot, nothing printed');
+    const none = project(null);
+    none.tr.prompt('work');
+    none.tr.bash('echo a', 600_000, 'a');
+    const old = await preCompact(none.root, 'auto');
+    assert.deepEqual([old.outcome, old.stdout], ['snapshot', ''], 'hooks installed by an earlier rawr: never refuses');
+  });
+
+  it('a damaged state or a replaced transcript is read again from the start; a missing transcript allows', async () => {
+    const { root, tr } = project();
+    tr.prompt('work');
+    tr.bash('echo a', 600_000, 'a');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+    const state = path.join(sessionDir(root, 'claude', 'sess', false)!, 'steer-state.json');
+    fs.writeFileSync(state, '{"version": 1, "transcript": 3');
+    tr.bash('echo b', 610_000, 'b');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred', 'read again from the start');
+    fs.writeFileSync(tr.file, '');
+    const t2 = new Transcript(root);
+    t2.prompt('again');
+    t2.bash('git commit -qm x && git log --oneline -1', 640_000, 'abcdef1 x');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'snapshot', 'the new file was read, its commit found');
+    fs.rmSync(tr.file);
+    const missing = await preCompact(root, 'auto');
+    assert.equal(blocked(missing.stdout), undefined);
+    assert.match(missing.stderr.join('\n'), /steering skipped .*compaction allowed/);
+  });
+});
+
+describe('rawr hooks claude PreCompact: the answers do not depend on how often the hook was called', function () {
+  this.timeout(300_000);
+  before(function () {
+    needShared(this);
+  });
+
+  /** The verdict of a fresh follower fed the whole prefix (no saved state), as a reader that starts over. */
+  function freshVerdict(text: string) {
+    const f = new SessionFollower({ settings: SET.settings, prompts: SET.prompts, format: 'claude' });
+    f.append(text);
+    return steerVerdict({ trigger: 'auto', follower: f, previous: null, config: STEER, settings: SET.settings, env: {} });
+  }
+
+  it('a shared transcript cut into random pieces: state saved and restored at each cut gives the answers of a fresh read', async () => {
+    const name = fs.readdirSync(TRANSCRIPTS_DIR).find((f) => /^claude-spotter-.*\.jsonl$/.test(f) && !f.includes('acompact'));
+    assert.ok(name, `a Claude Code transcript in ${TRANSCRIPTS_DIR}`);
+    const whole = fs.readFileSync(path.join(TRANSCRIPTS_DIR, name), 'utf8');
+    const bytes = Buffer.from(whole, 'utf8');
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { minLength: 1, maxLength: 6 }), async (cuts) => {
+        const root = fs.mkdtempSync(path.join(TMP, 'rawr-steer-chunks-'));
+        const file = path.join(root, 'session.jsonl');
+        fs.writeFileSync(file, '');
+        const dir = sessionDir(root, 'claude', 'sess', true)!;
+        for (const cut of [...cuts.sort((a, b) => a - b), bytes.length]) {
+          fs.writeFileSync(file, bytes.subarray(0, cut)); // the transcript as far as Claude Code wrote it (a cut may split a line or a character)
+          const s = await loadSession(dir, file, { settings: SET.settings, prompts: SET.prompts });
+          const incremental = steerVerdict({ trigger: 'auto', follower: s.follower, previous: null, config: STEER, settings: SET.settings, env: {} });
+          saveSession(dir, s);
+          const upTo = bytes.subarray(0, bytes.lastIndexOf(0x0a, cut - 1) + 1).toString('utf8');
+          const fresh = freshVerdict(upTo);
+          assert.deepEqual(incremental, fresh, `cut at byte ${cut} of ${bytes.length}`);
+          assert.deepEqual(
+            s.follower.state().decisions,
+            (() => {
+              const f = new SessionFollower({ settings: SET.settings, prompts: SET.prompts, format: 'claude' });
+              f.append(upTo);
+              return f.state().decisions;
+            })(),
+          );
+        }
+        fs.rmSync(root, { recursive: true, force: true });
+      }),
+      { numRuns: Number(process.env.RAWR_STEER_RUNS ?? 8) },
+    );
+  });
+});
+
+describe('rawr hooks claude install: steering in .claude/settings.local.json', function () {
+  this.timeout(60_000);
+  const PREFIX = "'/usr/bin/node' '/opt/rawr/out/src/cli/main.js'";
+  const install = (root: string, o: Partial<Parameters<typeof installClaude>[0]> = {}) =>
+    installClaude({ projectDir: root, commandPrefix: PREFIX, write: true, followSymlinks: false, ...o });
+  const read = (root: string, file: string) => JSON.parse(fs.readFileSync(path.join(root, '.claude', file), 'utf8')) as Record<string, any>;
+
+  it("writes autoCompactWindow at rawr's early line for the settings' model (1M by default), and --no-steer takes back only rawr's value", async () => {
+    const root = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
+    assert.ok((await install(root)).ok);
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 563_000);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(root, '.rawr/claude/steer.json'), 'utf8')), {
+      steer: true,
+      window: 1_000_000,
+      autoCompactWindow: 563_000,
+      settingsFile: '.claude/settings.local.json',
+    });
+    assert.ok((await install(root, { window: 200_000 })).ok, 'a 200k model: its own early line');
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 139_000);
+    const off = await install(root, { steer: false });
+    assert.ok(off.ok);
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, undefined, "rawr's value removed");
+    assert.ok(read(root, 'settings.local.json').hooks.PreCompact, 'the hooks stay: snapshots and the handoff');
+    assert.equal(JSON.parse(fs.readFileSync(path.join(root, '.rawr/claude/steer.json'), 'utf8')).steer, false);
+    // the person's own value is never changed or removed
+    const local = read(root, 'settings.local.json');
+    fs.writeFileSync(path.join(root, '.claude/settings.local.json'), JSON.stringify({ ...local, autoCompactWindow: 400_000, model: 'sonnet' }));
+    const mine = await install(root);
+    assert.match(mine.lines.join('\n'), /your autoCompactWindow 400000 is kept/);
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 400_000);
+    assert.equal((await install(root, { steer: false })).ok, true);
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 400_000);
+  });
+
+  it('hooks an earlier rawr wrote into the shared settings.json keep working there (not doubled); --move moves them and keeps the rest', async () => {
+    const root = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
+    fs.mkdirSync(path.join(root, '.claude'));
+    const shared = {
+      permissions: { allow: ['Bash(npm test:*)'] },
+      hooks: {
+        PreCompact: [{ matcher: '', hooks: [{ type: 'command', command: `${PREFIX} hooks claude PreCompact`, timeout: 30 }] }],
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './check.sh' }] }],
+        UserPromptSubmit: [
+          {
+            hooks: [
+              { type: 'command', command: 'python3 other.py' },
+              { type: 'command', command: `${PREFIX} hooks claude UserPromptSubmit` },
+            ],
+          },
+        ],
+      },
+    };
+    fs.writeFileSync(path.join(root, '.claude/settings.json'), JSON.stringify(shared));
+    const r = await install(root);
+    assert.ok(r.ok && r.legacy, r.lines.join('\n'));
+    assert.match(r.lines.join('\n'), /install --write --move moves them/);
+    assert.equal(read(root, 'settings.local.json').hooks, undefined, 'not doubled: Claude Code reads both files');
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 563_000, 'steering does not wait for the move');
+    assert.deepEqual(read(root, 'settings.json'), shared, 'untouched');
+    const moved = await install(root, { move: true });
+    assert.ok(moved.ok && !moved.legacy, moved.lines.join('\n'));
+    assert.deepEqual(Object.keys(read(root, 'settings.local.json').hooks).sort(), ['PostCompact', 'PreCompact', 'SessionStart', 'UserPromptSubmit']);
+    assert.deepEqual(read(root, 'settings.json'), {
+      permissions: shared.permissions,
+      hooks: { PreToolUse: shared.hooks.PreToolUse, UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'python3 other.py' }] }] },
+    });
+  });
+});
