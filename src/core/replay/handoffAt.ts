@@ -12,9 +12,8 @@ import { assembleWatcherPacket } from '../sequence/packet';
 import { compactedThread, messageTokens, selectRecentTail, tailBudget } from '../sequence/recentTail';
 import { handoffText } from '../sequence/texts';
 import type { Settings } from '../settings/schema';
-import { detectShellBoundaries } from '../signals/shell';
 import type { ThreadMessage } from '../thread/thread';
-import { commandOf, isShell } from './driver';
+import { AgentAdapter, recordedActivity } from '../agent/adapter';
 import type { Recording, RecordingItem } from './recording';
 
 export interface HandoffAt {
@@ -61,43 +60,17 @@ export function recordingThread(items: readonly RecordingItem[]): ThreadMessage[
   return out;
 }
 
-/** The engine state after the recording's records before `line`, fed as the host feeds a live session. */
+/** The engine state after the recording's records before `line`, fed through the agent adapter as a live session is. */
 export function stateBefore(rec: Recording, line: number, settings: Settings, prompts: Prompts): { state: EngineState; items: RecordingItem[] } {
   let state = initialState({ threadId: 'handoff', settings, prompts });
   const feed = (ev: EngineEvent) => (state = step(state, ev).state);
-  const calls = new Map<string, { name: string; input: unknown }>();
+  const adapter = new AgentAdapter();
   const items = rec.items.filter((i) => i.line < line);
   for (const it of items) {
     const at = it.at || 0;
-    switch (it.type) {
-      case 'user_prompt':
-        feed({ type: 'user_message', at, text: it.text });
-        break;
-      case 'assistant_text':
-        feed({ type: 'assistant_message', at, text: it.text });
-        break;
-      case 'tool_call':
-        calls.set(it.id, { name: it.name, input: it.input });
-        feed({ type: 'tool_call', at, id: it.id, name: it.name, input: it.input });
-        break;
-      case 'tool_result': {
-        feed({ type: 'tool_result', at, id: it.id, output: it.output, isError: it.isError, ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}) });
-        const call = calls.get(it.id);
-        const command = call && isShell(call.name) ? commandOf(call.input) : undefined;
-        if (command !== undefined)
-          for (const b of detectShellBoundaries({ command, exitCode: it.exitCode, output: it.output }))
-            feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
-        break;
-      }
-      case 'usage':
-        feed({ type: 'tokens', at, used: it.contextTokens, window: it.window ?? rec.window ?? 200_000 });
-        break;
-      case 'plan':
-        feed({ type: 'plan', at, steps: it.steps });
-        break;
-      case 'native_compaction':
-        break;
-    }
+    const activity = recordedActivity(it, at);
+    if (activity) for (const ev of adapter.adapt(activity).events) feed(ev);
+    else if (it.type === 'usage') feed({ type: 'tokens', at, used: it.contextTokens, window: it.window ?? rec.window ?? 200_000 });
   }
   return { state, items };
 }

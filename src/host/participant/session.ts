@@ -5,6 +5,7 @@
  * (effectExecutor.ts), the one place effects are executed.
  */
 import * as vscode from 'vscode';
+import { AgentAdapter } from '../../core/agent/adapter';
 import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
 import type { Decision, Effect, EngineEvent } from '../../core/engine/types';
 import type { Settings } from '../../core/settings/schema';
@@ -93,6 +94,8 @@ export class Session {
   /** The summary prepared in the background for the next compaction (prepare_summary). */
   readonly preparer: SummaryPreparer;
   readonly clock: Clock;
+  /** This thread's agent activity → engine events (core/agent/adapter.ts; the replay uses the same). */
+  readonly adapter = new AgentAdapter();
   private subscription: vscode.Disposable;
   // Panel hook (see SessionActivity): observers only.
   private readonly activity = new vscode.EventEmitter<SessionActivity>();
@@ -108,9 +111,11 @@ export class Session {
     // Boundaries seen anywhere in the workspace reach this thread's arbiter; it dedupes and ignores
     // those that arrive during its own synthetic turns.
     this.subscription = deps.bus.onBoundary((r) => {
-      void this.executor()
-        .feed({ type: 'boundary', at: r.at, source: r.source, boundary: r.boundary })
-        .catch((err) => deps.log.error(`boundary for ${threadId}: ${err}`));
+      const exec = this.executor();
+      const feedAll = async () => {
+        for (const ev of this.adapter.adapt({ type: 'boundary_seen', at: r.at, source: r.source, boundary: r.boundary }).events) await exec.feed(ev);
+      };
+      feedAll().catch((err) => deps.log.error(`boundary for ${threadId}: ${err}`));
     });
   }
 
