@@ -15,8 +15,7 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import * as lc from 'vscode-languageclient/node';
 import { loadPromptSet, type PromptSet } from '../../core/prompts/promptSet';
-import type { CoreParams } from '../../server/params';
-import { CORE_METHODS, type CoreApi } from './coreApi';
+import { CORE_METHODS, type CoreApi, type CoreParams } from '../../core/protocol/coreProtocol';
 import { localCore } from './localCore';
 
 /** The prompt files the core process serves diagnostics, hover and completion for. */

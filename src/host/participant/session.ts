@@ -10,7 +10,8 @@ import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
 import type { Decision, Effect, EngineEvent } from '../../core/engine/types';
 import type { Settings } from '../../core/settings/schema';
 import type { ThreadMessage } from '../../core/thread/thread';
-import type { CoreApi } from '../core/coreApi';
+import type { CoreApi } from '../../core/protocol/coreProtocol';
+import { isThreadId } from '../../core/protocol/threadId';
 import type { BoundaryBus } from '../boundaryBus';
 import { systemClock, type Clock } from './clock';
 import { EffectExecutor, type ExecutorContext } from './effectExecutor';
@@ -61,8 +62,6 @@ export interface SessionDeps {
 export type SessionActivity =
   | { kind: 'step'; threadId: string; at: number; event: EngineEvent; effects: Effect[] }
   | { kind: 'swap' | 'undo'; threadId: string; at: number; seqId: string };
-
-const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 export function newThreadId(): string {
   return `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -120,7 +119,7 @@ export class Session {
   }
 
   static async open(deps: SessionDeps, threadId: string): Promise<Session> {
-    if (!SAFE_ID.test(threadId)) throw new Error(`invalid thread id ${threadId}`);
+    if (!isThreadId(threadId)) throw new Error(`invalid thread id ${threadId}`);
     const s = new Session(deps, threadId);
     const snap = await deps.core.snapshot(threadId);
     s.messages = snap.messages;
