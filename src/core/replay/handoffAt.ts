@@ -53,8 +53,15 @@ export function recordingThread(items: readonly RecordingItem[]): ThreadMessage[
       case 'tool_result':
         out.push({ role: 'tool', toolCallId: it.id, name: names.get(it.id) ?? 'tool', text: it.output, ...(it.isError ? { isError: true } : {}) });
         break;
-      default:
+      // Not messages: the context's size, the recorded tool's compactions, plans (a tool call already holds them).
+      case 'usage':
+      case 'native_compaction':
+      case 'plan':
         break;
+      default: {
+        const unknown: never = it;
+        throw new Error(`unknown recording item ${JSON.stringify(unknown)}`);
+      }
     }
   }
   return out;
