@@ -1,4 +1,4 @@
-// ESLint (flat config): typescript-eslint's recommended rules over the sources, the tests, the webview
+// ESLint (flat config): typescript-eslint's recommended rules (and two type-aware ones) over the sources, the tests, the webview
 // script and the build scripts, plus the architecture rule the design card asks for: src/core never
 // imports vscode (the core runs in the CLI, in replay and in the core process, where there is no
 // vscode module). `npm test` runs it as its first tier.
@@ -15,6 +15,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },
+  // Type-aware rules (typescript-eslint's project service reads tsconfig.json): a switch over a union
+  // names every member or has a default, and a promise is awaited, returned, or explicitly `void`ed (a
+  // forgotten one loses its error and its ordering).
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // A default does not stand for the members a switch forgot: each is named (or the default is `never`).
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: true }],
+      '@typescript-eslint/no-floating-promises': 'error',
+    },
+  },
   {
     files: ['src/core/**/*.ts'],
     rules: {
@@ -27,10 +39,15 @@ export default tseslint.config(
       ],
     },
   },
-  // Tests read raw recordings and hook outputs as untyped JSON, and load compiled CommonJS helpers.
+  // Tests read raw recordings and hook outputs as untyped JSON, and load compiled CommonJS helpers; a
+  // test's small interpreter of effects handles the few it needs and lets a default take the rest.
   {
     files: ['test/**/*.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-require-imports': 'off' },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-require-imports': 'off',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: true }],
+    },
   },
   // Plain JavaScript: the extension-host suites and scripts are CommonJS or ESM run by Node; media/ runs in the webview.
   {

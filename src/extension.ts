@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { BoundaryBus } from './host/boundaryBus';
 import { registerCommands } from './host/commands';
 import { registerHookInstallCommands } from './host/hooks/installCommands';
-import type { CoreApi } from './host/core/coreApi';
+import type { CoreApi } from './core/protocol/coreProtocol';
 import { startCore } from './host/core/coreClient';
 import { registerOpenAIProvider } from './host/lm/openaiProvider';
 import { TokenCounter } from './host/participant/lmMessages';

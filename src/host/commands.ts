@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { PROMPT_FILES } from '../core/prompts/promptSet';
-import type { CoreApi } from './core/coreApi';
+import type { CoreApi } from '../core/protocol/coreProtocol';
 import type { Participant } from './participant/participant';
 
 async function openChat(query: string): Promise<void> {

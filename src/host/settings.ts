@@ -107,7 +107,7 @@ function settingsFile(origin: Origin | undefined, folder: vscode.Uri | undefined
     }
     case 'user':
       return 'User settings';
-    default:
+    case undefined:
       return 'Settings';
   }
 }

@@ -5,7 +5,7 @@
  *
  * initialize → initializationOptions `{ logDir, promptDirs }` (workspace override folder first, then the
  * shipped prompts folder) → CoreService(logDir, loadPromptSet(promptDirs)). Every CORE_METHODS request is
- * validated with zod (params.ts) and delegated; a bad request is a JSON-RPC error naming the field, an
+ * validated with zod (core/protocol/coreProtocol.ts, shared with the client) and delegated; a bad request is a JSON-RPC error naming the field, an
  * exception in the service is a JSON-RPC error with its message — the process never dies of a request.
  * If the process does die, the client starts a new one and each thread is rebuilt from its log on first
  * use (CoreService's cold replay), so nothing is lost.
@@ -13,10 +13,9 @@
 import * as lsp from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { z } from 'zod';
-import { CORE_METHODS } from '../host/core/coreApi';
 import { loadPromptDirs } from '../core/prompts/fs';
 import { CoreService } from '../core/service/coreService';
-import { describeZodError, InitOptionsSchema, PARAMS, type InitOptions } from './params';
+import { CORE_METHODS, describeZodError, InitOptionsSchema, PARAMS, type InitOptions } from '../core/protocol/coreProtocol';
 import { PROMPT_FILE_NAME, promptCompletions, promptDiagnostics, promptHover } from './promptLanguage';
 
 /** JSON-RPC error codes (LSP spec): invalid params, a request that failed, a server not initialized. */

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { CoreApi } from '../../src/host/core/coreApi';
+import type { CoreApi } from '../../src/core/protocol/coreProtocol';
 import { THREAD_CACHE_DEFAULTS } from '../../src/core/service/threadCache';
 import { QUIET_MS } from '../../src/host/participant/sessionCache';
 import { participantHarness } from '../support/participantHarness';

@@ -16,7 +16,7 @@ import { importCodex } from '../../src/core/replay/import/codex';
 import { importRawrLog } from '../../src/core/replay/import/rawrLog';
 import { analyzeShellCommand } from '../../src/core/signals/shell';
 import { parseWebviewMessage } from '../../src/host/panel/messages';
-import { PARAMS } from '../../src/server/params';
+import { PARAMS } from '../../src/core/protocol/coreProtocol';
 
 const RUNS = Number(process.env.RAWR_FUZZ_RUNS ?? 200);
 const opts = { numRuns: RUNS, ...(process.env.RAWR_FUZZ_SEED ? { seed: Number(process.env.RAWR_FUZZ_SEED) } : {}) };

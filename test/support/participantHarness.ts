@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Settings } from '../../src/core/settings/schema';
 import { BoundaryBus } from '../../src/host/boundaryBus';
-import type { CoreApi } from '../../src/host/core/coreApi';
+import type { CoreApi } from '../../src/core/protocol/coreProtocol';
 import { localCore } from '../../src/host/core/localCore';
 import { TokenCounter } from '../../src/host/participant/lmMessages';
 import { Participant, PARTICIPANT_ID, type RawrChatResult } from '../../src/host/participant/participant';

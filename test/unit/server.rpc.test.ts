@@ -15,7 +15,7 @@ import type { Effect, EngineEvent } from '../../src/core/engine/types';
 import { shippedPromptsDir } from '../../src/core/prompts/fs';
 import type { ThreadSnapshot } from '../../src/core/service/coreService';
 import type { ThreadMessage } from '../../src/core/thread/thread';
-import { CORE_METHODS } from '../../src/host/core/coreApi';
+import { CORE_METHODS } from '../../src/core/protocol/coreProtocol';
 import { GOOD_PACKET, usedFor, WINDOW } from '../support/engine';
 
 /** The tsc build by default; RAWR_SERVER_MODULE=dist/server.js runs the same tests on the esbuild bundle. */

@@ -1,6 +1,6 @@
 /**
  * The zod schema of every EngineEvent: the core process validates each request's event with it
- * (src/server/params.ts), and the event log validates each event record it loads with it
+ * (src/core/protocol/coreProtocol.ts), and the event log validates each event record it loads with it
  * (src/core/log/records.ts), so neither a bad request nor a hand-edited log line reaches step().
  */
 import { z } from 'zod';

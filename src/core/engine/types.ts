@@ -50,13 +50,15 @@ export type DecisionCode =
   /** The phase forecast: compact, but at the end of this phase close (its commit, message, turn end). */
   | 'forecast_held';
 
-export interface DecisionBoundary {
+// A type, not an interface: a decision is logged as it is, and the log's record type (log/records.ts
+// DecisionRecord) keeps unknown fields, which an interface cannot be assigned to.
+export type DecisionBoundary = {
   id: string;
   kind: BoundarySignal['kind'];
   strength: BoundarySignal['strength'];
   source: BoundarySource;
   detail: string;
-}
+};
 
 export interface Decision {
   id: string;

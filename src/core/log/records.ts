@@ -30,6 +30,9 @@ const DecisionRecordSchema = z
   })
   .passthrough();
 
+/** A decision read back from a log: a Decision, or an older or foreign one missing some fields. */
+export type DecisionRecord = z.infer<typeof DecisionRecordSchema>;
+
 const base = { rawr: z.literal(1), thread: z.string().min(1), at: z.number(), rid: z.string().max(100).optional() };
 
 export const LogRecordSchema = z.discriminatedUnion('kind', [

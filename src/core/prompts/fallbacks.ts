@@ -2,7 +2,7 @@
  * Minimal built-in texts used only when a prompt file is missing or empty, so a broken install still
  * runs a correct (if plainer) golden path. The real texts live in prompts/*.md.
  */
-import type { PromptName } from './promptSet';
+import type { PromptName } from './promptFiles';
 
 export const FALLBACK_BODIES: Record<PromptName, string> = {
   packetRequest:

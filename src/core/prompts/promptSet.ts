@@ -7,19 +7,10 @@ import { parseFrontmatter, type Problem } from './frontmatter';
 import { resolveSettings } from '../settings/load';
 import { DEFAULT_SETTINGS, type Settings } from '../settings/schema';
 import { FALLBACK_BODIES } from './fallbacks';
+import { PROMPT_FILES, type PromptName, type Prompts } from './promptFiles';
 
-export const PROMPT_FILES = {
-  packetRequest: 'rawr-auto-compact.md',
-  headsUp: 'rawr-heads-up.md',
-  scratchWrite: 'rawr-scratch-write.md',
-  judgment: 'rawr-auto-compaction-judgment.md',
-  judgmentContext: 'rawr-auto-compaction-judgment-context.md',
-  handoff: 'rawr-handoff.md',
-  compactionSummary: 'rawr-compaction-summary.md',
-  agent: 'rawr-agent.md',
-} as const;
-export type PromptName = keyof typeof PROMPT_FILES;
-export type Prompts = Record<PromptName, string>;
+// The names live in their own file so that the fallback texts can be typed by them without a cycle.
+export { PROMPT_FILES, type PromptName, type Prompts } from './promptFiles';
 
 export interface PromptSet {
   settings: Settings;

@@ -12,10 +12,9 @@ import { initialState } from '../engine/state';
 import type { Decision, EngineEvent, EngineState } from '../engine/types';
 import type { Prompts } from '../prompts/promptSet';
 import type { Settings } from '../settings/schema';
-import { analyzeShellCommand } from '../signals/shell';
+import { AgentAdapter, recordedActivity } from '../agent/adapter';
 import type { Recording, RecordingItem } from './recording';
 import { chooseWindow, type WindowChoice } from './windows';
-import { ID_MEMORY, trimOldest } from './bounded';
 
 export interface ReplayOptions {
   settings: Settings;
@@ -134,24 +133,6 @@ const SAVED_LIST = 50;
 /** Analysis problems listed in the summary at most (the count is in `problems`). */
 export const MAX_ANALYSIS_PROBLEMS = 100;
 
-const SHELL_TOOLS = new Set(['bash', 'shell', 'exec_command', 'local_shell', 'run_in_terminal', 'runinterminal']);
-export const isShell = (name: string) => SHELL_TOOLS.has(name.toLowerCase());
-
-/** The engine event of a recorded tool result. */
-export function toolResultEvent(it: Extract<RecordingItem, { type: 'tool_result' }>, at: number): EngineEvent {
-  return { type: 'tool_result', at, id: it.id, output: it.output, isError: it.isError, ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}) };
-}
-
-export function commandOf(input: unknown): string | undefined {
-  if (typeof input === 'string') return input;
-  if (!input || typeof input !== 'object') return undefined;
-  const o = input as Record<string, unknown>;
-  if (typeof o.command === 'string') return o.command;
-  if (Array.isArray(o.command)) return JSON.stringify(o.command);
-  if (typeof o.cmd === 'string') return o.cmd;
-  return undefined;
-}
-
 export function replay(rec: Recording, opts: ReplayOptions): { decisions: ReplayDecision[]; summary: ReplaySummary } {
   const choice = chooseWindow(rec, opts.window);
   const firstUsage = rec.items.find((i) => i.type === 'usage') as Extract<RecordingItem, { type: 'usage' }> | undefined;
@@ -181,8 +162,8 @@ export class Replayer {
   private nativePending: { before: number } | null = null;
   private overflowing = false;
   private baseOverflowing = false;
-  /** The command of each recent shell tool call, by call id, for its result (bounded: bounded.ts). */
-  private readonly shellCalls = new Map<string, string>();
+  /** The recording's activity → engine events (the same adapter as the live turn's). */
+  private adapter = new AgentAdapter();
   private analysisProblemCount = 0;
   private line = 0;
   private at = 0;
@@ -248,7 +229,7 @@ export class Replayer {
       nativePending: this.nativePending,
       overflowing: this.overflowing,
       baseOverflowing: this.baseOverflowing,
-      shellCalls: [...this.shellCalls],
+      shellCalls: this.adapter.save(),
       analysisProblemCount: this.analysisProblemCount,
       line: this.line,
       at: this.at,
@@ -272,7 +253,7 @@ export class Replayer {
     r.nativePending = saved.nativePending;
     r.overflowing = saved.overflowing;
     r.baseOverflowing = saved.baseOverflowing;
-    for (const [id, command] of saved.shellCalls) r.shellCalls.set(id, command);
+    r.adapter = AgentAdapter.restore(saved.shellCalls);
     r.analysisProblemCount = saved.analysisProblemCount;
     r.line = saved.line;
     r.at = saved.at;
@@ -314,7 +295,7 @@ export class Replayer {
   }
   /** Shell calls remembered for their results (bounded; the streaming replay's test counts them). */
   get shellCallsHeld(): number {
-    return this.shellCalls.size;
+    return this.adapter.shellCallsHeld;
   }
   /** The modelled context now, in tokens. */
   modelledTokens(): number {
@@ -501,40 +482,17 @@ export class Replayer {
         this.turnOpen = true;
         this.sinceUsage += Math.ceil(it.text.length / 4);
         this.syncTokens();
-        this.feed({ type: 'user_message', at, text: it.text });
+        this.feedActivity(it);
         break;
       case 'assistant_text':
-        this.feed({ type: 'assistant_message', at, text: it.text });
+      case 'tool_call':
+        this.feedActivity(it);
         break;
-      case 'tool_call': {
-        // Only what the result needs: the command of a shell call (a call's input can be a whole file).
-        const command = isShell(it.name) ? commandOf(it.input) : undefined;
-        if (command !== undefined) {
-          this.shellCalls.delete(it.id); // a reused id is the newest call
-          this.shellCalls.set(it.id, command);
-          trimOldest(this.shellCalls, ID_MEMORY);
-        } else this.shellCalls.delete(it.id);
-        this.feed({ type: 'tool_call', at, id: it.id, name: it.name, input: it.input });
-        break;
-      }
-      case 'tool_result': {
+      case 'tool_result':
         this.sinceUsage += Math.ceil(it.output.length / 4);
-        this.feed(toolResultEvent(it, at));
-        const command = this.shellCalls.get(it.id);
-        if (command !== undefined) {
-          const analysed = analyzeShellCommand({ command, exitCode: it.exitCode, output: it.output });
-          if (analysed.problem) {
-            this.analysisProblemCount++;
-            if (s.analysisProblems.length < MAX_ANALYSIS_PROBLEMS) s.analysisProblems.push({ line: it.line, message: analysed.problem.message });
-          }
-          for (const b of analysed.boundaries) {
-            if (b.kind === 'commit') s.commitsSeen++;
-            this.feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
-          }
-        }
+        this.feedActivity(it);
         if (this.state.openToolCalls.length === 0) this.toolLoopDue = { line: it.line, at };
         break;
-      }
       case 'usage': {
         if (this.nativePending) {
           // The recorded tool compacted: in rawr's counterfactual that drop never happens (live: it did).
@@ -560,7 +518,7 @@ export class Replayer {
         break;
       case 'plan': {
         const before = this.state.pending.length;
-        this.feed({ type: 'plan', at, steps: it.steps });
+        this.feedActivity(it);
         if (this.state.pending.length > before && this.state.pending[this.state.pending.length - 1]!.kind === 'plan_checkpoint') s.planCheckpoints++;
         break;
       }
@@ -568,6 +526,21 @@ export class Replayer {
         const _: never = it;
         return _;
       }
+    }
+  }
+
+  /** An item of agent activity, through the adapter, at the replay's clock. */
+  private feedActivity(it: RecordingItem): void {
+    const activity = recordedActivity(it, this.at);
+    if (!activity) return;
+    const adapted = this.adapter.adapt(activity);
+    if (adapted.problem !== undefined) {
+      this.analysisProblemCount++;
+      if (this.summary.analysisProblems.length < MAX_ANALYSIS_PROBLEMS) this.summary.analysisProblems.push({ line: it.line, message: adapted.problem });
+    }
+    for (const ev of adapted.events) {
+      if (ev.type === 'boundary' && ev.boundary.kind === 'commit') this.summary.commitsSeen++;
+      this.feed(ev);
     }
   }
 

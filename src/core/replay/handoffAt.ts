@@ -12,9 +12,8 @@ import { assembleWatcherPacket } from '../sequence/packet';
 import { compactedThread, messageTokens, selectRecentTail, tailBudget, tailHorizon } from '../sequence/recentTail';
 import { handoffText } from '../sequence/texts';
 import type { Settings } from '../settings/schema';
-import { detectShellBoundaries } from '../signals/shell';
 import type { ThreadMessage } from '../thread/thread';
-import { commandOf, isShell, toolResultEvent } from './driver';
+import { AgentAdapter, recordedActivity } from '../agent/adapter';
 import { ID_MEMORY, trimOldest } from './bounded';
 import type { LineSource } from './import/schemas';
 import type { Recording, RecordingItem } from './recording';
@@ -75,8 +74,15 @@ export class RecordingThread {
       case 'tool_result':
         out.push({ role: 'tool', toolCallId: it.id, name: this.names.get(it.id) ?? 'tool', text: it.output, ...(it.isError ? { isError: true } : {}) });
         break;
-      default:
+      // Not messages: the context's size, the recorded tool's compactions, plans (a tool call already holds them).
+      case 'usage':
+      case 'native_compaction':
+      case 'plan':
         break;
+      default: {
+        const unknown: never = it;
+        throw new Error(`unknown recording item ${JSON.stringify(unknown)}`);
+      }
     }
     if (out.length > before) this.added += messageTokens(out.at(-1)!);
     // Trimmed once a budget's worth came in since the last time: each message is looked at a bounded
@@ -113,7 +119,8 @@ export class HandoffFeed {
   /** Items fed so far. */
   items = 0;
   readonly thread: RecordingThread;
-  private readonly calls = new Map<string, { name: string; input: unknown }>();
+  /** The one adapter from agent activity to engine events (docs/ARCHITECTURE.md#the-agent-adapter). */
+  private readonly adapter = new AgentAdapter();
 
   /** `statedWindow`: the window the recording states, for a usage record that names none. */
   constructor(
@@ -134,36 +141,9 @@ export class HandoffFeed {
     this.items++;
     this.thread.push(it);
     const at = it.at || 0;
-    switch (it.type) {
-      case 'user_prompt':
-        this.feed({ type: 'user_message', at, text: it.text });
-        break;
-      case 'assistant_text':
-        this.feed({ type: 'assistant_message', at, text: it.text });
-        break;
-      case 'tool_call':
-        this.calls.set(it.id, { name: it.name, input: it.input });
-        trimOldest(this.calls, ID_MEMORY);
-        this.feed({ type: 'tool_call', at, id: it.id, name: it.name, input: it.input });
-        break;
-      case 'tool_result': {
-        this.feed(toolResultEvent(it, at));
-        const call = this.calls.get(it.id);
-        const command = call && isShell(call.name) ? commandOf(call.input) : undefined;
-        if (command !== undefined)
-          for (const b of detectShellBoundaries({ command, exitCode: it.exitCode, output: it.output }))
-            this.feed({ type: 'boundary', at, source: 'tool_result', boundary: b });
-        break;
-      }
-      case 'usage':
-        this.feed({ type: 'tokens', at, used: it.contextTokens, window: it.window ?? this.statedWindow ?? 200_000 });
-        break;
-      case 'plan':
-        this.feed({ type: 'plan', at, steps: it.steps });
-        break;
-      case 'native_compaction':
-        break;
-    }
+    const activity = recordedActivity(it, at);
+    if (activity) for (const ev of this.adapter.adapt(activity).events) this.feed(ev);
+    else if (it.type === 'usage') this.feed({ type: 'tokens', at, used: it.contextTokens, window: it.window ?? this.statedWindow ?? 200_000 });
   }
 
   /** The handoff at `line`, from what was fed. */
@@ -185,7 +165,7 @@ export class HandoffFeed {
   }
 }
 
-/** The engine state after the recording's records before `line`, fed as the host feeds a live session. */
+/** The engine state after the recording's records before `line`, fed through the agent adapter as a live session is. */
 export function stateBefore(rec: Recording, line: number, settings: Settings, prompts: Prompts): { state: EngineState; items: RecordingItem[] } {
   const feed = new HandoffFeed(settings, prompts, rec.window);
   const items = rec.items.filter((i) => i.line < line);

@@ -7,18 +7,11 @@
 import type { Trail, TrailToolCall } from '../engine/types';
 import { clip } from '../text/clip';
 import { withTrail } from '../engine/state';
+import { isEditTool, isShellTool } from '../agent/tools';
 
 const MAX_EDITED = 80;
 const MAX_ERRORS = 5;
 const OUTPUT_CHARS = 4000;
-
-/** Tools that change files: Claude Code's Edit/Write/MultiEdit/NotebookEdit, Codex apply_patch, VS Code's edit tools. */
-const EDIT_TOOL = /edit|write|patch|create_?file|replace|insert/i;
-const NOT_EDIT = /read|view|search|list|get|find|grep|glob|scratch|todo|plan|task/i;
-const SHELL_TOOL = /^(bash|shell|exec_command|local_shell|run_in_terminal|runinterminal)$|terminal/i;
-
-export const isShellTool = (name: string) => SHELL_TOOL.test(name);
-export const isEditTool = (name: string) => EDIT_TOOL.test(name) && !NOT_EDIT.test(name);
 
 /** File paths named by a patch (`*** Update File: x`, `*** Add File: x`, `*** Move to: y`). */
 export function patchFiles(text: string): string[] {

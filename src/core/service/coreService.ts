@@ -11,12 +11,13 @@ import { join } from 'node:path';
 import { step } from '../engine/step';
 import { MAX_LOG_BYTES, safeReadTextIfExistsSync } from '../io/safeRead';
 import { initialState } from '../engine/state';
-import type { Decision, Effect, EngineEvent, EngineState } from '../engine/types';
+import type { Effect, EngineEvent, EngineState } from '../engine/types';
 import { EventLog, readLog } from '../log/eventLog';
 import { loggedEffect } from '../log/loggedEffect';
-import type { NewLogRecord } from '../log/records';
+import type { DecisionRecord } from '../log/records';
 import { AppliedRequests, rebuild } from '../log/rebuild';
 import type { PromptSet } from '../prompts/promptSet';
+import { isThreadId } from '../protocol/threadId';
 import { THREAD_CACHE_DEFAULTS, ThreadCache, type ThreadCacheOptions } from './threadCache';
 import { threadBeforeSequence, type ThreadMessage } from '../thread/thread';
 
@@ -24,7 +25,7 @@ export interface ThreadSnapshot {
   threadId: string;
   messages: ThreadMessage[];
   state: EngineState;
-  decisions: Decision[];
+  decisions: DecisionRecord[];
   compactions: Array<{ seqId: string; tokensBefore: number; tokensAfter: number; at: number }>;
   problems: string[];
 }
@@ -34,13 +35,11 @@ interface Loaded {
   state: EngineState;
   messages: ThreadMessage[];
   compactions: Array<{ seqId: string; archived: ThreadMessage[]; tokensBefore: number; tokensAfter: number; at: number }>;
-  decisions: Decision[];
+  decisions: DecisionRecord[];
   problems: string[];
   /** The recent identified requests and their results, for answering a retry without applying it twice. */
   requests: AppliedRequests;
 }
-
-const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 export class CoreService {
   private readonly threads: ThreadCache<Loaded>;
@@ -78,7 +77,7 @@ export class CoreService {
   }
 
   private load(threadId: string): Loaded {
-    if (!SAFE_ID.test(threadId)) throw new Error(`invalid thread id "${threadId}"`);
+    if (!isThreadId(threadId)) throw new Error(`invalid thread id "${threadId}"`);
     let t = this.threads.get(threadId);
     if (t) return t;
     const path = join(this.logDir, `${threadId}.jsonl`);
@@ -98,8 +97,8 @@ export class CoreService {
         state = step(state, ev).state;
       }
     }
-    const decisions: Decision[] = [];
-    for (const { record } of records) if (record.kind === 'decision') decisions.push(record.decision as unknown as Decision);
+    const decisions: DecisionRecord[] = [];
+    for (const { record } of records) if (record.kind === 'decision') decisions.push(record.decision);
     t = {
       log,
       state,
@@ -134,8 +133,10 @@ export class CoreService {
     if (rid) t.requests.add(rid, r.effects);
     for (const fx of r.effects) {
       if (fx.type === 'decision') {
-        t.log.append({ kind: 'decision', at: fx.decision.at, decision: fx.decision as unknown as Extract<NewLogRecord, { kind: 'decision' }>['decision'] });
-        t.decisions.push(fx.decision);
+        // The record is the decision's fields as they are (a DecisionRecord is what a log may hold).
+        const decision: DecisionRecord = { ...fx.decision };
+        t.log.append({ kind: 'decision', at: fx.decision.at, decision });
+        t.decisions.push(decision);
         if (t.decisions.length > 500) t.decisions.shift();
       } else if (fx.type === 'request_judgment') {
         t.log.append({ kind: 'judgment', at: event.at, corrId: fx.corrId, phase: 'request', text: fx.user });
@@ -218,7 +219,7 @@ export class CoreService {
     for (const n of readdirSync(this.logDir)) {
       if (!n.endsWith('.jsonl')) continue;
       const id = n.slice(0, -'.jsonl'.length);
-      if (!SAFE_ID.test(id)) continue;
+      if (!isThreadId(id)) continue;
       try {
         found.push({ id, mtime: statSync(join(this.logDir, n)).mtimeMs });
       } catch {
@@ -230,7 +231,7 @@ export class CoreService {
 
   /** The log file as written (regular file within the log cap; "" when the thread has no log yet). */
   exportLog(threadId: string): string {
-    if (!SAFE_ID.test(threadId)) throw new Error(`invalid thread id "${threadId}"`);
+    if (!isThreadId(threadId)) throw new Error(`invalid thread id "${threadId}"`);
     return safeReadTextIfExistsSync(join(this.logDir, `${threadId}.jsonl`), { maxBytes: MAX_LOG_BYTES }) ?? '';
   }
 
@@ -252,7 +253,7 @@ export function workspacePhasePrior(logDir: string, exceptThread: string): numbe
   let files: Array<{ path: string; mtime: number }>;
   try {
     files = readdirSync(logDir)
-      .filter((n) => n.endsWith('.jsonl') && n !== `${exceptThread}.jsonl` && SAFE_ID.test(n.slice(0, -'.jsonl'.length)))
+      .filter((n) => n.endsWith('.jsonl') && n !== `${exceptThread}.jsonl` && isThreadId(n.slice(0, -'.jsonl'.length)))
       .map((n) => ({ path: join(logDir, n), mtime: statSync(join(logDir, n)).mtimeMs }))
       .sort((a, b) => b.mtime - a.mtime)
       .slice(0, PRIOR_THREADS);

@@ -356,6 +356,7 @@ function gitInvocations(args: string[]): Invocation[] {
     case 'cherry-pick':
     case 'revert':
       return rest.some((a) => ['-n', '--no-commit', '--abort', '--quit', '--skip', '-h', '--help'].includes(a)) ? [] : [{ type: 'other_commit_writer' }];
+    case undefined: // `git` alone
     default:
       return []; // includes aliases (`git ci`), `commit-tree`, `log --grep commit`, `show`, `help commit`
   }
@@ -463,6 +464,7 @@ function ghInvocations(args: string[]): Invocation[] {
       return rest.includes('--undo') ? [] : [{ type: 'pr', action: 'ready', target: ghTarget(rest) }];
     case 'merge':
       return rest.includes('--disable-auto') ? [] : [{ type: 'pr', action: 'merge', target: ghTarget(rest) }];
+    case undefined: // `gh pr` alone
     default:
       return [];
   }

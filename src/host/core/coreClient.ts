@@ -4,7 +4,7 @@
  * sending CORE_METHODS requests.
  *
  * Recovery: when the process dies the client restarts it (up to MAX_RESTARTS in RESTART_WINDOW_MS, each
- * restart logged). Requests wait until the client is running; a request lost with the connection is
+ * restart logged; the lifecycle is the state machine in coreLifecycle.ts). Requests wait until the client is running; a request lost with the connection is
  * retried once on the new process. The new process rebuilds each thread from its log on first use and
  * gets the last configure()d settings in its initializationOptions, so nothing is lost. If the process
  * cannot start at all, or keeps dying, the arbiter runs in-process (localCore) on the same logs.
@@ -15,15 +15,13 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import * as lc from 'vscode-languageclient/node';
 import { loadPromptSet, type PromptSet } from '../../core/prompts/promptSet';
-import type { CoreParams } from '../../server/params';
-import { CORE_METHODS, type CoreApi } from './coreApi';
+import { CORE_METHODS, type CoreApi, type CoreParams } from '../../core/protocol/coreProtocol';
+import { initialLifecycle, routeOf, transition, type CoreLifecycleEvent, type CoreTransition } from './coreLifecycle';
 import { localCore } from './localCore';
 
 /** The prompt files the core process serves diagnostics, hover and completion for. */
 export const PROMPT_DOCUMENT_SELECTOR = [{ scheme: 'file', language: 'markdown', pattern: '**/rawr-*.md' }];
 
-const MAX_RESTARTS = 5;
-const RESTART_WINDOW_MS = 3 * 60_000;
 const START_TIMEOUT_MS = 20_000;
 /** How long a request waits for the core process to (re)start before failing. */
 const READY_TIMEOUT_MS = 30_000;
@@ -145,44 +143,23 @@ export async function startCore(context: vscode.ExtensionContext, opts: StartCor
   const serverModule = opts.serverModule ?? (await defaultServerModule(context));
   if (!(await exists(serverModule))) return fallbackHandle(inProcess(`server module ${serverModule} not found`), (c) => (lastConfig = c));
 
-  // ---- restart policy: logged, bounded ----------------------------------------------------------
-  const restarts: number[] = [];
-  let gaveUp = false;
-  let shutDown = false;
-  let disposed = false;
-  /** Errors of the current process's connection (reset when a process starts running). */
-  let connectionErrors = 0;
+  // ---- the lifecycle: an explicit state machine (coreLifecycle.ts) -------------------------------
+  let life = initialLifecycle();
+  const apply = (e: CoreLifecycleEvent): CoreTransition => {
+    const t = transition(life, e);
+    life = t.state;
+    if (t.log) log[t.log.level](t.log.text);
+    return t;
+  };
   const errorHandler: lc.ErrorHandler = {
-    // Writes to a process that just died fail until its exit is seen; then closed() restarts it (bounded
-    // there). Counting them would stop the client for good — the prompt files' language features with it
-    // — when a burst of requests meets a crash; so only errors on a live connection count. The `count`
-    // argument is not used: the IPC writer adds two per failed write and resets it on a good one.
+    // The `count` argument is not used: the IPC writer adds two per failed write and resets it on a good one.
     error: (error) => {
-      if (isClosedPipe(error)) {
-        log.warn(`rawr core connection lost (${error.message}); the process is restarted once its exit is seen`);
-        return { action: lc.ErrorAction.Continue, handled: true };
-      }
-      connectionErrors++;
-      log.warn(`rawr core connection error (${connectionErrors}): ${error.message}`);
-      if (connectionErrors <= 3) return { action: lc.ErrorAction.Continue, handled: true };
-      shutDown = true; // the client stops the process: requests go in-process from now on
-      log.error('rawr core connection keeps failing; stopping the core process');
-      return { action: lc.ErrorAction.Shutdown, handled: true };
+      const t = apply({ type: 'connection_error', closedPipe: isClosedPipe(error), message: error.message });
+      return { action: t.action === 'shutdown' ? lc.ErrorAction.Shutdown : lc.ErrorAction.Continue, handled: true };
     },
     closed: () => {
-      if (disposed) return { action: lc.CloseAction.DoNotRestart, handled: true };
-      const now = Date.now();
-      restarts.push(now);
-      while (restarts.length > 0 && now - restarts[0]! > RESTART_WINDOW_MS) restarts.shift();
-      if (restarts.length > MAX_RESTARTS) {
-        gaveUp = true;
-        log.error(`rawr core process exited ${restarts.length} times in ${RESTART_WINDOW_MS / 60_000} minutes; not restarting it`);
-        return { action: lc.CloseAction.DoNotRestart, handled: true };
-      }
-      log.warn(
-        `rawr core process exited; restarting it (${restarts.length}/${MAX_RESTARTS} in ${RESTART_WINDOW_MS / 60_000} min); threads are rebuilt from their logs`,
-      );
-      return { action: lc.CloseAction.Restart, handled: true };
+      const t = apply({ type: 'exited', at: Date.now() });
+      return { action: t.action === 'restart' ? lc.CloseAction.Restart : lc.CloseAction.DoNotRestart, handled: true };
     },
   };
 
@@ -208,44 +185,43 @@ export async function startCore(context: vscode.ExtensionContext, opts: StartCor
   );
 
   // ---- readiness: a generation per (re)start -----------------------------------------------------
-  let generation = 0;
   const waiters = new Set<() => void>();
   const wake = () => {
     for (const w of [...waiters]) w();
   };
   const stateSub = client.onDidChangeState((e: { oldState: lc.State; newState: lc.State }) => {
     if (e.newState === lc.State.Running) {
-      generation++;
-      connectionErrors = 0;
-      if (generation > 1) {
+      apply({ type: 'started' });
+      if (life.generation > 1) {
         client.sendRequest<number>(CORE_METHODS.pid, {}).then(
           (pid) => log.info(`rawr core process restarted (pid ${pid})`),
           () => undefined,
         );
       }
-    }
+    } else if (e.newState === lc.State.StartFailed) apply({ type: 'start_failed', why: 'it could not be restarted' });
     wake();
   });
-
-  const finalState = () => gaveUp || shutDown || disposed || client.state === lc.State.StartFailed;
 
   /** Resolves when the client runs a generation newer than `after` (or falls back in-process). */
   const ready = (after: number): Promise<'process' | 'in-process'> =>
     new Promise((resolve, reject) => {
       const check = (): boolean => {
-        if (disposed) {
-          reject(new Error('rawr core client disposed'));
-          return true;
+        const route = routeOf(life, after);
+        switch (route) {
+          case 'disposed':
+            reject(new Error('rawr core client disposed'));
+            return true;
+          case 'process':
+          case 'in-process':
+            resolve(route);
+            return true;
+          case 'wait':
+            return false;
+          default: {
+            const unknown: never = route;
+            throw new Error(`unknown route ${String(unknown)}`);
+          }
         }
-        if (client.state === lc.State.Running && generation > after) {
-          resolve('process');
-          return true;
-        }
-        if (finalState()) {
-          resolve('in-process');
-          return true;
-        }
-        return false;
       };
       if (check()) return;
       const timer = setTimeout(() => {
@@ -268,7 +244,7 @@ export async function startCore(context: vscode.ExtensionContext, opts: StartCor
     log.info(`rawr core process running (pid ${pid}, ${path.basename(serverModule)})`);
   } catch (err) {
     stateSub.dispose();
-    disposed = true;
+    apply({ type: 'dispose' });
     void stopClient();
     return fallbackHandle(inProcess((err as Error)?.message ?? String(err)), (c) => (lastConfig = c));
   }
@@ -298,13 +274,12 @@ export async function startCore(context: vscode.ExtensionContext, opts: StartCor
   /** Sends a request on the current process; a request lost with a dying process is retried once. */
   async function request<R>(name: keyof typeof CORE_METHODS, params: object, viaLocal: (core: CoreApi) => Promise<R>): Promise<R> {
     const method = CORE_METHODS[name];
-    let after = generation - 1; // the current process will do
+    let after = life.generation - 1; // the current process will do
     for (let attempt = 0; ; attempt++) {
       if (local) return viaLocal(local);
       const mode = await ready(after);
-      if (mode === 'in-process')
-        return viaLocal(inProcess(gaveUp ? 'it kept exiting' : shutDown ? 'its connection kept failing' : 'it could not be restarted'));
-      const sentOn = generation;
+      if (mode === 'in-process') return viaLocal(inProcess(life.phase === 'in_process' ? life.why : 'it could not be restarted'));
+      const sentOn = life.generation;
       try {
         return await client.sendRequest<R>(method, params);
       } catch (err) {
@@ -344,8 +319,8 @@ export async function startCore(context: vscode.ExtensionContext, opts: StartCor
       return local ? 'in-process' : 'process';
     },
     dispose: () => {
-      if (disposed) return;
-      disposed = true;
+      if (life.phase === 'disposed') return;
+      apply({ type: 'dispose' });
       wake();
       stateSub.dispose();
       return stopClient();

@@ -2,7 +2,7 @@
 import { CoreService } from '../../core/service/coreService';
 import type { PromptSet } from '../../core/prompts/promptSet';
 import type { ThreadCacheOptions } from '../../core/service/threadCache';
-import type { CoreApi } from './coreApi';
+import type { CoreApi } from '../../core/protocol/coreProtocol';
 
 export function localCore(
   logDir: string,

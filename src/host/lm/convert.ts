@@ -25,7 +25,8 @@ const ROLE_SYSTEM = 3;
 
 type AnyPart = Record<string, unknown>;
 
-const ctor = (name: string): (new (...a: never[]) => unknown) | undefined => (vscode as unknown as Record<string, unknown>)[name] as never;
+/** A class of the vscode module by name, if this VS Code has it (some part classes are newer than others). */
+const ctor = (name: string): unknown => Reflect.get(vscode, name);
 const isA = (p: unknown, name: string): boolean => {
   const C = ctor(name);
   return typeof C === 'function' && p instanceof C;

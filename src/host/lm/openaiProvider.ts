@@ -269,7 +269,13 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
         return vscode.LanguageModelError.NotFound(
           `${OPENAI_VENDOR}/${id}: not found at ${baseUrl} (HTTP 404: ${e.serverMessage}). Check the model id and that the base URL ends in /v1.`,
         );
-      default:
+      case 'aborted':
+      case 'bad_request':
+      case 'connection':
+      case 'invalid_tool_call':
+      case 'other':
+      case 'rate_limit':
+      case 'server':
         if (e.status === 451) return vscode.LanguageModelError.Blocked(`${OPENAI_VENDOR}/${id}: blocked by the server (HTTP 451: ${e.serverMessage}).`);
         // Named with OpenAI's code whatever the server's wording, so @rawr's overflow recovery (and anyone) can tell.
         if (e.status === 400 && ((e.cause as { code?: unknown } | undefined)?.code === 'context_length_exceeded' || isContextOverflow(e.serverMessage))) {

@@ -171,7 +171,7 @@ export function blocksText(blocks: readonly Block[]): string {
           return b.items.map((it) => inl(it.inlines)).join('\n');
         case 'code':
           return b.text;
-        default:
+        case 'rule':
           return '';
       }
     })

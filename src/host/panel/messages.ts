@@ -11,10 +11,11 @@
 import { z } from 'zod';
 import { MODES, TIERS } from '../../core/settings/schema';
 import { BOUNDARY_KINDS } from '../../core/signals/types';
+import { ThreadIdSchema } from '../../core/protocol/threadId';
 import { FollowActionSchema, FollowMessageSchema } from './followMessages';
 
-/** A thread id as the core accepts it (CoreService's SAFE_ID). */
-export const ThreadIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/);
+/** A thread id as the core accepts it (core/protocol/threadId.ts). */
+export { ThreadIdSchema };
 const text = (max: number) => z.string().max(max);
 const TierSchema = z.enum(TIERS);
 const ModeSchema = z.enum(MODES);

@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { BoundaryBus } from '../boundaryBus';
-import type { CoreApi } from '../core/coreApi';
+import type { CoreApi } from '../../core/protocol/coreProtocol';
 import type { Participant } from '../participant/participant';
 import type { ThreadSnapshot } from '../../core/service/coreService';
 import { OPEN_PANEL_COMMAND } from '../ui/statusBar';

@@ -13,12 +13,13 @@
  *   log is what a window reload rebuilds from, so the panel shows the same history after a reload.
  * Plus the boundary bus's recent reports (workspace-wide), for reports this thread's arbiter never got.
  */
+import { z } from 'zod';
 import { forecastNext, type PhaseForecast } from '../../core/arbiter/forecast';
 import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
 import { boundaryId } from '../../core/engine/step';
 import type { Decision } from '../../core/engine/types';
 import { LoggedEffectSchema, type LoggedEffect } from '../../core/log/loggedEffect';
-import { LogRecordSchema, type LogRecord } from '../../core/log/records';
+import { LogRecordSchema, type DecisionRecord, type LogRecord } from '../../core/log/records';
 import type { ThreadSnapshot } from '../../core/service/coreService';
 import { TIERS, type Settings } from '../../core/settings/schema';
 import { BOUNDARY_KINDS, strengthOf, type BoundaryKind, type DetectedBoundary } from '../../core/signals/types';
@@ -111,7 +112,7 @@ export function boundaryRef(kind: string, key: string | null, detail: string): s
  */
 export class ThreadJournal {
   boundaries = new Map<string, JournalBoundary>();
-  decisions: Decision[] = [];
+  decisions: DecisionRecord[] = [];
   judgments = new Map<string, JournalJudgment>();
   packets = new Map<string, { author: 'agent' | 'watcher'; text: string }>();
   sequences = new Map<string, JournalSequence>();
@@ -147,7 +148,7 @@ export class ThreadJournal {
   ingestRecord(rec: LogRecord): void {
     switch (rec.kind) {
       case 'decision':
-        this.onDecision(rec.decision as unknown as Decision);
+        this.onDecision(rec.decision);
         break;
       case 'judgment': {
         if (rec.phase === 'request') {
@@ -199,7 +200,7 @@ export class ThreadJournal {
     }
   }
 
-  private onDecision(d: Decision): void {
+  private onDecision(d: DecisionRecord): void {
     if (typeof d.id !== 'string') return;
     this.decisions.push(d);
     if (this.decisions.length > MAX_DECISIONS) this.decisions.shift();
@@ -344,10 +345,12 @@ export interface ViewInput {
 }
 
 const JUDGMENT_SPLIT = ' — judgment: ';
+/** A logged decision's tier, if it is one (a record from an older or foreign log may say anything). */
+const TierOrNull = z.enum(TIERS).nullable().catch(null);
 
 /** A decision's forecast, validated field by field (decisions come back from the log: untrusted). */
-function forecastOf(d: Decision): TimelineDecisionVM['forecast'] {
-  const f = (d as { forecast?: unknown }).forecast as Decision['forecast'] | undefined;
+function forecastOf(d: DecisionRecord): TimelineDecisionVM['forecast'] {
+  const f = d.forecast as Decision['forecast'] | undefined;
   if (!f || typeof f !== 'object' || !['compact', 'fits', 'plan_done', 'defer'].includes(f.verdict)) return null;
   if (!(Number.isFinite(f.nextPhaseTokens) && f.nextPhaseTokens >= 0 && Number.isFinite(f.roomTokens))) return null;
   return { verdict: f.verdict, drove: f.drove === true, nextPhaseTokens: Math.round(f.nextPhaseTokens), roomTokens: Math.round(f.roomTokens) };
@@ -398,7 +401,7 @@ export function gaugeOf(settings: Settings | null, tokens: { used: number; windo
   };
 }
 
-function judgmentOf(j: JournalJudgment, judged: Decision | undefined): JudgmentVM {
+function judgmentOf(j: JournalJudgment, judged: DecisionRecord | undefined): JudgmentVM {
   let verdict: JudgmentVM['verdict'] = 'pending';
   let reason: string | null = null;
   if (judged) {
@@ -422,11 +425,11 @@ export function timelineOf(journal: ThreadJournal): TimelineItemVM[] {
     const item: TimelineDecisionVM = {
       kind: 'decision',
       id: d.id,
-      at: d.at,
+      at: d.at ?? 0,
       point: String(d.point),
       action: String(d.action),
       code: String(d.code),
-      tier: d.tier ?? null,
+      tier: TierOrNull.parse(d.tier ?? null),
       percentRemaining: typeof d.percentRemaining === 'number' ? d.percentRemaining : null,
       reason: clip(String(d.reason), 8_000),
       boundaries: (d.boundaries ?? []).slice(0, 50).map((b) => clip(`${b.kind}${b.strength === 'weak' ? ' (weak)' : ''} ${b.detail}`.trim(), 400)),

@@ -142,6 +142,7 @@ export class Participant implements vscode.Disposable {
         case 'compact':
           await turn.compactNow(request.prompt);
           break;
+        case undefined: // a plain message
         default: {
           restrictedModeNotice(stream);
           const attached = await withAttachments(request, request.model, cts.token);

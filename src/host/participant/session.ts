@@ -5,11 +5,13 @@
  * (effectExecutor.ts), the one place effects are executed.
  */
 import * as vscode from 'vscode';
+import { AgentAdapter } from '../../core/agent/adapter';
 import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
 import type { Decision, Effect, EngineEvent } from '../../core/engine/types';
 import type { Settings } from '../../core/settings/schema';
 import type { ThreadMessage } from '../../core/thread/thread';
-import type { CoreApi } from '../core/coreApi';
+import type { CoreApi } from '../../core/protocol/coreProtocol';
+import { isThreadId } from '../../core/protocol/threadId';
 import type { BoundaryBus } from '../boundaryBus';
 import { systemClock, type Clock } from './clock';
 import { EffectExecutor, type ExecutorContext } from './effectExecutor';
@@ -61,8 +63,6 @@ export type SessionActivity =
   | { kind: 'step'; threadId: string; at: number; event: EngineEvent; effects: Effect[] }
   | { kind: 'swap' | 'undo'; threadId: string; at: number; seqId: string };
 
-const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
-
 export function newThreadId(): string {
   return `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 }
@@ -93,6 +93,8 @@ export class Session {
   /** The summary prepared in the background for the next compaction (prepare_summary). */
   readonly preparer: SummaryPreparer;
   readonly clock: Clock;
+  /** This thread's agent activity → engine events (core/agent/adapter.ts; the replay uses the same). */
+  readonly adapter = new AgentAdapter();
   private subscription: vscode.Disposable;
   // Panel hook (see SessionActivity): observers only.
   private readonly activity = new vscode.EventEmitter<SessionActivity>();
@@ -108,14 +110,16 @@ export class Session {
     // Boundaries seen anywhere in the workspace reach this thread's arbiter; it dedupes and ignores
     // those that arrive during its own synthetic turns.
     this.subscription = deps.bus.onBoundary((r) => {
-      void this.executor()
-        .feed({ type: 'boundary', at: r.at, source: r.source, boundary: r.boundary })
-        .catch((err) => deps.log.error(`boundary for ${threadId}: ${err}`));
+      const exec = this.executor();
+      const feedAll = async () => {
+        for (const ev of this.adapter.adapt({ type: 'boundary_seen', at: r.at, source: r.source, boundary: r.boundary }).events) await exec.feed(ev);
+      };
+      feedAll().catch((err) => deps.log.error(`boundary for ${threadId}: ${err}`));
     });
   }
 
   static async open(deps: SessionDeps, threadId: string): Promise<Session> {
-    if (!SAFE_ID.test(threadId)) throw new Error(`invalid thread id ${threadId}`);
+    if (!isThreadId(threadId)) throw new Error(`invalid thread id ${threadId}`);
     const s = new Session(deps, threadId);
     const snap = await deps.core.snapshot(threadId);
     s.messages = snap.messages;

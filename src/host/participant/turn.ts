@@ -5,8 +5,9 @@
  * stream; the golden path's model calls (scratch notes, packet) come back here through `AgentPort`.
  */
 import * as vscode from 'vscode';
+import type { AgentActivity } from '../../core/agent/adapter';
+import { isShellTool } from '../../core/agent/tools';
 import type { EngineEvent } from '../../core/engine/types';
-import { detectShellBoundaries } from '../../core/signals/shell';
 import type { ThreadMessage } from '../../core/thread/thread';
 import type { AgentPort, EffectExecutor, ModelReply } from './effectExecutor';
 import { toLmMessages } from './lmMessages';
@@ -19,7 +20,6 @@ import { DECLINED_RESULT, isSkippedResult, showPlan, toolLine } from './toolDisp
 
 /** Safety net against a model that never stops calling tools. */
 const MAX_MODEL_CALLS = 60;
-const TERMINAL_TOOL = /terminal|shell|bash|exec/i;
 
 export class Turn implements AgentPort {
   private modelCalls = 0;
@@ -48,6 +48,11 @@ export class Turn implements AgentPort {
     return (await this.exec.feed(ev)).compacted;
   }
 
+  /** What the agent did, as engine events through the core's agent adapter (the replay's too). */
+  private async report(activity: AgentActivity): Promise<void> {
+    for (const ev of this.session.adapter.adapt(activity).events) await this.feed(ev);
+  }
+
   /** Tools offered to the agent: rawr's own plus the workspace tools the settings allow. */
   private tools(): vscode.LanguageModelChatTool[] {
     return agentTools(this.deps.allowedTools());
@@ -61,7 +66,7 @@ export class Turn implements AgentPort {
     // A new thread starts with the agent's base instructions (agentPrompt.ts).
     if (this.session.messages.length === 0 && this.deps.agentPrompt)
       await this.session.append(await instructionsMessage(this.deps.agentPrompt(), this.tools()));
-    await this.feed({ type: 'user_message', at: this.now(), text });
+    await this.report({ type: 'user_message', at: this.now(), text });
     await this.loop();
   }
 
@@ -89,8 +94,8 @@ export class Turn implements AgentPort {
       const reply = r.value;
       const assistant: ThreadMessage = { role: 'assistant', text: reply.text, ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}) };
       await this.session.append(assistant);
-      if (reply.text) await this.feed({ type: 'assistant_message', at: this.now(), text: reply.text });
-      for (const c of reply.toolCalls) await this.feed({ type: 'tool_call', at: this.now(), id: c.id, name: c.name, input: c.input });
+      if (reply.text) await this.report({ type: 'assistant_message', at: this.now(), text: reply.text });
+      for (const c of reply.toolCalls) await this.report({ type: 'tool_call', at: this.now(), id: c.id, name: c.name, input: c.input });
 
       if (reply.toolCalls.length === 0) {
         await this.session.syncTokens(this.model, this.token, this.tools());
@@ -127,7 +132,7 @@ export class Turn implements AgentPort {
       if (call.name === PLAN_TOOL) {
         const plan = parsePlan(call.input);
         if (!plan.ok) throw new Error(`invalid plan: ${plan.error}`);
-        await this.feed({ type: 'plan', at: this.now(), steps: plan.steps });
+        await this.report({ type: 'plan', at: this.now(), steps: plan.steps });
         const done = plan.steps.filter((s) => s.status === 'completed').length;
         output = `Plan recorded (${done}/${plan.steps.length} steps completed).`;
         this.stream.progress(`Plan: ${done}/${plan.steps.length} steps completed`); // a step of the response (VS Code folds finished steps)
@@ -153,15 +158,11 @@ export class Turn implements AgentPort {
       if (call.name !== PLAN_TOOL && call.name !== SCRATCH_TOOL) this.stream.markdown(toolLine(call.name, call.input, output, declined ? 'skipped' : 'error'));
     }
     await this.session.append({ role: 'tool', toolCallId: call.id, name: call.name, text: output, ...(isError ? { isError } : {}) });
-    await this.feed({ type: 'tool_result', at: this.now(), id: call.id, output, isError });
-    // Commits and pushes run through a terminal tool count like those typed in a terminal.
-    const command = (call.input as { command?: unknown } | null)?.command;
-    if (TERMINAL_TOOL.test(call.name) && typeof command === 'string') {
-      const exit = /^exit code (\d+)/.exec(output)?.[1];
-      for (const b of detectShellBoundaries({ command, exitCode: isError ? 1 : exit !== undefined ? Number(exit) : undefined, output })) {
-        await this.feed({ type: 'boundary', at: this.now(), source: 'tool_result', boundary: b });
-      }
-    }
+    // rawr's terminal tool states the exit code on its first line (tools/terminalTool.ts); a shell call
+    // that failed without one did not run its command to success.
+    const stated = /^exit code (\d+)/.exec(output)?.[1];
+    const exitCode = !isShellTool(call.name) ? undefined : isError ? 1 : stated !== undefined ? Number(stated) : undefined;
+    await this.report({ type: 'tool_result', at: this.now(), id: call.id, output, isError, ...(exitCode !== undefined ? { exitCode } : {}) });
     return !isError;
   }
 

@@ -33,7 +33,9 @@ const Saved = z.object({
   offset: z.number().int().nonnegative(),
   previous: Previous.nullable(),
   // The follower's own shape is checked by its use: it is rawr's own file, written by this code.
-  follower: z.looseObject({ lineNo: z.number() }),
+  // rawr's own saved follower: its outline is checked here; a file that does not restore (restore throws)
+  // makes the hook allow and start over (steer.ts), never crash or refuse on bad state.
+  follower: z.custom<SavedFollower>((v) => typeof v === 'object' && v !== null && typeof (v as { lineNo?: unknown }).lineNo === 'number'),
 });
 
 export interface SteerSession {
@@ -62,7 +64,7 @@ export async function loadSession(dir: string, transcript: string, opts: Followe
       else if (parsed.data.transcript !== transcript) restarted = 'another transcript';
       else
         s = {
-          follower: SessionFollower.restore(parsed.data.follower as unknown as SavedFollower, { ...opts, format: 'claude' }),
+          follower: SessionFollower.restore(parsed.data.follower, { ...opts, format: 'claude' }),
           transcript,
           offset: parsed.data.offset,
           previous: parsed.data.previous,

@@ -231,7 +231,9 @@ export function codexImporter(o: { fallbackPrompts?: 'collect' | 'inline' | 'dro
         items.push({ type: 'tool_result', line, at, id: r.data.call_id, output, isError, ...(exitCode !== undefined ? { exitCode } : {}) });
         return;
       }
-      // reasoning, web_search_call (no call id, no result), ghost_snapshot, …: not replay events
+      default:
+        // reasoning, web_search_call (no call id, no result), ghost_snapshot, …: not replay events
+        return;
     }
   };
 

@@ -65,7 +65,11 @@ export function importRecording(text: LineSource, format?: RecordingFormat): Rec
       return importCodex(text);
     case 'rawr':
       throw new Error('rawr logs are handled by the rawr log importer, not importRecording');
-    default:
+    case null:
       throw new Error('unrecognised transcript: expected Claude Code or Codex JSON Lines');
+    default: {
+      const unknown: never = f;
+      throw new Error(`unknown format ${String(unknown)}`);
+    }
   }
 }

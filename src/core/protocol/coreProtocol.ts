@@ -1,21 +1,53 @@
 /**
- * The wire format of the core process's requests (CORE_METHODS), as zod schemas. The server validates
- * every request's params with these before anything reaches the CoreService, so a malformed request is a
- * JSON-RPC error with a message naming the offending field, never a crash or a poisoned event log. The
- * client (src/host/core/coreClient.ts) sends exactly these shapes.
+ * The protocol between the extension host and the core process (docs/ARCHITECTURE.md#the-core-process),
+ * in one place both sides import: what the host may ask (CoreApi), the JSON-RPC method names
+ * (CORE_METHODS), the params of each request as zod schemas (PARAMS, checked by the server before
+ * anything reaches the CoreService, so a malformed request is a JSON-RPC error naming the offending
+ * field, never a crash or a poisoned event log), what the client sends (CoreParams), the process's
+ * initialization options and the thread id (threadId.ts). src/server and src/host never import each
+ * other: both import this.
  */
 import { z } from 'zod';
-import { EngineEventSchema, promptRecord, PromptsSchema } from '../core/engine/eventSchema';
-import type { EngineEvent } from '../core/engine/types';
-import type { PromptSet } from '../core/prompts/promptSet';
-import { SettingsSchema } from '../core/settings/schema';
-import { ThreadMessageSchema, type ThreadMessage } from '../core/thread/thread';
+import { EngineEventSchema, promptRecord, PromptsSchema } from '../engine/eventSchema';
+import type { Effect, EngineEvent } from '../engine/types';
+import type { PromptSet } from '../prompts/promptSet';
+import type { ThreadSnapshot } from '../service/coreService';
+import { SettingsSchema } from '../settings/schema';
+import { ThreadMessageSchema, type ThreadMessage } from '../thread/thread';
+import { ThreadIdSchema } from './threadId';
 
-/** Same rule as CoreService (it is the file name of the thread's log). */
-export const ThreadIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'thread id must be 1–80 characters of A–Z, a–z, 0–9, "_" or "-"');
+export { ThreadIdSchema };
 
-// EngineEventSchema lives in the core: the event log validates every record it loads with it too.
-export { EngineEventSchema };
+/**
+ * What the extension host needs from the core (the arbiter + persistence). Implemented by the JSON-RPC
+ * client of the core process (host/core/coreClient.ts) and, as a fallback and for tests, in-process by
+ * CoreService (host/core/localCore.ts). Every method is async because it may cross a process boundary.
+ */
+export interface CoreApi {
+  configure(config: PromptSet): Promise<void>;
+  step(threadId: string, event: EngineEvent): Promise<Effect[]>;
+  appendMessage(threadId: string, message: ThreadMessage): Promise<void>;
+  swap(threadId: string, c: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }): Promise<void>;
+  undo(threadId: string): Promise<{ seqId: string; messages: ThreadMessage[] } | null>;
+  snapshot(threadId: string): Promise<ThreadSnapshot>;
+  listThreads(): Promise<string[]>;
+  exportLog(threadId: string): Promise<string>;
+  /** pid of the core process (undefined in-process): lets tests kill it to prove recovery. */
+  pid(): Promise<number | undefined>;
+}
+
+/** JSON-RPC method names (server and client share them). */
+export const CORE_METHODS = {
+  configure: 'rawr/configure',
+  step: 'rawr/step',
+  appendMessage: 'rawr/appendMessage',
+  swap: 'rawr/swap',
+  undo: 'rawr/undo',
+  snapshot: 'rawr/snapshot',
+  listThreads: 'rawr/listThreads',
+  exportLog: 'rawr/exportLog',
+  pid: 'rawr/pid',
+} as const;
 
 const ProblemSchema = z.object({
   file: z.string(),

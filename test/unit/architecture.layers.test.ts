@@ -1,0 +1,64 @@
+/**
+ * The direction of the layers (docs/ARCHITECTURE.md#the-layers, issue 19): the core process (src/server)
+ * and the extension host (src/host, src/extension.ts) meet only in the protocol module
+ * (src/core/protocol), never import each other; types are not papered over with `as unknown as`; and
+ * what a shell tool is has one definition (src/core/agent/tools.ts).
+ */
+import * as assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const root = resolve(__dirname, '../../..');
+const src = join(root, 'src');
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Relative module specifiers a file imports or re-exports, resolved to paths under the repository. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]/g)) out.push(relative(root, resolve(dirname(file), m[1]!)));
+  for (const m of text.matchAll(/(?:require|import)\(\s*['"](\.[^'"]+)['"]\s*\)/g)) out.push(relative(root, resolve(dirname(file), m[1]!)));
+  return out;
+}
+
+const all = files(src);
+const rel = (f: string) => relative(root, f);
+const isHost = (p: string) => p.startsWith('src/host/') || p === 'src/extension.ts' || p === 'src/extension';
+const isServer = (p: string) => p.startsWith('src/server/');
+
+describe('architecture: the layers', () => {
+  it('reads the source tree', () => assert.ok(all.some((f) => rel(f).startsWith('src/server/')) && all.some((f) => isHost(rel(f)))));
+
+  it('src/server and src/host never import each other (they share src/core/protocol)', () => {
+    const offenders: string[] = [];
+    for (const f of all) {
+      const from = rel(f);
+      for (const to of importsOf(f)) if ((isServer(from) && isHost(to)) || (isHost(from) && isServer(to))) offenders.push(`${from} → ${to}`);
+    }
+    assert.deepEqual(offenders, []);
+  });
+
+  it('no `as unknown as` in src: a type that does not fit is fixed, not cast', () => {
+    const offenders = all.filter((f) => /\bas\s+unknown\s+as\b/.test(readFileSync(f, 'utf8'))).map(rel);
+    assert.deepEqual(offenders, []);
+  });
+
+  it('one definition of what a shell tool is: src/core/agent/tools.ts', () => {
+    // A list or pattern of shell tool names (bash, shell, exec_command, terminal…) anywhere else.
+    const definitions = [
+      /(?:const|let)\s+\w*(?:SHELL|TERMINAL)_TOOLS?\b/,
+      /(?:const|function)\s+isShell\w*\s*[=(]/,
+      /\/[^/\n]*\b(?:bash|exec_command)\b[^/\n]*\|[^/\n]*\/[gimsuy]*/i,
+      /new Set\(\[[^\]]*['"](?:exec_command|local_shell|run_in_terminal)['"]/i,
+    ];
+    const defines = (f: string) => definitions.some((d) => d.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(all.filter((f) => rel(f) !== 'src/core/agent/tools.ts' && defines(f)).map(rel), []);
+    assert.ok(defines(join(src, 'core/agent/tools.ts')), 'the definition is where this test looks for it');
+  });
+});
