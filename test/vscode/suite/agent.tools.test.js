@@ -84,6 +84,7 @@ describe('rawr agent tools: Restricted Mode and bounds (real VS Code)', function
       (e) => ({ ok: undefined, err: e.message }),
     );
     const { bridge, hasBridge } = require('./index');
+    /** @type {{ ok: string | undefined, err: string | undefined } | undefined} */
     let settled;
     run.then((v) => (settled = v));
     while (!settled && Date.now() - started < 60000) {
@@ -104,6 +105,7 @@ describe('rawr agent tools: Restricted Mode and bounds (real VS Code)', function
       (x) => ({ ok: text(x), err: undefined }),
       (e) => ({ ok: undefined, err: e.message }),
     );
+    /** @type {{ ok: string | undefined, err: string | undefined } | undefined} */
     let done;
     next.then((v) => (done = v));
     const t1 = Date.now();
