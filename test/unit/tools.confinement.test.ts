@@ -91,6 +91,17 @@ describe('agent tools: one workspace and .git check for every file touched', () 
     assert.equal((await runTool(createFileTool, { path: 'my.git/x.txt', content: 'x\n' }, [ws])).ok, true);
   });
 
+  it('creating under a file (directly or through a link to one) is a clear tool error, not a thrown EEXIST', async () => {
+    // Found by the tools property test (seed -1983598311): mkdir's EEXIST escaped as an unexplained failure.
+    fs.symlinkSync(path.join(ws, 'src/a.ts'), path.join(ws, 'link-to-file'));
+    for (const p of ['src/a.ts/x.txt', 'link-to-file/ y.txt']) {
+      const r = await runTool(createFileTool, { path: p, content: 'x\n' }, [ws]);
+      assert.equal(r.ok, false, p);
+      assert.match(r.text, /is a file, not a folder/, p);
+    }
+    assert.equal(fs.readFileSync(path.join(ws, 'src/a.ts'), 'utf8'), 'export const a = 1;\n');
+  });
+
   it('a path is taken as given: " x.txt" is a file whose name starts with a space, not x.txt', async () => {
     fs.writeFileSync(path.join(ws, 'x.txt'), 'original\n');
     const r = await runTool(createFileTool, { path: ' x.txt', content: 'new\n' }, [ws]);

@@ -127,7 +127,14 @@ export const createFileTool: ToolImpl<typeof TOOL_SPECS.createFile.schema> = {
       if (!st.isFile()) throw new ToolError(`${p.rel} exists and is not a regular file.`);
       if (!input.overwrite) throw new ToolError(`${p.rel} already exists: use rawr_edit_file to change it, or overwrite: true to replace it.`);
     }
-    await fs.mkdir(path.dirname(p.abs), { recursive: true });
+    try {
+      await fs.mkdir(path.dirname(p.abs), { recursive: true });
+    } catch (err) {
+      // A folder on the way is a file (or a link to one): the model's mistake, told as such.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' || code === 'ENOTDIR') throw new ToolError(`cannot create ${p.rel}: a part of its folder path is a file, not a folder.`);
+      throw err;
+    }
     // The folders just made could not have been links: check the final place once more before writing.
     const again = await resolveInWorkspace(ctx.roots(), p.abs);
     if (again.abs !== p.abs) throw new ToolError(`${p.rel} moved while it was being created; not written.`);
