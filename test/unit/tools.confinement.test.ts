@@ -102,6 +102,16 @@ describe('agent tools: one workspace and .git check for every file touched', () 
     assert.equal(fs.readFileSync(path.join(ws, 'src/a.ts'), 'utf8'), 'export const a = 1;\n');
   });
 
+  it('a link loop is a clear tool error, not a thrown ELOOP (tools property test, seed 1049659273)', async () => {
+    fs.symlinkSync(path.join(ws, 'loop'), path.join(ws, 'loop'));
+    const read = await runTool(readFileTool, { path: 'loop/vendor' }, [ws]);
+    const created = await runTool(createFileTool, { path: 'loop/vendor', content: 'x\n' }, [ws]);
+    for (const r of [read, created]) {
+      assert.equal(r.ok, false);
+      assert.match(r.text, /loop of symbolic links/);
+    }
+  });
+
   it('a path is taken as given: " x.txt" is a file whose name starts with a space, not x.txt', async () => {
     fs.writeFileSync(path.join(ws, 'x.txt'), 'original\n');
     const r = await runTool(createFileTool, { path: ' x.txt', content: 'new\n' }, [ws]);

@@ -51,7 +51,10 @@ async function realPrefix(p: string): Promise<{ real: string; rest: string[] }> 
     try {
       return { real: await fs.realpath(cur), rest };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && (err as NodeJS.ErrnoException).code !== 'ENOTDIR') throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      // A link that points at itself (or a cycle of links) resolves nowhere: refused, with the reason.
+      if (code === 'ELOOP') throw new ToolError(`${p} goes through a loop of symbolic links; it cannot be used.`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
       const parent = path.dirname(cur);
       if (parent === cur) return { real: cur, rest };
       rest.unshift(path.basename(cur));
