@@ -84,7 +84,7 @@ function decisionLatency(events: EngineEvent[]): { p50: number; p99: number; max
     const dt = Number(process.hrtime.bigint() - t0) / 1e6;
     if (ev.type === 'evaluate') times.push(dt);
     s = r.state;
-    for (const fx of r.effects) {
+    for (const fx of r.commands) {
       if (fx.type === 'request_scratch_write') s = step(s, { type: 'scratch_written', at: ev.at, seqId: fx.seqId, path: fx.path }).state;
       if (fx.type === 'request_packet' || (fx.type === 'start_timer' && s.seq.phase === 'awaiting_packet')) {
         if (s.seq.phase === 'awaiting_packet') s = step(s, { type: 'timeout', at: ev.at, timerId: `packet:${s.seq.seqId}` }).state;

@@ -21,7 +21,7 @@ import { basename } from 'node:path';
 import OpenAI from 'openai';
 import { buildJudgmentPrompt } from '../../src/core/arbiter/judgment';
 import { step } from '../../src/core/engine/step';
-import type { Decision, Effect, EngineState } from '../../src/core/engine/types';
+import type { Decision, EngineState } from '../../src/core/engine/types';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { recordingThread, stateBefore } from '../../src/core/replay/handoffAt';
@@ -143,7 +143,7 @@ async function goldenPath(start: EngineState, thread0: readonly ThreadMessage[],
   for (let guard = 0; guard < 20; guard++) {
     state = r.state;
     let next: Parameters<typeof step>[1] | undefined;
-    for (const fx of r.effects as Effect[]) {
+    for (const fx of r.commands) {
       switch (fx.type) {
         case 'inject_heads_up':
           meter.inSequence = true;

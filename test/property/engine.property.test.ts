@@ -120,9 +120,9 @@ export class Harness {
 
   feed(ev: EngineEvent): void {
     const before = this.state;
-    const { state, effects } = step(before, ev);
+    const { state, facts, commands } = step(before, ev);
     this.state = state;
-    this.check(before, ev, effects);
+    this.check(before, ev, [...facts, ...commands]);
   }
 
   private check(before: EngineState, ev: EngineEvent, effects: Effect[]): void {
@@ -200,8 +200,14 @@ export class Harness {
           const evs = this.seqEvents.get(fx.seqId)!;
           evs.push(`end:${fx.outcome}`);
           // 6. failed/cancelled sequences never swapped; compacted ones always handed off
-          if (fx.outcome === 'compacted') assert.deepEqual(evs.slice(-3), ['compacted', 'handoff', 'end:compacted']);
-          else {
+          // (the facts of a step come before its commands: the handoff is a command of the same step)
+          if (fx.outcome === 'compacted') {
+            assert.deepEqual(evs.slice(-2), ['compacted', 'end:compacted']);
+            assert.ok(
+              effects.some((e) => e.type === 'inject_handoff' && e.seqId === fx.seqId),
+              'a compacted sequence hands off in the same step',
+            );
+          } else {
             assert.ok(!evs.includes('compacted') && !evs.includes('handoff'), `a ${fx.outcome} sequence swapped the thread`);
             assert.deepEqual(this.state.tokens, before.tokens, 'a failed compaction must not change the context');
           }

@@ -1,7 +1,7 @@
 /** Shared test fixtures for the engine: shipped prompts and settings, a state builder, an event driver. */
 import { initialState } from '../../src/core/engine/state';
 import { step } from '../../src/core/engine/step';
-import type { Effect, EngineEvent, EngineState } from '../../src/core/engine/types';
+import type { Command, Effect, EngineEvent, EngineState, Fact } from '../../src/core/engine/types';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import type { Settings } from '../../src/core/settings/schema';
@@ -12,15 +12,23 @@ export function mkState(settings: Partial<Settings> = {}): EngineState {
   return initialState({ threadId: 'thread-test-1', settings: { ...shipped.settings, ...settings }, prompts: shipped.prompts });
 }
 
-export function run(state: EngineState, events: EngineEvent[]): { state: EngineState; effects: Effect[] } {
+/**
+ * Steps the events; `commands` and `facts` are what the steps said, and `effects` both, each step's
+ * facts before its commands (the order the event log keeps them in).
+ */
+export function run(state: EngineState, events: EngineEvent[]): { state: EngineState; effects: Effect[]; commands: Command[]; facts: Fact[] } {
   let s = state;
   const effects: Effect[] = [];
+  const commands: Command[] = [];
+  const facts: Fact[] = [];
   for (const ev of events) {
     const r = step(s, ev);
     s = r.state;
-    effects.push(...r.effects);
+    effects.push(...r.facts, ...r.commands);
+    commands.push(...r.commands);
+    facts.push(...r.facts);
   }
-  return { state: s, effects };
+  return { state: s, effects, commands, facts };
 }
 
 export const WINDOW = 200_000;

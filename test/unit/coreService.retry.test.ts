@@ -26,7 +26,7 @@ describe('core service: retried requests are applied once', () => {
     a.step('t1', { type: 'boundary', at: 3, source: 'git', boundary: { kind: 'commit', key: 'a1b2c3d', detail: 'a1b2c3d phase 1' } }, 'r3');
     const effects = a.step('t1', { type: 'evaluate', at: 4, point: 'tool_loop' }, 'r4');
     assert.ok(
-      effects.some((e) => e.type === 'request_judgment'),
+      effects.commands.some((e) => e.type === 'request_judgment'),
       'the evaluation asked for judgment',
     );
     assert.deepEqual(a.step('t1', { type: 'evaluate', at: 4, point: 'tool_loop' }, 'r4'), effects, 'same process: same answer');
@@ -38,7 +38,7 @@ describe('core service: retried requests are applied once', () => {
     assert.equal(b.snapshot('t1').state.seq.phase, 'assessing', 'the state was not stepped twice');
     // A new request is applied normally.
     const next = b.step('t1', { type: 'cancel', at: 5 }, 'r5');
-    assert.ok(next.some((e) => e.type === 'cancel_timer'));
+    assert.ok(next.commands.some((e) => e.type === 'cancel_timer'));
     b.dispose();
   });
 

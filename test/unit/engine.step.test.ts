@@ -72,7 +72,7 @@ describe('step: golden path', () => {
     assert.equal(state.seq.phase, 'compacting');
 
     ({ state, effects } = run(state, [{ type: 'compaction_done', at: at(), seqId, tokensBefore: usedFor(30), tokensAfter: 31_000 }]));
-    assert.deepEqual(types(effects), ['compacted', 'inject_handoff', 'sequence_ended']);
+    assert.deepEqual(types(effects), ['compacted', 'sequence_ended', 'show_compacted', 'inject_handoff']);
     assert.match(find(effects, 'compacted')[0]!.text, /^Context compacted — 140k → 31k tokens \(tier ready, boundary commit a1b2c3d importer\)$/);
     const handoff = find(effects, 'inject_handoff')[0]!.text;
     assert.match(handoff, /CONTEXT COMPACTION DETECTED/);

@@ -344,7 +344,7 @@ All importer tests pass (41). The replay CLI still ignores --window for codex fi
       log.append({ kind: 'event', at: clock, event: ev });
       const r = step(state, ev);
       state = r.state;
-      for (const fx of r.effects) {
+      for (const fx of [...r.facts, ...r.commands]) {
         clock += 1000;
         switch (fx.type) {
           case 'request_judgment':

@@ -51,7 +51,7 @@ describe('overflow recovery: the engine', () => {
     assert.match(d.reason, /rejected the request as too long/);
     for (const t of ['request_judgment', 'request_scratch_write', 'request_packet']) assert.ok(!types.includes(t as Effect['type']), `no ${t}`);
     assert.equal(r.effects.find((e): e is Extract<Effect, { type: 'show_packet' }> => e.type === 'show_packet')!.author, 'watcher');
-    const compact = r.effects.find((e): e is Extract<Effect, { type: 'compact' }> => e.type === 'compact')!;
+    const compact = r.commands.find((e): e is Extract<Effect, { type: 'compact' }> => e.type === 'compact')!;
     assert.equal(compact.summarise, false);
     assert.match(compact.packet, /\/r\/parser\.ts/);
     const done = run(r.state, [{ type: 'compaction_done', at: 6, seqId: compact.seqId, tokensBefore: usedFor(60), tokensAfter: 2000 }]);
@@ -65,7 +65,7 @@ describe('overflow recovery: the engine', () => {
     assert.notEqual(s.seq.phase, 'idle');
     const r = step(s, { type: 'overflow', at: 6, error: 'prompt is too long' });
     assert.deepEqual(
-      r.effects.map((e) => e.type),
+      [...r.facts, ...r.commands].map((e) => e.type),
       ['annotate'],
     );
     assert.equal(r.state.seq, s.seq);
@@ -128,13 +128,13 @@ describe('overflow recovery: scripted model answering HTTP 400 context_length_ex
       compact: async (error) => {
         let r = step(s.state, { type: 'overflow', at: 30, error });
         s.state = r.state;
-        const compact = r.effects.find((e): e is Extract<Effect, { type: 'compact' }> => e.type === 'compact');
+        const compact = r.commands.find((e): e is Extract<Effect, { type: 'compact' }> => e.type === 'compact');
         if (!compact || compact.summarise !== false) return false;
         const replacement = compactedThread(null, compact.packet, selectRecentTail(s.thread, tailBudget(4000, 8192, 9000)));
         r = step(s.state, { type: 'compaction_done', at: 31, seqId: compact.seqId, tokensBefore: 9000, tokensAfter: 1500 });
         s.state = r.state;
         s.thread.splice(0, s.thread.length, ...replacement);
-        for (const e of r.effects) if (e.type === 'inject_handoff') s.thread.push({ role: 'user', text: e.text, synthetic: true, kind: 'handoff' });
+        for (const e of r.commands) if (e.type === 'inject_handoff') s.thread.push({ role: 'user', text: e.text, synthetic: true, kind: 'handoff' });
         return true;
       },
     });

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Effect, EngineEvent } from '../../src/core/engine/types';
+import type { EngineEvent, StepOutput } from '../../src/core/engine/types';
 import { CoreService } from '../../src/core/service/coreService';
 import { LogTail } from '../../src/host/panel/logTail';
 import { blocksText } from '../../src/host/panel/markdown';
@@ -41,7 +41,7 @@ interface Driver {
   logDir: string;
   threadId: string;
   at: (ms: number) => number;
-  step: (ev: EngineEvent) => Effect[];
+  step: (ev: EngineEvent) => StepOutput;
 }
 
 function driver(threadId = 'tpanel1', forecast = false): Driver {
@@ -72,8 +72,8 @@ function toAwaitingPacket(d: Driver): void {
   });
   step({ type: 'tool_result', at: at(1_300), id: 'c1', output: 'Plan recorded', isError: false });
   const judge = step({ type: 'evaluate', at: at(2_000), point: 'tool_loop' });
-  const req = judge.find((e) => e.type === 'request_judgment');
-  assert.ok(req && req.type === 'request_judgment', `judgment requested: ${judge.map((e) => e.type)}`);
+  const req = judge.commands.find((e) => e.type === 'request_judgment');
+  assert.ok(req && req.type === 'request_judgment', `judgment requested: ${judge.commands.map((e) => e.type)}`);
   step({ type: 'judgment_result', at: at(2_420), corrId: req.corrId, text: '{"should_compact": true, "reason": "phase boundary: step 1 of 3 is complete"}' });
   // A commit reported during rawr's own sequence never counts.
   step({ type: 'boundary', at: at(2_500), source: 'git', boundary: { kind: 'commit', key: '1111111aaaa', detail: '1111111 wip during the packet' } });
@@ -318,7 +318,7 @@ describe('panel view model: a sequence in progress, and a cancelled one', () => 
       d.step({ type: 'tokens', at: d.at(10), used: 14_000, window: WINDOW });
       d.step({ type: 'boundary', at: d.at(20), source: 'git', boundary: { kind: 'commit', key: 'abcdef0123', detail: 'abcdef0 phase 1' } });
       const fx = d.step({ type: 'evaluate', at: d.at(30), point: 'turn_complete' });
-      assert.ok(fx.some((e) => e.type === 'request_judgment'));
+      assert.ok(fx.commands.some((e) => e.type === 'request_judgment'));
       d.step({ type: 'cancel', at: d.at(530) });
       const vm = vmOf(d);
       const judge = decisions(vm).find((x) => x.action === 'judge')!;
@@ -353,7 +353,7 @@ describe('panel view model: the phase forecast', () => {
     step({ type: 'tokens', at: at(2_100), used: 14_000, window: WINDOW });
     step({ type: 'evaluate', at: at(2_200), point: 'tool_loop' });
     const fx = step({ type: 'evaluate', at: at(2_300), point: 'tool_loop' });
-    assert.ok(fx.some((e) => e.type === 'request_judgment'));
+    assert.ok(fx.commands.some((e) => e.type === 'request_judgment'));
     vm = vmOf(d);
     assert.equal(vm.gauge.forecast?.fits, false);
     assert.equal(vm.gauge.forecast?.endPercentUsed, 95);

@@ -460,7 +460,7 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       const first = await h.ask(PROMPT);
       // The earlier window: a compaction was requested and the window went away before anyone answered.
       const started = await h.core.step(first.threadId, { type: 'compact_now', at: Date.now(), instructions: '' });
-      assert.ok(started.some((fx) => fx.type === 'inject_heads_up'));
+      assert.ok(started.commands.some((fx) => fx.type === 'inject_heads_up'));
       const fresh = h.reopen();
       const next = await h.ask('Thanks. What is left to do?', { threadId: first.threadId });
       assert.ok(!next.result.errorDetails, next.result.errorDetails?.message);

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as rpc from 'vscode-jsonrpc/node';
-import type { Effect, EngineEvent } from '../../src/core/engine/types';
+import type { Effect, EngineEvent, StepOutput } from '../../src/core/engine/types';
 import { shippedPromptsDir } from '../../src/core/prompts/fs';
 import type { ThreadSnapshot } from '../../src/core/service/coreService';
 import type { ThreadMessage } from '../../src/core/thread/thread';
@@ -99,7 +99,11 @@ describe('core process (JSON-RPC over IPC)', function () {
   it('steps a session through the golden path, persists it, and a restarted process replays it', async () => {
     const core = await startCore(logDir);
     assert.equal(await core.request<number>(CORE_METHODS.pid), core.child.pid);
-    const step = (event: EngineEvent) => core.request<Effect[]>(CORE_METHODS.step, { threadId: THREAD, event });
+    // What a step said, its facts before its commands (the event log's order).
+    const step = async (event: EngineEvent): Promise<Effect[]> => {
+      const out = await core.request<StepOutput>(CORE_METHODS.step, { threadId: THREAD, event });
+      return [...out.facts, ...out.commands];
+    };
     const append = (message: ThreadMessage) => core.request<null>(CORE_METHODS.appendMessage, { threadId: THREAD, message });
 
     // A user turn: ask, run the commit in a terminal, the commit boundary, the agent's answer, tokens at 30% left.
@@ -143,7 +147,7 @@ describe('core process (JSON-RPC over IPC)', function () {
     fx = await step({ type: 'compaction_done', at: at(), seqId: compact.seqId, tokensBefore: usedFor(30), tokensAfter: 31_000 });
     assert.deepEqual(
       fx.map((e) => e.type),
-      ['compacted', 'inject_handoff', 'sequence_ended'],
+      ['compacted', 'sequence_ended', 'show_compacted', 'inject_handoff'],
     );
     await append({ role: 'user', text: find(fx, 'inject_handoff')[0]!.text, synthetic: true, kind: 'handoff' });
 

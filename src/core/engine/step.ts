@@ -1,5 +1,5 @@
 /**
- * The arbiter and the golden-path sequence as one pure function: `step(state, event) → {state, effects}`.
+ * The arbiter and the golden-path sequence as one pure function: `step(state, event) → {state, commands, facts}`.
  *
  *   idle ──evaluate──▶ (decide) ──judge──▶ assessing ──approve──┐
  *     ▲                    └──compact──────────────────────────┤ inject heads-up
@@ -12,9 +12,10 @@
  * swapped by the executor when it reports compaction_done, so it is untouched or fully swapped.
  * Events that do not belong to the current phase or sequence are stale and ignored.
  *
- * What the host would otherwise have to guess is said as an effect: where a person's message went
- * (append_user_message / hold_user_message), what became of each boundary report (boundary_noted,
- * boundaries_consumed), when a sequence starts and with which decision, how a judgment ended.
+ * What the host would otherwise have to guess is said outright: where a person's message went (the
+ * commands append_user_message / hold_user_message), what became of each boundary report (the facts
+ * boundary_noted, boundaries_consumed), when a sequence starts and with which decision, how a judgment
+ * ended. The reducer pushes commands and facts to one list as it goes; partition.ts splits it.
  */
 import { decide, decideHeld, decisionFor } from '../arbiter/decide';
 import { describeGain, forecastNext, isPhaseClose, onCompacted, onPhaseClose, onTokens, withPrior } from '../arbiter/forecast';
@@ -27,6 +28,7 @@ import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
 import { applyPlan } from '../signals/plan';
 import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoundary } from '../signals/types';
+import { partition } from './partition';
 import { clip, pushCapped, withState, withTrail } from './state';
 import type { DecisionInput } from '../arbiter/decide';
 import type { Decision, Effect, EngineEvent, EngineState, PacketAuthor, SequenceState, StepResult, TrailToolCall } from './types';
@@ -46,7 +48,7 @@ const MAX_OPEN_TOOL_CALLS = 1_000;
 export function step(state: EngineState, ev: EngineEvent): StepResult {
   const fx: Effect[] = [];
   const next = reduce(state, ev, fx);
-  return { state: next, effects: fx };
+  return { state: next, ...partition(fx) };
 }
 
 function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
@@ -548,13 +550,9 @@ function finishCompaction(
           : null,
     seq.judgment ? `judgment: ${clip(seq.judgment, 120)}` : null,
   ].filter(Boolean);
-  fx.push({
-    type: 'compacted',
-    seqId: seq.seqId,
-    tokensBefore: before,
-    tokensAfter: after,
-    text: `Context compacted — ${kTokens(before)} → ${kTokens(after)} tokens (${why.join(', ')})`,
-  });
+  const compactedText = `Context compacted — ${kTokens(before)} → ${kTokens(after)} tokens (${why.join(', ')})`;
+  fx.push({ type: 'compacted', seqId: seq.seqId, tokensBefore: before, tokensAfter: after, text: compactedText });
+  fx.push({ type: 'show_compacted', seqId: seq.seqId, text: compactedText });
   fx.push({
     type: 'inject_handoff',
     seqId: seq.seqId,

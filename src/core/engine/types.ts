@@ -209,18 +209,58 @@ export type EngineEvent =
   | { type: 'phase_prior'; at: number; phases: number[] };
 
 /**
- * What the host must do (or know) after a step. Executed in one place, the host's effect executor
- * (src/host/participant/effectExecutor.ts), with an exhaustive switch; persisted (in part) to the event
- * log by the core service (src/core/log/loggedEffect.ts), where the compaction panel reads what happened
- * instead of re-deriving it. Facts the host or the panel would otherwise have to guess are effects too:
- * whether a person's message went into the thread or was held, and what became of every boundary report.
+ * What the host must do after a step: commands, executed in one place, the host's effect executor
+ * (src/host/participant/effectExecutor.ts), each kind by exactly one case. Two sorts (the replay answers
+ * only the first): a `Request` is answered by an event the engine waits for; a `Directive` is carried out
+ * and nothing comes back.
  */
-export type Effect =
-  | { type: 'decision'; decision: Decision }
+export type Command = Request | Directive;
+
+/** Commands the engine waits on: each is answered by an event (a timer by its `timeout`). */
+export type Request =
+  | { type: 'request_judgment'; corrId: string; system: string; user: string; timeoutMs: number }
+  | { type: 'start_timer'; timerId: string; ms: number }
+  | { type: 'request_scratch_write'; seqId: string; text: string; path: string }
+  /**
+   * The packet turn. With `scratchPath` the same turn also asks for the scratch notes (the agent calls
+   * rawr_write_scratch and writes its packet in one reply): one model call instead of two.
+   */
+  | { type: 'request_packet'; seqId: string; text: string; scratchPath?: string }
+  /** summarise false: no summary LM call (overflow recovery): the replacement is the recent turns, the handoff carries the packet. */
+  | { type: 'compact'; seqId: string; packet: string; summaryPrompt: string; summarise?: false }
+  /** Answered by compaction_failed (from the running compaction call, or at once when none runs). */
+  | { type: 'abort_compaction'; seqId: string };
+
+/** Commands carried out with nothing reported back: the thread, the chat, timers, background work. */
+export type Directive =
   /** The person's message goes into the thread now. */
   | { type: 'append_user_message'; text: string }
   /** The person's message is held, and delivered unchanged (deliver_queued_input) when the sequence ends. */
   | { type: 'hold_user_message'; text: string; reason: 'sequence_running' | 'preflight' }
+  | { type: 'annotate'; level: 'info' | 'warning'; text: string }
+  | { type: 'suggest'; decision: Decision }
+  /**
+   * A compaction that will need a summary call is likely soon: summarise the thread as it stands now, in
+   * the background, so that at the boundary only the part after it is left (sequence/preparedSummary.ts).
+   */
+  | { type: 'prepare_summary'; summaryPrompt: string; reason: string }
+  | { type: 'cancel_timer'; timerId: string }
+  | { type: 'progress'; text: string }
+  | { type: 'inject_heads_up'; seqId: string; text: string }
+  | { type: 'show_packet'; seqId: string; packet: string; author: PacketAuthor }
+  /** The "Context compacted — …" line in the chat (the `compacted` fact says the same for the log). */
+  | { type: 'show_compacted'; seqId: string; text: string }
+  | { type: 'inject_handoff'; seqId: string; text: string }
+  | { type: 'deliver_queued_input'; text: string };
+
+/**
+ * What happened, for the event log (src/core/log/loggedEffect.ts), the compaction panel and the status
+ * bar: the engine's own account, so nobody re-derives it. Facts the host or the panel would otherwise
+ * have to guess are said here: what became of every boundary report, when a sequence starts (with which
+ * decision) and how it ends, how a judgment ended. Nothing is executed for a fact.
+ */
+export type Fact =
+  | { type: 'decision'; decision: Decision }
   /** A boundary report: pending until the next evaluation point, or ignored (and why). */
   | { type: 'boundary_noted'; boundary: BoundarySignal; status: 'pending' | 'ignored'; why: 'new' | 'duplicate' | 'during_sequence' }
   /** Pending boundaries taken off the list: looked at by a decision (`by` its id), or moot after a compaction (`by` its seqId). */
@@ -229,34 +269,22 @@ export type Effect =
   | { type: 'sequence_started'; seqId: string; decisionId: string; reason: string; packetAuthor: PacketAuthor }
   /** How a judgment request ended: answered (valid or not), timed out, or cancelled. */
   | { type: 'judgment_ended'; corrId: string; outcome: 'answered' | 'invalid' | 'timed_out' | 'cancelled' }
-  | { type: 'annotate'; level: 'info' | 'warning'; text: string }
-  | { type: 'suggest'; decision: Decision }
-  | { type: 'request_judgment'; corrId: string; system: string; user: string; timeoutMs: number }
-  /**
-   * A compaction that will need a summary call is likely soon: summarise the thread as it stands now, in
-   * the background, so that at the boundary only the part after it is left (sequence/preparedSummary.ts).
-   */
-  | { type: 'prepare_summary'; summaryPrompt: string; reason: string }
-  | { type: 'start_timer'; timerId: string; ms: number }
-  | { type: 'cancel_timer'; timerId: string }
-  | { type: 'progress'; text: string }
-  | { type: 'inject_heads_up'; seqId: string; text: string }
-  | { type: 'request_scratch_write'; seqId: string; text: string; path: string }
-  /**
-   * The packet turn. With `scratchPath` the same turn also asks for the scratch notes (the agent calls
-   * rawr_write_scratch and writes its packet in one reply): one model call instead of two.
-   */
-  | { type: 'request_packet'; seqId: string; text: string; scratchPath?: string }
-  | { type: 'show_packet'; seqId: string; packet: string; author: PacketAuthor }
-  /** summarise false: no summary LM call (overflow recovery): the replacement is the recent turns, the handoff carries the packet. */
-  | { type: 'compact'; seqId: string; packet: string; summaryPrompt: string; summarise?: false }
-  | { type: 'abort_compaction'; seqId: string }
   | { type: 'compacted'; seqId: string; tokensBefore: number; tokensAfter: number; text: string }
-  | { type: 'inject_handoff'; seqId: string; text: string }
-  | { type: 'deliver_queued_input'; text: string }
   | { type: 'sequence_ended'; seqId: string; outcome: 'compacted' | 'failed' | 'cancelled' | 'vetoed' };
 
-export interface StepResult {
+/** Everything a step says, in the order it said it (step.ts builds one list, then partitions it). */
+export type Effect = Command | Fact;
+
+/**
+ * A step's output apart from the state: what to execute and what happened. Within a step, facts come
+ * first in the log (see CoreService.step): a fact is what the event did, a command what it asks for next,
+ * and every record of a step has the event's time, so no reader needs the interleaving.
+ */
+export interface StepOutput {
+  commands: Command[];
+  facts: Fact[];
+}
+
+export interface StepResult extends StepOutput {
   state: EngineState;
-  effects: Effect[];
 }

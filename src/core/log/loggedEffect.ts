@@ -1,15 +1,17 @@
 /**
- * Which engine effects the event log keeps, and in what form (`kind: "effect"` records). The log is the
+ * What the event log keeps of a step's facts and commands, and in what form (`kind: "effect"` records,
+ * the name from when both were one list). The log is the
  * history the compaction panel reads (src/host/panel/viewModel.ts `ThreadJournal`) and what an exported
  * log explains: where each message went, what became of each boundary, how each sequence and judgment
  * went. Bulky texts the log already holds elsewhere (thread messages, the packet record, the judgment
  * request) are left out; pure display and timer bookkeeping is not logged at all.
  *
- * `loggedEffect` switches over every effect kind: a new kind is a compile error here until someone
- * decides whether the log keeps it. The schema validates what is read back (the log is untrusted input).
+ * `stepRecords` covers every fact (a switch) and every command (a table): a new kind is a compile error
+ * here until someone decides whether the log keeps it. The schema validates what is read back (the log is untrusted input).
  */
 import { z } from 'zod';
-import type { Effect } from '../engine/types';
+import type { Command, Fact, StepOutput } from '../engine/types';
+import type { NewLogRecord } from './records';
 import { BOUNDARY_KINDS } from '../signals/types';
 
 const id = z.string().max(200);
@@ -48,60 +50,74 @@ export const LoggedEffectSchema = z.discriminatedUnion('type', [
 ]);
 export type LoggedEffect = z.infer<typeof LoggedEffectSchema>;
 
-/**
- * The log's form of an effect, or null when the log does not keep it as an effect record: decisions,
- * judgment requests and packets have records of their own (records.ts); suggest repeats its decision;
- * timers and progress lines are bookkeeping and display.
- */
-export function loggedEffect(fx: Effect): LoggedEffect | null {
-  switch (fx.type) {
+/** What a step adds to the log besides its event: one record per fact, then the commands the log keeps. */
+export function stepRecords(out: StepOutput, at: number): NewLogRecord[] {
+  const records = out.facts.map((f) => factRecord(f, at));
+  for (const c of out.commands) {
+    const r = commandRecord(c, at);
+    if (r) records.push(r);
+  }
+  return records;
+}
+
+/** Every fact is logged: a decision as a record of its own, the others as effect records. */
+function factRecord(f: Fact, at: number): NewLogRecord {
+  switch (f.type) {
     case 'decision':
-    case 'request_judgment':
-    case 'prepare_summary': // the host logs whether the prepared summary was used (effectExecutor.ts)
-    case 'show_packet':
-    case 'suggest':
-    case 'start_timer':
-    case 'cancel_timer':
-    case 'progress':
-      return null;
-    case 'annotate':
-      return { type: fx.type, level: fx.level, text: fx.text };
-    case 'append_user_message':
-    case 'deliver_queued_input':
-      return { type: fx.type }; // the text is in the thread's message record
-    case 'hold_user_message':
-      return { type: fx.type, reason: fx.reason };
+      // The record is the decision's fields as they are (a DecisionRecord is what a log may hold).
+      return { kind: 'decision', at: f.decision.at, decision: { ...f.decision } };
     case 'boundary_noted': {
-      const b = fx.boundary;
-      return {
-        type: fx.type,
-        boundary: { id: b.id, kind: b.kind, strength: b.strength, source: b.source, at: b.at, turn: b.turn, detail: b.detail },
-        status: fx.status,
-        why: fx.why,
-      };
+      const b = f.boundary;
+      const boundary = { id: b.id, kind: b.kind, strength: b.strength, source: b.source, at: b.at, turn: b.turn, detail: b.detail };
+      return effect(at, { type: f.type, boundary, status: f.status, why: f.why });
     }
     case 'boundaries_consumed':
-      return { type: fx.type, ids: fx.ids, by: fx.by, why: fx.why };
+      return effect(at, { type: f.type, ids: f.ids, by: f.by, why: f.why });
     case 'sequence_started':
-      return { type: fx.type, seqId: fx.seqId, decisionId: fx.decisionId, reason: fx.reason, packetAuthor: fx.packetAuthor };
+      return effect(at, { type: f.type, seqId: f.seqId, decisionId: f.decisionId, reason: f.reason, packetAuthor: f.packetAuthor });
     case 'judgment_ended':
-      return { type: fx.type, corrId: fx.corrId, outcome: fx.outcome };
-    case 'request_packet':
-      return { type: fx.type, seqId: fx.seqId, ...(fx.scratchPath ? { scratchPath: fx.scratchPath } : {}) };
-    case 'inject_heads_up':
-    case 'compact':
-    case 'abort_compaction':
-    case 'inject_handoff':
-      return { type: fx.type, seqId: fx.seqId };
-    case 'request_scratch_write':
-      return { type: fx.type, seqId: fx.seqId, path: fx.path };
+      return effect(at, { type: f.type, corrId: f.corrId, outcome: f.outcome });
     case 'compacted':
-      return { type: fx.type, seqId: fx.seqId, tokensBefore: fx.tokensBefore, tokensAfter: fx.tokensAfter, text: fx.text };
+      return effect(at, { type: f.type, seqId: f.seqId, tokensBefore: f.tokensBefore, tokensAfter: f.tokensAfter, text: f.text });
     case 'sequence_ended':
-      return { type: fx.type, seqId: fx.seqId, outcome: fx.outcome };
+      return effect(at, { type: f.type, seqId: f.seqId, outcome: f.outcome });
     default: {
-      const unknown: never = fx;
-      throw new Error(`unknown effect ${JSON.stringify(unknown)}`);
+      const unknown: never = f;
+      throw new Error(`unknown fact ${JSON.stringify(unknown)}`);
     }
   }
+}
+
+const effect = (at: number, e: LoggedEffect): NewLogRecord => ({ kind: 'effect', at, effect: e });
+type CommandOf<K extends Command['type']> = Extract<Command, { type: K }>;
+
+/**
+ * How the log keeps each command: a record, or null with the reason. A table, not a switch: every kind
+ * must have its entry (a new one does not compile until someone decides whether the log keeps it).
+ */
+const COMMAND_RECORD: { readonly [K in Command['type']]: ((c: CommandOf<K>, at: number) => NewLogRecord) | null } = {
+  request_judgment: (c, at) => ({ kind: 'judgment', at, corrId: c.corrId, phase: 'request', text: c.user }),
+  show_packet: (c, at) => ({ kind: 'packet', at, seqId: c.seqId, author: c.author, text: c.packet }),
+  annotate: (c, at) => effect(at, { type: c.type, level: c.level, text: c.text }),
+  // The text is in the thread's message record.
+  append_user_message: (c, at) => effect(at, { type: c.type }),
+  deliver_queued_input: (c, at) => effect(at, { type: c.type }),
+  hold_user_message: (c, at) => effect(at, { type: c.type, reason: c.reason }),
+  request_packet: (c, at) => effect(at, { type: c.type, seqId: c.seqId, ...(c.scratchPath ? { scratchPath: c.scratchPath } : {}) }),
+  request_scratch_write: (c, at) => effect(at, { type: c.type, seqId: c.seqId, path: c.path }),
+  inject_heads_up: (c, at) => effect(at, { type: c.type, seqId: c.seqId }),
+  compact: (c, at) => effect(at, { type: c.type, seqId: c.seqId }),
+  abort_compaction: (c, at) => effect(at, { type: c.type, seqId: c.seqId }),
+  inject_handoff: (c, at) => effect(at, { type: c.type, seqId: c.seqId }),
+  suggest: null, // repeats its decision, which has its record
+  prepare_summary: null, // the host logs whether the prepared summary was used (effectExecutor.ts)
+  show_compacted: null, // the compacted fact has the same text
+  start_timer: null, // bookkeeping
+  cancel_timer: null, // bookkeeping
+  progress: null, // display
+};
+
+function commandRecord<K extends Command['type']>(c: CommandOf<K>, at: number): NewLogRecord | null {
+  const write = COMMAND_RECORD[c.type as K];
+  return write ? write(c, at) : null;
 }

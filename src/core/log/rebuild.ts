@@ -4,7 +4,7 @@
  * are applied in order; compactions keep their archive so the last one can be undone.
  */
 import { step } from '../engine/step';
-import type { Effect, EngineEvent, EngineState } from '../engine/types';
+import type { EngineEvent, EngineState, StepOutput } from '../engine/types';
 import type { ThreadMessage } from '../thread/thread';
 import type { LogRecord } from './records';
 
@@ -20,7 +20,7 @@ export interface Rebuilt {
   problems: Array<{ line: number; message: string }>;
 }
 
-export type RequestResult = Effect[] | { seqId: string; messages: ThreadMessage[] } | null;
+export type RequestResult = StepOutput | { seqId: string; messages: ThreadMessage[] } | null;
 
 /**
  * How many applied request ids are remembered. A retry comes from the client after the core process
@@ -68,7 +68,7 @@ export function rebuild(records: Iterable<{ line?: number; record: LogRecord }>,
         }
         state = r.state;
         events++;
-        if (record.rid) requests.add(record.rid, r.effects);
+        if (record.rid) requests.add(record.rid, { commands: r.commands, facts: r.facts });
         break;
       }
       case 'message':

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { EngineEventSchema, promptRecord, PromptsSchema } from '../engine/eventSchema';
-import type { Effect, EngineEvent } from '../engine/types';
+import type { EngineEvent, StepOutput } from '../engine/types';
 import type { PromptSet } from '../prompts/promptSet';
 import type { ThreadSnapshot } from '../service/coreService';
 import { SettingsSchema } from '../settings/schema';
@@ -25,7 +25,8 @@ export { ThreadIdSchema };
  */
 export interface CoreApi {
   configure(config: PromptSet): Promise<void>;
-  step(threadId: string, event: EngineEvent): Promise<Effect[]>;
+  /** What the event made the engine say: commands for the host to execute, facts for observers. */
+  step(threadId: string, event: EngineEvent): Promise<StepOutput>;
   appendMessage(threadId: string, message: ThreadMessage): Promise<void>;
   swap(threadId: string, c: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }): Promise<void>;
   undo(threadId: string): Promise<{ seqId: string; messages: ThreadMessage[] } | null>;

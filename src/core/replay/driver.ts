@@ -7,9 +7,10 @@
  * plus the growth the recording shows since; the recorded tool's own compactions do not happen in that
  * counterfactual (rawr is the only compactor), so their drops are ignored.
  */
+import { isRequest } from '../engine/partition';
 import { step } from '../engine/step';
 import { initialState } from '../engine/state';
-import type { Decision, EngineEvent, EngineState } from '../engine/types';
+import type { Decision, EngineEvent, EngineState, Request } from '../engine/types';
 import type { Prompts } from '../prompts/promptSet';
 import type { Settings } from '../settings/schema';
 import { AgentAdapter, recordedActivity } from '../agent/adapter';
@@ -309,62 +310,48 @@ export class Replayer {
   private feed(ev: EngineEvent): void {
     const r = step(this.state, ev);
     this.state = r.state;
+    for (const f of r.facts) if (f.type === 'decision') this.pendingDecisions.push(f.decision);
+    // Only the engine's requests need an answer in a counterfactual; its directives (chat lines, thread
+    // messages, timers cancelled, a background summary) have nothing to act on: no chat, no thread, no model.
+    for (const c of r.commands) if (isRequest(c)) this.answer(c);
+  }
+
+  /** The event a request is answered with, at once: the replay models the agent, it does not wait for one. */
+  private answer(req: Request): void {
     const at = this.at;
-    for (const fx of r.effects) {
-      switch (fx.type) {
-        case 'decision':
-          this.pendingDecisions.push(fx.decision);
-          break;
-        case 'request_judgment': {
-          const key = judgmentKey(fx.system, fx.user);
-          const answer = this.opts.judgments?.get(key);
-          if (answer !== undefined) this.feed({ type: 'judgment_result', at, corrId: fx.corrId, text: answer });
-          else if (this.opts.needJudgments) throw new NeedJudgment(key, fx.system, fx.user);
-          else this.feed({ type: 'judgment_unavailable', at, corrId: fx.corrId, why: NO_JUDGE });
-          break;
-        }
-        case 'request_scratch_write':
-          this.feed({ type: 'scratch_written', at, seqId: fx.seqId, path: fx.path });
-          break;
-        case 'request_packet':
-          this.feed({ type: 'timeout', at, timerId: `packet:${fx.seqId}` });
-          break;
-        case 'compact': {
-          const before = this.modelled();
-          const post = this.postTokens();
-          // Live, the agent's context is what its transcript says (its own compaction, if any, shows
-          // there); the engine is still told a compaction frees what one does, or its loop prevention
-          // would take every compaction it decides on a live session for one that freed nothing and
-          // stop deciding (the Claude Code hook allows exactly those: src/core/hooks/claude/steer.ts).
-          if (!this.opts.live) this.offset += before - post;
-          this.feed({ type: 'compaction_done', at, seqId: fx.seqId, tokensBefore: before, tokensAfter: post });
-          break;
-        }
-        // Nothing to execute in a counterfactual: no chat, no thread, no timers (a timeout is fed at once).
-        case 'annotate':
-        case 'suggest':
-        case 'append_user_message':
-        case 'hold_user_message':
-        case 'boundary_noted':
-        case 'boundaries_consumed':
-        case 'sequence_started':
-        case 'judgment_ended':
-        case 'start_timer':
-        case 'cancel_timer':
-        case 'progress':
-        case 'inject_heads_up':
-        case 'show_packet':
-        case 'abort_compaction':
-        case 'compacted':
-        case 'inject_handoff':
-        case 'deliver_queued_input':
-        case 'sequence_ended':
-        case 'prepare_summary': // no model in a counterfactual: the compaction is modelled, not summarised
-          break;
-        default: {
-          const unknown: never = fx;
-          throw new Error(`unknown effect ${JSON.stringify(unknown)}`);
-        }
+    switch (req.type) {
+      case 'request_judgment': {
+        const key = judgmentKey(req.system, req.user);
+        const answer = this.opts.judgments?.get(key);
+        if (answer !== undefined) this.feed({ type: 'judgment_result', at, corrId: req.corrId, text: answer });
+        else if (this.opts.needJudgments) throw new NeedJudgment(key, req.system, req.user);
+        else this.feed({ type: 'judgment_unavailable', at, corrId: req.corrId, why: NO_JUDGE });
+        return;
+      }
+      case 'request_scratch_write':
+        this.feed({ type: 'scratch_written', at, seqId: req.seqId, path: req.path });
+        return;
+      case 'request_packet':
+        // No agent to write one: the packet deadline passes at once (the watcher writes it).
+        this.feed({ type: 'timeout', at, timerId: `packet:${req.seqId}` });
+        return;
+      case 'compact': {
+        const before = this.modelled();
+        const post = this.postTokens();
+        // Live, the agent's context is what its transcript says (its own compaction, if any, shows
+        // there); the engine is still told a compaction frees what one does, or its loop prevention
+        // would take every compaction it decides on a live session for one that freed nothing and
+        // stop deciding (the Claude Code hook allows exactly those: src/core/hooks/claude/steer.ts).
+        if (!this.opts.live) this.offset += before - post;
+        this.feed({ type: 'compaction_done', at, seqId: req.seqId, tokensBefore: before, tokensAfter: post });
+        return;
+      }
+      case 'start_timer': // every wait is answered at once above, so no timer ever runs out
+      case 'abort_compaction': // only a cancel asks for it, and a recording has none
+        return;
+      default: {
+        const unknown: never = req;
+        throw new Error(`unknown request ${JSON.stringify(unknown)}`);
       }
     }
   }

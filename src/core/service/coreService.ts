@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { step } from '../engine/step';
 import { MAX_LOG_BYTES, safeReadTextIfExistsSync } from '../io/safeRead';
 import { initialState } from '../engine/state';
-import type { Effect, EngineEvent, EngineState } from '../engine/types';
+import type { EngineEvent, EngineState, StepOutput } from '../engine/types';
 import { EventLog, readLog } from '../log/eventLog';
-import { loggedEffect } from '../log/loggedEffect';
+import { stepRecords } from '../log/loggedEffect';
 import type { DecisionRecord } from '../log/records';
 import { AppliedRequests, rebuild } from '../log/rebuild';
 import type { PromptSet } from '../prompts/promptSet';
@@ -118,37 +118,29 @@ export class CoreService {
   }
 
   /**
-   * Feeds one event to the thread's arbiter, persists it (and the decisions it made), returns the effects.
-   * `rid` identifies the request: a retry of the last one returns its effects without stepping again.
+   * Feeds one event to the thread's arbiter, persists it (and the facts and commands it produced), returns
+   * the commands to execute and the facts. `rid` identifies the request: a retry of the last one returns
+   * its output without stepping again.
    */
-  step(threadId: string, event: EngineEvent, rid?: string): Effect[] {
+  step(threadId: string, event: EngineEvent, rid?: string): StepOutput {
     const t = this.load(threadId);
     if (this.replayed(t, rid)) {
       const prev = t.requests.get(rid!);
-      return Array.isArray(prev) ? prev : [];
+      return prev && 'commands' in prev ? prev : { commands: [], facts: [] };
     }
     t.log.append({ kind: 'event', at: event.at, event, ...(rid ? { rid } : {}) });
-    const r = step(t.state, event);
-    t.state = r.state;
-    if (rid) t.requests.add(rid, r.effects);
-    for (const fx of r.effects) {
-      if (fx.type === 'decision') {
-        // The record is the decision's fields as they are (a DecisionRecord is what a log may hold).
-        const decision: DecisionRecord = { ...fx.decision };
-        t.log.append({ kind: 'decision', at: fx.decision.at, decision });
-        t.decisions.push(decision);
+    const { state, ...out } = step(t.state, event);
+    t.state = state;
+    if (rid) t.requests.add(rid, out);
+    for (const record of stepRecords(out, event.at)) {
+      t.log.append(record);
+      if (record.kind === 'decision') {
+        t.decisions.push(record.decision);
         if (t.decisions.length > 500) t.decisions.shift();
-      } else if (fx.type === 'request_judgment') {
-        t.log.append({ kind: 'judgment', at: event.at, corrId: fx.corrId, phase: 'request', text: fx.user });
-      } else if (fx.type === 'show_packet') {
-        t.log.append({ kind: 'packet', at: event.at, seqId: fx.seqId, author: fx.author, text: fx.packet });
-      } else {
-        const logged = loggedEffect(fx);
-        if (logged) t.log.append({ kind: 'effect', at: event.at, effect: logged });
       }
     }
     if (event.type === 'judgment_result') t.log.append({ kind: 'judgment', at: event.at, corrId: event.corrId, phase: 'result', text: event.text });
-    return r.effects;
+    return out;
   }
 
   appendMessage(threadId: string, message: ThreadMessage, rid?: string): void {
@@ -189,7 +181,7 @@ export class CoreService {
     const t = this.load(threadId);
     if (this.replayed(t, rid)) {
       const prev = t.requests.get(rid!);
-      return prev && !Array.isArray(prev) ? prev : null;
+      return prev && 'seqId' in prev ? prev : null;
     }
     const last = t.compactions.pop();
     if (!last) return null;

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { unansweredToolCalls } from '../../core/thread/thread';
 import { newThreadId, Session, type SessionActivity, type SessionDeps, type StatusView } from './session';
 import { note } from './chatText';
+import { showStatus, undoLastCompaction } from './slashCommands';
 import { Turn } from './turn';
 import { restrictedModeNotice } from './agentTools';
 import { withAttachments } from './attachments';
@@ -119,25 +120,25 @@ export class Participant implements vscode.Disposable {
     const cts = new vscode.CancellationTokenSource();
     const linked = token.onCancellationRequested(() => cts.cancel());
     if (token.isCancellationRequested) cts.cancel();
-    session.activeRequest = cts;
+    const detach = session.attachRequest(cts);
     const byPanel = () => cts.token.isCancellationRequested && !token.isCancellationRequested;
     let stoppedByPanel: boolean;
     const turn = new Turn(session, request.model, stream, cts.token, request.toolInvocationToken);
     try {
-      if (session.orphanedSequence) {
+      if (session.takeOrphanedSequence()) {
         // Left running by an earlier window: nothing would ever answer it, and it would hold this message.
-        session.orphanedSequence = false;
-        const effects = await session.step({ type: 'cancel', at: session.clock.now() });
-        if (effects.length)
+        const out = await session.step({ type: 'cancel', at: session.clock.now() });
+        if (out.commands.length || out.facts.length)
           stream.markdown(note('A compaction sequence was left unfinished (the window reloaded during it); it is cancelled, and the thread is unchanged.'));
-        await session.executor().run(effects);
+        await session.executor().run(out.commands);
       }
+      const slash = { session, model: request.model, token: cts.token, tools: turn.tools(), out: stream };
       switch (request.command) {
         case 'status':
-          await turn.status();
+          await showStatus(slash);
           break;
         case 'undo':
-          await turn.undo();
+          await undoLastCompaction(slash);
           break;
         case 'compact':
           await turn.compactNow(request.prompt);
@@ -159,7 +160,7 @@ export class Participant implements vscode.Disposable {
       return { ...result, errorDetails: { message: describeError(err) } };
     } finally {
       linked.dispose();
-      if (session.activeRequest === cts) session.activeRequest = undefined;
+      detach();
       stoppedByPanel = byPanel();
       cts.dispose();
     }

@@ -1,20 +1,24 @@
 /**
  * One @rawr thread in this window: its model-facing messages (mirrored from the core, which persists
- * them), the arbiter's deadlines and the compaction call in flight. A `Turn` (turn.ts) drives the agent
- * loop; every event goes to the arbiter through `step`, and what it returns runs in the effect executor
- * (effectExecutor.ts), the one place effects are executed.
+ * them) and what this window has in flight for it (inFlight.ts). A `Turn` (turn.ts) drives the agent
+ * loop; every event goes to the arbiter through `step`, and the commands it returns run in an effect
+ * executor (effectExecutor.ts), the one place commands are executed; the session is the executor's engine
+ * and thread ports. It keeps no copy of the engine's state: /status asks the core, and what the status
+ * bar shows (the last decision, whether a sequence runs) is what the engine's facts said.
  */
 import * as vscode from 'vscode';
 import { AgentAdapter } from '../../core/agent/adapter';
 import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
-import type { Decision, Effect, EngineEvent } from '../../core/engine/types';
+import type { Decision, EngineEvent, Fact, StepOutput } from '../../core/engine/types';
 import type { Settings } from '../../core/settings/schema';
 import type { ThreadMessage } from '../../core/thread/thread';
 import type { CoreApi } from '../../core/protocol/coreProtocol';
 import { isThreadId } from '../../core/protocol/threadId';
 import type { BoundaryBus } from '../boundaryBus';
 import { systemClock, type Clock } from './clock';
-import { EffectExecutor, type ExecutorContext } from './effectExecutor';
+import { EffectExecutor, type ExecutorPorts, type RequestPorts } from './effectExecutor';
+import { InFlight } from './inFlight';
+import type { EnginePort, ThreadPort } from './ports';
 import { SummaryPreparer } from './summaryPreparer';
 import type { TokenCounter } from './lmMessages';
 
@@ -55,23 +59,30 @@ export interface SessionDeps {
 }
 
 /**
- * What the compaction panel (src/host/panel) listens to: every arbiter step of a thread with the effects
- * it produced (decisions, sequence phases, packets, compactions…), and the thread swaps and undos. Fired
+ * What the compaction panel (src/host/panel) listens to: every arbiter step of a thread with the facts
+ * it produced (decisions, boundaries, sequence phases, compactions…), and the thread swaps and undos. Fired
  * after the fact, for observers only: nothing in the agent loop depends on it.
  */
 export type SessionActivity =
-  | { kind: 'step'; threadId: string; at: number; event: EngineEvent; effects: Effect[] }
-  | { kind: 'swap' | 'undo'; threadId: string; at: number; seqId: string };
+  { kind: 'step'; threadId: string; at: number; event: EngineEvent; facts: Fact[] } | { kind: 'swap' | 'undo'; threadId: string; at: number; seqId: string };
 
 export function newThreadId(): string {
   return `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 }
 
-export class Session {
-  messages: ThreadMessage[] = [];
-  agentName: string;
-  lastDecision: Decision | null = null;
-  sequenceRunning = false;
+export class Session implements EnginePort, ThreadPort {
+  private thread: ThreadMessage[] = [];
+  private name: string;
+  /** The last decision and the running sequence, as the engine's facts said (observe()); nothing else writes them. */
+  private decision: Decision | null = null;
+  private sequence: string | null = null;
+  /**
+   * The log says a sequence was running when this window opened the thread (the window reloaded, or the
+   * core restarted, in the middle of it): nobody here drives it, so the next request cancels it first.
+   */
+  private orphaned = false;
+  /** The running chat request of this thread (Participant.handler attaches it): cancel() stops it. */
+  private request: vscode.CancellationTokenSource | undefined;
   /** `used/window` last reported to the arbiter; cleared when the thread is swapped or restored. */
   private lastTokens: string | undefined;
   /** The tool definitions the last agent request of `model` carried (they ride along with every request);
@@ -79,22 +90,14 @@ export class Session {
   private tools: { model: string; list: readonly vscode.LanguageModelChatTool[] } | undefined;
   /** The token count in the log when the session was opened (before any model counted this window). */
   private loggedTokens: { used: number; window: number } | null = null;
-  /** The running chat request of this thread (set by Participant.handler): cancel() stops it. */
-  activeRequest: vscode.CancellationTokenSource | undefined;
-  /** When each running arbiter timer ends (ms since epoch): fixed by start_timer, shared by every call under it. */
-  readonly deadlines = new Map<string, number>();
-  /**
-   * The log says a sequence was running when this window opened the thread (the window reloaded, or the
-   * core restarted, in the middle of it): nobody here drives it, so the next request cancels it first.
-   */
-  orphanedSequence = false;
-  /** The compaction call running in this window, if any: abort_compaction cancels it. */
-  compacting: { seqId: string; cancel: vscode.CancellationTokenSource } | undefined;
+  /** The timers and the compaction call this window runs for the thread (written by the executor). */
+  readonly inFlight = new InFlight();
   /** The summary prepared in the background for the next compaction (prepare_summary). */
   readonly preparer: SummaryPreparer;
   readonly clock: Clock;
   /** This thread's agent activity → engine events (core/agent/adapter.ts; the replay uses the same). */
   readonly adapter = new AgentAdapter();
+  private readonly ports: ExecutorPorts;
   private subscription: vscode.Disposable;
   // Panel hook (see SessionActivity): observers only.
   private readonly activity = new vscode.EventEmitter<SessionActivity>();
@@ -104,9 +107,21 @@ export class Session {
     readonly deps: SessionDeps,
     readonly threadId: string,
   ) {
-    this.agentName = `rawr-${threadId.slice(-6)}`;
+    this.name = `rawr-${threadId.slice(-6)}`;
     this.clock = deps.clock ?? systemClock;
     this.preparer = new SummaryPreparer(deps.log);
+    this.ports = {
+      engine: this,
+      thread: this,
+      clock: this.clock,
+      inFlight: this.inFlight,
+      preparer: this.preparer,
+      tokens: deps.tokens,
+      log: deps.log,
+      settings: deps.settings,
+      judgmentModel: deps.judgmentModel,
+      workspace: deps.workspace,
+    };
     // Boundaries seen anywhere in the workspace reach this thread's arbiter; it dedupes and ignores
     // those that arrive during its own synthetic turns.
     this.subscription = deps.bus.onBoundary((r) => {
@@ -122,46 +137,99 @@ export class Session {
     if (!isThreadId(threadId)) throw new Error(`invalid thread id ${threadId}`);
     const s = new Session(deps, threadId);
     const snap = await deps.core.snapshot(threadId);
-    s.messages = snap.messages;
-    s.agentName = snap.state.agentName;
-    s.lastDecision = snap.state.lastDecision;
+    s.thread = snap.messages;
+    s.name = snap.state.agentName;
+    s.decision = snap.state.lastDecision;
     s.loggedTokens = snap.state.tokens;
-    s.orphanedSequence = snap.state.seq.phase !== 'idle';
+    s.orphaned = snap.state.seq.phase !== 'idle';
     for (const p of snap.problems) deps.log.warn(p);
     return s;
   }
 
+  /** The model-facing thread as this window knows it (the core's copy is the record). */
+  get messages(): readonly ThreadMessage[] {
+    return this.thread;
+  }
+
+  get agentName(): string {
+    return this.name;
+  }
+
+  /** The engine's last decision (its `decision` fact), for the status bar. */
+  get lastDecision(): Decision | null {
+    return this.decision;
+  }
+
+  /** Between the engine's sequence_started and sequence_ended facts. */
+  get sequenceRunning(): boolean {
+    return this.sequence !== null;
+  }
+
+  /** The compaction call running in this window, if any. */
+  get compacting(): { readonly seqId: string } | undefined {
+    return this.inFlight.compacting;
+  }
+
+  /** Whether something runs for this thread: a request, a sequence (driven here or orphaned), a call or a timer. */
+  busy(now: number): boolean {
+    return this.request !== undefined || this.sequence !== null || this.orphaned || this.inFlight.busy(now);
+  }
+
   /**
-   * Sends one event to the arbiter and returns its effects, for the caller to run in an executor
-   * (`executor().feed(ev)` does both).
+   * Once per window: whether the engine was mid-sequence when the thread was opened here (then the caller
+   * cancels it, since nothing here drives it). Asked at the start of a request, and answered once.
    */
-  async step(ev: EngineEvent): Promise<Effect[]> {
-    const effects = await this.deps.core.step(this.threadId, ev);
-    this.activity.fire({ kind: 'step', threadId: this.threadId, at: this.clock.now(), event: ev, effects });
-    return effects;
+  takeOrphanedSequence(): boolean {
+    const was = this.orphaned;
+    this.orphaned = false;
+    return was;
   }
 
-  /** An effect executor for this thread: with a chat request's output and model, or none (bus, panel). */
-  executor(ctx: ExecutorContext = {}): EffectExecutor {
-    return new EffectExecutor(this, ctx);
+  /** A chat request of this thread runs until the returned function is called; cancel() stops it meanwhile. */
+  attachRequest(cts: vscode.CancellationTokenSource): () => void {
+    this.request = cts;
+    return () => {
+      if (this.request === cts) this.request = undefined;
+    };
   }
 
-  /** The `decision` effect: remembered for /status, logged, and shown in the status bar. */
-  noteDecision(d: Decision): void {
-    this.lastDecision = d;
-    this.deps.log.info(`[${this.threadId}] ${d.point} → ${d.action} (${d.code}): ${d.reason}`);
-    this.deps.onDecision?.(this.threadId, d);
+  /**
+   * Sends one event to the arbiter and returns what it said, for the caller to run the commands in an
+   * executor (`executor().feed(ev)` does both). The facts are observed here, and passed on to the panel.
+   */
+  async step(ev: EngineEvent): Promise<StepOutput> {
+    const out = await this.deps.core.step(this.threadId, ev);
+    this.observe(out.facts);
+    this.activity.fire({ kind: 'step', threadId: this.threadId, at: this.clock.now(), event: ev, facts: out.facts });
+    return out;
+  }
+
+  /** The facts the window shows: a decision (log, status bar), a sequence starting or ending (status bar, cache). */
+  private observe(facts: readonly Fact[]): void {
+    for (const f of facts) {
+      if (f.type === 'decision') {
+        this.decision = f.decision;
+        this.deps.log.info(`[${this.threadId}] ${f.decision.point} → ${f.decision.action} (${f.decision.code}): ${f.decision.reason}`);
+        this.deps.onDecision?.(this.threadId, f.decision);
+      } else if (f.type === 'sequence_started') this.sequence = f.seqId;
+      else if (f.type === 'sequence_ended') this.sequence = null;
+    }
+  }
+
+  /** An effect executor for this thread: with a chat request's output, model and tools, or none (bus, panel). */
+  executor(request: RequestPorts = {}): EffectExecutor {
+    return new EffectExecutor(this.ports, request);
   }
 
   async append(message: ThreadMessage): Promise<void> {
     await this.deps.core.appendMessage(this.threadId, message);
-    this.messages.push(message);
+    this.thread.push(message);
   }
 
   /** Atomic: the core writes archive + replacement in one record first; only then is the mirror replaced. */
   async swap(seqId: string, tokensBefore: number, tokensAfter: number, replacement: ThreadMessage[]): Promise<void> {
     await this.deps.core.swap(this.threadId, { seqId, tokensBefore, tokensAfter, replacement });
-    this.messages = replacement.slice();
+    this.thread = replacement.slice();
     this.lastTokens = undefined;
     this.preparer.discard();
     this.activity.fire({ kind: 'swap', threadId: this.threadId, at: this.clock.now(), seqId });
@@ -170,7 +238,7 @@ export class Session {
   async undo(): Promise<string | null> {
     const r = await this.deps.core.undo(this.threadId);
     if (!r) return null;
-    this.messages = r.messages;
+    this.thread = r.messages;
     this.lastTokens = undefined;
     this.preparer.discard();
     this.activity.fire({ kind: 'undo', threadId: this.threadId, at: this.clock.now(), seqId: r.seqId });
@@ -184,11 +252,11 @@ export class Session {
    * with the chat's own Stop. Returns whether a sequence was running.
    */
   async cancel(): Promise<boolean> {
-    this.orphanedSequence = false;
-    const effects = await this.step({ type: 'cancel', at: this.clock.now() });
-    if (effects.length === 0) return false; // nothing was running: leave the request alone
-    await this.executor().run(effects);
-    this.activeRequest?.cancel();
+    this.orphaned = false;
+    const out = await this.step({ type: 'cancel', at: this.clock.now() });
+    if (out.commands.length === 0 && out.facts.length === 0) return false; // nothing was running: leave the request alone
+    await this.executor().run(out.commands);
+    this.request?.cancel();
     return true;
   }
 

@@ -36,8 +36,7 @@ export class SessionCache {
 
   private busy(s: Session): boolean {
     const now = this.now();
-    if (s.activeRequest || s.sequenceRunning || s.compacting || s.orphanedSequence) return true;
-    for (const endsAt of s.deadlines.values()) if (endsAt > now) return true;
+    if (s.busy(now)) return true;
     return now - (this.lastUse.get(s.threadId) ?? -Infinity) < QUIET_MS;
   }
 
