@@ -1,8 +1,9 @@
 /**
  * The direction of the layers (docs/ARCHITECTURE.md#the-layers, issue 19): the core process (src/server)
  * and the extension host (src/host, src/extension.ts) meet only in the protocol module
- * (src/core/protocol), never import each other; types are not papered over with `as unknown as`; and
- * what a shell tool is has one definition (src/core/agent/tools.ts).
+ * (src/core/protocol), never import each other; no two files of src import each other, directly or round
+ * a circle; types are not papered over with `as unknown as`; and what a shell tool is has one definition
+ * (src/core/agent/tools.ts).
  */
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -42,6 +43,33 @@ describe('architecture: the layers', () => {
       for (const to of importsOf(f)) if ((isServer(from) && isHost(to)) || (isHost(from) && isServer(to))) offenders.push(`${from} → ${to}`);
     }
     assert.deepEqual(offenders, []);
+  });
+
+  it('no circle of imports between files of src (type-only imports count: a circle is a circle to read)', () => {
+    // Each import resolved to the file it names; a depth-first walk reports every back edge as a circle.
+    const known = new Set(all.map(rel));
+    const edges = new Map<string, string[]>();
+    for (const f of all) {
+      const to = importsOf(f)
+        .map((p) => [`${p}.ts`, `${p}/index.ts`, p].find((c) => known.has(c)))
+        .filter((p): p is string => p !== undefined);
+      edges.set(rel(f), to);
+    }
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const path: string[] = [];
+    const visit = (f: string): void => {
+      state.set(f, 'open');
+      path.push(f);
+      for (const to of edges.get(f) ?? []) {
+        if (state.get(to) === 'open') circles.push([...path.slice(path.indexOf(to)), to].join(' → '));
+        else if (!state.has(to)) visit(to);
+      }
+      path.pop();
+      state.set(f, 'done');
+    };
+    for (const f of edges.keys()) if (!state.has(f)) visit(f);
+    assert.deepEqual(circles, []);
   });
 
   it('no `as unknown as` in src: a type that does not fit is fixed, not cast', () => {
