@@ -17,11 +17,8 @@ import { BOUNDARY_KINDS } from '../signals/types';
 const id = z.string().max(200);
 const text = z.string();
 
-export const LoggedEffectSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('annotate'), level: z.enum(['info', 'warning']), text }),
-  z.object({ type: z.literal('append_user_message') }),
-  z.object({ type: z.literal('hold_user_message'), reason: z.enum(['sequence_running', 'preflight']) }),
-  z.object({ type: z.literal('deliver_queued_input') }),
+/** The facts in the log's form (every fact but the decision, which has a record of its own). */
+const FACTS = [
   z.object({
     type: z.literal('boundary_noted'),
     boundary: z.object({
@@ -39,15 +36,35 @@ export const LoggedEffectSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('boundaries_consumed'), ids: z.array(id).max(1_000), by: id, why: z.enum(['decision', 'compaction']) }),
   z.object({ type: z.literal('sequence_started'), seqId: id, decisionId: id, reason: text, packetAuthor: z.enum(['agent', 'watcher']) }),
   z.object({ type: z.literal('judgment_ended'), corrId: id, outcome: z.enum(['answered', 'invalid', 'timed_out', 'cancelled']) }),
+  z.object({ type: z.literal('compacted'), seqId: id, tokensBefore: z.number(), tokensAfter: z.number(), text }),
+  z.object({ type: z.literal('sequence_ended'), seqId: id, outcome: z.enum(['compacted', 'failed', 'cancelled', 'vetoed']) }),
+] as const;
+
+/** The commands the log keeps, in its form (bulky texts left out). */
+const COMMANDS = [
+  z.object({ type: z.literal('annotate'), level: z.enum(['info', 'warning']), text }),
+  z.object({ type: z.literal('append_user_message') }),
+  z.object({ type: z.literal('hold_user_message'), reason: z.enum(['sequence_running', 'preflight']) }),
+  z.object({ type: z.literal('deliver_queued_input') }),
   z.object({ type: z.literal('inject_heads_up'), seqId: id }),
   z.object({ type: z.literal('request_scratch_write'), seqId: id, path: z.string().max(400) }),
   z.object({ type: z.literal('request_packet'), seqId: id, scratchPath: z.string().max(400).optional() }),
   z.object({ type: z.literal('compact'), seqId: id }),
   z.object({ type: z.literal('abort_compaction'), seqId: id }),
-  z.object({ type: z.literal('compacted'), seqId: id, tokensBefore: z.number(), tokensAfter: z.number(), text }),
   z.object({ type: z.literal('inject_handoff'), seqId: id }),
-  z.object({ type: z.literal('sequence_ended'), seqId: id, outcome: z.enum(['compacted', 'failed', 'cancelled', 'vetoed']) }),
-]);
+] as const;
+
+export const LoggedEffectSchema = z.discriminatedUnion('type', [...FACTS, ...COMMANDS]);
+export type LoggedFact = z.infer<(typeof FACTS)[number]>;
+export type LoggedCommand = Exclude<LoggedEffect, LoggedFact>;
+
+const FACT_TYPES: ReadonlySet<string> = new Set(FACTS.map((f) => f.shape.type.value));
+
+/** A logged fact (what happened), as opposed to a logged command (what the host was asked to do). */
+export function isLoggedFact(e: LoggedEffect): e is LoggedFact {
+  return FACT_TYPES.has(e.type);
+}
+
 export type LoggedEffect = z.infer<typeof LoggedEffectSchema>;
 
 /** What a step adds to the log besides its event: one record per fact, then the commands the log keeps. */

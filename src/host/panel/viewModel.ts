@@ -18,7 +18,7 @@ import { forecastNext, type PhaseForecast } from '../../core/arbiter/forecast';
 import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
 import { boundaryId } from '../../core/engine/step';
 import type { Decision } from '../../core/engine/types';
-import { LoggedEffectSchema, type LoggedEffect } from '../../core/log/loggedEffect';
+import { isLoggedFact, LoggedEffectSchema, type LoggedCommand, type LoggedFact } from '../../core/log/loggedEffect';
 import { LogRecordSchema, type DecisionRecord, type LogRecord } from '../../core/log/records';
 import type { ThreadSnapshot } from '../../core/service/coreService';
 import { TIERS, type Settings } from '../../core/settings/schema';
@@ -186,8 +186,10 @@ export class ThreadJournal {
       case 'effect': {
         const fx = LoggedEffectSchema.safeParse(rec.effect);
         // An effect kind of a newer rawr, or a damaged one: skipped (the rest of the history stands).
-        if (fx.success) this.onEffect(fx.data, rec.at);
-        else this.problem(`log line ${this.lines}: an effect record this rawr cannot read (${String(rec.effect.type).slice(0, 40)}) — skipped`);
+        if (fx.success) {
+          if (isLoggedFact(fx.data)) this.onFact(fx.data, rec.at);
+          else this.onCommand(fx.data);
+        } else this.problem(`log line ${this.lines}: an effect record this rawr cannot read (${String(rec.effect.type).slice(0, 40)}) — skipped`);
         break;
       }
       case 'event':
@@ -219,8 +221,8 @@ export class ThreadJournal {
     if (how) j[how] = true;
   }
 
-  /** One logged effect: the engine's own account of what happened. */
-  private onEffect(fx: LoggedEffect, at: number): void {
+  /** One logged fact: the engine's own account of what happened. */
+  private onFact(fx: LoggedFact, at: number): void {
     const seq = 'seqId' in fx ? this.sequences.get(fx.seqId) : undefined;
     switch (fx.type) {
       case 'boundary_noted': {
@@ -279,20 +281,11 @@ export class ThreadJournal {
         });
         if (this.sequences.size > MAX_PACKETS) this.sequences.delete(this.sequences.keys().next().value!);
         break;
-      case 'request_scratch_write':
-        if (seq) seq.scratchPath = fx.path;
-        break;
-      case 'request_packet':
-        if (seq && fx.scratchPath) seq.scratchPath = fx.scratchPath;
-        break;
       case 'compacted':
         if (seq) {
           reach(seq, 'compact', 'handoff');
           seq.compactedText = fx.text;
         }
-        break;
-      case 'inject_handoff':
-        if (seq) reach(seq, 'handoff', null);
         break;
       case 'sequence_ended':
         if (seq) {
@@ -301,19 +294,24 @@ export class ThreadJournal {
           seq.active = null;
         }
         break;
-      case 'annotate':
-      case 'append_user_message':
-      case 'hold_user_message':
-      case 'deliver_queued_input':
-      case 'inject_heads_up':
-      case 'compact':
-      case 'abort_compaction':
-        break; // in the export, not in the panel's model
       default: {
         const unknown: never = fx;
         this.problem(`unknown effect ${JSON.stringify(unknown).slice(0, 80)}`);
       }
     }
+  }
+
+  /**
+   * One logged command, read for the two things no fact says: where the agent was asked to put its
+   * scratch notes, and that the handoff went in. The rest (chat lines, thread messages, the compaction
+   * call) are in the export, not in the panel's model.
+   */
+  private onCommand(c: LoggedCommand): void {
+    const seq = 'seqId' in c ? this.sequences.get(c.seqId) : undefined;
+    if (!seq) return;
+    if (c.type === 'request_scratch_write') seq.scratchPath = c.path;
+    else if (c.type === 'request_packet' && c.scratchPath) seq.scratchPath = c.scratchPath;
+    else if (c.type === 'inject_handoff') reach(seq, 'handoff', null);
   }
 }
 
