@@ -1,7 +1,7 @@
 /**
- * The engine's data: state, events in, effects out. `step(state, event) → {state, effects}` (step.ts) is
- * pure; the extension host (or the replay driver, or a test) executes the effects and reports back with
- * events. Everything here is plain JSON so it can be logged, replayed and sent over JSON-RPC.
+ * The engine's data: state, events in, commands and facts out. `step(state, event) → {state, commands,
+ * facts}` (step.ts) is pure; the extension host (or the replay driver, or a test) executes the commands and
+ * reports back with events; the facts are what happened, for the log and whoever shows it. Everything here is plain JSON so it can be logged, replayed and sent over JSON-RPC.
  */
 import type { ForecastState } from '../arbiter/forecast';
 import type { Prompts } from '../prompts/promptSet';

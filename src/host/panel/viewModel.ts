@@ -7,7 +7,7 @@
  *   pending boundaries and sequence phase, and which compaction can still be undone;
  * - the thread's append-only event log, read incrementally by a `ThreadJournal`: the history — every
  *   decision with its reason, judgment requests/results (latency, correlation id), packets, compactions,
- *   undos — and, from the effects the engine logged (core/log/loggedEffect.ts), which turn each boundary
+ *   undos — and, from the facts the engine logged (core/log/loggedEffect.ts), which turn each boundary
  *   belongs to and whether it was consumed or ignored (and why), and how far each sequence got (heads-up
  *   → packet → compact → handoff). The journal reads what the engine said; it never re-derives it. The
  *   log is what a window reload rebuilds from, so the panel shows the same history after a reload.

@@ -170,7 +170,7 @@ export class Participant implements vscode.Disposable {
 
   /**
    * After an error or cancel mid-sequence: the arbiter hears a cancel, so it returns to idle and frees held
-   * input (its effects run in the executor like any others), and every tool call gets a result.
+   * input (its commands run in the executor like any others), and every tool call gets a result.
    */
   private async recover(session: Session, err: unknown, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<void> {
     this.deps.log.warn(`[${session.threadId}] request ended with ${describeError(err)}`);
