@@ -39,16 +39,17 @@ describe('core process', function () {
       let at = Date.now();
       const tick = () => (at += 1000);
       // No compaction is due: the engine says the message goes straight into the thread, nothing else.
-      assert.deepStrictEqual(await core.step(threadId, { type: 'user_message', at: tick(), text: 'Implement the importer, then commit.' }), [
-        { type: 'append_user_message', text: 'Implement the importer, then commit.' },
-      ]);
+      assert.deepStrictEqual(await core.step(threadId, { type: 'user_message', at: tick(), text: 'Implement the importer, then commit.' }), {
+        commands: [{ type: 'append_user_message', text: 'Implement the importer, then commit.' }],
+        facts: [],
+      });
       await core.appendMessage(threadId, { role: 'user', text: 'Implement the importer, then commit.' });
       await core.step(threadId, { type: 'boundary', at: tick(), source: 'terminal', boundary: { kind: 'commit', key: 'a1b2c3d', detail: 'a1b2c3d importer' } });
       // 90% left: the evaluation decides "none", so no sequence queues the next user message.
       await core.step(threadId, { type: 'tokens', at: tick(), used: 20000, window: 200000 });
       const fx = await core.step(threadId, { type: 'evaluate', at: tick(), point: 'turn_complete' });
       assert.ok(
-        fx.some((e) => e.type === 'decision'),
+        fx.facts.some((e) => e.type === 'decision'),
         'the evaluation point decides',
       );
       await core.appendMessage(threadId, { role: 'assistant', text: 'Committed a1b2c3d.' });
