@@ -48,7 +48,9 @@ export type DecisionCode =
   /** The plan is finished: the forecast waits for the end of the turn (the next request is the next phase). */
   | 'forecast_plan_done'
   /** The phase forecast: compact, but at the end of this phase close (its commit, message, turn end). */
-  | 'forecast_held';
+  | 'forecast_held'
+  /** The person stayed away past rawr.idleCompactMinutes after a turn that ended at a boundary in a tier: compact before they return. */
+  | 'idle';
 
 // A type, not an interface: a decision is logged as it is, and the log's record type (log/records.ts
 // DecisionRecord) keeps unknown fields, which an interface cannot be assigned to.
@@ -63,7 +65,7 @@ export type DecisionBoundary = {
 export interface Decision {
   id: string;
   at: number;
-  point: EvaluationPoint | 'manual' | 'preflight' | 'overflow';
+  point: EvaluationPoint | 'manual' | 'preflight' | 'overflow' | 'idle';
   action: DecisionAction;
   code: DecisionCode;
   tier: Tier | null;
@@ -173,6 +175,17 @@ export interface EngineState {
   forecastHold: ForecastHold | null;
   /** A background summary was asked for since the last compaction (prepare_summary: once per cycle). */
   summaryPrepared?: boolean;
+  /**
+   * Armed at a turn end where rawr waited in a tier (arm_idle): if nothing happens in the thread before
+   * the timer ends, the golden path runs while the person is away. Any activity disarms it.
+   */
+  idle?: IdleWatch | null;
+}
+
+export interface IdleWatch {
+  timerId: string;
+  /** The boundaries the turn ended at (the decision that waited looked at them). */
+  boundaries: DecisionBoundary[];
 }
 
 export interface ForecastHold {
@@ -238,6 +251,11 @@ export type Effect =
    */
   | { type: 'prepare_summary'; summaryPrompt: string; reason: string }
   | { type: 'start_timer'; timerId: string; ms: number }
+  /**
+   * Unlike start_timer (a deadline for a call the host is making), nobody is waiting on this one: the host
+   * reports `timeout` itself when it ends with nothing having happened in the thread (idle compaction).
+   */
+  | { type: 'arm_idle'; timerId: string; ms: number }
   | { type: 'cancel_timer'; timerId: string }
   | { type: 'progress'; text: string }
   | { type: 'inject_heads_up'; seqId: string; text: string }

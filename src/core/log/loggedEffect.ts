@@ -61,6 +61,7 @@ export function loggedEffect(fx: Effect): LoggedEffect | null {
     case 'show_packet':
     case 'suggest':
     case 'start_timer':
+    case 'arm_idle': // the decision it leads to, if any, is logged
     case 'cancel_timer':
     case 'progress':
       return null;

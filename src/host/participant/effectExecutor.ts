@@ -128,8 +128,13 @@ export class EffectExecutor {
       case 'start_timer':
         s.deadlines.set(fx.timerId, this.now() + fx.ms);
         return undefined;
+      case 'arm_idle':
+        // The model of the request whose turn just ended runs the golden path if nobody comes back.
+        s.idle?.arm(fx.timerId, fx.ms, this.ctx.agent?.model);
+        return undefined;
       case 'cancel_timer':
         s.deadlines.delete(fx.timerId);
+        s.idle?.cancel(fx.timerId);
         return undefined;
       case 'progress':
         this.ctx.out?.progress(fx.text);

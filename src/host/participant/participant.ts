@@ -8,6 +8,7 @@ import { unansweredToolCalls } from '../../core/thread/thread';
 import { newThreadId, Session, type SessionActivity, type SessionDeps, type StatusView } from './session';
 import { note } from './chatText';
 import { Turn } from './turn';
+import { IdleCompactor } from './idleCompactor';
 import { restrictedModeNotice } from './agentTools';
 import { withAttachments } from './attachments';
 import { describeModelError } from './modelErrors';
@@ -60,6 +61,7 @@ export class Participant implements vscode.Disposable {
         s.dispose();
         return first;
       }
+      s.idle = new IdleCompactor(s);
       s.onActivity((a) => {
         if (a.kind === 'step') this.sessions.stepped(a.threadId);
         this.activity.fire(a);
@@ -132,6 +134,8 @@ export class Participant implements vscode.Disposable {
           stream.markdown(note('A compaction sequence was left unfinished (the window reloaded during it); it is cancelled, and the thread is unchanged.'));
         await session.executor().run(effects);
       }
+      // Back after a while: a compaction that started while the person was away finishes first (Stop cancels it).
+      await session.idle?.returning(stream, cts.token);
       switch (request.command) {
         case 'status':
           await turn.status();

@@ -63,6 +63,18 @@ export type SessionActivity =
   | { kind: 'step'; threadId: string; at: number; event: EngineEvent; effects: Effect[] }
   | { kind: 'swap' | 'undo'; threadId: string; at: number; seqId: string };
 
+/**
+ * Runs idle compaction for a thread (idleCompactor.ts; attached by the participant, which knows how to run
+ * a turn): the executor hands it the arbiter's arm_idle and cancel_timer, a request waits on it.
+ */
+export interface IdleWatcher {
+  arm(timerId: string, ms: number, model: vscode.LanguageModelChat | undefined): void;
+  cancel(timerId: string): void;
+  /** The person is back: wait for (or, stopped, cancel) a background compaction, then tell them what happened. */
+  returning(out: Pick<vscode.ChatResponseStream, 'markdown' | 'progress'>, token: vscode.CancellationToken): Promise<void>;
+  dispose(): void;
+}
+
 export function newThreadId(): string {
   return `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 }
@@ -90,6 +102,8 @@ export class Session {
   orphanedSequence = false;
   /** The compaction call running in this window, if any: abort_compaction cancels it. */
   compacting: { seqId: string; cancel: vscode.CancellationTokenSource } | undefined;
+  /** Idle compaction for this thread, when the participant attached it (none in a bare session). */
+  idle: IdleWatcher | undefined;
   /** The summary prepared in the background for the next compaction (prepare_summary). */
   readonly preparer: SummaryPreparer;
   readonly clock: Clock;
@@ -240,6 +254,7 @@ export class Session {
   }
 
   dispose(): void {
+    this.idle?.dispose();
     this.subscription.dispose();
     this.activity.dispose();
   }

@@ -9,7 +9,7 @@ import type { AgentActivity } from '../../core/agent/adapter';
 import { isShellTool } from '../../core/agent/tools';
 import type { EngineEvent } from '../../core/engine/types';
 import type { ThreadMessage } from '../../core/thread/thread';
-import type { AgentPort, EffectExecutor, ModelReply } from './effectExecutor';
+import type { AgentPort, ChatOutput, EffectExecutor, ModelReply } from './effectExecutor';
 import { toLmMessages } from './lmMessages';
 import { callWithOverflowRecovery } from './overflow';
 import type { Session } from './session';
@@ -28,7 +28,7 @@ export class Turn implements AgentPort {
   constructor(
     private readonly session: Session,
     readonly model: vscode.LanguageModelChat,
-    private readonly stream: vscode.ChatResponseStream,
+    private readonly stream: ChatOutput,
     readonly token: vscode.CancellationToken,
     private readonly toolInvocationToken: vscode.ChatParticipantToolToken | undefined,
   ) {
@@ -74,6 +74,14 @@ export class Turn implements AgentPort {
   async compactNow(instructions: string): Promise<void> {
     await this.session.syncTokens(this.model, this.token, this.tools());
     if (await this.feed({ type: 'compact_now', at: this.now(), instructions })) await this.loop();
+  }
+
+  /**
+   * The arbiter's idle watch ended with nobody using the thread (idleCompactor.ts): the golden path runs
+   * in this background turn; the agent does not go on working (nobody asked it to). True when compacted.
+   */
+  async idleTimeout(timerId: string): Promise<boolean> {
+    return this.feed({ type: 'timeout', at: this.now(), timerId });
   }
 
   /** The agent loop. Returns when the model answers without tool calls (and no compaction follows). */
