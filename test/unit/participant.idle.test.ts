@@ -97,7 +97,7 @@ describe('participant: idle compaction (fake clock, scripted model double)', fun
     assert.ok(!back.result.errorDetails, back.result.errorDetails?.message);
     assert.match(
       back.text,
-      /^\s*\*\*Compacted while you were away at a topic shift — [\d.k]+ → [\d.k]+ tokens\.\*\* _nobody wrote for 5 min since the turn ended at a topic shift/,
+      /^\s*\*\*Compacted while you were away at a plan step: completed "Research" \(1\/3 done\) — [\d.k]+ → [\d.k]+ tokens\.\*\* _nobody wrote for 5 min since the turn ended at a plan step/,
     );
     assert.match(back.text, /Finished step 2 of 3|Step 2 of 3 is complete/);
     const nextRequest = h.model.requests[calls + 1]!;

@@ -290,6 +290,7 @@ function beginTurn(s: EngineState, texts: string[], at: number): EngineState {
   return withState(s, {
     turn,
     workActivityThisTurn: false,
+    turnCloses: [],
     trail: withTrail(s.trail, {
       userRequests: pushCapped(s.trail.userRequests, { turn, at, text: clip(text, 4000), ...(text.length > 4000 ? { chars: text.length } : {}) }, 100),
       excerpt: pushCapped(s.trail.excerpt, { role: 'user' as const, text: clip(text, 600) }, 12),
@@ -377,7 +378,8 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
   }
   // Edge-triggered: every boundary is looked at by exactly one evaluation point, then it is consumed.
   consume(st, d.id, 'decision', fx);
-  st = withState(st, { counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold });
+  const turnCloses = st.pending.length ? [...(st.turnCloses ?? []), ...st.pending.map(decisionBoundary)].slice(-MAX_TURN_CLOSES) : st.turnCloses;
+  st = withState(st, { counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold, ...(turnCloses ? { turnCloses } : {}) });
   fx.push({ type: 'decision', decision: d });
   st = maybePrepareSummary(st, d, fx);
   st = maybeArmIdle(st, d, point, fx);
@@ -454,7 +456,14 @@ function maybeArmIdle(s: EngineState, d: Decision, point: EvaluationPoint, fx: E
   if ((d.action !== 'none' && d.action !== 'preflight') || s.openToolCalls.length > 0 || s.queuedInput.length > 0) return s;
   const timerId = `idle:${d.id}`;
   fx.push({ type: 'arm_idle', timerId, ms: Math.round(minutes * 60_000) });
-  return withState(s, { idle: { timerId, boundaries: d.boundaries } });
+  return withState(s, { idle: { timerId, boundaries: s.turnCloses ?? d.boundaries } });
+}
+
+/** A turn's boundaries kept for an idle compaction to name: a turn has a handful; a hostile one is cut to the newest. */
+const MAX_TURN_CLOSES = 20;
+
+function decisionBoundary(b: BoundarySignal): DecisionBoundary {
+  return { id: b.id, kind: b.kind, strength: b.strength, source: b.source, detail: b.detail };
 }
 
 /** How strongly a boundary closes a phase, to name the one an idle compaction happened at. */
@@ -475,9 +484,9 @@ export function closeWords(b: Pick<DecisionBoundary, 'kind' | 'detail'>): string
     case 'commit':
       return `commit ${b.detail}`;
     case 'plan_checkpoint':
-      return `a completed plan step (${b.detail})`;
+      return `a plan step: ${b.detail}`;
     case 'pr_checkpoint':
-      return `a PR step (${b.detail})`;
+      return `a PR step: ${b.detail}`;
     case 'plan_update':
       return 'a plan change';
     case 'agent_done':
@@ -506,8 +515,7 @@ function idleCompaction(s: EngineState, at: number, fx: Effect[]): EngineState {
   const pct = percentRemaining(st.tokens.used, st.tokens.window);
   const tier = tierOf(pct, st.settings);
   if (tier === null) return st; // the thread shrank meanwhile (an undo, a compaction): nothing to gain
-  const pending = st.pending.map((b): DecisionBoundary => ({ id: b.id, kind: b.kind, strength: b.strength, source: b.source, detail: b.detail }));
-  const boundaries = [...watch.boundaries, ...pending];
+  const boundaries = [...watch.boundaries, ...st.pending.map(decisionBoundary)];
   const at_ = boundaries.reduce<DecisionBoundary | undefined>((best, b) => (!best || CLOSE_RANK[b.kind] > CLOSE_RANK[best.kind] ? b : best), undefined);
   const minutes = st.settings.idle_compact_minutes;
   const where = at_ ? closeWords(at_) : 'the end of the turn';

@@ -180,11 +180,13 @@ export interface EngineState {
    * the timer ends, the golden path runs while the person is away. Any activity disarms it.
    */
   idle?: IdleWatch | null;
+  /** The boundaries evaluated since this turn began, newest last, bounded: what an idle compaction is at. */
+  turnCloses?: DecisionBoundary[];
 }
 
 export interface IdleWatch {
   timerId: string;
-  /** The boundaries the turn ended at (the decision that waited looked at them). */
+  /** The boundaries of the turn that ended (its commits and plan steps, the turn end). */
   boundaries: DecisionBoundary[];
 }
 
