@@ -359,10 +359,7 @@ export class Replayer {
         case 'sequence_started':
         case 'judgment_ended':
         case 'start_timer':
-        // A recording has no idle time to wait through: the person's next message follows the turn end in
-        // the file, so the watch is disarmed by it (live follow and the Claude Code hooks cannot compact
-        // an idle session either: nothing runs while the agent waits).
-        case 'arm_idle':
+        case 'arm_idle': // the person's next prompt disarms it; ReplayOptions.idle plays the absence (awayUntilNow)
         case 'cancel_timer':
         case 'progress':
         case 'inject_heads_up':
