@@ -722,6 +722,20 @@
       else if (v.mode !== 'suggest')
         body.push(el('p', { class: 'muted small' }, `Mode ${v.mode}: switch rawr to suggest mode to get a ready /compact command here.`));
     }
+    // Claude Code shows a refused compaction nowhere: rawr's hook answer is said here (steer-log.jsonl).
+    const steering = Array.isArray(v.steering) ? v.steering : [];
+    const steer = steering[steering.length - 1];
+    if (steer)
+      body.push(
+        el(
+          'div',
+          { class: 'follow-would', role: 'status' },
+          icon(steer.allow ? 'fold' : 'debug-pause'),
+          ' ',
+          el('strong', { 'data-testid': 'follow-steer' }, `Claude Code's compaction: ${steer.text}`),
+          steer.at ? ` (${clock(Date.parse(steer.at))})` : '',
+        ),
+      );
     body.push(
       followList('Pending boundaries', v.pending, (b) => b),
       followList('Plan', v.plan, (p) => `[${p.status === 'completed' ? 'x' : p.status === 'in_progress' ? '~' : ' '}] ${p.text}`),
@@ -734,6 +748,11 @@
         `${AGENT_LABEL[v.agent] || v.agent}'s own compactions`,
         v.nativeCompactions,
         (n) => `line ${n.line} (${n.trigger}${n.preTokens === null ? '' : `, ${tokens(n.preTokens)} tokens`})`,
+      ),
+      followList(
+        "rawr's answers to Claude Code's compaction (newest first)",
+        steering.slice(-10).reverse(),
+        (e) => `${e.at ? clock(Date.parse(e.at)) : ''} ${e.allow ? 'allowed' : 'refused'}${e.trigger ? ` (${e.trigger})` : ''}: ${e.text}`,
       ),
       followList('rawr hooks: snapshots and injections', v.hooks, (h) => `${h.kind} ${h.at ? clock(Date.parse(h.at)) : ''} ${h.file}`),
       followList(

@@ -176,4 +176,45 @@ describe('live follow of an agent session (real VS Code, webview DOM via Playwri
     );
     assert.match(skipped, /line 6: /, 'the first skipped line is listed');
   });
+
+  it("a Claude Code session rawr steers: the hook's refusal, silent in Claude Code, is said in the panel and the status bar; then the compaction at the commit", async () => {
+    // rawr's PreCompact hook logs each answer in .rawr/claude/<session>/steer-log.jsonl (core/hooks/claude/steer.ts).
+    fs.mkdirSync(stateDir, { recursive: true });
+    const log = path.join(stateDir, 'steer-log.jsonl');
+    const entry = (allow, why, text, used) =>
+      JSON.stringify({ at: new Date().toISOString(), trigger: 'auto', allow, why, text, usedTokens: used, window: 1_000_000, line: 5 }) + '\n';
+    fs.appendFileSync(file, user('next step please') + '\n'); // a change of the transcript (the watch) as in a live session
+    fs.appendFileSync(log, entry(false, 'deferred', 'deferred to the next boundary (64% used; waiting for a commit or a completed task)', 640_000));
+    const deferred = await poll(
+      async () => {
+        const x = await panelText();
+        return x && x.includes("Claude Code's compaction: deferred to the next boundary (64% used; waiting for a commit or a completed task)") ? x : undefined;
+      },
+      20000,
+      'the deferral in the panel',
+    );
+    assert.match(deferred, /rawr's answers to Claude Code's compaction \(newest first\)/);
+    assert.match(deferred, /refused \(auto\): deferred to the next boundary/);
+    const bar = await poll(
+      async () => {
+        const items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar [aria-label^="rawr follow:"]' });
+        return items.find((x) => /· deferred/.test(x));
+      },
+      15000,
+      'the status bar saying deferred',
+    );
+    info().followSteerStatusBar = bar;
+    fs.appendFileSync(log, entry(true, 'boundary', 'compacting at commit 3f2a1c9 (70% used)', 700_000));
+    const allowed = await poll(
+      async () => {
+        const x = await panelText();
+        return x && x.includes("Claude Code's compaction: compacting at commit 3f2a1c9 (70% used)") ? x : undefined;
+      },
+      20000,
+      'the compaction at the commit in the panel',
+    );
+    assert.match(allowed, /allowed \(auto\): compacting at commit 3f2a1c9[\s\S]*refused \(auto\): deferred/);
+    fs.mkdirSync(path.resolve(__dirname, '../../../test-artifacts/vscode'), { recursive: true });
+    fs.writeFileSync(path.resolve(__dirname, '../../../test-artifacts/vscode/follow-steer-panel.txt'), allowed);
+  });
 });
