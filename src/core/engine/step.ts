@@ -512,6 +512,9 @@ function idleCompaction(s: EngineState, at: number, fx: Effect[]): EngineState {
   const watch = s.idle!;
   const st = withState(s, { idle: null });
   if (st.seq.phase !== 'idle' || st.settings.mode !== 'auto' || !st.tokens || st.openToolCalls.length > 0 || st.queuedInput.length > 0) return st;
+  // The cooldown holds here too (the person's absence is no reason to compact again so soon).
+  const last = st.lastCompaction;
+  if (last && st.turn - last.turn < st.settings.cooldown_turns && (at - last.at) / 1000 < st.settings.cooldown_seconds) return st;
   const pct = percentRemaining(st.tokens.used, st.tokens.window);
   const tier = tierOf(pct, st.settings);
   if (tier === null) return st; // the thread shrank meanwhile (an undo, a compaction): nothing to gain
