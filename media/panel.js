@@ -754,6 +754,22 @@
         steering.slice(-10).reverse(),
         (e) => `${e.at ? clock(Date.parse(e.at)) : ''} ${e.allow ? 'allowed' : 'refused'}${e.trigger ? ` (${e.trigger})` : ''}: ${e.text}`,
       ),
+      followList(`Receipts after ${AGENT_LABEL[v.agent] || v.agent}'s compactions (newest first)`, (v.receipts || []).slice().reverse(), (r) => {
+        const total = (k) => r.facts.reduce((a, f) => a + f[k], 0);
+        const added = r.facts.filter((f) => f.added > 0).map((f) => `${f.cls.replace(/_/g, ' ')} ${f.added}`);
+        return [
+          el(
+            'strong',
+            {},
+            `${r.at ? clock(Date.parse(r.at)) : ''} ${r.trigger || ''} compaction: ${r.tokensBefore === null ? '?' : tokens(r.tokensBefore)} → ~${tokens(r.tokensAfter)} tokens`,
+          ),
+          el(
+            'div',
+            { class: 'muted small' },
+            `the summary kept ${total('kept')} of rawr's ${total('facts')} facts; rawr re-injected ${total('added')}${added.length ? ` (${added.join(', ')}; ~${tokens(r.repairTokens)} tokens)` : ''}`,
+          ),
+        ];
+      }),
       followList('rawr hooks: snapshots and injections', v.hooks, (h) => `${h.kind} ${h.at ? clock(Date.parse(h.at)) : ''} ${h.file}`),
       followList(
         `Problems: ${v.problemCount.toLocaleString('en-US')} line${v.problemCount === 1 ? '' : 's'} skipped${v.problemCount > v.problems.length ? ` (the first ${v.problems.length} listed)` : ''}`,

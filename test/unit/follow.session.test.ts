@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { replayFile } from '../../src/cli/replayCommand';
 import { SessionFollower, MAX_LINE_CHARS } from '../../src/core/follow/sessionFollower';
-import { codexCwd, encodeClaudeProject, hookEvents, newestClaudeTranscript, steerLog } from '../../src/host/follow/discover';
+import { codexCwd, encodeClaudeProject, hookEvents, hookReceipts, newestClaudeTranscript, steerLog } from '../../src/host/follow/discover';
 import { FileTail } from '../../src/host/follow/tail';
 import { shipped } from '../support/engine';
 import { needShared, sharedFiles } from '../support/sharedData';
@@ -229,6 +229,40 @@ describe('live follow: finding and reading sessions', () => {
     fs.mkdirSync(fifoDir, { recursive: true });
     execFileSync('mkfifo', [path.join(fifoDir, 'steer-log.jsonl')]);
     assert.deepEqual(await steerLog(tmp, 'sess-fifo'), []);
+  });
+
+  it("the hooks' receipts after each compaction (hook-log.jsonl): receipts only, newest last, malformed ones skipped", async () => {
+    const dir = path.join(tmp, '.rawr', 'claude', 'sess-receipts');
+    fs.mkdirSync(dir, { recursive: true });
+    const receipt = (at: string, kept: number) => ({
+      kind: 'receipt',
+      at,
+      trigger: 'auto',
+      snapshot: 'snapshot-x.json',
+      tokensBefore: 700_000,
+      tokensAfter: 21_000,
+      summaryTokens: 20_000,
+      repairTokens: 1_000,
+      facts: { commits: { facts: 3, kept, added: 3 - kept }, current_ask: { facts: 1, kept: 1, added: 0 } },
+    });
+    fs.writeFileSync(
+      path.join(dir, 'hook-log.jsonl'),
+      [
+        JSON.stringify(receipt('2026-11-26T10:00:00.000Z', 1)),
+        JSON.stringify({ kind: 'injected', at: '2026-11-26T10:00:01.000Z', what: 'repair', event: 'PostToolUse', chars: 900 }),
+        JSON.stringify({ ...receipt('2026-11-26T10:00:02.000Z', 2), facts: { commits: { facts: -1, kept: 0, added: 0 } } }),
+        JSON.stringify(receipt('2026-11-26T11:00:00.000Z', 3)),
+      ].join('\n') + '\n',
+    );
+    const r = await hookReceipts(tmp, 'claude', 'sess-receipts');
+    assert.deepEqual(
+      r.map((x) => [x.at, x.facts.commits!.kept]),
+      [
+        ['2026-11-26T10:00:00.000Z', 1],
+        ['2026-11-26T11:00:00.000Z', 3],
+      ],
+    );
+    assert.deepEqual(await hookReceipts(tmp, 'codex', 'sess-receipts'), []);
   });
 
   it('hook events from the store: snapshots and injection claims', async () => {

@@ -20,6 +20,7 @@ import { thresholdOf } from '../../core/arbiter/tiers';
 import { detectFormat } from '../../core/replay/import/detect';
 import {
   hookEvents,
+  hookReceipts,
   newestClaudeTranscript,
   newestCodexRollout,
   readHead,
@@ -27,6 +28,7 @@ import {
   steerLog,
   type AgentKind,
   type HookEvent,
+  type Receipt,
   type SteerEntry,
 } from '../follow/discover';
 import { FileTail } from '../follow/tail';
@@ -53,6 +55,8 @@ interface Followed {
   hooks: HookEvent[];
   /** Claude Code: rawr's PreCompact answers (steer-log.jsonl), newest last. */
   steering: SteerEntry[];
+  /** The hooks' receipts after each compaction (hook-log.jsonl), newest last. */
+  receipts: Receipt[];
 }
 
 export class FollowController implements vscode.Disposable {
@@ -145,6 +149,7 @@ export class FollowController implements vscode.Disposable {
       follower: new SessionFollower({ settings, prompts, format: agent }),
       hooks: [],
       steering: [],
+      receipts: [],
     };
     this.deps.log.info(`follow: ${file} (${how})`);
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), path.basename(file)));
@@ -236,6 +241,7 @@ export class FollowController implements vscode.Disposable {
       if (root?.scheme === 'file' && cur.sessionId) {
         cur.hooks = await hookEvents(root.fsPath, cur.agent, cur.sessionId);
         if (cur.agent === 'claude') cur.steering = await steerLog(root.fsPath, cur.sessionId);
+        cur.receipts = await hookReceipts(root.fsPath, cur.agent, cur.sessionId);
       }
     } catch (err) {
       this.deps.log.warn(`follow: reading ${cur.path} failed: ${(err as Error).message ?? err}`);
@@ -280,6 +286,16 @@ export class FollowController implements vscode.Disposable {
       wouldCompact: s.wouldCompact ? { line: s.wouldCompact.line, text: s.wouldCompact.text, command } : null,
       hooks: cur.hooks,
       steering: cur.steering.map((e) => ({ at: e.at, allow: e.allow, why: e.why, text: e.text, trigger: e.trigger })),
+      receipts: cur.receipts.map((r) => ({
+        at: r.at,
+        trigger: r.trigger,
+        tokensBefore: r.tokensBefore,
+        tokensAfter: r.tokensAfter,
+        repairTokens: r.repairTokens,
+        facts: Object.entries(r.facts)
+          .slice(0, 20)
+          .map(([cls, f]) => ({ cls, facts: f.facts, kept: f.kept, added: f.added })),
+      })),
       mode,
       problems: s.problems.slice(0, 20).map((p) => `line ${p.line}: ${p.message}`.slice(0, 500)),
       problemCount: s.problemCount,

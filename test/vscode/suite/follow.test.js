@@ -214,7 +214,33 @@ describe('live follow of an agent session (real VS Code, webview DOM via Playwri
       'the compaction at the commit in the panel',
     );
     assert.match(allowed, /allowed \(auto\): compacting at commit 3f2a1c9[\s\S]*refused \(auto\): deferred/);
+    // After the compaction, the hooks' receipt (core/hooks/shared/repairHook.ts writes it to hook-log.jsonl):
+    // tokens before and after, what Claude Code's summary kept of rawr's facts, what rawr re-injected.
+    fs.appendFileSync(
+      path.join(stateDir, 'hook-log.jsonl'),
+      JSON.stringify({
+        kind: 'receipt',
+        at: new Date().toISOString(),
+        trigger: 'auto',
+        snapshot: 'snapshot-2026-11-26T10-00-00-000Z.json',
+        tokensBefore: 700_000,
+        tokensAfter: 21_000,
+        summaryTokens: 20_000,
+        repairTokens: 1_000,
+        facts: { commits: { facts: 3, kept: 2, added: 1 }, current_ask: { facts: 1, kept: 0, added: 1 }, files_edited: { facts: 4, kept: 4, added: 0 } },
+      }) + '\n',
+    );
+    const receipt = await poll(
+      async () => {
+        const x = await panelText();
+        return x && x.includes("Receipts after Claude Code's compactions") ? x : undefined;
+      },
+      20000,
+      'the receipt in the panel',
+    );
+    assert.match(receipt, /auto compaction: 700,000 → ~21,000 tokens/);
+    assert.match(receipt, /the summary kept 6 of rawr's 8 facts; rawr re-injected 2 \(commits 1, current ask 1; ~1,000 tokens\)/);
     fs.mkdirSync(path.resolve(__dirname, '../../../test-artifacts/vscode'), { recursive: true });
-    fs.writeFileSync(path.resolve(__dirname, '../../../test-artifacts/vscode/follow-steer-panel.txt'), allowed);
+    fs.writeFileSync(path.resolve(__dirname, '../../../test-artifacts/vscode/follow-steer-panel.txt'), receipt);
   });
 });
