@@ -135,19 +135,23 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
       'the core to pick up the settings',
     );
   }
+  /** Tiers where rawr waits at a turn end: early and ready accept no boundary, asap only the turn end (a preflight). */
+  const WAIT_AT_TURN_END = {
+    earlyPercentRemainingLt: 70,
+    readyPercentRemainingLt: 60,
+    asapPercentRemainingLt: 50,
+    emergencyPercentRemainingLt: 5,
+    autoRequiresAnyBoundary: { early: [], ready: [], asap: ['turn_complete'] },
+  };
+  /** The same keys back to their defaults. */
+  const unset = (values) => Object.fromEntries(Object.keys(values).map((k) => [k, undefined]));
   const responseTurn = (threadId) => new /** @type {any} */ (vscode.ChatResponseTurn)([], { metadata: { rawrThreadId: threadId } }, 'rawr.rawr');
 
   it('preflight: a turn that ends in asap with only turn_complete compacts before the next message, which is then delivered unchanged', async () => {
     const short = await startScriptedModel(multiPhaseScript({ steps: ['Research', 'Draft', 'Ship'], fillerChars: 9000, stopAfterEachPhase: true }));
     try {
       await configure(short.url, 12000);
-      await rawrSettings({
-        earlyPercentRemainingLt: 70,
-        readyPercentRemainingLt: 60,
-        asapPercentRemainingLt: 50,
-        emergencyPercentRemainingLt: 5,
-        autoRequiresAnyBoundary: { early: [], ready: [], asap: ['turn_complete'] },
-      });
+      await rawrSettings(WAIT_AT_TURN_END);
       const m = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'model');
       const tok = new vscode.CancellationTokenSource().token;
       let history = [];
@@ -191,13 +195,7 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
       );
       assert.ok(handoffAt >= 0 && heldAt > handoffAt, `the model saw handoff (${handoffAt}) then the held message (${heldAt})`);
     } finally {
-      await rawrSettings({
-        earlyPercentRemainingLt: undefined,
-        readyPercentRemainingLt: undefined,
-        asapPercentRemainingLt: undefined,
-        emergencyPercentRemainingLt: undefined,
-        autoRequiresAnyBoundary: undefined,
-      });
+      await rawrSettings(unset(WAIT_AT_TURN_END));
       await configure(server.url, 20000);
       await short.close();
     }
@@ -210,14 +208,7 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
       await configure(short.url, 8000);
       // A short idle setting (0.05 min = 3 s) stands in for the 5-minute default; early and ready accept no
       // boundary, so rawr waits at the turn end in a tier (the case idle compaction is for).
-      await rawrSettings({
-        earlyPercentRemainingLt: 70,
-        readyPercentRemainingLt: 60,
-        asapPercentRemainingLt: 50,
-        emergencyPercentRemainingLt: 5,
-        autoRequiresAnyBoundary: { early: [], ready: [], asap: ['turn_complete'] },
-        idleCompactMinutes: 0.05,
-      });
+      await rawrSettings({ ...WAIT_AT_TURN_END, idleCompactMinutes: 0.05 });
       const m = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'model');
       const tok = new vscode.CancellationTokenSource().token;
       const first = await api.participant.handler(request(m, 'Build the limiter in three phases.'), { history: [] }, recordingStream().stream, tok);
@@ -266,14 +257,7 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
         'the next request starts from the handoff',
       );
     } finally {
-      await rawrSettings({
-        earlyPercentRemainingLt: undefined,
-        readyPercentRemainingLt: undefined,
-        asapPercentRemainingLt: undefined,
-        emergencyPercentRemainingLt: undefined,
-        autoRequiresAnyBoundary: undefined,
-        idleCompactMinutes: undefined,
-      });
+      await rawrSettings(unset({ ...WAIT_AT_TURN_END, idleCompactMinutes: 0 }));
       await configure(server.url, 20000);
       await short.close();
     }
