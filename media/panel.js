@@ -722,6 +722,20 @@
       else if (v.mode !== 'suggest')
         body.push(el('p', { class: 'muted small' }, `Mode ${v.mode}: switch rawr to suggest mode to get a ready /compact command here.`));
     }
+    // Claude Code shows a refused compaction nowhere: rawr's hook answer is said here (steer-log.jsonl).
+    const steering = Array.isArray(v.steering) ? v.steering : [];
+    const steer = steering[steering.length - 1];
+    if (steer)
+      body.push(
+        el(
+          'div',
+          { class: 'follow-would', role: 'status' },
+          icon(steer.allow ? 'fold' : 'debug-pause'),
+          ' ',
+          el('strong', { 'data-testid': 'follow-steer' }, `Claude Code's compaction: ${steer.text}`),
+          steer.at ? ` (${clock(Date.parse(steer.at))})` : '',
+        ),
+      );
     body.push(
       followList('Pending boundaries', v.pending, (b) => b),
       followList('Plan', v.plan, (p) => `[${p.status === 'completed' ? 'x' : p.status === 'in_progress' ? '~' : ' '}] ${p.text}`),
@@ -735,6 +749,27 @@
         v.nativeCompactions,
         (n) => `line ${n.line} (${n.trigger}${n.preTokens === null ? '' : `, ${tokens(n.preTokens)} tokens`})`,
       ),
+      followList(
+        "rawr's answers to Claude Code's compaction (newest first)",
+        steering.slice(-10).reverse(),
+        (e) => `${e.at ? clock(Date.parse(e.at)) : ''} ${e.allow ? 'allowed' : 'refused'}${e.trigger ? ` (${e.trigger})` : ''}: ${e.text}`,
+      ),
+      followList(`Receipts after ${AGENT_LABEL[v.agent] || v.agent}'s compactions (newest first)`, (v.receipts || []).slice().reverse(), (r) => {
+        const total = (k) => r.facts.reduce((a, f) => a + f[k], 0);
+        const added = r.facts.filter((f) => f.added > 0).map((f) => `${f.cls.replace(/_/g, ' ')} ${f.added}`);
+        return [
+          el(
+            'strong',
+            {},
+            `${r.at ? clock(Date.parse(r.at)) : ''} ${r.trigger || ''} compaction: ${r.tokensBefore === null ? '?' : tokens(r.tokensBefore)} → ~${tokens(r.tokensAfter)} tokens`,
+          ),
+          el(
+            'div',
+            { class: 'muted small' },
+            `the summary kept ${total('kept')} of rawr's ${total('facts')} facts; rawr re-injected ${total('added')}${added.length ? ` (${added.join(', ')}; ~${tokens(r.repairTokens)} tokens)` : ''}`,
+          ),
+        ];
+      }),
       followList('rawr hooks: snapshots and injections', v.hooks, (h) => `${h.kind} ${h.at ? clock(Date.parse(h.at)) : ''} ${h.file}`),
       followList(
         `Problems: ${v.problemCount.toLocaleString('en-US')} line${v.problemCount === 1 ? '' : 's'} skipped${v.problemCount > v.problems.length ? ` (the first ${v.problems.length} listed)` : ''}`,

@@ -23,6 +23,7 @@ import { generatedOptions, printGenerated, printPhased } from './phased';
 import { replayMemoryBench } from './replayMemory';
 import { formatThreadSoak, runThreadSoak } from './threadSoak';
 import { hookLatencyBench } from './hookLatency';
+import { formatIdleCostBench, runIdleCostBench } from './idleCost';
 
 const set = loadPromptSet([dirReader(shippedPromptsDir())]);
 const settings = { ...set.settings, judgment_enabled: false };
@@ -196,6 +197,9 @@ async function main(): Promise<void> {
   console.log('');
   // What a compaction costs, counted by the scripted model over HTTP (through the real openai client).
   console.log(formatCostBench(await runCostBench(recordings(DEFAULT_DIRS))));
+  console.log('');
+  // What idle compaction saves the person's next request (issue 21), from the recordings' timestamps.
+  console.log(formatIdleCostBench(runIdleCostBench(recordings(DEFAULT_DIRS), set.settings, set.prompts), set.settings.idle_compact_minutes));
 }
 
 void main();

@@ -60,7 +60,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ a: fc.constant('packet' as const), good: fc.boolean(), stale: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ a: fc.constant('done' as const), gain: fc.double({ min: 0, max: 80, noNaN: true }), stale: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ a: fc.constant('failed' as const), stale: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ a: fc.constant('timeout' as const), which: fc.nat(2) }) },
+  { weight: 1, arbitrary: fc.record({ a: fc.constant('timeout' as const), which: fc.nat(3) }) },
   { weight: 1, arbitrary: fc.record({ a: fc.constant('cancel' as const) }) },
   { weight: 1, arbitrary: fc.record({ a: fc.constant('compact_now' as const) }) },
   { weight: 1, arbitrary: fc.record({ a: fc.constant('wait' as const), seconds: fc.nat(900) }) },
@@ -308,7 +308,13 @@ export class Harness {
       case 'timeout': {
         const s = this.state.seq;
         const timerId =
-          x.which === 0 && s.phase === 'assessing' ? `judgment:${s.corrId}` : x.which === 1 && 'seqId' in s ? `packet:${s.seqId}` : 'packet:s-stale';
+          x.which === 0 && s.phase === 'assessing'
+            ? `judgment:${s.corrId}`
+            : x.which === 1 && 'seqId' in s
+              ? `packet:${s.seqId}`
+              : x.which === 3 // the idle watch ending (idle compaction), or a stale one
+                ? (this.state.idle?.timerId ?? 'idle:d-stale')
+                : 'packet:s-stale';
         this.feed({ type: 'timeout', at, timerId });
         break;
       }

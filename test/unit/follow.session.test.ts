@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { replayFile } from '../../src/cli/replayCommand';
 import { SessionFollower, MAX_LINE_CHARS } from '../../src/core/follow/sessionFollower';
-import { codexCwd, encodeClaudeProject, hookEvents, newestClaudeTranscript } from '../../src/host/follow/discover';
+import { codexCwd, encodeClaudeProject, hookEvents, hookReceipts, newestClaudeTranscript, steerLog } from '../../src/host/follow/discover';
 import { FileTail } from '../../src/host/follow/tail';
 import { shipped } from '../support/engine';
 import { needShared, sharedFiles } from '../support/sharedData';
@@ -187,6 +188,81 @@ describe('live follow: finding and reading sessions', () => {
     assert.equal((await tail.read()).text, '\n');
     fs.writeFileSync(file, 'x\n');
     assert.equal((await tail.read()).reset, true);
+  });
+
+  it("the PreCompact hook's answers (steer-log.jsonl): newest last, bad lines skipped, only the tail read, a FIFO never opened for reading", async () => {
+    const dir = path.join(tmp, '.rawr', 'claude', 'sess-steer');
+    fs.mkdirSync(dir, { recursive: true });
+    const entry = (i: number, allow: boolean, text: string) =>
+      JSON.stringify({
+        at: `2026-11-26T10:00:${String(i % 60).padStart(2, '0')}.000Z`,
+        trigger: 'auto',
+        allow,
+        why: allow ? 'boundary' : 'deferred',
+        text,
+        usedTokens: 640_000 + i,
+        window: 1_000_000,
+        line: i,
+      });
+    const lines = [
+      entry(1, false, 'deferred to the next boundary (64% used; waiting for a commit or a completed task)'),
+      'not json',
+      JSON.stringify({ at: 'x', allow: 'yes' }),
+      entry(2, true, 'compacting at commit 3f2a1c9 (70% used)'),
+    ];
+    fs.writeFileSync(path.join(dir, 'steer-log.jsonl'), `${lines.join('\n')}\n`);
+    assert.deepEqual(
+      (await steerLog(tmp, 'sess-steer')).map((e) => [e.allow, e.text]),
+      [
+        [false, 'deferred to the next boundary (64% used; waiting for a commit or a completed task)'],
+        [true, 'compacting at commit 3f2a1c9 (70% used)'],
+      ],
+    );
+    // A long log: only its tail is read, the newest 20 answers come back, the last one is the newest.
+    fs.writeFileSync(path.join(dir, 'steer-log.jsonl'), `${Array.from({ length: 2_000 }, (_, i) => entry(i, i % 2 === 0, `answer ${i}`)).join('\n')}\n`);
+    const tail = await steerLog(tmp, 'sess-steer');
+    assert.equal(tail.length, 20);
+    assert.equal(tail.at(-1)!.text, 'answer 1999');
+    // Nothing there, or not a regular file: no answers, no hang.
+    assert.deepEqual(await steerLog(tmp, 'no-such-session'), []);
+    const fifoDir = path.join(tmp, '.rawr', 'claude', 'sess-fifo');
+    fs.mkdirSync(fifoDir, { recursive: true });
+    execFileSync('mkfifo', [path.join(fifoDir, 'steer-log.jsonl')]);
+    assert.deepEqual(await steerLog(tmp, 'sess-fifo'), []);
+  });
+
+  it("the hooks' receipts after each compaction (hook-log.jsonl): receipts only, newest last, malformed ones skipped", async () => {
+    const dir = path.join(tmp, '.rawr', 'claude', 'sess-receipts');
+    fs.mkdirSync(dir, { recursive: true });
+    const receipt = (at: string, kept: number) => ({
+      kind: 'receipt',
+      at,
+      trigger: 'auto',
+      snapshot: 'snapshot-x.json',
+      tokensBefore: 700_000,
+      tokensAfter: 21_000,
+      summaryTokens: 20_000,
+      repairTokens: 1_000,
+      facts: { commits: { facts: 3, kept, added: 3 - kept }, current_ask: { facts: 1, kept: 1, added: 0 } },
+    });
+    fs.writeFileSync(
+      path.join(dir, 'hook-log.jsonl'),
+      [
+        JSON.stringify(receipt('2026-11-26T10:00:00.000Z', 1)),
+        JSON.stringify({ kind: 'injected', at: '2026-11-26T10:00:01.000Z', what: 'repair', event: 'PostToolUse', chars: 900 }),
+        JSON.stringify({ ...receipt('2026-11-26T10:00:02.000Z', 2), facts: { commits: { facts: -1, kept: 0, added: 0 } } }),
+        JSON.stringify(receipt('2026-11-26T11:00:00.000Z', 3)),
+      ].join('\n') + '\n',
+    );
+    const r = await hookReceipts(tmp, 'claude', 'sess-receipts');
+    assert.deepEqual(
+      r.map((x) => [x.at, x.facts.commits!.kept]),
+      [
+        ['2026-11-26T10:00:00.000Z', 1],
+        ['2026-11-26T11:00:00.000Z', 3],
+      ],
+    );
+    assert.deepEqual(await hookReceipts(tmp, 'codex', 'sess-receipts'), []);
   });
 
   it('hook events from the store: snapshots and injection claims', async () => {

@@ -11,6 +11,7 @@ type Sort<K> = K extends Fact['type'] ? 'fact' : K extends Request['type'] ? 're
 const SORT: { readonly [K in Effect['type']]: Sort<K> } = {
   request_judgment: 'request',
   start_timer: 'request',
+  arm_idle: 'request',
   request_scratch_write: 'request',
   request_packet: 'request',
   compact: 'request',

@@ -72,10 +72,12 @@ export function withState(s: EngineState, patch: Partial<EngineState>): EngineSt
   };
   // An optional key is copied when set, so that a state without it stays without it (as a spread keeps it).
   if (s.summaryPrepared !== undefined) next.summaryPrepared = s.summaryPrepared;
+  if (s.idle !== undefined) next.idle = s.idle;
+  if (s.turnCloses !== undefined) next.turnCloses = s.turnCloses;
   return Object.assign(next, patch);
 }
 /** The optional keys of EngineState, which withState copies only when set. */
-type OptionalStateKey = 'summaryPrepared';
+type OptionalStateKey = 'summaryPrepared' | 'idle' | 'turnCloses';
 
 /** `{ ...t, ...patch }` for the trail, for the same reason as withState (an optional key is copied when set). */
 export function withTrail(t: Trail, patch: Partial<Trail>): Trail {

@@ -20,7 +20,7 @@
 import { decide, decideHeld, decisionFor } from '../arbiter/decide';
 import { describeGain, forecastNext, isPhaseClose, onCompacted, onPhaseClose, onTokens, withPrior } from '../arbiter/forecast';
 import { buildJudgmentPrompt, fallbackJudgment, parseJudgment, type Judgment } from '../arbiter/judgment';
-import { percentRemaining } from '../arbiter/tiers';
+import { percentRemaining, tierOf } from '../arbiter/tiers';
 import { fillTemplate } from '../prompts/promptSet';
 import { assembleWatcherPacket, validateAgentPacket, withTrailFacts } from '../sequence/packet';
 import { handoffText, headsUpText, scratchPathFor } from '../sequence/texts';
@@ -31,7 +31,18 @@ import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoun
 import { partition } from './partition';
 import { clip, pushCapped, withState, withTrail } from './state';
 import type { DecisionInput } from '../arbiter/decide';
-import type { Decision, Effect, EngineEvent, EngineState, PacketAuthor, SequenceState, StepResult, TrailToolCall } from './types';
+import type {
+  Decision,
+  DecisionBoundary,
+  Effect,
+  EngineEvent,
+  EngineState,
+  EvaluationPoint,
+  PacketAuthor,
+  SequenceState,
+  StepResult,
+  TrailToolCall,
+} from './types';
 
 /**
  * Below this many free tokens even a packet turn may not fit: rawr writes the packet (docs/ARCHITECTURE.md#packets).
@@ -47,8 +58,50 @@ const MAX_OPEN_TOOL_CALLS = 1_000;
 
 export function step(state: EngineState, ev: EngineEvent): StepResult {
   const fx: Effect[] = [];
-  const next = reduce(state, ev, fx);
+  const next = reduce(disarmIdle(state, ev, fx), ev, fx);
   return { state: next, ...partition(fx) };
+}
+
+/**
+ * Idle compaction is for a thread nobody is using: anything the agent or the person does, or a settings
+ * change that turns it off, disarms the watch before the event is handled (its timer is cancelled).
+ * Token counts, boundaries seen elsewhere in the workspace and the sequence's own reports do not.
+ */
+function disarmIdle(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
+  if (!s.idle) return s;
+  switch (ev.type) {
+    case 'user_message':
+    case 'assistant_message':
+    case 'tool_call':
+    case 'tool_result':
+    case 'plan':
+    case 'evaluate':
+    case 'compact_now':
+    case 'overflow':
+    case 'cancel':
+      break;
+    case 'settings':
+      if (ev.settings.mode === 'auto' && ev.settings.idle_compact_minutes > 0) return s;
+      break;
+    case 'timeout':
+      return s; // the idle timer's own end is handled by onTimeout
+    case 'tokens':
+    case 'boundary':
+    case 'phase_prior':
+    case 'judgment_result':
+    case 'judgment_unavailable':
+    case 'scratch_written':
+    case 'packet':
+    case 'compaction_done':
+    case 'compaction_failed':
+      return s;
+    default: {
+      const unknown: never = ev;
+      throw new Error(`unknown event ${JSON.stringify(unknown)}`);
+    }
+  }
+  fx.push({ type: 'cancel_timer', timerId: s.idle.timerId });
+  return withState(s, { idle: null });
 }
 
 function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
@@ -239,6 +292,7 @@ function beginTurn(s: EngineState, texts: string[], at: number): EngineState {
   return withState(s, {
     turn,
     workActivityThisTurn: false,
+    turnCloses: [],
     trail: withTrail(s.trail, {
       userRequests: pushCapped(s.trail.userRequests, { turn, at, text: clip(text, 4000), ...(text.length > 4000 ? { chars: text.length } : {}) }, 100),
       excerpt: pushCapped(s.trail.excerpt, { role: 'user' as const, text: clip(text, 600) }, 12),
@@ -326,9 +380,11 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
   }
   // Edge-triggered: every boundary is looked at by exactly one evaluation point, then it is consumed.
   consume(st, d.id, 'decision', fx);
-  st = withState(st, { counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold });
+  const turnCloses = st.pending.length ? [...(st.turnCloses ?? []), ...st.pending.map(decisionBoundary)].slice(-MAX_TURN_CLOSES) : st.turnCloses;
+  st = withState(st, { counter: st.counter + 1, pending: [], lastDecision: d, preflight: null, forecastHold: hold, ...(turnCloses ? { turnCloses } : {}) });
   fx.push({ type: 'decision', decision: d });
   st = maybePrepareSummary(st, d, fx);
+  st = maybeArmIdle(st, d, point, fx);
   switch (d.action) {
     case 'compact':
       return startSequence(st, d, fx);
@@ -384,6 +440,107 @@ function maybePrepareSummary(s: EngineState, d: Decision, fx: Effect[]): EngineS
   const why = d.action !== 'none' ? `decision ${d.code}` : d.tier ? `tier ${d.tier} entered` : 'the forecast expects a compaction at the next close';
   fx.push({ type: 'prepare_summary', summaryPrompt: summaryPromptOf(s), reason: why });
   return { ...s, summaryPrepared: true };
+}
+
+/** Decisions that waited for a reason the person's absence does not change (nothing to gain, or not allowed now). */
+const IDLE_NEVER: ReadonlySet<Decision['code']> = new Set(['cooldown', 'stalled', 'suspended', 'not_packet_worthy', 'mode_off', 'no_tokens']);
+
+/**
+ * A turn ended at a boundary in a tier where rawr waited (the next phase fits, the tier wants a stronger
+ * boundary, or a preflight waits for the next message): if the person stays away past the provider's
+ * prompt-cache lifetime, their next request pays for the whole context again anyway, so that is the
+ * cheapest moment to compact. The watch is armed here and fires as a `timeout` (onTimeout).
+ */
+function maybeArmIdle(s: EngineState, d: Decision, point: EvaluationPoint, fx: Effect[]): EngineState {
+  const minutes = s.settings.idle_compact_minutes;
+  if (point !== 'turn_complete' || !(minutes > 0) || s.settings.mode !== 'auto' || s.stall !== 'none') return s;
+  if (d.tier === null || d.tier === 'emergency' || IDLE_NEVER.has(d.code)) return s;
+  if ((d.action !== 'none' && d.action !== 'preflight') || s.openToolCalls.length > 0 || s.queuedInput.length > 0) return s;
+  const timerId = `idle:${d.id}`;
+  fx.push({ type: 'arm_idle', timerId, ms: Math.round(minutes * 60_000) });
+  return withState(s, { idle: { timerId, boundaries: s.turnCloses ?? d.boundaries } });
+}
+
+/** A turn's boundaries kept for an idle compaction to name: a turn has a handful; a hostile one is cut to the newest. */
+const MAX_TURN_CLOSES = 20;
+
+function decisionBoundary(b: BoundarySignal): DecisionBoundary {
+  return { id: b.id, kind: b.kind, strength: b.strength, source: b.source, detail: b.detail };
+}
+
+/** How strongly a boundary closes a phase, to name the one an idle compaction happened at. */
+const CLOSE_RANK: Record<DecisionBoundary['kind'], number> = {
+  commit: 7,
+  pr_checkpoint: 6,
+  plan_checkpoint: 5,
+  agent_done: 4,
+  concluding: 3,
+  topic_shift: 2,
+  plan_update: 1,
+  turn_complete: 0,
+};
+
+/** A boundary in the words of a decision's reason ("commit 3f2a1c9 add limiter", "a topic shift"). */
+export function closeWords(b: Pick<DecisionBoundary, 'kind' | 'detail'>): string {
+  switch (b.kind) {
+    case 'commit':
+      return `commit ${b.detail}`;
+    case 'plan_checkpoint':
+      return `a plan step: ${b.detail}`;
+    case 'pr_checkpoint':
+      return `a PR step: ${b.detail}`;
+    case 'plan_update':
+      return 'a plan change';
+    case 'agent_done':
+      return 'the agent saying it was done';
+    case 'concluding':
+      return 'a concluding message';
+    case 'topic_shift':
+      return 'a topic shift';
+    case 'turn_complete':
+      return 'the end of the turn';
+    default: {
+      const unknown: never = b.kind;
+      throw new Error(`unknown boundary kind ${String(unknown)}`);
+    }
+  }
+}
+
+/**
+ * The idle watch ended with nothing having happened: the golden path runs now, in the background (the
+ * host has no chat to show it in; it tells the person when they return). The decision says what it avoids.
+ */
+function idleCompaction(s: EngineState, at: number, fx: Effect[]): EngineState {
+  const watch = s.idle!;
+  const st = withState(s, { idle: null });
+  if (st.seq.phase !== 'idle' || st.settings.mode !== 'auto' || !st.tokens || st.openToolCalls.length > 0 || st.queuedInput.length > 0) return st;
+  // The cooldown holds here too (the person's absence is no reason to compact again so soon).
+  const last = st.lastCompaction;
+  if (last && st.turn - last.turn < st.settings.cooldown_turns && (at - last.at) / 1000 < st.settings.cooldown_seconds) return st;
+  const pct = percentRemaining(st.tokens.used, st.tokens.window);
+  const tier = tierOf(pct, st.settings);
+  if (tier === null) return st; // the thread shrank meanwhile (an undo, a compaction): nothing to gain
+  const boundaries = [...watch.boundaries, ...st.pending.map(decisionBoundary)];
+  const at_ = boundaries.reduce<DecisionBoundary | undefined>((best, b) => (!best || CLOSE_RANK[b.kind] > CLOSE_RANK[best.kind] ? b : best), undefined);
+  const minutes = st.settings.idle_compact_minutes;
+  const where = at_ ? closeWords(at_) : 'the end of the turn';
+  const d: Decision = {
+    id: `d${st.counter + 1}`,
+    at,
+    point: 'idle',
+    action: 'compact',
+    code: 'idle',
+    tier,
+    percentRemaining: Math.round(pct * 10) / 10,
+    boundaries,
+    matched: at_ ? [at_.id] : [],
+    reason:
+      `nobody wrote for ${minutes} min since the turn ended at ${where} (${pct.toFixed(1)}% left, tier ${tier}): ` +
+      `avoids sending all ${kTokens(st.tokens.used)} tokens again on the next request, whose prompt cache has lapsed — it starts on a small context instead`,
+  };
+  consume(st, d.id, 'decision', fx);
+  fx.push({ type: 'decision', decision: d });
+  return startSequence(withState(st, { counter: st.counter + 1, pending: [], lastDecision: d, preflight: null }), d, fx);
 }
 
 /** Says which pending boundaries an evaluation or a compaction takes off the list. */
@@ -447,6 +604,7 @@ function applyJudgment(s: EngineState, d: Decision, verdict: Judgment, code: 'ju
 }
 
 function onTimeout(s: EngineState, timerId: string, at: number, fx: Effect[]): EngineState {
+  if (s.idle && timerId === s.idle.timerId) return idleCompaction(s, at, fx);
   const seq = s.seq;
   if (seq.phase === 'assessing' && timerId === `judgment:${seq.corrId}`) {
     fx.push({ type: 'judgment_ended', corrId: seq.corrId, outcome: 'timed_out' });
@@ -540,6 +698,7 @@ function finishCompaction(
   const d = seq.decision;
   const matched = d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => `${b.kind} ${b.detail}`.trim());
   const why = [
+    d.code === 'idle' ? 'while you were away' : null,
     d.tier ? `tier ${d.tier}` : d.code === 'manual' ? 'manual' : null,
     matched.length
       ? `boundary ${matched.join(', ')}`

@@ -48,7 +48,9 @@ export type DecisionCode =
   /** The plan is finished: the forecast waits for the end of the turn (the next request is the next phase). */
   | 'forecast_plan_done'
   /** The phase forecast: compact, but at the end of this phase close (its commit, message, turn end). */
-  | 'forecast_held';
+  | 'forecast_held'
+  /** The person stayed away past rawr.idleCompactMinutes after a turn that ended at a boundary in a tier: compact before they return. */
+  | 'idle';
 
 // A type, not an interface: a decision is logged as it is, and the log's record type (log/records.ts
 // DecisionRecord) keeps unknown fields, which an interface cannot be assigned to.
@@ -63,7 +65,7 @@ export type DecisionBoundary = {
 export interface Decision {
   id: string;
   at: number;
-  point: EvaluationPoint | 'manual' | 'preflight' | 'overflow';
+  point: EvaluationPoint | 'manual' | 'preflight' | 'overflow' | 'idle';
   action: DecisionAction;
   code: DecisionCode;
   tier: Tier | null;
@@ -173,6 +175,19 @@ export interface EngineState {
   forecastHold: ForecastHold | null;
   /** A background summary was asked for since the last compaction (prepare_summary: once per cycle). */
   summaryPrepared?: boolean;
+  /**
+   * Armed at a turn end where rawr waited in a tier (arm_idle): if nothing happens in the thread before
+   * the timer ends, the golden path runs while the person is away. Any activity disarms it.
+   */
+  idle?: IdleWatch | null;
+  /** The boundaries evaluated since this turn began, newest last, bounded: what an idle compaction is at. */
+  turnCloses?: DecisionBoundary[];
+}
+
+export interface IdleWatch {
+  timerId: string;
+  /** The boundaries of the turn that ended (its commits and plan steps, the turn end). */
+  boundaries: DecisionBoundary[];
 }
 
 export interface ForecastHold {
@@ -220,6 +235,12 @@ export type Command = Request | Directive;
 export type Request =
   | { type: 'request_judgment'; corrId: string; system: string; user: string; timeoutMs: number }
   | { type: 'start_timer'; timerId: string; ms: number }
+  /**
+   * Unlike start_timer (a deadline for a call the host is making), nobody is waiting on this one: the host
+   * reports `timeout` itself when it ends with nothing having happened in the thread (idle compaction);
+   * any activity first cancels it (cancel_timer).
+   */
+  | { type: 'arm_idle'; timerId: string; ms: number }
   | { type: 'request_scratch_write'; seqId: string; text: string; path: string }
   /**
    * The packet turn. With `scratchPath` the same turn also asks for the scratch notes (the agent calls

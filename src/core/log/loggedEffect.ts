@@ -130,6 +130,7 @@ const COMMAND_RECORD: { readonly [K in Command['type']]: ((c: CommandOf<K>, at: 
   prepare_summary: null, // the host logs whether the prepared summary was used (effectExecutor.ts)
   show_compacted: null, // the compacted fact has the same text
   start_timer: null, // bookkeeping
+  arm_idle: null, // bookkeeping: the idle decision it may lead to has its record
   cancel_timer: null, // bookkeeping
   progress: null, // display
 };

@@ -44,6 +44,13 @@ export interface ReplayOptions {
    * writes it out at once: a long recording's decisions are not held, stream.ts).
    */
   onDecision?: (d: ReplayDecision) => void;
+  /**
+   * Play the person's absences as the live host would (idle compaction, rawr.idleCompactMinutes): when
+   * the next prompt comes that long after a turn end where the engine armed its idle watch, the watch
+   * fires first. Off by default: `rawr replay`, live follow and the Claude Code hooks decide for agents
+   * rawr cannot run while they wait; the cost bench turns it on to count what it saves.
+   */
+  idle?: boolean;
 }
 
 /** Why a replay without --judge-url decides by the fallback rule (not a timeout: nobody was asked). */
@@ -103,6 +110,8 @@ export interface ReplaySummary {
    * counted in `problems`, the first MAX_ANALYSIS_PROBLEMS listed.
    */
   analysisProblems: Array<{ line: number; message: string }>;
+  /** With ReplayOptions.idle: each idle compaction, and the context the person's next request starts on with and without it. */
+  idle?: Array<{ line: number; awayMinutes: number; tokensWithout: number; tokensWith: number }>;
 }
 
 /**
@@ -347,6 +356,7 @@ export class Replayer {
         return;
       }
       case 'start_timer': // every wait is answered at once above, so no timer ever runs out
+      case 'arm_idle': // the person's next prompt disarms it; ReplayOptions.idle plays the absence (awayUntilNow)
       case 'abort_compaction': // only a cancel asks for it, and a recording has none
         return;
       default: {
@@ -444,6 +454,41 @@ export class Replayer {
     }
   }
 
+  /**
+   * ReplayOptions.idle: the person was away from `turnEndedAt` until this prompt. If the engine's idle
+   * watch is armed and its time passed, its timeout comes first (the golden path runs as any compaction
+   * of the counterfactual does), so the prompt goes into the compacted context.
+   */
+  private awayUntilNow(turnEndedAt: number): void {
+    const watch = this.state.idle;
+    const ms = this.state.settings.idle_compact_minutes * 60_000;
+    if (!watch || !(ms > 0) || !(turnEndedAt > 0) || this.at - turnEndedAt < ms) return;
+    const tokensWithout = Math.round(this.modelled());
+    this.pendingDecisions = [];
+    this.feed({ type: 'timeout', at: turnEndedAt + ms, timerId: watch.timerId });
+    const d = this.pendingDecisions.find((x) => x.code === 'idle');
+    if (!d) return;
+    const boundaries = d.boundaries.map((x) => `${x.kind}${x.detail ? ` ${x.detail}` : ''}`);
+    const decision: ReplayDecision = {
+      type: 'decision',
+      line: this.line,
+      percentRemaining: d.percentRemaining,
+      tier: d.tier,
+      boundaries,
+      action: 'compact',
+      reason: d.reason,
+      point: 'idle',
+      code: d.code,
+      contextTokens: tokensWithout,
+    };
+    if (this.opts.onDecision) this.opts.onDecision(decision);
+    else this.decisions.push(decision);
+    const s = this.summary;
+    s.compactions.push({ line: this.line, tier: d.tier, percentRemaining: d.percentRemaining, boundaries, code: d.code, forecast: false });
+    const awayMinutes = Math.round((this.at - turnEndedAt) / 60_000);
+    (s.idle ??= []).push({ line: this.line, awayMinutes, tokensWithout, tokensWith: Math.round(this.modelled()) });
+  }
+
   /** One recording item, in file order. */
   push(it: RecordingItem): void {
     const due = this.toolLoopDue;
@@ -460,12 +505,14 @@ export class Replayer {
       }
     }
     const s = this.summary;
+    const before = this.at;
     this.line = it.line;
     this.at = Math.max(this.at, it.at || 0); // recordings' clocks can step back with parallel tools
     const at = this.at;
     switch (it.type) {
       case 'user_prompt':
         if (this.turnOpen) this.evaluate('turn_complete');
+        if (this.opts.idle) this.awayUntilNow(before);
         this.turnOpen = true;
         this.sinceUsage += Math.ceil(it.text.length / 4);
         this.syncTokens();

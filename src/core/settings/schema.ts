@@ -72,6 +72,7 @@ export const DEFAULT_SETTINGS = {
   forecast_margin_percent: 5,
   forecast_recent_phases: 3,
   forecast_first_phase_percent: 30,
+  idle_compact_minutes: 5,
 };
 
 export const SettingsSchema = z
@@ -102,6 +103,7 @@ export const SettingsSchema = z
     forecast_margin_percent: z.number().min(0).max(200),
     forecast_recent_phases: z.number().int().min(1).max(20),
     forecast_first_phase_percent: percent,
+    idle_compact_minutes: z.number().min(0).max(1440),
   })
   .strict();
 
@@ -143,4 +145,6 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   forecast_recent_phases: 'The forecast is the largest of this many most recent completed phases of the thread.',
   forecast_first_phase_percent:
     'Before the thread completed a phase and without earlier threads in the workspace log, the next phase is assumed to add this percent of the context window.',
+  idle_compact_minutes:
+    'When a turn ended at a boundary in a tier where rawr waited and nobody sends a message for this many minutes (the common 5-minute prompt-cache lifetime: the next request would pay for the whole context again anyway), rawr runs the golden path in the background, so the next message starts on a small context. 0 turns it off.',
 };

@@ -15,6 +15,8 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { z } from 'zod';
+import { regularFileSize, readTextFrom } from '../../core/hooks/shared/readFrom';
 import { sessionDirName } from '../../core/hooks/shared/store';
 
 export type AgentKind = 'claude' | 'codex';
@@ -179,4 +181,80 @@ export async function hookEvents(root: string, kind: AgentKind, sessionId: strin
     out.push({ at, kind: k, file: f });
   }
   return out.slice(-20);
+}
+
+/** One answer of rawr's PreCompact hook, as `steer.ts` logs it (unknown fields kept out; a bad line is skipped). */
+export const SteerEntrySchema = z.object({
+  at: z.string().max(40),
+  trigger: z.string().max(20).nullable(),
+  allow: z.boolean(),
+  why: z.string().max(40),
+  text: z.string().max(1_000),
+  usedTokens: z.number().finite().nonnegative(),
+  window: z.number().finite().nonnegative(),
+  line: z.number().finite().nonnegative().optional(),
+});
+export type SteerEntry = z.infer<typeof SteerEntrySchema>;
+
+/** The log's tail read per refresh: the newest answers are all a panel shows. */
+const STEER_TAIL_BYTES = 64 * 1024;
+
+/** The newest JSON lines of a hooks log (a bounded tail of a regular file), parsed by `schema`; bad lines are skipped. */
+async function logTail<T>(file: string, schema: z.ZodType<T>, max: number): Promise<T[]> {
+  let text: string;
+  let from: number;
+  try {
+    const size = await regularFileSize(file);
+    from = Math.max(0, size - STEER_TAIL_BYTES);
+    text = (await readTextFrom(file, from, STEER_TAIL_BYTES)).text;
+  } catch {
+    return []; // no log yet, or not a regular file
+  }
+  const lines = text.split('\n');
+  if (from > 0) lines.shift(); // the read started mid-line
+  const out: T[] = [];
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    try {
+      const r = schema.safeParse(JSON.parse(line));
+      if (r.success) out.push(r.data);
+    } catch {
+      /* a line cut by a concurrent write: skipped */
+    }
+  }
+  return out.slice(-max);
+}
+
+const factCount = z.object({ facts: z.number().int().nonnegative(), kept: z.number().int().nonnegative(), added: z.number().int().nonnegative() });
+
+/**
+ * The receipt the hooks log after each compaction of the agent (core/hooks/shared/repairHook.ts): tokens
+ * before (the agent's own count) and after (estimated), and per fact class of rawr's trail how many facts
+ * there were, how many the agent's summary kept and how many rawr re-injects.
+ */
+export const ReceiptSchema = z.object({
+  kind: z.literal('receipt'),
+  at: z.string().max(40),
+  trigger: z.string().max(20).nullable(),
+  tokensBefore: z.number().finite().nonnegative().nullable(),
+  tokensAfter: z.number().finite().nonnegative(),
+  summaryTokens: z.number().finite().nonnegative(),
+  repairTokens: z.number().finite().nonnegative(),
+  facts: z.record(z.string().max(40), factCount),
+});
+export type Receipt = z.infer<typeof ReceiptSchema>;
+
+/** The newest receipts (up to 10, newest last) in `<root>/.rawr/<agent>/<session>/hook-log.jsonl`. */
+export async function hookReceipts(root: string, kind: AgentKind, sessionId: string): Promise<Receipt[]> {
+  return logTail(path.join(root, '.rawr', kind, sessionDirName(sessionId), 'hook-log.jsonl'), ReceiptSchema, 10);
+}
+
+/**
+ * The newest answers (up to 20, newest last) of rawr's PreCompact hook for a Claude Code session, from
+ * `<root>/.rawr/claude/<session>/steer-log.jsonl`: only the log's tail is read (a bounded read of a regular
+ * file), the first line of the tail is dropped when the read starts mid-line, and lines that do not parse
+ * are skipped. Claude Code shows a refusal nowhere: this is where the person sees it.
+ */
+export async function steerLog(root: string, sessionId: string): Promise<SteerEntry[]> {
+  return logTail(path.join(root, '.rawr', 'claude', sessionDirName(sessionId), 'steer-log.jsonl'), SteerEntrySchema, 20);
 }

@@ -18,7 +18,19 @@ import type { Prompts } from '../../core/prompts/promptSet';
 import { TIERS } from '../../core/settings/schema';
 import { thresholdOf } from '../../core/arbiter/tiers';
 import { detectFormat } from '../../core/replay/import/detect';
-import { hookEvents, newestClaudeTranscript, newestCodexRollout, readHead, sessionIdOf, type AgentKind, type HookEvent } from '../follow/discover';
+import {
+  hookEvents,
+  hookReceipts,
+  newestClaudeTranscript,
+  newestCodexRollout,
+  readHead,
+  sessionIdOf,
+  steerLog,
+  type AgentKind,
+  type HookEvent,
+  type Receipt,
+  type SteerEntry,
+} from '../follow/discover';
 import { FileTail } from '../follow/tail';
 import { OPEN_PANEL_COMMAND } from '../ui/statusBar';
 import type { FollowAction, FollowView } from './followMessages';
@@ -41,6 +53,10 @@ interface Followed {
   tail: FileTail;
   follower: SessionFollower;
   hooks: HookEvent[];
+  /** Claude Code: rawr's PreCompact answers (steer-log.jsonl), newest last. */
+  steering: SteerEntry[];
+  /** The hooks' receipts after each compaction (hook-log.jsonl), newest last. */
+  receipts: Receipt[];
 }
 
 export class FollowController implements vscode.Disposable {
@@ -132,6 +148,8 @@ export class FollowController implements vscode.Disposable {
       tail: new FileTail(file),
       follower: new SessionFollower({ settings, prompts, format: agent }),
       hooks: [],
+      steering: [],
+      receipts: [],
     };
     this.deps.log.info(`follow: ${file} (${how})`);
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), path.basename(file)));
@@ -220,7 +238,11 @@ export class FollowController implements vscode.Disposable {
         await new Promise((r) => setImmediate(r)); // let the extension host breathe between big steps
       }
       const root = this.deps.workspace();
-      if (root?.scheme === 'file' && cur.sessionId) cur.hooks = await hookEvents(root.fsPath, cur.agent, cur.sessionId);
+      if (root?.scheme === 'file' && cur.sessionId) {
+        cur.hooks = await hookEvents(root.fsPath, cur.agent, cur.sessionId);
+        if (cur.agent === 'claude') cur.steering = await steerLog(root.fsPath, cur.sessionId);
+        cur.receipts = await hookReceipts(root.fsPath, cur.agent, cur.sessionId);
+      }
     } catch (err) {
       this.deps.log.warn(`follow: reading ${cur.path} failed: ${(err as Error).message ?? err}`);
     }
@@ -263,6 +285,17 @@ export class FollowController implements vscode.Disposable {
       nativeCompactions: s.nativeCompactions.map((n) => ({ line: n.line, trigger: n.trigger, preTokens: n.preTokens ?? null })),
       wouldCompact: s.wouldCompact ? { line: s.wouldCompact.line, text: s.wouldCompact.text, command } : null,
       hooks: cur.hooks,
+      steering: cur.steering.map((e) => ({ at: e.at, allow: e.allow, why: e.why, text: e.text, trigger: e.trigger })),
+      receipts: cur.receipts.map((r) => ({
+        at: r.at,
+        trigger: r.trigger,
+        tokensBefore: r.tokensBefore,
+        tokensAfter: r.tokensAfter,
+        repairTokens: r.repairTokens,
+        facts: Object.entries(r.facts)
+          .slice(0, 20)
+          .map(([cls, f]) => ({ cls, facts: f.facts, kept: f.kept, added: f.added })),
+      })),
       mode,
       problems: s.problems.slice(0, 20).map((p) => `line ${p.line}: ${p.message}`.slice(0, 500)),
       problemCount: s.problemCount,
@@ -270,8 +303,11 @@ export class FollowController implements vscode.Disposable {
     };
     this.last = view;
     const pct = s.percentRemaining === null ? '—' : `${Math.floor(s.percentRemaining)}%`;
-    this.item.text = `$(eye) ${pct}${s.tier ? ` · ${s.tier}` : ''}`;
-    this.item.tooltip = `Rawr follows ${cur.agent === 'claude' ? 'Claude Code' : 'Codex'}: ${path.basename(cur.path)}\n${s.contextTokens.toLocaleString('en-US')} of ${s.window.window.toLocaleString('en-US')} tokens (${s.window.why})${s.wouldCompact ? `\n${s.wouldCompact.text}` : ''}`;
+    // Claude Code shows a refused compaction nowhere: the newest answer of rawr's hook is said here.
+    const steer = cur.steering.at(-1);
+    const steerWord = steer ? (steer.allow ? (steer.why === 'boundary' ? 'compacting' : null) : 'deferred') : null;
+    this.item.text = `$(eye) ${pct}${s.tier ? ` · ${s.tier}` : ''}${steerWord ? ` · ${steerWord}` : ''}`;
+    this.item.tooltip = `Rawr follows ${cur.agent === 'claude' ? 'Claude Code' : 'Codex'}: ${path.basename(cur.path)}\n${s.contextTokens.toLocaleString('en-US')} of ${s.window.window.toLocaleString('en-US')} tokens (${s.window.why})${s.wouldCompact ? `\n${s.wouldCompact.text}` : ''}${steer ? `\nClaude Code's compaction: ${steer.text}` : ''}`;
     this.item.accessibilityInformation = { label: `rawr follow: ${pct} left${s.tier ? `, tier ${s.tier}` : ''}`, role: 'button' };
     this.item.backgroundColor =
       s.tier === 'emergency'

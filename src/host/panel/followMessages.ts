@@ -54,6 +54,29 @@ export const FollowViewSchema = z
       .strict()
       .nullable(),
     hooks: z.array(z.object({ at: text(40), kind: z.enum(HOOK_EVENT_KINDS), file: text(300) }).strict()).max(20),
+    /**
+     * Claude Code sessions rawr steers: its PreCompact hook's newest answers, newest last ("deferred to the
+     * next boundary (64% used; waiting for a commit or a completed task)", "compacting at commit 3f2a1c9").
+     */
+    steering: z.array(z.object({ at: text(40), allow: z.boolean(), why: text(40), text: text(1_000), trigger: text(20).nullable() }).strict()).max(20),
+    /**
+     * After each compaction of the agent, what the hooks logged: tokens before/after, and per fact class of
+     * rawr's trail how many facts there were, how many the agent's summary kept and how many rawr re-injected.
+     */
+    receipts: z
+      .array(
+        z
+          .object({
+            at: text(40),
+            trigger: text(20).nullable(),
+            tokensBefore: count.nullable(),
+            tokensAfter: count,
+            repairTokens: count,
+            facts: z.array(z.object({ cls: text(40), facts: count, kept: count, added: count }).strict()).max(20),
+          })
+          .strict(),
+      )
+      .max(10),
     mode: text(20),
     /** The first skipped lines of the session, with why; `problemCount` counts them all. */
     problems: z.array(text(500)).max(20),

@@ -30,7 +30,7 @@ import { isInstructions } from './agentPrompt';
 import type { Clock } from './clock';
 import type { InFlight } from './inFlight';
 import type { TokenCounter } from './lmMessages';
-import type { ChatOutput, EnginePort, ModelPort, ModelReply, ThreadPort, ToolPort } from './ports';
+import type { ChatOutput, EnginePort, IdlePort, ModelPort, ModelReply, ThreadPort, ToolPort } from './ports';
 import type { SummaryPreparer } from './summaryPreparer';
 
 /** What every executor of a thread has (the session provides it). */
@@ -46,6 +46,8 @@ export interface ExecutorPorts {
   /** A configured judgment model, or undefined to use the request's model. */
   judgmentModel: () => Promise<vscode.LanguageModelChat | undefined>;
   workspace: () => vscode.Uri | undefined;
+  /** Idle compaction's timer (none in a bare executor: nothing arms it then). */
+  idle?: IdlePort;
 }
 
 /** What a chat request adds: its output, its model and its tools. Without a model, requests are reported as not answered. */
@@ -130,8 +132,13 @@ export class EffectExecutor {
       case 'start_timer':
         this.ports.inFlight.startTimer(c.timerId, this.now() + c.ms);
         return undefined;
+      case 'arm_idle':
+        // The model of the request whose turn just ended runs the golden path if nobody comes back.
+        this.ports.idle?.arm(c.timerId, c.ms, this.request.model?.model);
+        return undefined;
       case 'cancel_timer':
         this.ports.inFlight.cancelTimer(c.timerId);
+        this.ports.idle?.cancel(c.timerId);
         return undefined;
       case 'progress':
         this.request.out?.progress(c.text);

@@ -9,6 +9,7 @@ import { newThreadId, Session, type SessionActivity, type SessionDeps, type Stat
 import { note } from './chatText';
 import { showStatus, undoLastCompaction } from './slashCommands';
 import { Turn } from './turn';
+import { IdleCompactor } from './idleCompactor';
 import { restrictedModeNotice } from './agentTools';
 import { withAttachments } from './attachments';
 import { describeModelError } from './modelErrors';
@@ -61,6 +62,7 @@ export class Participant implements vscode.Disposable {
         s.dispose();
         return first;
       }
+      s.attachIdle(new IdleCompactor(s));
       s.onActivity((a) => {
         if (a.kind === 'step') this.sessions.stepped(a.threadId);
         this.activity.fire(a);
@@ -132,6 +134,8 @@ export class Participant implements vscode.Disposable {
           stream.markdown(note('A compaction sequence was left unfinished (the window reloaded during it); it is cancelled, and the thread is unchanged.'));
         await session.executor().run(out.commands);
       }
+      // Back after a while: a compaction that started while the person was away finishes first (Stop cancels it).
+      await session.idle?.returning(stream, cts.token);
       const slash = { session, model: request.model, token: cts.token, tools: turn.tools(), out: stream };
       switch (request.command) {
         case 'status':

@@ -61,3 +61,10 @@ export interface ThreadPort {
   /** Atomic: the core writes archive and replacement first. */
   swap(seqId: string, tokensBefore: number, tokensAfter: number, replacement: ThreadMessage[]): Promise<void>;
 }
+
+/** Idle compaction (idleCompactor.ts): holds the arbiter's idle watch (arm_idle) until it ends or is cancelled. */
+export interface IdlePort {
+  /** `model`: the one of the request whose turn just ended; without one nothing could run the golden path. */
+  arm(timerId: string, ms: number, model: vscode.LanguageModelChat | undefined): void;
+  cancel(timerId: string): void;
+}

@@ -18,7 +18,7 @@ import type { BoundaryBus } from '../boundaryBus';
 import { systemClock, type Clock } from './clock';
 import { EffectExecutor, type ExecutorPorts, type RequestPorts } from './effectExecutor';
 import { InFlight } from './inFlight';
-import type { EnginePort, ThreadPort } from './ports';
+import type { EnginePort, IdlePort, ThreadPort } from './ports';
 import { SummaryPreparer } from './summaryPreparer';
 import type { TokenCounter } from './lmMessages';
 
@@ -66,6 +66,18 @@ export interface SessionDeps {
 export type SessionActivity =
   { kind: 'step'; threadId: string; at: number; event: EngineEvent; facts: Fact[] } | { kind: 'swap' | 'undo'; threadId: string; at: number; seqId: string };
 
+/**
+ * Runs idle compaction for a thread (idleCompactor.ts; attached by the participant, which knows how to run
+ * a turn): the executor hands it the arbiter's arm_idle and cancel_timer, a request waits on it.
+ */
+export interface IdleWatcher extends IdlePort {
+  /** A background compaction runs (the session stays in memory meanwhile). */
+  readonly running: boolean;
+  /** The person is back: wait for (or, stopped, cancel) a background compaction, then tell them what happened. */
+  returning(out: Pick<vscode.ChatResponseStream, 'markdown' | 'progress'>, token: vscode.CancellationToken): Promise<void>;
+  dispose(): void;
+}
+
 export function newThreadId(): string {
   return `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 }
@@ -92,6 +104,8 @@ export class Session implements EnginePort, ThreadPort {
   private loggedTokens: { used: number; window: number } | null = null;
   /** The timers and the compaction call this window runs for the thread (written by the executor). */
   readonly inFlight = new InFlight();
+  /** Idle compaction for this thread, when the participant attached it (none in a bare session). */
+  private idleWatcher: IdleWatcher | undefined;
   /** The summary prepared in the background for the next compaction (prepare_summary). */
   readonly preparer: SummaryPreparer;
   readonly clock: Clock;
@@ -121,6 +135,10 @@ export class Session implements EnginePort, ThreadPort {
       settings: deps.settings,
       judgmentModel: deps.judgmentModel,
       workspace: deps.workspace,
+      idle: {
+        arm: (timerId, ms, model) => this.idleWatcher?.arm(timerId, ms, model),
+        cancel: (timerId) => this.idleWatcher?.cancel(timerId),
+      },
     };
     // Boundaries seen anywhere in the workspace reach this thread's arbiter; it dedupes and ignores
     // those that arrive during its own synthetic turns.
@@ -170,9 +188,25 @@ export class Session implements EnginePort, ThreadPort {
     return this.inFlight.compacting;
   }
 
-  /** Whether something runs for this thread: a request, a sequence (driven here or orphaned), a call or a timer. */
+  /** Whether something runs for this thread: a request, a sequence (driven here or orphaned), a call, a timer, a background compaction. */
   busy(now: number): boolean {
-    return this.request !== undefined || this.sequence !== null || this.orphaned || this.inFlight.busy(now);
+    return this.request !== undefined || this.sequence !== null || this.orphaned || this.inFlight.busy(now) || this.idleWatcher?.running === true;
+  }
+
+  /** A chat request of this thread is running (idle compaction never starts under one). */
+  get requestRunning(): boolean {
+    return this.request !== undefined;
+  }
+
+  /** Idle compaction for this thread (the participant attaches it: it knows how to run a background turn). */
+  attachIdle(watcher: IdleWatcher): void {
+    this.idleWatcher?.dispose();
+    this.idleWatcher = watcher;
+  }
+
+  /** The idle watcher, for a request that starts (it waits for a background compaction first). */
+  get idle(): IdleWatcher | undefined {
+    return this.idleWatcher;
   }
 
   /**
@@ -308,6 +342,7 @@ export class Session implements EnginePort, ThreadPort {
   }
 
   dispose(): void {
+    this.idleWatcher?.dispose();
     this.subscription.dispose();
     this.activity.dispose();
   }

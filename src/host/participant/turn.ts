@@ -14,7 +14,7 @@ import { AgentModel } from './agentModel';
 import { AgentToolRunner } from './agentToolRunner';
 import type { EffectExecutor } from './effectExecutor';
 import { callWithOverflowRecovery } from './overflow';
-import type { ToolCall } from './ports';
+import type { ChatOutput, ToolCall } from './ports';
 import type { Session } from './session';
 import { agentTools } from './agentTools';
 import { instructionsMessage } from './agentPrompt';
@@ -31,7 +31,7 @@ export class Turn {
   constructor(
     private readonly session: Session,
     readonly model: vscode.LanguageModelChat,
-    private readonly stream: vscode.ChatResponseStream,
+    private readonly stream: ChatOutput,
     readonly token: vscode.CancellationToken,
     toolInvocationToken: vscode.ChatParticipantToolToken | undefined,
   ) {
@@ -82,6 +82,14 @@ export class Turn {
   async compactNow(instructions: string): Promise<void> {
     await this.session.syncTokens(this.model, this.token, this.tools());
     if (await this.feed({ type: 'compact_now', at: this.now(), instructions })) await this.loop();
+  }
+
+  /**
+   * The arbiter's idle watch ended with nobody using the thread (idleCompactor.ts): the golden path runs
+   * in this background turn; the agent does not go on working (nobody asked it to). True when compacted.
+   */
+  async idleTimeout(timerId: string): Promise<boolean> {
+    return this.feed({ type: 'timeout', at: this.now(), timerId });
   }
 
   /** The agent loop. Returns when the model answers without tool calls (and no compaction follows). */

@@ -176,4 +176,71 @@ describe('live follow of an agent session (real VS Code, webview DOM via Playwri
     );
     assert.match(skipped, /line 6: /, 'the first skipped line is listed');
   });
+
+  it("a Claude Code session rawr steers: the hook's refusal, silent in Claude Code, is said in the panel and the status bar; then the compaction at the commit", async () => {
+    // rawr's PreCompact hook logs each answer in .rawr/claude/<session>/steer-log.jsonl (core/hooks/claude/steer.ts).
+    fs.mkdirSync(stateDir, { recursive: true });
+    const log = path.join(stateDir, 'steer-log.jsonl');
+    const entry = (allow, why, text, used) =>
+      JSON.stringify({ at: new Date().toISOString(), trigger: 'auto', allow, why, text, usedTokens: used, window: 1_000_000, line: 5 }) + '\n';
+    fs.appendFileSync(file, user('next step please') + '\n'); // a change of the transcript (the watch) as in a live session
+    fs.appendFileSync(log, entry(false, 'deferred', 'deferred to the next boundary (64% used; waiting for a commit or a completed task)', 640_000));
+    const deferred = await poll(
+      async () => {
+        const x = await panelText();
+        return x && x.includes("Claude Code's compaction: deferred to the next boundary (64% used; waiting for a commit or a completed task)") ? x : undefined;
+      },
+      20000,
+      'the deferral in the panel',
+    );
+    assert.match(deferred, /rawr's answers to Claude Code's compaction \(newest first\)/);
+    assert.match(deferred, /refused \(auto\): deferred to the next boundary/);
+    const bar = await poll(
+      async () => {
+        const items = await bridge('text', { selector: '#workbench\\.parts\\.statusbar [aria-label^="rawr follow:"]' });
+        return items.find((x) => /· deferred/.test(x));
+      },
+      15000,
+      'the status bar saying deferred',
+    );
+    info().followSteerStatusBar = bar;
+    fs.appendFileSync(log, entry(true, 'boundary', 'compacting at commit 3f2a1c9 (70% used)', 700_000));
+    const allowed = await poll(
+      async () => {
+        const x = await panelText();
+        return x && x.includes("Claude Code's compaction: compacting at commit 3f2a1c9 (70% used)") ? x : undefined;
+      },
+      20000,
+      'the compaction at the commit in the panel',
+    );
+    assert.match(allowed, /allowed \(auto\): compacting at commit 3f2a1c9[\s\S]*refused \(auto\): deferred/);
+    // After the compaction, the hooks' receipt (core/hooks/shared/repairHook.ts writes it to hook-log.jsonl):
+    // tokens before and after, what Claude Code's summary kept of rawr's facts, what rawr re-injected.
+    fs.appendFileSync(
+      path.join(stateDir, 'hook-log.jsonl'),
+      JSON.stringify({
+        kind: 'receipt',
+        at: new Date().toISOString(),
+        trigger: 'auto',
+        snapshot: 'snapshot-2026-11-26T10-00-00-000Z.json',
+        tokensBefore: 700_000,
+        tokensAfter: 21_000,
+        summaryTokens: 20_000,
+        repairTokens: 1_000,
+        facts: { commits: { facts: 3, kept: 2, added: 1 }, current_ask: { facts: 1, kept: 0, added: 1 }, files_edited: { facts: 4, kept: 4, added: 0 } },
+      }) + '\n',
+    );
+    const receipt = await poll(
+      async () => {
+        const x = await panelText();
+        return x && x.includes("Receipts after Claude Code's compactions") ? x : undefined;
+      },
+      20000,
+      'the receipt in the panel',
+    );
+    assert.match(receipt, /auto compaction: 700,000 → ~21,000 tokens/);
+    assert.match(receipt, /the summary kept 6 of rawr's 8 facts; rawr re-injected 2 \(commits 1, current ask 1; ~1,000 tokens\)/);
+    fs.mkdirSync(path.resolve(__dirname, '../../../test-artifacts/vscode'), { recursive: true });
+    fs.writeFileSync(path.resolve(__dirname, '../../../test-artifacts/vscode/follow-steer-panel.txt'), receipt);
+  });
 });

@@ -8,7 +8,7 @@ const path = require('path');
 const fs = require('fs');
 const vscode = require('vscode');
 const { poll, bridge, skipWithoutBridge, info } = require('./index');
-const { recordingStream, request, configureModel, unconfigureModel, setForecast } = require('./support');
+const { recordingStream, request, configureModel, unconfigureModel, setForecast, panelText } = require('./support');
 
 const repo = path.resolve(__dirname, '../../..');
 const { startScriptedModel, multiPhaseScript } = require(path.join(repo, 'out/test/support/scriptedModel.js'));
@@ -135,19 +135,23 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
       'the core to pick up the settings',
     );
   }
+  /** Tiers where rawr waits at a turn end: early and ready accept no boundary, asap only the turn end (a preflight). */
+  const WAIT_AT_TURN_END = {
+    earlyPercentRemainingLt: 70,
+    readyPercentRemainingLt: 60,
+    asapPercentRemainingLt: 50,
+    emergencyPercentRemainingLt: 5,
+    autoRequiresAnyBoundary: { early: [], ready: [], asap: ['turn_complete'] },
+  };
+  /** The same keys back to their defaults. */
+  const unset = (values) => Object.fromEntries(Object.keys(values).map((k) => [k, undefined]));
   const responseTurn = (threadId) => new /** @type {any} */ (vscode.ChatResponseTurn)([], { metadata: { rawrThreadId: threadId } }, 'rawr.rawr');
 
   it('preflight: a turn that ends in asap with only turn_complete compacts before the next message, which is then delivered unchanged', async () => {
     const short = await startScriptedModel(multiPhaseScript({ steps: ['Research', 'Draft', 'Ship'], fillerChars: 9000, stopAfterEachPhase: true }));
     try {
       await configure(short.url, 12000);
-      await rawrSettings({
-        earlyPercentRemainingLt: 70,
-        readyPercentRemainingLt: 60,
-        asapPercentRemainingLt: 50,
-        emergencyPercentRemainingLt: 5,
-        autoRequiresAnyBoundary: { early: [], ready: [], asap: ['turn_complete'] },
-      });
+      await rawrSettings(WAIT_AT_TURN_END);
       const m = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'model');
       const tok = new vscode.CancellationTokenSource().token;
       let history = [];
@@ -191,13 +195,69 @@ describe('@rawr participant (real VS Code, scripted model over HTTP)', function 
       );
       assert.ok(handoffAt >= 0 && heldAt > handoffAt, `the model saw handoff (${handoffAt}) then the held message (${heldAt})`);
     } finally {
-      await rawrSettings({
-        earlyPercentRemainingLt: undefined,
-        readyPercentRemainingLt: undefined,
-        asapPercentRemainingLt: undefined,
-        emergencyPercentRemainingLt: undefined,
-        autoRequiresAnyBoundary: undefined,
-      });
+      await rawrSettings(unset(WAIT_AT_TURN_END));
+      await configure(server.url, 20000);
+      await short.close();
+    }
+  });
+
+  it('idle compaction: away past rawr.idleCompactMinutes, the golden path runs in the background; the next message opens with the receipt; the panel shows it', async function () {
+    skipWithoutBridge(this); // the panel is checked in the real webview
+    const short = await startScriptedModel(multiPhaseScript({ steps: ['Research', 'Draft', 'Ship'], fillerChars: 9000, stopAfterEachPhase: true }));
+    try {
+      await configure(short.url, 8000);
+      // A short idle setting (0.05 min = 3 s) stands in for the 5-minute default; early and ready accept no
+      // boundary, so rawr waits at the turn end in a tier (the case idle compaction is for).
+      await rawrSettings({ ...WAIT_AT_TURN_END, idleCompactMinutes: 0.05 });
+      const m = await poll(async () => (await vscode.lm.selectChatModels({ vendor: 'rawr-openai', id: 'scripted' }))[0], 15000, 'model');
+      const tok = new vscode.CancellationTokenSource().token;
+      const first = await api.participant.handler(request(m, 'Build the limiter in three phases.'), { history: [] }, recordingStream().stream, tok);
+      assert.ok(!first.errorDetails, first.errorDetails && first.errorDetails.message);
+      const threadId = first.metadata.rawrThreadId;
+      const calls = short.requests.length;
+      // Nobody writes: after ~3 s the background compaction runs (the packet turn through the real provider).
+      const snap = await poll(
+        async () => {
+          const s = await api.core.snapshot(threadId);
+          return s.compactions.length >= 1 ? s : undefined;
+        },
+        60000,
+        'the idle compaction',
+      );
+      const idle = snap.decisions.find((d) => d.code === 'idle');
+      assert.ok(idle, `an idle decision: ${snap.decisions.map((d) => d.code).join(',')}`);
+      assert.match(idle.reason, /nobody wrote for 0\.05 min since the turn ended at .*avoids sending all [\d.k]+ tokens again/);
+      assert.ok(short.requests.length > calls, 'the packet turn went to the model while nobody was there');
+      const { tokensBefore, tokensAfter } = snap.compactions[0];
+      assert.ok(tokensAfter < tokensBefore, `${tokensBefore} → ${tokensAfter}`);
+
+      // The panel (following the active thread) shows the decision and the compaction.
+      await vscode.commands.executeCommand('rawr.openPanel');
+      const panel = await poll(
+        async () => {
+          const t = await panelText();
+          return t && t.includes(threadId) && /compact · idle/.test(t) && /while you were away/.test(t) ? t : undefined;
+        },
+        30000,
+        'the idle compaction in the panel',
+      );
+      fs.writeFileSync(path.join(repo, 'test-artifacts/vscode/idle-panel.txt'), panel);
+
+      // The person comes back: the receipt first, then the agent goes on from the compacted thread.
+      const rec = recordingStream();
+      const back = await api.participant.handler(request(m, 'continue'), { history: [responseTurn(threadId)] }, rec.stream, tok);
+      assert.ok(!back.errorDetails, back.errorDetails && back.errorDetails.message);
+      const t = rec.text();
+      fs.writeFileSync(path.join(repo, 'test-artifacts/vscode/idle-transcript.md'), t);
+      assert.match(t, /^\s*\*\*Compacted while you were away at [^—]+ — [\d.k]+ → [\d.k]+ tokens\.\*\*/);
+      assert.match(t, /Step 2 of 3 is complete|Finished step 2 of 3/);
+      const sent = short.requests[short.requests.length - 1].messages.map((x) => (typeof x.content === 'string' ? x.content : JSON.stringify(x.content)));
+      assert.ok(
+        sent.some((x) => x.includes('[rawr handoff]')),
+        'the next request starts from the handoff',
+      );
+    } finally {
+      await rawrSettings(unset({ ...WAIT_AT_TURN_END, idleCompactMinutes: 0 }));
       await configure(server.url, 20000);
       await short.close();
     }
