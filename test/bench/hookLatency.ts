@@ -80,6 +80,8 @@ export async function hookLatencyBench(transcriptsDir: string): Promise<string> 
     const t0 = process.hrtime.bigint();
     await steerPreCompact({
       dir: dirOf('bench-decision'),
+      root,
+      sessionId: 'bench-decision',
       transcript: file,
       trigger: 'auto',
       config: null,
@@ -110,6 +112,8 @@ export async function hookLatencyBench(transcriptsDir: string): Promise<string> 
       const t1 = process.hrtime.bigint();
       const run = await steerPreCompact({
         dir: dirOf('bench-decision'),
+        root,
+        sessionId: 'bench-decision',
         transcript: file,
         trigger: 'auto',
         config,

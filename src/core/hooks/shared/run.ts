@@ -16,6 +16,8 @@
  *   compaction record in the transcript after it) and this run wins the claim.
  * An unconfirmed snapshot is never injected: the compaction it was taken for did not happen (a failed
  * `/compact`, an abandoned auto-compaction). The next PreCompact supersedes it (only the latest counts).
+ * - PostToolUse (and UserPromptSubmit when it injects nothing else): the golden path's heads-up
+ *   (claude/golden.ts), once, when a steered PreCompact asked for the continuation packet.
  * Injection prints `{"hookSpecificOutput":{"hookEventName":…,"additionalContext":<handoff>}}`.
  */
 import * as fs from 'node:fs';
@@ -29,6 +31,8 @@ import type { TranscriptFacts } from './facts';
 import { transcriptConfirms } from './confirm';
 import { readSteerConfig } from '../claude/steerConfig';
 import { steerPreCompact } from '../claude/steer';
+import { claimHeadsUp } from '../claude/golden';
+import { MAX_PACKET_CHARS } from './snapshot';
 import {
   claimSnapshot,
   confirmSnapshot,
@@ -70,7 +74,7 @@ export interface HookRunResult {
   /** Lines for stderr (each a single line). */
   stderr: string[];
   /** What happened, for logs and tests. */
-  outcome: 'snapshot' | 'deferred' | 'confirmed' | 'pending' | 'injected' | 'nothing' | 'bad_input' | 'error';
+  outcome: 'snapshot' | 'deferred' | 'confirmed' | 'pending' | 'injected' | 'heads_up' | 'nothing' | 'bad_input' | 'error';
   snapshotFile?: string;
 }
 
@@ -107,8 +111,12 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
       case 'SessionStart':
         if ((input as { source?: string | null }).source !== 'compact') return { stdout: '', stderr: [], outcome: 'nothing' };
         return await maybeInject(agent, tag, event, input, root, now, opts, true);
-      case 'UserPromptSubmit':
-        return await maybeInject(agent, tag, event, input, root, now, opts, false);
+      case 'UserPromptSubmit': {
+        const r = await maybeInject(agent, tag, event, input, root, now, opts, false);
+        return r.outcome === 'injected' ? r : ((await headsUp(agent, event, input, root, now())) ?? r);
+      }
+      case 'PostToolUse':
+        return (await headsUp(agent, event, input, root, now())) ?? { stdout: '', stderr: [], outcome: 'nothing' };
       default: {
         const _: never = event;
         return _;
@@ -117,6 +125,15 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
   } catch (err) {
     return { stdout: '', stderr: [`${tag}: ${oneLine((err as Error).message)}; nothing injected`], outcome: 'error' };
   }
+}
+
+/** The pending heads-up of the golden path (claude/golden.ts) as `additionalContext`, for the one run that claims it. */
+async function headsUp(agent: AgentSpec, event: HookEvent, input: HookInput, root: string, now: Date): Promise<HookRunResult | null> {
+  const dir = sessionDir(root, agent.id, input.session_id, false);
+  const text = dir ? await claimHeadsUp(dir, now) : null;
+  if (text === null) return null;
+  const out = { hookSpecificOutput: { hookEventName: event, additionalContext: text } };
+  return { stdout: `${JSON.stringify(out)}\n`, stderr: [], outcome: 'heads_up' };
 }
 
 /** The prompt files of the project (`.rawr/prompts/`) over the shipped ones: the settings and texts the hooks use. */
@@ -131,7 +148,7 @@ async function steer(
   dir: string,
   now: Date,
   opts: HookRunOptions,
-): Promise<{ refuse?: HookRunResult; instructions?: string; stderr: string[] }> {
+): Promise<{ refuse?: HookRunResult; instructions?: string; packet?: { file: string; text: string }; stderr: string[] }> {
   const i = input as { trigger?: string | null };
   const config = await readSteerConfig(root);
   if (!input.transcript_path || !config?.steer) return { stderr: [] };
@@ -139,6 +156,8 @@ async function steer(
     const prompts = loadPromptSet(promptReadersOf(root, opts));
     const run = await steerPreCompact({
       dir,
+      root,
+      sessionId: input.session_id,
       transcript: path.resolve(root, input.transcript_path),
       trigger: i.trigger,
       config,
@@ -160,7 +179,7 @@ async function steer(
         stderr: [],
       };
     }
-    return { stderr: [], ...(v.instructions ? { instructions: `rawr (${v.text}): ${v.instructions}` } : {}) };
+    return { stderr: [], ...(v.instructions ? { instructions: `rawr (${v.text}): ${v.instructions}` } : {}), ...(run.packet ? { packet: run.packet } : {}) };
   } catch (err) {
     // Never refuse on a problem: Claude Code then compacts as it would without rawr.
     return { stderr: [`${tag}: steering skipped (${oneLine((err as Error).message)}); compaction allowed`] };
@@ -184,7 +203,11 @@ async function preCompact(agent: AgentSpec, tag: string, input: HookInput, root:
     now,
     ...(opts.gitTimeoutMs !== undefined ? { gitTimeoutMs: opts.gitTimeoutMs } : {}),
   });
-  const file = writeSnapshotFile(dir, now, snapshot);
+  const file = writeSnapshotFile(
+    dir,
+    now,
+    steered.packet ? { ...snapshot, packet: { file: steered.packet.file, text: steered.packet.text.slice(0, MAX_PACKET_CHARS) } } : snapshot,
+  );
   return {
     stdout: steered.instructions ? `${steered.instructions}\n` : '',
     stderr: [...steered.stderr, ...warnings.map((w) => `${tag}: ${oneLine(w)}`)],
