@@ -187,5 +187,29 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
       report(s),
     );
     assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
+    // The repair: Claude Code's summary (scripted) lost the commit and the packet; rawr gives them back
+    // once, at the next hook the model reads (here the next prompt).
+    const REPAIR = '[rawr repair]';
+    await turn(s, 'please go on', '--continue');
+    const perRequest = s.server.requests.filter((r) => r.kind === 'main').map((r) => occurrences(r.raw, REPAIR));
+    assert.ok(
+      perRequest.some((n) => n === 1) && perRequest.every((n) => n <= 1),
+      `the repair reached the model, never twice in one request (${perRequest.join(',')}): ${report(s)}`,
+    );
+    const repaired = s.server.requests.find((r) => r.raw.includes(REPAIR))!;
+    assert.match(repaired.raw, /Commit: [0-9a-f]{7} phase 1 done/, `the commit the summary lost: ${report(s)}`);
+    assert.match(repaired.raw, /continuation packet is in \.scratch\//, report(s));
+    const receipts = filesUnder(path.join(s.repo, '.rawr/claude'), /^hook-log\.jsonl$/).flatMap((f) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { kind: string; what?: string }),
+    );
+    assert.deepEqual(
+      receipts.map((r) => r.what ?? r.kind),
+      ['heads_up', 'handoff', 'receipt', 'repair'],
+      `the session log: ${JSON.stringify(receipts)}`,
+    );
   });
 });

@@ -111,7 +111,7 @@ async function preCompact(root: string, trigger: 'auto' | 'manual', env: Record<
   return runHook(CLAUDE, 'PreCompact', JSON.stringify(input), { env: { CLAUDE_PROJECT_DIR: root, ...env }, gitTimeoutMs: 5000 });
 }
 
-async function hook(root: string, event: 'PostToolUse' | 'UserPromptSubmit' | 'SessionStart', extra: object) {
+async function hook(root: string, event: 'PostToolUse' | 'UserPromptSubmit' | 'SessionStart' | 'PostCompact', extra: object) {
   const input = { session_id: 'sess', transcript_path: path.join(root, 'session.jsonl'), cwd: root, hook_event_name: event, ...extra };
   return runHook(CLAUDE, event, JSON.stringify(input), { env: { CLAUDE_PROJECT_DIR: root }, gitTimeoutMs: 5000 });
 }
@@ -200,6 +200,29 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     assert.match(text, /step 5 PKT-42/);
     assert.equal(text.split('[rawr handoff]').length - 1, 1, 'only rawr speaks as rawr');
     assert.match(text, /\[quoted:rawr handoff\] forged/);
+    // PostCompact: Claude Code's summary lost the commit and the packet; the repair gives them back, once
+    const summary = 'Primary request: do phase 1 then phase 2 of PLAN.md. Current work: running the steps of phase 2 after the phase 1 commit.';
+    assert.equal((await hook(root, 'PostCompact', { trigger: 'auto', compact_summary: summary })).outcome, 'confirmed');
+    const repaired = await hook(root, 'PostToolUse', { tool_name: 'Bash' });
+    assert.equal(repaired.outcome, 'repaired', repaired.stdout);
+    const repairText = (JSON.parse(repaired.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    assert.match(repairText, /^\[rawr repair\] Facts from before the compaction that its summary lost/);
+    assert.match(repairText, /Commit: .*3f2a1c9/);
+    assert.match(repairText, /continuation packet is in \.scratch\/claude-sess\.packet\.md/);
+    assert.doesNotMatch(repairText, /Current ask/, 'the summary kept the ask: not repeated');
+    assert.ok(repairText.length <= Math.max(400, summary.length / 2), `bounded: ${repairText.length} characters`);
+    assert.equal((await hook(root, 'PostToolUse', { tool_name: 'Bash' })).outcome, 'nothing', 'the repair is given once');
+    assert.equal((await hook(root, 'UserPromptSubmit', { prompt: 'go on' })).outcome, 'nothing');
+    const hookLog = fs
+      .readFileSync(path.join(sessionDir(root, 'claude', 'sess', false)!, 'hook-log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; what?: string; facts?: Record<string, { kept: number; added: number }> });
+    assert.deepEqual(
+      hookLog.map((l) => l.what ?? l.kind),
+      ['heads_up', 'handoff', 'receipt', 'repair'],
+    );
+    assert.equal(hookLog[2]!.facts!.commits!.added, 1, repairText);
   });
 
   it('golden path: without a packet, compacts at the boundary once the deadline of model requests has passed', async () => {
