@@ -1,7 +1,7 @@
 /**
  * The handoff repair in the hooks (repair.ts does the comparing). PostCompact, once the agent's own
  * summary is known (`compact_summary`), computes the repair against rawr's trail at the compaction and
- * keeps it beside the snapshot (`<snapshot>.repair.json`), with a receipt line in the session's
+ * keeps it beside the snapshot (`<snapshot>.repair`), with a receipt line in the session's
  * `hook-log.jsonl`. The next hook the model reads (PostToolUse, UserPromptSubmit) injects the repair,
  * exactly once: the run that creates `<snapshot>.repair-injected` (O_EXCL) prints it. Claude Code runs
  * SessionStart(compact) before PostCompact, so the snapshot handoff goes first and the repair after it.
@@ -86,10 +86,7 @@ export async function saveRepair(o: {
   const { state } = stateBefore(rec, line, o.settings, o.prompts);
   const repair = repairOf(o.summary, state, o.snapshot.packet);
   const repairTokens = estimateTokens(repair.text);
-  writeFileAtomic(
-    `${o.snapshotFile}.repair.json`,
-    `${JSON.stringify({ at: o.now.toISOString(), text: repair.text, repairTokens, classes: repair.classes })}\n`,
-  );
+  writeFileAtomic(`${o.snapshotFile}.repair`, `${JSON.stringify({ at: o.now.toISOString(), text: repair.text, repairTokens, classes: repair.classes })}\n`);
   const summaryTokens = estimateTokens(o.summary);
   hookLog(o.dir, {
     kind: 'receipt',
@@ -109,7 +106,7 @@ export async function saveRepair(o: {
 export async function claimRepair(dir: string, event: string, now: Date): Promise<string | null> {
   const latest = latestSnapshotFile(dir);
   if (!latest) return null;
-  const file = `${latest.file}.repair.json`;
+  const file = `${latest.file}.repair`;
   let saved: z.infer<typeof Saved>;
   try {
     const text = await safeReadTextIfExists(file, { maxBytes: MAX_REPAIR_FILE * 2 });
