@@ -224,6 +224,7 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
       ['heads_up', 'handoff', 'receipt', 'repair'],
     );
     assert.equal(hookLog[2]!.facts!.commits!.added, 1, repairText);
+    assert.equal((hookLog[2] as { tokensBefore?: number }).tokensBefore, 660_000, 'the receipt: tokens before the compaction');
   });
 
   it('golden path: without a packet, compacts at the boundary once the deadline of model requests has passed', async () => {

@@ -36,7 +36,7 @@ export type HookLogEntry =
       at: string;
       trigger: string | null;
       snapshot: string;
-      /** Claude Code's own count before the compaction (compact_boundary's preTokens), when recorded. */
+      /** Claude Code's own count before the compaction (compact_boundary's preTokens), else the last recorded context before it. */
       tokensBefore: number | null;
       /** Estimated: the summary + rawr's repair (characters / 4); the next model response tells the real size. */
       tokensAfter: number;
@@ -93,13 +93,27 @@ export async function saveRepair(o: {
     at: o.now.toISOString(),
     trigger: o.trigger,
     snapshot: path.basename(o.snapshotFile),
-    tokensBefore: last && last.type === 'native_compaction' && last.line > (o.snapshot.transcript.lines ?? 0) ? (last.preTokens ?? null) : null,
+    tokensBefore: tokensBefore(rec.items, line, last && last.line === line && last.type === 'native_compaction' ? last.preTokens : undefined),
     tokensAfter: summaryTokens + repairTokens,
     summaryTokens,
     repairTokens,
     facts: repair.classes,
   });
   return repair;
+}
+
+/** Claude Code's own count before the compaction (preTokens), else the last recorded context before it. */
+function tokensBefore(
+  items: ReadonlyArray<{ type: string; line: number; contextTokens?: number }>,
+  line: number,
+  preTokens: number | undefined,
+): number | null {
+  if (preTokens !== undefined) return preTokens;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i]!;
+    if (it.line < line && it.type === 'usage' && typeof it.contextTokens === 'number') return it.contextTokens;
+  }
+  return null;
 }
 
 /** The latest snapshot's repair, for the one hook run that claims it; null when there is none, it is empty, or it was given already. */
