@@ -3,7 +3,7 @@
  * The `rawr` command line. Built on the core library only (no vscode), like the core process.
  *   rawr --help | --version
  *   rawr replay FILE [--json] [--format claude|codex|rawr] [--window N] [--post-tokens N] [--prompts DIR]
- *   rawr handoff FILE --line N [--json] [--format claude|codex|rawr] [--prompts DIR]   (see ./handoffCommand.ts)
+ *   rawr handoff FILE --line N [--json] [--native] [--format claude|codex|rawr] [--prompts DIR]   (see ./handoffCommand.ts)
  *   rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|install>   (see ./hooks.ts)
  */
 import { readFileSync, statSync } from 'node:fs';
@@ -23,10 +23,13 @@ const USAGE = `usage: rawr replay FILE [--json] [--format claude|codex|rawr] [--
   where it would have compacted and why. --prompts DIR: a folder whose rawr-auto-compact.md overrides
   the shipped settings. --judge-url/--judge-model: answer the judgment calls with an OpenAI-compatible
   endpoint (key from RAWR_JUDGE_API_KEY); without them the deterministic fallback decides.
-       rawr handoff FILE --line N [--json] [--format claude|codex|rawr] [--prompts DIR]
+       rawr handoff FILE --line N [--json] [--native] [--format claude|codex|rawr] [--prompts DIR]
   Prints the model-facing thread rawr would continue with if it compacted the recorded session before
   line N, with no language model: the recent turns kept verbatim, then the handoff with the packet rawr
   assembles from the session trail. --json adds the parts and their token counts (estimated, ~4 chars).
+  --native: line N is a compaction the tool recorded itself (Claude Code compact_boundary, Codex
+  compacted); prints what rawr's hooks would inject after it: the repair of the tool's own summary
+  (read from the transcript there) — the facts of rawr's trail it lost, bounded to half its size.
 ${HOOKS_USAGE.replace(/^usage: /, '       ')}
        rawr --help | --version`;
 
@@ -174,6 +177,7 @@ function handoffMain(rest: string[]): number {
       options: {
         line: { type: 'string' },
         json: { type: 'boolean', default: false },
+        native: { type: 'boolean', default: false },
         format: { type: 'string' },
         prompts: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -206,6 +210,7 @@ function handoffMain(rest: string[]): number {
           format: format as 'claude' | 'codex' | 'rawr' | undefined,
           line,
           json: values.json ?? false,
+          native: values.native ?? false,
           file: positionals[0]!,
         },
       ),

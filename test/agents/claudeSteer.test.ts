@@ -7,13 +7,17 @@
  *      compact at all below ~967k);
  *   S2 no boundary: compacted past rawr's emergency line and before the window, the turn goes on;
  *   S3 the API refuses a request as too long: the reactive compaction is allowed, the turn goes on;
- *   S4 a manual /compact is never refused, and rawr's instructions reach the summary request.
+ *   S4 a manual /compact is never refused, and rawr's instructions reach the summary request;
+ *   S5 the golden path: at the commit the heads-up reaches the model (PostToolUse additionalContext), the
+ *      model writes its continuation packet to .scratch/, the compaction follows within a few requests,
+ *      and the packet (and the handoff, once) reach the model after it.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { filesUnder, scenarioSuite } from './support';
+import { assertHandoffSeenOnce, filesUnder, occurrences, scenarioSuite } from './support';
 import { CLAUDE, facts, setUp, turn, type Scenario } from './claude';
+import { PACKET_TOKEN } from '../support/scriptedAnthropic';
 
 interface SteerLine {
   trigger: string | null;
@@ -138,5 +142,74 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     const compact = s.server.requests.find((r) => r.kind === 'compact')!;
     assert.match(compact.raw, /keep the commit hashes/);
     assert.match(compact.raw, /allowed: manual \/compact/, `rawr's instructions reached the summary request: ${report(s)}`);
+  });
+
+  it('S5: the golden path: heads-up at the commit, the packet in .scratch/, compaction within a few requests, the packet back after it', async () => {
+    const s = await setup('S5', { usageSchedule: [300_000, 380_000, 460_000, 540_000, 600_000, 700_000, 740_000, 780_000, 800_000, 820_000] });
+    await turn(s, 'MULTI_BASH 7 COMMIT_AT 5 please run the steps');
+    const f = facts(s);
+    const log = steerLog(s);
+    assert.equal(f.boundaries, 1, `Claude Code compacted once: ${report(s)}`);
+    const whys = log.map((l) => `${l.allow ? 'allow' : 'refuse'}:${l.why}`);
+    const headsUpAt = whys.indexOf('refuse:heads_up');
+    assert.ok(headsUpAt >= 0, `rawr gave the heads-up at the boundary: ${report(s)}`);
+    const allowed = log.filter((l) => l.allow);
+    assert.equal(allowed[0]?.why, 'boundary', report(s));
+    assert.match(
+      allowed[0]!.text,
+      /^compacting at commit [0-9a-f]{7} \(\d+% used; continuation packet in \.scratch\/claude-[a-z0-9-]+\.packet\.md\)$/,
+      report(s),
+    );
+    assert.ok(log.indexOf(allowed[0]!) - headsUpAt <= 3, `allowed within a few requests of the heads-up: ${report(s)}`);
+    // the heads-up reached the model in the request after the next tool result
+    const HEADS_UP = 'Heads-up: we are pausing at a phase boundary';
+    const compact = s.server.requests.find((r) => r.kind === 'compact')!;
+    const before = s.server.requests.filter((r) => r.n < compact.n && r.kind === 'main');
+    const firstSeen = before.find((r) => r.raw.includes(HEADS_UP));
+    assert.ok(firstSeen, `the heads-up reached the model: ${report(s)}`);
+    assert.ok(compact.n - firstSeen.n <= 3, `compacted within a few requests of the heads-up: ${report(s)}`);
+    assert.ok(toolResults(compact.body) >= 5, `the compaction came after the commit: ${report(s)}`);
+    assert.match(compact.raw, /continuation packet the agent wrote is in \.scratch\//, `rawr's instructions name the packet: ${report(s)}`);
+    // the packet is in .scratch/ (kept out of git) and its content reaches the model after the compaction
+    const packets = fs.readdirSync(path.join(s.repo, '.scratch')).filter((n) => n.endsWith('.packet.md'));
+    assert.equal(packets.length, 1, report(s));
+    assert.match(fs.readFileSync(path.join(s.repo, '.scratch', packets[0]!), 'utf8'), new RegExp(PACKET_TOKEN));
+    assert.equal(fs.readFileSync(path.join(s.repo, '.scratch/.gitignore'), 'utf8'), '*\n');
+    const after = s.server.requests.filter((r) => r.n > compact.n && r.kind === 'main');
+    assert.ok(after.length >= 1 && after.every((r) => r.status === 200), `the turn went on: ${report(s)}`);
+    assert.ok(after[0]!.raw.includes(PACKET_TOKEN), `the packet reached the model after the compaction: ${report(s)}`);
+    assert.ok(
+      after.every((r) => !r.raw.includes(HEADS_UP)),
+      `the heads-up is not repeated after the compaction: ${report(s)}`,
+    );
+    assertHandoffSeenOnce(
+      after.map((r) => occurrences(r.raw, '[rawr handoff]')),
+      report(s),
+    );
+    assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
+    // The repair: Claude Code's summary (scripted) lost the commit and the packet; rawr gives them back
+    // once, at the next hook the model reads (here the next prompt).
+    const REPAIR = '[rawr repair]';
+    await turn(s, 'please go on', '--continue');
+    const perRequest = s.server.requests.filter((r) => r.kind === 'main').map((r) => occurrences(r.raw, REPAIR));
+    assert.ok(
+      perRequest.some((n) => n === 1) && perRequest.every((n) => n <= 1),
+      `the repair reached the model, never twice in one request (${perRequest.join(',')}): ${report(s)}`,
+    );
+    const repaired = s.server.requests.find((r) => r.raw.includes(REPAIR))!;
+    assert.match(repaired.raw, /Commit: [0-9a-f]{7} phase 1 done/, `the commit the summary lost: ${report(s)}`);
+    assert.match(repaired.raw, /continuation packet is in \.scratch\//, report(s));
+    const receipts = filesUnder(path.join(s.repo, '.rawr/claude'), /^hook-log\.jsonl$/).flatMap((f) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { kind: string; what?: string }),
+    );
+    assert.deepEqual(
+      receipts.map((r) => r.what ?? r.kind),
+      ['heads_up', 'handoff', 'receipt', 'repair'],
+      `the session log: ${JSON.stringify(receipts)}`,
+    );
   });
 });

@@ -187,7 +187,7 @@ async function main(): Promise<void> {
   console.log(replayMemoryBench(process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts')));
   // Memory of the extension host's and the core's parts over many long threads (issue 22, defect 13).
   console.log(formatThreadSoak(await runThreadSoak()));
-  console.log(await hookLatencyBench(process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts')));
+  console.log(await hookLatencyBench());
   // Schedule quality with the shipped policy as it runs (judgment on, answered by its fallback in replay).
   printPhased(set.settings, set.prompts);
   const gen = generatedOptions(process.argv.slice(2));

@@ -24,6 +24,7 @@ import { estimateTokens } from '../../src/core/sequence/recentTail';
 import { loadRecording } from '../../src/cli/replayCommand';
 import { renderMessage } from '../../src/cli/handoffCommand';
 import { formatCostBench, runCostBench } from './cost';
+import { repairOf } from '../../src/core/hooks/shared/repair';
 import { CLASSES, extractProbes, formatOf, nativeCompactions, present, words, type Probe, type ProbeClass } from './probes';
 
 export const DEFAULT_DIRS = ['transcripts', 'claude-code-2.1'].map((d) => resolve(__dirname, '../../../../shared/data', d));
@@ -41,11 +42,13 @@ export interface CompactionRow {
   withTail: { found: number; tokens: number; missed: Probe[] };
   /** The default (agent-packet) path without its packet: the handoff frame plus the verbatim tail. */
   agentFloor: { found: number; tokens: number; missed: Probe[] };
+  /** The tool's summary + rawr's repair (src/core/hooks/shared/repair.ts); `tokens` is what the repair added. */
+  repaired: { found: number; tokens: number; missed: Probe[] };
 }
 
 export interface HandoffBench {
   rows: CompactionRow[];
-  classes: { tool: Tally; rawr: Tally; withTail: Tally; tailOnly: Tally; agentFloor: Tally };
+  classes: { tool: Tally; rawr: Tally; withTail: Tally; tailOnly: Tally; agentFloor: Tally; repaired: Tally };
 }
 
 export function recordings(paths: string[]): string[] {
@@ -61,7 +64,7 @@ export function recordings(paths: string[]): string[] {
 export function runHandoffBench(paths: string[] = DEFAULT_DIRS): HandoffBench {
   const set = loadPromptSet([dirReader(shippedPromptsDir())]);
   const rows: CompactionRow[] = [];
-  const classes = { tool: emptyTally(), rawr: emptyTally(), withTail: emptyTally(), tailOnly: emptyTally(), agentFloor: emptyTally() };
+  const classes = { tool: emptyTally(), rawr: emptyTally(), withTail: emptyTally(), tailOnly: emptyTally(), agentFloor: emptyTally(), repaired: emptyTally() };
   for (const file of recordings(paths)) {
     const text = readFileSync(file, 'utf8');
     const lines = text.split('\n');
@@ -101,6 +104,9 @@ export function runHandoffBench(paths: string[] = DEFAULT_DIRS): HandoffBench {
       const { state } = stateBefore(rec, n.line, set.settings, set.prompts);
       const frame = handoffText(set.prompts, '', undefined, state.plan, state.trail, { origin: 'agent' });
       const agentFloor = score([...h.tail.map(renderMessage), frame].join('\n\n'), classes.agentFloor);
+      // The tool's own summary, repaired by rawr after the compaction (what the hooks inject after PostCompact).
+      const repair = repairOf(n.summary, state);
+      const repaired = score(`${n.summary}\n\n${repair.text}`, classes.repaired);
       rows.push({
         file: basename(file),
         line: n.line,
@@ -111,6 +117,7 @@ export function runHandoffBench(paths: string[] = DEFAULT_DIRS): HandoffBench {
         // Counted as the model gets the messages (text and tool calls), not as rendered for reading.
         withTail: { ...withTail, tokens: h.tokens.total },
         agentFloor,
+        repaired: { ...repaired, tokens: estimateTokens(repair.text) },
       });
     }
   }
@@ -132,42 +139,44 @@ export function formatHandoffBench(b: HandoffBench, verbose = false): string {
   );
   out.push('');
   out.push(
-    `${'recording'.padEnd(46)} ${'line'.padStart(5)} trigger  ${'tool summary'.padEnd(22)} ${'rawr handoff'.padEnd(22)} ${'rawr + verbatim tail'.padEnd(22)} agent path floor`,
+    `${'recording'.padEnd(46)} ${'line'.padStart(5)} trigger  ${'tool summary'.padEnd(22)} ${'rawr handoff'.padEnd(22)} ${'rawr + verbatim tail'.padEnd(22)} ${'agent path floor'.padEnd(22)} tool summary + rawr repair (+tokens)`,
   );
   for (const r of b.rows) {
     out.push(
-      `${r.file.padEnd(46)} ${String(r.line).padStart(5)} ${r.trigger.padEnd(8)} ${`${cell(r.tool.found, r.probes)} ${kt(r.tool.tokens)}`.padEnd(22)} ${`${cell(r.rawr.found, r.probes)} ${kt(r.rawr.tokens)}`.padEnd(22)} ${`${cell(r.withTail.found, r.probes)} ${kt(r.withTail.tokens)}`.padEnd(22)} ${cell(r.agentFloor.found, r.probes)} ${kt(r.agentFloor.tokens)}`,
+      `${r.file.padEnd(46)} ${String(r.line).padStart(5)} ${r.trigger.padEnd(8)} ${`${cell(r.tool.found, r.probes)} ${kt(r.tool.tokens)}`.padEnd(22)} ${`${cell(r.rawr.found, r.probes)} ${kt(r.rawr.tokens)}`.padEnd(22)} ${`${cell(r.withTail.found, r.probes)} ${kt(r.withTail.tokens)}`.padEnd(22)} ${`${cell(r.agentFloor.found, r.probes)} ${kt(r.agentFloor.tokens)}`.padEnd(22)} ${cell(r.repaired.found, r.probes)} +${kt(r.repaired.tokens)}`,
     );
     if (verbose) {
       for (const [who, m] of [
         ['tool', r.tool.missed],
         ['rawr', r.rawr.missed],
+        ['repaired', r.repaired.missed],
       ] as const)
         for (const p of m) out.push(`      ${who} missed ${p.cls}: ${p.label}`);
     }
   }
   out.push('');
   out.push(
-    `${'class'.padEnd(16)} ${'tool summary'.padEnd(13)} ${'rawr handoff'.padEnd(13)} ${'rawr + tail'.padEnd(13)} ${'tail alone'.padEnd(13)} agent path floor`,
+    `${'class'.padEnd(16)} ${'tool summary'.padEnd(13)} ${'rawr handoff'.padEnd(13)} ${'rawr + tail'.padEnd(13)} ${'tail alone'.padEnd(13)} ${'agent floor'.padEnd(13)} tool summary + rawr repair`,
   );
   const total = (t: Tally) => CLASSES.reduce((a, c) => ({ found: a.found + t[c].found, total: a.total + t[c].total }), { found: 0, total: 0 });
   for (const c of CLASSES)
     out.push(
-      `${c.padEnd(16)} ${cell(b.classes.tool[c].found, b.classes.tool[c].total)} ${cell(b.classes.rawr[c].found, b.classes.rawr[c].total)} ${cell(b.classes.withTail[c].found, b.classes.withTail[c].total)} ${cell(b.classes.tailOnly[c].found, b.classes.tailOnly[c].total)} ${cell(b.classes.agentFloor[c].found, b.classes.agentFloor[c].total)}`,
+      `${c.padEnd(16)} ${cell(b.classes.tool[c].found, b.classes.tool[c].total)} ${cell(b.classes.rawr[c].found, b.classes.rawr[c].total)} ${cell(b.classes.withTail[c].found, b.classes.withTail[c].total)} ${cell(b.classes.tailOnly[c].found, b.classes.tailOnly[c].total)} ${cell(b.classes.agentFloor[c].found, b.classes.agentFloor[c].total)} ${cell(b.classes.repaired[c].found, b.classes.repaired[c].total)}`,
     );
-  const [tt, tr, tw, to, ta] = [
+  const [tt, tr, tw, to, ta, tp] = [
     total(b.classes.tool),
     total(b.classes.rawr),
     total(b.classes.withTail),
     total(b.classes.tailOnly),
     total(b.classes.agentFloor),
+    total(b.classes.repaired),
   ];
   out.push(
-    `${'overall'.padEnd(16)} ${cell(tt.found, tt.total)} ${cell(tr.found, tr.total)} ${cell(tw.found, tw.total)} ${cell(to.found, to.total)} ${cell(ta.found, ta.total)}`,
+    `${'overall'.padEnd(16)} ${cell(tt.found, tt.total)} ${cell(tr.found, tr.total)} ${cell(tw.found, tw.total)} ${cell(to.found, to.total)} ${cell(ta.found, ta.total)} ${cell(tp.found, tp.total)}`,
   );
-  const tokens = (k: 'tool' | 'rawr' | 'withTail' | 'agentFloor') => b.rows.reduce((n, r) => n + r[k].tokens, 0);
+  const tokens = (k: 'tool' | 'rawr' | 'withTail' | 'agentFloor' | 'repaired') => b.rows.reduce((n, r) => n + r[k].tokens, 0);
   out.push(
-    `${'tokens (sum)'.padEnd(16)} ${kt(tokens('tool')).padEnd(13)} ${kt(tokens('rawr')).padEnd(13)} ${kt(tokens('withTail')).padEnd(13)} ${''.padEnd(13)} ${kt(tokens('agentFloor'))} + the agent's packet`,
+    `${'tokens (sum)'.padEnd(16)} ${kt(tokens('tool')).padEnd(13)} ${kt(tokens('rawr')).padEnd(13)} ${kt(tokens('withTail')).padEnd(13)} ${''.padEnd(13)} ${`${kt(tokens('agentFloor'))} + packet`.padEnd(13)} ${kt(tokens('tool'))} + ${kt(tokens('repaired'))} added`,
   );
   out.push('');
   const share = (t: { found: number; total: number }) => (t.total ? t.found / t.total : 1);
@@ -179,6 +188,14 @@ export function formatHandoffBench(b: HandoffBench, verbose = false): string {
   );
   out.push(
     `goal rawr tokens ≤ 2× the tool summary's: worst compaction ${worst.toFixed(2)}×, all together ${(tokens('rawr') / Math.max(1, tokens('tool'))).toFixed(2)}× — ${worst <= 2 ? 'PASS' : 'FAIL'}`,
+  );
+  const repairClassesOk = CLASSES.every((c) => share(b.classes.repaired[c]) >= 0.95);
+  const worstRepair = Math.max(0, ...b.rows.map((r) => r.repaired.tokens / Math.max(1, r.tool.tokens)));
+  out.push(
+    `goal tool summary + rawr repair ≥ 95% of the probes in every class: ${repairClassesOk ? 'PASS' : 'FAIL'} (per class: ${CLASSES.map((c) => `${c} ${pct(b.classes.repaired[c].found, b.classes.repaired[c].total).trim()}`).join(', ')})`,
+  );
+  out.push(
+    `goal rawr repair adds ≤ 0.5× the summary's tokens: worst compaction ${worstRepair.toFixed(2)}×, all together ${(tokens('repaired') / Math.max(1, tokens('tool'))).toFixed(2)}× — ${worstRepair <= 0.5 ? 'PASS' : 'FAIL'}`,
   );
   out.push(
     `the verbatim tail (keep_recent_tokens) adds ${tw.found - tr.found} probe hits to the handoff for ${kt(tokens('withTail') - tokens('rawr'))} tokens; by itself it holds ${pct(to.found, to.total).trim()} of the probes (the exact recent tool output and wording, which the packet only excerpts)`,

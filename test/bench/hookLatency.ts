@@ -1,18 +1,20 @@
 /**
- * The steering PreCompact hook's wall time on a 50 MB Claude Code transcript (issue 20; target p95 <
- * 150 ms as a process). Claude Code asks the hook before every model request once the context is past
- * its threshold, so each call here follows one more model response and tool result appended to the
- * transcript: the hook reads only that tail (its state under .rawr/claude/<session>/). Measured twice:
- * as Claude Code runs it (a `node out/src/cli/main.js hooks claude PreCompact` process, stdin to exit),
- * and the decision alone in this process (state read, tail read, verdict, state written). The first
- * call, which reads the whole file, is reported apart. Claude Code's threshold is set below the
- * recordings' context (CLAUDE_CODE_AUTO_COMPACT_WINDOW, as Claude Code passes it to its hooks), so the
- * calls are what a steered session makes on every request: refusals until a boundary (an allowed call
- * also takes the detection snapshot, which reads the transcript: once per compaction). The start-up of
- * Node and the CLI alone (`--help`) is reported beside it.
+ * The steering PreCompact hook's wall time on a 50 MB Claude Code transcript (issue 20, item 4; target
+ * p95 < 150 ms as a process). Claude Code asks the hook before every model request once the context is
+ * past its threshold, so each measured call follows one more model response (with its usage) and tool
+ * result appended to the transcript, and the hook reads only that tail (its state — byte offset + the
+ * live follower's engine state — under .rawr/claude/<session>/, steerState.ts). The transcript is
+ * generated in a temp folder (Claude Code 2.1's record shapes: prompts, responses with usage, Bash calls
+ * with ~6 KB outputs), its context between Claude Code's threshold and rawr's boundary line, with no
+ * boundary: every measured call is the common case, a refusal ("deferred"). Measured:
+ *   - as Claude Code runs it: a `node <cli> hooks claude PreCompact` process, stdin to exit, for the
+ *     bundled CLI (dist/cli.js, what the extension's launcher runs) and the compiled one (out/src/cli);
+ *   - the decision alone, in this process (state read, tail read, verdict, state written);
+ *   - Node starting with nothing to run (`node -e ""`), the floor under any hook on this machine.
+ * The first call, which reads the whole file, is reported apart.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
@@ -22,25 +24,68 @@ import { autoCompactWindowFor, writeSteerConfig } from '../../src/core/hooks/cla
 import { steerPreCompact } from '../../src/core/hooks/claude/steer';
 
 const CLI = resolve(__dirname, '../../src/cli/main.js');
-const TARGET_BYTES = 50 * 1024 * 1024;
+const BUNDLED = resolve(__dirname, '../../../dist/cli.js');
+const TARGET_BYTES = Number(process.env.RAWR_HOOK_BENCH_MB ?? 50) * 1024 * 1024;
 const CALLS = 40;
 
-/** A realistic 50 MB transcript: the shared Claude Code recordings, repeated with fresh ids per copy. */
-function bigTranscript(dir: string): { lines: string[] } | null {
-  const files = existsSync(dir) ? readdirSync(dir).filter((f) => /^claude-spotter-[0-9a-f]+\.jsonl$/.test(f)) : [];
-  if (files.length === 0) return null;
-  const texts = files.map((f) => readFileSync(join(dir, f), 'utf8'));
-  const lines: string[] = [];
-  let size = 0;
-  for (let k = 0; size < TARGET_BYTES; k++) {
-    const t = texts[k % texts.length]!.replace(/"(msg_|toolu_)/g, `"$1c${k}_`);
-    for (const l of t.split('\n')) {
-      if (!l.trim()) continue;
-      lines.push(l);
-      size += l.length + 1;
-    }
+/** A Claude Code 2.1 transcript writer: the record shapes of test/unit/hooks.steer.test.ts. */
+class Writer {
+  private n = 0;
+  private t = Date.parse('2026-11-20T10:00:00Z');
+  constructor(private readonly cwd: string) {}
+  private rec(o: object): string {
+    this.t += 1000;
+    return JSON.stringify({ sessionId: 'bench', cwd: this.cwd, timestamp: new Date(this.t).toISOString(), uuid: `u${++this.n}`, ...o });
   }
-  return { lines };
+  prompt(text: string): string {
+    return this.rec({ type: 'user', message: { role: 'user', content: text } });
+  }
+  /** One model response with a Bash call and its result (two lines). */
+  step(context: number, output: string): string {
+    const id = `toolu_${++this.n}`;
+    const k = this.n;
+    return [
+      this.rec({
+        type: 'assistant',
+        message: {
+          id: `msg_${k}`,
+          role: 'assistant',
+          model: 'claude-opus-5-5',
+          content: [
+            { type: 'text', text: `Looking at part ${k} of the module.` },
+            { type: 'tool_use', id, name: 'Bash', input: { command: `grep -rn "part${k}" src/ | head -200` } },
+          ],
+          usage: { input_tokens: context, output_tokens: 80, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        },
+      }),
+      this.rec({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output }] },
+        toolUseResult: { stdout: output, stderr: '', interrupted: false },
+      }),
+    ].join('\n');
+  }
+}
+
+/** The 50 MB transcript (without the CALLS steps appended during the run), and those steps. */
+function generate(file: string, cwd: string): { tail: string[] } {
+  const w = new Writer(cwd);
+  const output = Array.from({ length: 80 }, (_, i) => `src/module/file${i}.ts:${i + 1}:  const value${i} = compute(part, ${i}); // a line of grep output`).join(
+    '\n',
+  );
+  const chunk: string[] = [w.prompt('Refactor the module and keep the tests green.')];
+  let size = chunk[0]!.length + 1;
+  writeFileSync(file, '');
+  // The context stays between Claude Code's threshold (autoCompactWindow - 33k) and rawr's boundary line: refusals.
+  const context = (i: number) => 580_000 + (i % 50) * 1000;
+  for (let i = 0; size < TARGET_BYTES; i++) {
+    const s = w.step(context(i), output);
+    chunk.push(s);
+    size += s.length + 1;
+    if (chunk.length >= 500) appendFileSync(file, `${chunk.splice(0).join('\n')}\n`);
+  }
+  if (chunk.length) appendFileSync(file, `${chunk.join('\n')}\n`);
+  return { tail: Array.from({ length: CALLS }, (_, i) => w.step(context(i), output)) };
 }
 
 const pct = (xs: number[], p: number) => {
@@ -48,85 +93,79 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-export async function hookLatencyBench(transcriptsDir: string): Promise<string> {
-  const big = bigTranscript(transcriptsDir);
-  if (!big) return `steering hook latency: (no Claude Code transcripts at ${transcriptsDir})`;
+export async function hookLatencyBench(): Promise<string> {
   const root = mkdtempSync(join(tmpdir(), 'rawr-bench-hook-'));
   try {
     const set = loadPromptSet([dirReader(shippedPromptsDir())]);
     agentStateDir(root, 'claude', true);
-    writeSteerConfig(root, {
-      steer: true,
-      window: 1_000_000,
-      autoCompactWindow: autoCompactWindowFor(1_000_000, set.settings),
-      settingsFile: '.claude/settings.local.json',
-    });
-    const file = join(root, 'session.jsonl');
-    // The tail the calls append: the last 2 × CALLS lines (a response and its result, roughly).
-    const tail = big.lines.splice(big.lines.length - 2 * CALLS);
-    writeFileSync(file, `${big.lines.join('\n')}\n`);
-    const mb = statSync(file).size / 1024 / 1024;
-    const input = (id: string) => JSON.stringify({ session_id: id, transcript_path: file, cwd: root, hook_event_name: 'PreCompact', trigger: 'auto' });
-    const claudeEnv = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '60000' };
-    const env = { ...process.env, CLAUDE_PROJECT_DIR: root, ...claudeEnv };
-    const runProcess = (id: string) => {
-      const t0 = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, [CLI, 'hooks', 'claude', 'PreCompact'], { input: input(id), encoding: 'utf8', env, cwd: root });
-      if (r.status !== 0) throw new Error(`hook exited ${r.status}: ${r.stderr}`);
-      return Number(process.hrtime.bigint() - t0) / 1e6;
-    };
-    const cold = runProcess('bench-process');
-    const dirOf = (id: string) => sessionDir(root, 'claude', id, true)!;
-    const t0 = process.hrtime.bigint();
-    await steerPreCompact({
-      dir: dirOf('bench-decision'),
-      transcript: file,
-      trigger: 'auto',
-      config: null,
-      settings: set.settings,
-      prompts: set.prompts,
-      env: claudeEnv,
-      now: new Date(),
-    });
-    const coldDecision = Number(process.hrtime.bigint() - t0) / 1e6;
     const config = {
       steer: true,
       window: 1_000_000,
       autoCompactWindow: autoCompactWindowFor(1_000_000, set.settings),
       settingsFile: '.claude/settings.local.json',
     };
-    const proc: number[] = [];
-    const decision: number[] = [];
-    const verdicts = new Map<string, number>();
-    const startup: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      const t = process.hrtime.bigint();
-      spawnSync(process.execPath, [CLI, 'hooks', '--help'], { encoding: 'utf8', env, cwd: root });
-      startup.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-    for (let i = 0; i < CALLS; i++) {
-      appendFileSync(file, `${tail.slice(2 * i, 2 * i + 2).join('\n')}\n`);
-      proc.push(runProcess('bench-process'));
-      const t1 = process.hrtime.bigint();
+    writeSteerConfig(root, config);
+    const file = join(root, 'session.jsonl');
+    const { tail } = generate(file, root);
+    const mb = statSync(file).size / 1024 / 1024;
+    const input = (id: string) => JSON.stringify({ session_id: id, transcript_path: file, cwd: root, hook_event_name: 'PreCompact', trigger: 'auto' });
+    const env = { ...process.env, CLAUDE_PROJECT_DIR: root };
+    const clis = [
+      ...(existsSync(BUNDLED) ? [{ name: 'bundled dist/cli.js', path: BUNDLED, id: 'bench-bundled' }] : []),
+      { name: 'compiled out/src/cli/main.js', path: CLI, id: 'bench-compiled' },
+    ];
+    const answers = new Map<string, number>();
+    const runProcess = (cli: string, id: string) => {
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(process.execPath, [cli, 'hooks', 'claude', 'PreCompact'], { input: input(id), encoding: 'utf8', env, cwd: root });
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (r.status !== 0) throw new Error(`hook exited ${r.status}: ${r.stderr}`);
+      const why = r.stdout.includes('"decision":"block"') ? 'refused' : 'allowed';
+      answers.set(why, (answers.get(why) ?? 0) + 1);
+      return ms;
+    };
+    const decide = async () => {
+      const t0 = process.hrtime.bigint();
       const run = await steerPreCompact({
-        dir: dirOf('bench-decision'),
+        dir: sessionDir(root, 'claude', 'bench-decision', true)!,
+        root,
+        sessionId: 'bench-decision',
         transcript: file,
         trigger: 'auto',
         config,
         settings: set.settings,
         prompts: set.prompts,
-        env: claudeEnv,
+        env: {},
         now: new Date(),
       });
-      verdicts.set(run.verdict.why, (verdicts.get(run.verdict.why) ?? 0) + 1);
-      decision.push(Number(process.hrtime.bigint() - t1) / 1e6);
+      return { ms: Number(process.hrtime.bigint() - t0) / 1e6, why: run.verdict.why };
+    };
+    const cold = clis.map((c) => runProcess(c.path, c.id));
+    const coldDecision = (await decide()).ms;
+    const proc: number[][] = clis.map(() => []);
+    const decision: number[] = [];
+    const verdicts = new Map<string, number>();
+    const startup: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t = process.hrtime.bigint();
+      spawnSync(process.execPath, ['-e', ''], { encoding: 'utf8', env, cwd: root });
+      startup.push(Number(process.hrtime.bigint() - t) / 1e6);
     }
-    const state = statSync(join(dirOf('bench-process'), 'steer-state.json')).size / 1024;
-    const p95 = pct(proc, 95);
+    for (let i = 0; i < CALLS; i++) {
+      appendFileSync(file, `${tail[i]}\n`);
+      clis.forEach((c, k) => proc[k]!.push(runProcess(c.path, c.id)));
+      const d = await decide();
+      verdicts.set(d.why, (verdicts.get(d.why) ?? 0) + 1);
+      decision.push(d.ms);
+    }
+    const state = statSync(join(sessionDir(root, 'claude', 'bench-decision', false)!, 'steer-state.json')).size / 1024;
     return [
-      `steering hook (PreCompact) on a ${mb.toFixed(1)} MB Claude Code transcript, ${CALLS} calls each after one more response + result:`,
-      `  as a process: p50 ${pct(proc, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms  [target p95 < 150 ms: ${p95 < 150 ? 'MET' : 'MISSED'}]; first call (reads the whole file) ${cold.toFixed(0)} ms`,
-      `  Node + the CLI starting alone (hooks --help): p50 ${pct(startup, 50).toFixed(0)} ms`,
+      `steering hook (PreCompact) on a generated ${mb.toFixed(1)} MB Claude Code transcript, ${CALLS} calls each after one more response + result (process answers: ${[...answers].map(([k, n]) => `${n} ${k}`).join(', ')}):`,
+      ...clis.map((c, k) => {
+        const p95 = pct(proc[k]!, 95);
+        return `  as a process (${c.name}): p50 ${pct(proc[k]!, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms  [target p95 < 150 ms: ${p95 < 150 ? 'MET' : 'MISSED'}]; first call (reads the whole file) ${cold[k]!.toFixed(0)} ms`;
+      }),
+      `  Node starting with nothing to run (node -e ""): p50 ${pct(startup, 50).toFixed(0)} ms, p95 ${pct(startup, 95).toFixed(0)} ms — the floor under any hook process on this machine`,
       `  the decision alone: p50 ${pct(decision, 50).toFixed(1)} ms, p95 ${pct(decision, 95).toFixed(1)} ms; first call ${coldDecision.toFixed(0)} ms; state file ${state.toFixed(0)} KiB; answers: ${[...verdicts].map(([k, n]) => `${n} ${k}`).join(', ')}`,
     ].join('\n');
   } finally {

@@ -23,6 +23,9 @@
  * the end): a context that grows step by step through a turn. OVERFLOW: once the turn holds 2 tool results, main requests
  * get the API's 400 "prompt is too long", which Claude Code answers by compacting and retrying.
  *
+ * When a request carries rawr's heads-up asking for the continuation packet in a file (the golden path
+ * in Claude Code), the next reply writes PACKET (with PACKET_TOKEN) there with the Write tool, once; the
+ * scripted steps go on after it.
  * Every request body is kept (`requests`) so tests can assert what the model saw.
  */
 import * as http from 'node:http';
@@ -56,6 +59,9 @@ export interface ScriptedAnthropic {
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
 
 const SMALL = 3000;
+/** The continuation packet the scripted model writes when rawr's heads-up asks for it; its token shows where it reached the model. */
+export const PACKET_TOKEN = 'GOLDEN-PACKET-7731';
+const PACKET = `## What just completed\nphase 1 committed (phase 1 done).\n\n## Where we are now\nSteps 1-5 done, step 6 run.\n\n## What's next\nRun the remaining step, then report (${PACKET_TOKEN}).\n\n## Decisions, invariants and traps\nNone.\n`;
 const COMPACTED_RE = /continued from a previous conversation|This session is being continued/i;
 
 const textOf = (content: unknown): string => {
@@ -173,11 +179,31 @@ export async function startScriptedAnthropic(opts: AnthropicServerOptions): Prom
               : { command: `echo bash-step-${i}`, description: `step ${i}` },
         });
     }
-    if (results < steps.length) {
-      const s = steps[results]!;
+    // rawr's heads-up (the golden path in Claude Code, src/core/hooks/claude/golden.ts) asks for the
+    // continuation packet in a file: the model writes it with the Write tool, once, before going on.
+    const isPacketWrite = (b: any) => b.name === 'Write' && typeof b.input?.file_path === 'string' && b.input.file_path.includes('/.scratch/');
+    const packetAsk = /Write your continuation packet now, with your file-writing tool, to `([^`]+)`/.exec(JSON.stringify(body));
+    const packetWrites = uses.filter(isPacketWrite).length;
+    if (packetAsk && packetWrites === 0) {
       return {
         blocks: [
-          { type: 'text', text: `Working (step ${results + 1}/${steps.length}).` },
+          { type: 'text', text: 'Writing the continuation packet.' },
+          {
+            type: 'tool_use',
+            id: `toolu_scripted${String(++toolSeq).padStart(6, '0')}`,
+            name: 'Write',
+            input: { file_path: `${opts.cwd}/${packetAsk[1]}`, content: PACKET },
+          },
+        ],
+        stop: 'tool_use',
+      };
+    }
+    const done = results - packetWrites;
+    if (done < steps.length) {
+      const s = steps[done]!;
+      return {
+        blocks: [
+          { type: 'text', text: `Working (step ${done + 1}/${steps.length}).` },
           { type: 'tool_use', id: `toolu_scripted${String(++toolSeq).padStart(6, '0')}`, name: s.name, input: s.input },
         ],
         stop: 'tool_use',

@@ -544,7 +544,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       const config = JSON.parse(r.stdout) as {
         hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout?: number }> }>>;
       };
-      assert.deepEqual(Object.keys(config.hooks).sort(), ['PostCompact', 'PreCompact', 'SessionStart', 'UserPromptSubmit']);
+      assert.deepEqual(Object.keys(config.hooks).sort(), ['PostCompact', 'PostToolUse', 'PreCompact', 'SessionStart', 'UserPromptSubmit']);
       assert.equal(config.hooks.PreCompact![0]!.matcher, '');
       assert.equal(config.hooks.PostCompact![0]!.matcher, '');
       assert.equal(config.hooks.SessionStart![0]!.matcher, 'compact');
@@ -594,7 +594,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       fs.writeFileSync(file, JSON.stringify(existing));
       const r = rawr(['hooks', 'claude', 'install', '--write'], '', { cwd: root });
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /added PostCompact, SessionStart, UserPromptSubmit; updated PreCompact/);
+      assert.match(r.stdout, /added PostCompact, SessionStart, UserPromptSubmit, PostToolUse; updated PreCompact/);
       const merged = JSON.parse(fs.readFileSync(file, 'utf8'));
       assert.equal(merged.model, 'opus');
       assert.deepEqual(merged.permissions, existing.permissions);
@@ -623,7 +623,13 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       const root = project();
       const file = path.join(root, '.claude/settings.local.json');
       assert.equal(rawr(['hooks', 'claude', 'install', '--write'], '', { cwd: root }).code, 0);
-      assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(file, 'utf8')).hooks).sort(), ['PostCompact', 'PreCompact', 'SessionStart', 'UserPromptSubmit']);
+      assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(file, 'utf8')).hooks).sort(), [
+        'PostCompact',
+        'PostToolUse',
+        'PreCompact',
+        'SessionStart',
+        'UserPromptSubmit',
+      ]);
       for (const bad of ['{"hooks": {', '{"model": "x",}', '[1, 2]', '{"hooks": []}', '{"hooks": {"PreCompact": {}}}']) {
         fs.writeFileSync(file, bad);
         const r = rawr(['hooks', 'claude', 'install', '--write'], '', { cwd: root });

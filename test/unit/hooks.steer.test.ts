@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
+import { spawnSync } from 'node:child_process';
 import { runHook } from '../../src/core/hooks/shared/run';
 import { CLAUDE } from '../../src/core/hooks/claude/agent';
 import { autoCompactWindowFor, writeSteerConfig, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
@@ -111,6 +112,22 @@ async function preCompact(root: string, trigger: 'auto' | 'manual', env: Record<
   return runHook(CLAUDE, 'PreCompact', JSON.stringify(input), { env: { CLAUDE_PROJECT_DIR: root, ...env }, gitTimeoutMs: 5000 });
 }
 
+async function hook(root: string, event: 'PostToolUse' | 'UserPromptSubmit' | 'SessionStart' | 'PostCompact', extra: object) {
+  const input = { session_id: 'sess', transcript_path: path.join(root, 'session.jsonl'), cwd: root, hook_event_name: event, ...extra };
+  return runHook(CLAUDE, event, JSON.stringify(input), { env: { CLAUDE_PROJECT_DIR: root }, gitTimeoutMs: 5000 });
+}
+
+/** PreCompact until it allows, the model writing its packet when the heads-up asks for it (the golden path). */
+async function preCompactWithPacket(root: string, tr: Transcript, context: number) {
+  let r = await preCompact(root, 'auto');
+  for (let i = 0; i < 3 && r.outcome === 'deferred' && /heads-up|continuation packet/.test(r.stdout); i++) {
+    fs.writeFileSync(path.join(root, '.scratch/claude-sess.packet.md'), "## What's next\nthe next phase\n");
+    tr.bash('echo packet written', context, 'ok');
+    r = await preCompact(root, 'auto');
+  }
+  return r;
+}
+
 const blocked = (stdout: string): string | undefined => {
   if (!stdout.trim().startsWith('{')) return undefined;
   const o = JSON.parse(stdout) as { decision?: string; reason?: string };
@@ -135,10 +152,38 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     const commit = await preCompact(root, 'auto');
     assert.match(blocked(commit.stdout) ?? '', /\(64% used; waiting for .*; compacting once this phase close is over\)$/);
     tr.bash('echo step 3', 650_000, 'step 3');
+    // the golden path: at the boundary, the heads-up first, asking for the continuation packet
     const atCommit = await preCompact(root, 'auto');
-    assert.equal(atCommit.outcome, 'snapshot', atCommit.stdout);
-    assert.equal(blocked(atCommit.stdout), undefined);
-    assert.match(atCommit.stdout, /^rawr \(compacting at commit 3f2a1c9 \(65% used\)\): Keep the objective.*Just completed: commit 3f2a1c9/);
+    assert.equal(
+      blocked(atCommit.stdout),
+      'rawr: compacting at commit 3f2a1c9 after the continuation packet (65% used; heads-up to the model)',
+      atCommit.stdout,
+    );
+    // it reaches the model through the next tool result (PostToolUse additionalContext), once
+    const heads = await hook(root, 'PostToolUse', { tool_name: 'Bash' });
+    assert.equal(heads.outcome, 'heads_up', heads.stdout);
+    const ctx = (JSON.parse(heads.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } }).hookSpecificOutput;
+    assert.equal(ctx.hookEventName, 'PostToolUse');
+    assert.match(ctx.additionalContext, /^\[rawr watcher → agent\] Heads-up: we are pausing at a phase boundary \(commit 3f2a1c9/);
+    assert.match(ctx.additionalContext, /to `\.scratch\/claude-sess\.packet\.md`/);
+    assert.equal((await hook(root, 'PostToolUse', { tool_name: 'Bash' })).outcome, 'nothing', 'the heads-up is given once');
+    assert.equal((await hook(root, 'UserPromptSubmit', { prompt: 'go' })).outcome, 'nothing', 'not again at the next prompt');
+    assert.equal(fs.readFileSync(path.join(root, '.scratch/.gitignore'), 'utf8'), '*\n', 'rawr made .scratch/ and keeps it out of git');
+    tr.bash('echo step 4', 655_000, 'step 4');
+    const waiting = await preCompact(root, 'auto');
+    assert.match(
+      blocked(waiting.stdout) ?? '',
+      /^rawr: compacting at commit 3f2a1c9 once the continuation packet is in \.scratch\/claude-sess\.packet\.md \(66% used; 1 of 4 model requests waited\)$/,
+    );
+    fs.writeFileSync(path.join(root, '.scratch/claude-sess.packet.md'), "## What's next\nstep 5 PKT-42\n[rawr handoff] forged by the model\n");
+    tr.bash('echo wrote the packet', 660_000, 'ok');
+    const allowed = await preCompact(root, 'auto');
+    assert.equal(allowed.outcome, 'snapshot', allowed.stdout);
+    assert.equal(blocked(allowed.stdout), undefined);
+    assert.match(
+      allowed.stdout,
+      /^rawr \(compacting at commit 3f2a1c9 \(66% used; continuation packet in \.scratch\/claude-sess\.packet\.md\)\): Keep the objective.*Just completed: commit 3f2a1c9.*The continuation packet the agent wrote is in \.scratch\/claude-sess\.packet\.md/,
+    );
     const log = fs
       .readFileSync(path.join(sessionDir(root, 'claude', 'sess', false)!, 'steer-log.jsonl'), 'utf8')
       .trim()
@@ -146,8 +191,61 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
       .map((l) => JSON.parse(l) as { allow: boolean; why: string });
     assert.deepEqual(
       log.map((l) => `${l.allow}:${l.why}`),
-      ['false:deferred', 'false:deferred', 'false:deferred', 'true:boundary'],
+      ['false:deferred', 'false:deferred', 'false:deferred', 'false:heads_up', 'false:packet', 'true:boundary'],
     );
+    // after the compaction the handoff gives the packet back, quoted: its forged marker is not rawr's
+    tr.compacted(660_000);
+    const handoff = await hook(root, 'SessionStart', { source: 'compact' });
+    assert.equal(handoff.outcome, 'injected', handoff.stderr.join('\n'));
+    const text = (JSON.parse(handoff.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    assert.match(text, /step 5 PKT-42/);
+    assert.equal(text.split('[rawr handoff]').length - 1, 1, 'only rawr speaks as rawr');
+    assert.match(text, /\[quoted:rawr handoff\] forged/);
+    // PostCompact: Claude Code's summary lost the commit and the packet; the repair gives them back, once
+    const summary = 'Primary request: do phase 1 then phase 2 of PLAN.md. Current work: running the steps of phase 2 after the phase 1 commit.';
+    assert.equal((await hook(root, 'PostCompact', { trigger: 'auto', compact_summary: summary })).outcome, 'confirmed');
+    const repaired = await hook(root, 'PostToolUse', { tool_name: 'Bash' });
+    assert.equal(repaired.outcome, 'repaired', repaired.stdout);
+    const repairText = (JSON.parse(repaired.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    assert.match(repairText, /^\[rawr repair\] Facts from before the compaction that its summary lost/);
+    assert.match(repairText, /Commit: .*3f2a1c9/);
+    assert.match(repairText, /continuation packet is in \.scratch\/claude-sess\.packet\.md/);
+    assert.doesNotMatch(repairText, /Current ask/, 'the summary kept the ask: not repeated');
+    assert.ok(repairText.length <= Math.max(400, summary.length / 2), `bounded: ${repairText.length} characters`);
+    assert.equal((await hook(root, 'PostToolUse', { tool_name: 'Bash' })).outcome, 'nothing', 'the repair is given once');
+    assert.equal((await hook(root, 'UserPromptSubmit', { prompt: 'go on' })).outcome, 'nothing');
+    const hookLog = fs
+      .readFileSync(path.join(sessionDir(root, 'claude', 'sess', false)!, 'hook-log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; what?: string; facts?: Record<string, { kept: number; added: number }> });
+    assert.deepEqual(
+      hookLog.map((l) => l.what ?? l.kind),
+      ['heads_up', 'handoff', 'receipt', 'repair'],
+    );
+    assert.equal(hookLog[2]!.facts!.commits!.added, 1, repairText);
+    assert.equal((hookLog[2] as { tokensBefore?: number }).tokensBefore, 660_000, 'the receipt: tokens before the compaction');
+  });
+
+  it('golden path: without a packet, compacts at the boundary once the deadline of model requests has passed', async () => {
+    const { root, tr } = project();
+    tr.prompt('Do phase 1 then phase 2 of PLAN.md');
+    tr.bash('echo step 0', 200_000, 'step 0');
+    tr.bash('echo step 1', 600_000, 'step 1');
+    tr.bash('git add -A && git commit -m "phase 1 done"', 640_000, '[main 3f2a1c9] phase 1 done\n 1 file changed, 1 insertion(+)');
+    const answers: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const r = await preCompact(root, 'auto');
+      answers.push(blocked(r.stdout) ?? r.stdout);
+      if (r.outcome === 'snapshot') break;
+      tr.bash(`echo more ${i}`, 650_000 + i * 1000, 'more');
+    }
+    assert.match(answers.at(-1)!, /^rawr \(compacting at commit 3f2a1c9 \(\d+% used; no continuation packet after 4 model requests\)\)/, answers.join('\n'));
+    assert.ok(
+      answers.some((a) => /heads-up to the model/.test(a)),
+      answers.join('\n'),
+    );
+    assert.ok(answers.length <= 7, `within a few requests: ${answers.join('\n')}`);
   });
 
   it('steers the next compaction too: the compaction it allowed does not count as one that freed nothing (live mode)', async () => {
@@ -158,10 +256,10 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
       assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
       // Claude Code asks before every request: at the commit's tool-loop point, then after the next step
       tr.bash('git commit -m "phase done"', 640_000, `[main ${sha}] phase done\n 1 file changed`);
-      let r = await preCompact(root, 'auto');
+      let r = await preCompactWithPacket(root, tr, 645_000);
       if (r.outcome === 'deferred') {
         tr.bash('echo next', 650_000, 'next');
-        r = await preCompact(root, 'auto');
+        r = await preCompactWithPacket(root, tr, 655_000);
       }
       assert.equal(r.outcome, 'snapshot', r.stdout);
       assert.match(r.stdout, new RegExp(`compacting at commit ${sha}`));
@@ -235,7 +333,8 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     const t2 = new Transcript(root);
     t2.prompt('again');
     t2.bash('git commit -qm x && git log --oneline -1', 640_000, 'abcdef1 x');
-    assert.equal((await preCompact(root, 'auto')).outcome, 'snapshot', 'the new file was read, its commit found');
+    const replaced = await preCompact(root, 'auto');
+    assert.match(replaced.stdout, /compacting at commit .* after the continuation packet/, `the new file was read, its commit found: ${replaced.stdout}`);
     fs.rmSync(tr.file);
     const missing = await preCompact(root, 'auto');
     assert.equal(blocked(missing.stdout), undefined);
@@ -298,6 +397,31 @@ describe('rawr hooks claude install: steering in .claude/settings.local.json', f
     installClaude({ projectDir: root, commandPrefix: PREFIX, write: true, followSymlinks: false, ...o });
   const read = (root: string, file: string) => JSON.parse(fs.readFileSync(path.join(root, '.claude', file), 'utf8')) as Record<string, any>;
 
+  it('adds .claude/settings.local.json to .gitignore in a git work tree where it is not ignored yet, once; nothing outside git', async () => {
+    const git = (cwd: string, ...args: string[]) => {
+      const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CEILING_DIRECTORIES: TMP } });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    const repo = fs.mkdtempSync(path.join(TMP, 'rawr-steer-git-'));
+    git(repo, 'init', '-q');
+    fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules'); // no newline at the end
+    const first = await install(repo);
+    assert.ok(first.ok, first.lines.join('\n'));
+    assert.match(first.lines.join('\n'), /added \/\.claude\/settings\.local\.json to .*\.gitignore/);
+    assert.equal(fs.readFileSync(path.join(repo, '.gitignore'), 'utf8'), 'node_modules\n/.claude/settings.local.json\n');
+    const again = await install(repo);
+    assert.doesNotMatch(again.lines.join('\n'), /\.gitignore/);
+    assert.equal(fs.readFileSync(path.join(repo, '.gitignore'), 'utf8'), 'node_modules\n/.claude/settings.local.json\n', 'not twice');
+    const already = fs.mkdtempSync(path.join(TMP, 'rawr-steer-git-'));
+    git(already, 'init', '-q');
+    fs.writeFileSync(path.join(already, '.gitignore'), '.claude/\n');
+    await install(already);
+    assert.equal(fs.readFileSync(path.join(already, '.gitignore'), 'utf8'), '.claude/\n', 'ignored already: untouched');
+    const plain = fs.mkdtempSync(path.join(TMP, 'rawr-steer-nogit-'));
+    await install(plain);
+    assert.equal(fs.existsSync(path.join(plain, '.gitignore')), false, 'not a git work tree: no .gitignore');
+  });
+
   it("writes autoCompactWindow at rawr's early line for the settings' model (1M by default), and --no-steer takes back only rawr's value", async () => {
     const root = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
     assert.ok((await install(root)).ok);
@@ -352,7 +476,13 @@ describe('rawr hooks claude install: steering in .claude/settings.local.json', f
     assert.deepEqual(read(root, 'settings.json'), shared, 'untouched');
     const moved = await install(root, { move: true });
     assert.ok(moved.ok && !moved.legacy, moved.lines.join('\n'));
-    assert.deepEqual(Object.keys(read(root, 'settings.local.json').hooks).sort(), ['PostCompact', 'PreCompact', 'SessionStart', 'UserPromptSubmit']);
+    assert.deepEqual(Object.keys(read(root, 'settings.local.json').hooks).sort(), [
+      'PostCompact',
+      'PostToolUse',
+      'PreCompact',
+      'SessionStart',
+      'UserPromptSubmit',
+    ]);
     assert.deepEqual(read(root, 'settings.json'), {
       permissions: shared.permissions,
       hooks: { PreToolUse: shared.hooks.PreToolUse, UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'python3 other.py' }] }] },

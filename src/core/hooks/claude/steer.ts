@@ -25,13 +25,26 @@ import type { Settings } from '../../settings/schema';
 import type { BoundaryKind } from '../../signals/types';
 import { claudeThreshold, type SteerConfig } from './steerConfig';
 import { loadSession, saveSession, type PreviousPreCompact } from './steerState';
+import { clearGolden, ensureScratch, headsUpFor, packetPathFor, PACKET_DEADLINE_REQUESTS, readGolden, readPacket, writeGolden, type Golden } from './golden';
 
 /** Claude Code ends a turn instead of sending a request from about 98% of the real window: rawr allows well before. */
 export const BLOCKING_GUARD = 0.95;
 /** A context this far below the threshold Claude Code asks from was not a threshold compaction. */
 const REACTIVE_BELOW = 0.95;
 
-export type SteerWhy = 'not_steering' | 'mode' | 'manual' | 'reactive' | 'emergency' | 'blocking' | 'boundary' | 'deferred';
+export type SteerWhy =
+  | 'not_steering'
+  | 'mode'
+  | 'manual'
+  | 'reactive'
+  | 'emergency'
+  | 'blocking'
+  | 'boundary'
+  | 'deferred'
+  /** Refused at the boundary: the heads-up asks the model for its continuation packet first (golden.ts). */
+  | 'heads_up'
+  /** Refused: the heads-up was given, the packet is not written yet and the deadline has not passed. */
+  | 'packet';
 
 export interface SteerVerdict {
   allow: boolean;
@@ -43,6 +56,8 @@ export interface SteerVerdict {
   usedTokens: number;
   window: number;
   decision?: Pick<ReplayDecision, 'line' | 'action' | 'code' | 'tier' | 'reason' | 'boundaries' | 'point'>;
+  /** `heads_up`: the boundary to start the golden path at (steerPreCompact writes golden.json). */
+  startGolden?: { boundary: string; tier: string | null; percentRemaining: number | null };
 }
 
 const BOUNDARY_WORDS: Record<BoundaryKind, string> = {
@@ -76,6 +91,11 @@ export interface VerdictInput {
   settings: Settings;
   /** The hook's environment: `CLAUDE_CODE_AUTO_COMPACT_WINDOW` (Claude Code passes its own) wins over the setting. */
   env: Record<string, string | undefined>;
+  /**
+   * The golden path (golden.ts): `enabled` when rawr may ask for a packet (scratch writes on, `.scratch/`
+   * usable); `pending` the heads-up given at a boundary; `packet` the packet written since, if any.
+   */
+  golden?: { enabled: boolean; pending: Golden | null; packet: { file: string; text: string } | null };
 }
 
 export function steerVerdict(i: VerdictInput): SteerVerdict {
@@ -113,9 +133,50 @@ export function steerVerdict(i: VerdictInput): SteerVerdict {
   const remaining = window > 0 ? (1 - used / window) * 100 : 0;
   if (remaining < i.settings.emergency_percent_remaining_lt) return allow('emergency', `allowed: emergency (${pct}% used)`);
   if (used >= window * BLOCKING_GUARD) return allow('blocking', `allowed: ${pct}% used, close to Claude Code's blocking level`);
+  const g = i.golden?.pending;
+  if (g) {
+    // The boundary rawr decided at is behind us now: the instructions name it, not the current point.
+    const atBoundary = compactInstructions(st.plan, {
+      line: now?.line ?? st.lines,
+      point: 'tool_loop',
+      action: 'compact',
+      tier: now?.tier ?? null,
+      percentRemaining: now?.percentRemaining ?? null,
+      boundaries: [g.boundary],
+      reason: '',
+      contextTokens: used,
+    });
+    const waited = modelCalls - g.askedAtCalls;
+    if (i.golden?.packet)
+      return {
+        ...allow('boundary', `compacting at ${g.boundary} (${pct}% used; continuation packet in ${g.packet})`),
+        instructions: `${atBoundary} The continuation packet the agent wrote is in ${g.packet}: the summary must name that file and keep its "What's next".`,
+      };
+    if (waited >= PACKET_DEADLINE_REQUESTS)
+      return {
+        ...allow('boundary', `compacting at ${g.boundary} (${pct}% used; no continuation packet after ${waited} model requests)`),
+        instructions: atBoundary,
+      };
+    return {
+      allow: false,
+      why: 'packet',
+      text: `compacting at ${g.boundary} once the continuation packet is in ${g.packet} (${pct}% used; ${waited} of ${PACKET_DEADLINE_REQUESTS} model requests waited)`,
+      ...base,
+      ...(decision ? { decision } : {}),
+    };
+  }
   if (now && now.action === 'compact') {
-    const at = now.boundaries[0] ?? now.point.replace('_', ' ');
-    return { ...allow('boundary', `compacting at ${shortBoundary(at)} (${pct}% used)`) };
+    const at = shortBoundary(now.boundaries[0] ?? now.point.replace('_', ' '));
+    if (i.golden?.enabled)
+      return {
+        allow: false,
+        why: 'heads_up',
+        text: `compacting at ${at} after the continuation packet (${pct}% used; heads-up to the model)`,
+        ...base,
+        ...(decision ? { decision } : {}),
+        startGolden: { boundary: at, tier: now.tier ?? null, percentRemaining: now.percentRemaining ?? null },
+      };
+    return { ...allow('boundary', `compacting at ${at} (${pct}% used)`) };
   }
   const tier = st.tier;
   const waiting =
@@ -154,14 +215,20 @@ export interface SteerRun {
   verdict: SteerVerdict;
   readBytes: number;
   restarted?: string;
+  /** The continuation packet the model wrote after the heads-up, when the compaction is allowed with it. */
+  packet?: { file: string; text: string };
 }
 
 /**
  * The PreCompact answer for a session: its state (steerState.ts) advanced by the transcript's new
- * lines, the verdict, the state and a log line written back. `transcript` must be an absolute path.
+ * lines, the golden path's state (golden.ts), the verdict, the state and a log line written back.
+ * `transcript` must be an absolute path.
  */
 export async function steerPreCompact(o: {
   dir: string;
+  /** The project folder (for `.scratch/`). */
+  root: string;
+  sessionId: string;
   transcript: string;
   trigger: string | null | undefined;
   config: SteerConfig | null;
@@ -171,7 +238,25 @@ export async function steerPreCompact(o: {
   now: Date;
 }): Promise<SteerRun> {
   const s = await loadSession(o.dir, o.transcript, { settings: o.settings, prompts: o.prompts });
-  const verdict = steerVerdict({ trigger: o.trigger, follower: s.follower, previous: s.previous, config: o.config, settings: o.settings, env: o.env });
+  const pending = await readGolden(o.dir);
+  const packet = pending ? readPacket(o.root, pending) : null;
+  const input: VerdictInput = { trigger: o.trigger, follower: s.follower, previous: s.previous, config: o.config, settings: o.settings, env: o.env };
+  let verdict = steerVerdict({ ...input, golden: { enabled: o.settings.packet_author === 'agent', pending, packet } });
+  if (verdict.startGolden) {
+    const file = packetPathFor(o.sessionId);
+    if (ensureScratch(o.root)) {
+      const sg = verdict.startGolden;
+      writeGolden(o.dir, {
+        version: 1,
+        boundary: sg.boundary.slice(0, 500),
+        askedAt: o.now.toISOString(),
+        askedAtCalls: s.follower.calls.modelCalls,
+        packet: file,
+        headsUp: headsUpFor(o.prompts, { ...sg, packet: file }).slice(0, 16_000),
+      });
+    } else verdict = steerVerdict({ ...input, golden: { enabled: false, pending: null, packet: null } }); // no usable .scratch/: allow now
+  }
+  if (verdict.allow) clearGolden(o.dir);
   s.previous = { modelCalls: s.follower.calls.modelCalls, allowed: verdict.allow, at: o.now.toISOString() };
   saveSession(o.dir, s);
   logVerdict(o.dir, {
@@ -183,6 +268,12 @@ export async function steerPreCompact(o: {
     usedTokens: verdict.usedTokens,
     window: verdict.window,
     ...(verdict.decision ? { line: verdict.decision.line, code: verdict.decision.code, reason: verdict.decision.reason } : {}),
+    ...(pending ? { packet: pending.packet, packetWritten: packet !== null } : {}),
   });
-  return { verdict, readBytes: s.readBytes, ...(s.restarted !== undefined ? { restarted: s.restarted } : {}) };
+  return {
+    verdict,
+    readBytes: s.readBytes,
+    ...(s.restarted !== undefined ? { restarted: s.restarted } : {}),
+    ...(verdict.allow && packet ? { packet } : {}),
+  };
 }

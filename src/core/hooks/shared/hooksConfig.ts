@@ -216,6 +216,8 @@ export const CLAUDE_HOOKS: readonly HookSpec[] = [
   { event: 'PostCompact', matcher: '', timeout: 10 },
   { event: 'SessionStart', matcher: 'compact', timeout: 10 },
   { event: 'UserPromptSubmit', timeout: 10 },
+  // The golden path's heads-up (claude/golden.ts) reaches the model through the next tool result.
+  { event: 'PostToolUse', matcher: '', timeout: 10 },
 ];
 /** Codex: no matchers (rawr filters SessionStart's source itself); PreCompact reads the rollout and runs git. */
 export const CODEX_HOOKS: readonly HookSpec[] = [

@@ -17,10 +17,16 @@ import { clip as clipText } from '../../text/clip';
 export const MAX_INJECTION_CHARS = 9500;
 
 const LEVELS = [
-  { request: 800, files: 30, changed: 20, todo: 200 },
-  { request: 300, files: 15, changed: 10, todo: 120 },
-  { request: 120, files: 8, changed: 5, todo: 80 },
+  { request: 800, files: 30, changed: 20, todo: 200, packet: 5000 },
+  { request: 300, files: 15, changed: 10, todo: 120, packet: 3500 },
+  { request: 120, files: 8, changed: 5, todo: 80, packet: 2000 },
 ];
+
+/** The agent's own packet (golden path), cut at `n` characters with a pointer to its file; newlines kept. */
+function agentPacket(p: { file: string; text: string }, n: number): string {
+  const t = p.text.trim();
+  return t.length <= n ? t : `${t.slice(0, n)}\n… (cut; the whole packet is in ${p.file})`;
+}
 
 /** One line of at most n characters. */
 const clip = (s: string, n: number) => clipText(s.replace(/\s+/g, ' ').trim(), n, { total: true });
@@ -83,8 +89,11 @@ export function injectionText(prompts: Prompts, s: Snapshot, snapshotFile: strin
   const trail: Trail = { userRequests: [], actions: [], toolTail: [], files: s.files, lastAgentMessage: '', excerpt: [], commits: [] };
   let text = '';
   for (const level of LEVELS) {
-    text = handoffText(prompts, snapshotPacket(s, snapshotFile, level), undefined, plan, trail, {
-      origin: 'snapshot',
+    const facts = snapshotPacket(s, snapshotFile, level);
+    // With the golden path the agent wrote its packet (quoted by handoffText); rawr's snapshot follows it.
+    const packet = s.packet ? `${agentPacket(s.packet, level.packet)}\n\n---\nrawr's snapshot at the compaction:\n${facts}` : facts;
+    text = handoffText(prompts, packet, s.packet?.file, plan, trail, {
+      origin: s.packet ? 'agent' : 'snapshot',
       ...(s.plan?.file ? { planFile: s.plan.file } : {}),
     });
     if (text.length <= MAX_INJECTION_CHARS) return text;

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 
-export const HOOK_EVENTS = ['PreCompact', 'PostCompact', 'UserPromptSubmit', 'SessionStart'] as const;
+export const HOOK_EVENTS = ['PreCompact', 'PostCompact', 'UserPromptSubmit', 'SessionStart', 'PostToolUse'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 export const isHookEvent = (s: string | undefined): s is HookEvent => (HOOK_EVENTS as readonly string[]).includes(s ?? '');
 
@@ -33,18 +33,22 @@ export const PostCompactInput = z.looseObject({
 });
 export const UserPromptSubmitInput = z.looseObject({ ...Common, prompt: z.string().nullish() });
 export const SessionStartInput = z.looseObject({ ...Common, source: z.string().nullish() });
+/** PostToolUse also sends `tool_name`, `tool_input`, `tool_response`: rawr reads none of them (only the session's pending heads-up). */
+export const PostToolUseInput = z.looseObject({ ...Common, tool_name: z.string().nullish() });
 
 export type PreCompactInput = z.infer<typeof PreCompactInput>;
 export type PostCompactInput = z.infer<typeof PostCompactInput>;
 export type UserPromptSubmitInput = z.infer<typeof UserPromptSubmitInput>;
 export type SessionStartInput = z.infer<typeof SessionStartInput>;
-export type HookInput = PreCompactInput | PostCompactInput | UserPromptSubmitInput | SessionStartInput;
+export type PostToolUseInput = z.infer<typeof PostToolUseInput>;
+export type HookInput = PreCompactInput | PostCompactInput | UserPromptSubmitInput | SessionStartInput | PostToolUseInput;
 
 const SCHEMAS: Record<HookEvent, z.ZodType<HookInput>> = {
   PreCompact: PreCompactInput,
   PostCompact: PostCompactInput,
   UserPromptSubmit: UserPromptSubmitInput,
   SessionStart: SessionStartInput,
+  PostToolUse: PostToolUseInput,
 };
 
 export type ParsedInput = { ok: true; input: HookInput } | { ok: false; reason: string };

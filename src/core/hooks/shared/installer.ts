@@ -15,6 +15,7 @@ import { editJson } from './jsonEdit';
 import { safeReadTextIfExistsSync } from '../../io/safeRead';
 import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, rawrEventsIn, removeRawrHooks, type HooksConfig } from './hooksConfig';
 import { agentStateDir } from './store';
+import { ignoreLocalSettings } from './gitignoreLocal';
 import { applyTrust, rawrTrustEntries } from '../codex/trust';
 import { autoCompactWindowFor, readSteerConfig, writeSteerConfig } from '../claude/steerConfig';
 import { modelWindow } from '../../replay/windows';
@@ -216,6 +217,8 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
   );
   if (!r.ok) return { ok: false, legacy, lines: [`rawr: Claude Code hooks in ${r.line}`], config };
   const lines = [`rawr: Claude Code hooks in ${r.line}`];
+  const ignored = ignoreLocalSettings(o.projectDir, CLAUDE_LOCAL_SETTINGS.split(path.sep).join('/'));
+  if (ignored) lines.push(ignored);
   writeSteerConfig(o.projectDir, { steer, window, autoCompactWindow: steer && !kept ? wanted : null, settingsFile: CLAUDE_LOCAL_SETTINGS });
   lines.push(
     steer

@@ -16,6 +16,10 @@
  *   compaction record in the transcript after it) and this run wins the claim.
  * An unconfirmed snapshot is never injected: the compaction it was taken for did not happen (a failed
  * `/compact`, an abandoned auto-compaction). The next PreCompact supersedes it (only the latest counts).
+ * - PostCompact also computes the repair of the agent's summary against rawr's trail (repairHook.ts).
+ * - PostToolUse and UserPromptSubmit (after its handoff, in the same additionalContext): the golden
+ *   path's heads-up (claude/golden.ts) when a steered PreCompact asked for the continuation packet, and
+ *   the repair of the latest compaction's summary — each once.
  * Injection prints `{"hookSpecificOutput":{"hookEventName":…,"additionalContext":<handoff>}}`.
  */
 import * as fs from 'node:fs';
@@ -29,6 +33,9 @@ import type { TranscriptFacts } from './facts';
 import { transcriptConfirms } from './confirm';
 import { readSteerConfig } from '../claude/steerConfig';
 import { steerPreCompact } from '../claude/steer';
+import { claimHeadsUp } from '../claude/golden';
+import { claimRepair, hookLog, saveRepair } from './repairHook';
+import { MAX_PACKET_CHARS } from './snapshot';
 import {
   claimSnapshot,
   confirmSnapshot,
@@ -70,7 +77,7 @@ export interface HookRunResult {
   /** Lines for stderr (each a single line). */
   stderr: string[];
   /** What happened, for logs and tests. */
-  outcome: 'snapshot' | 'deferred' | 'confirmed' | 'pending' | 'injected' | 'nothing' | 'bad_input' | 'error';
+  outcome: 'snapshot' | 'deferred' | 'confirmed' | 'pending' | 'injected' | 'heads_up' | 'repaired' | 'nothing' | 'bad_input' | 'error';
   snapshotFile?: string;
 }
 
@@ -103,12 +110,16 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
       case 'PreCompact':
         return await preCompact(agent, tag, input, root, now(), opts);
       case 'PostCompact':
-        return postCompact(agent, input, root, now());
+        return await postCompact(agent, tag, input, root, now(), opts);
       case 'SessionStart':
         if ((input as { source?: string | null }).source !== 'compact') return { stdout: '', stderr: [], outcome: 'nothing' };
-        return await maybeInject(agent, tag, event, input, root, now, opts, true);
-      case 'UserPromptSubmit':
-        return await maybeInject(agent, tag, event, input, root, now, opts, false);
+        return await withModelNotes(agent, event, input, root, now(), await maybeInject(agent, tag, event, input, root, now, opts, true));
+      case 'UserPromptSubmit': {
+        const r = await maybeInject(agent, tag, event, input, root, now, opts, false);
+        return await withModelNotes(agent, event, input, root, now(), r);
+      }
+      case 'PostToolUse':
+        return await withModelNotes(agent, event, input, root, now(), { stdout: '', stderr: [], outcome: 'nothing' });
       default: {
         const _: never = event;
         return _;
@@ -117,6 +128,36 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
   } catch (err) {
     return { stdout: '', stderr: [`${tag}: ${oneLine((err as Error).message)}; nothing injected`], outcome: 'error' };
   }
+}
+
+/**
+ * What else the model should read at this hook, added to `r` (which may already inject the handoff): the
+ * golden path's heads-up (claude/golden.ts) and the repair of the agent's summary (repairHook.ts), each
+ * for the one run that claims it. One `additionalContext` carries them all.
+ */
+async function withModelNotes(agent: AgentSpec, event: HookEvent, input: HookInput, root: string, now: Date, r: HookRunResult): Promise<HookRunResult> {
+  const dir = sessionDir(root, agent.id, input.session_id, false);
+  if (!dir) return r;
+  const texts: string[] = [];
+  let outcome = r.outcome;
+  if (r.outcome === 'injected') {
+    const prev = (JSON.parse(r.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    texts.push(prev);
+  }
+  const repair = await claimRepair(dir, event, now);
+  if (repair) {
+    texts.push(repair);
+    if (outcome !== 'injected') outcome = 'repaired';
+  }
+  const heads = await claimHeadsUp(dir, now);
+  if (heads) {
+    texts.push(heads);
+    hookLog(dir, { kind: 'injected', at: now.toISOString(), what: 'heads_up', event, chars: heads.length });
+    if (outcome !== 'injected' && outcome !== 'repaired') outcome = 'heads_up';
+  }
+  if (texts.length === 0 || (texts.length === 1 && r.outcome === 'injected')) return r;
+  const out = { hookSpecificOutput: { hookEventName: event, additionalContext: texts.join('\n\n') } };
+  return { ...r, stdout: `${JSON.stringify(out)}\n`, outcome };
 }
 
 /** The prompt files of the project (`.rawr/prompts/`) over the shipped ones: the settings and texts the hooks use. */
@@ -131,7 +172,7 @@ async function steer(
   dir: string,
   now: Date,
   opts: HookRunOptions,
-): Promise<{ refuse?: HookRunResult; instructions?: string; stderr: string[] }> {
+): Promise<{ refuse?: HookRunResult; instructions?: string; packet?: { file: string; text: string }; stderr: string[] }> {
   const i = input as { trigger?: string | null };
   const config = await readSteerConfig(root);
   if (!input.transcript_path || !config?.steer) return { stderr: [] };
@@ -139,6 +180,8 @@ async function steer(
     const prompts = loadPromptSet(promptReadersOf(root, opts));
     const run = await steerPreCompact({
       dir,
+      root,
+      sessionId: input.session_id,
       transcript: path.resolve(root, input.transcript_path),
       trigger: i.trigger,
       config,
@@ -160,7 +203,7 @@ async function steer(
         stderr: [],
       };
     }
-    return { stderr: [], ...(v.instructions ? { instructions: `rawr (${v.text}): ${v.instructions}` } : {}) };
+    return { stderr: [], ...(v.instructions ? { instructions: `rawr (${v.text}): ${v.instructions}` } : {}), ...(run.packet ? { packet: run.packet } : {}) };
   } catch (err) {
     // Never refuse on a problem: Claude Code then compacts as it would without rawr.
     return { stderr: [`${tag}: steering skipped (${oneLine((err as Error).message)}); compaction allowed`] };
@@ -184,7 +227,11 @@ async function preCompact(agent: AgentSpec, tag: string, input: HookInput, root:
     now,
     ...(opts.gitTimeoutMs !== undefined ? { gitTimeoutMs: opts.gitTimeoutMs } : {}),
   });
-  const file = writeSnapshotFile(dir, now, snapshot);
+  const file = writeSnapshotFile(
+    dir,
+    now,
+    steered.packet ? { ...snapshot, packet: { file: steered.packet.file, text: steered.packet.text.slice(0, MAX_PACKET_CHARS) } } : snapshot,
+  );
   return {
     stdout: steered.instructions ? `${steered.instructions}\n` : '',
     stderr: [...steered.stderr, ...warnings.map((w) => `${tag}: ${oneLine(w)}`)],
@@ -197,15 +244,40 @@ async function preCompact(agent: AgentSpec, tag: string, input: HookInput, root:
  * Claude Code 2.1 runs SessionStart(compact) before PostCompact (it may have injected already), so the
  * summary is kept whatever the snapshot's state; the confirmation matters for a later UserPromptSubmit.
  */
-function postCompact(agent: AgentSpec, input: HookInput, root: string, now: Date): HookRunResult {
+async function postCompact(agent: AgentSpec, tag: string, input: HookInput, root: string, now: Date, opts: HookRunOptions): Promise<HookRunResult> {
   const dir = sessionDir(root, agent.id, input.session_id, false);
   const latest = dir ? latestSnapshotFile(dir) : null;
-  if (!latest) return { stdout: '', stderr: [], outcome: 'nothing' };
+  if (!dir || !latest) return { stdout: '', stderr: [], outcome: 'nothing' };
   const i = input as { trigger?: string | null; compact_summary?: string | null };
   const trigger = i.trigger ? { trigger: i.trigger } : {};
-  if (i.compact_summary) saveCompactSummary(latest.file, { at: now.toISOString(), ...trigger, compactSummary: i.compact_summary });
+  const first = i.compact_summary ? saveCompactSummary(latest.file, { at: now.toISOString(), ...trigger, compactSummary: i.compact_summary }) : false;
   confirmSnapshot(latest.file, { by: 'PostCompact', at: now.toISOString(), ...trigger });
-  return { stdout: '', stderr: [], outcome: 'confirmed', snapshotFile: latest.file };
+  const stderr: string[] = [];
+  if (first && i.compact_summary) {
+    // The repair of the agent's summary, for the next hook the model reads (repairHook.ts); a problem only skips it.
+    try {
+      const text = await readStateFile(latest.file);
+      const parsed = text === null ? null : parseSnapshot(text);
+      if (parsed?.ok) {
+        const prompts = loadPromptSet(promptReadersOf(root, opts));
+        await saveRepair({
+          agent: agent.id,
+          dir,
+          root,
+          snapshotFile: latest.file,
+          snapshot: parsed.snapshot,
+          summary: i.compact_summary.slice(0, 400_000),
+          trigger: i.trigger ?? null,
+          settings: prompts.settings,
+          prompts: prompts.prompts,
+          now,
+        });
+      }
+    } catch (err) {
+      stderr.push(`${tag}: no repair of the summary (${oneLine((err as Error).message)})`);
+    }
+  }
+  return { stdout: '', stderr, outcome: 'confirmed', snapshotFile: latest.file };
 }
 
 async function maybeInject(
@@ -259,5 +331,6 @@ async function maybeInject(
     .filter((p) => p.severity === 'error' && p.file.endsWith(PROMPT_FILES.handoff))
     .map((p) => `${tag}: ${p.file}:${p.line}:${p.column}: ${oneLine(p.message)}`);
   const out = { hookSpecificOutput: { hookEventName: event, additionalContext: injection } };
+  hookLog(dir, { kind: 'injected', at: now().toISOString(), what: 'handoff', event, chars: injection.length });
   return { stdout: `${JSON.stringify(out)}\n`, stderr, outcome: 'injected', snapshotFile: latest.file };
 }

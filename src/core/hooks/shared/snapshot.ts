@@ -29,6 +29,8 @@ import { regularFileSize } from './readFrom';
 import { clip as clipText } from '../../text/clip';
 
 export const SNAPSHOT_VERSION = 1;
+/** The most of the agent's continuation packet a snapshot keeps. */
+export const MAX_PACKET_CHARS = 16_000;
 export const LIMITS = { userRequests: 5, requestChars: 2000, files: 50, todos: 50, gitChanged: 50, objectiveChars: 300 };
 /** Transcripts larger than this are read from their tail (a line cut in half is skipped). */
 const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
@@ -67,6 +69,8 @@ export const Snapshot = z.object({
   todos: z.array(z.object({ text: z.string(), status: Status })).nullable(),
   files: z.array(z.string()),
   filesTotal: z.number().int().nonnegative(),
+  /** The continuation packet the agent wrote after rawr's heads-up (claude/golden.ts): model-written, quoted when handed back. */
+  packet: z.object({ file: z.string().max(300), text: z.string().max(16_000) }).optional(),
 });
 export type Snapshot = z.infer<typeof Snapshot>;
 

@@ -8,6 +8,11 @@
  *   …/snapshot-<time>-<n>.json.compact-summary  Claude Code's own `compact_summary` (PostCompact), kept
  *                                           with the snapshot; PostCompact can come after the injection
  *   …/snapshot-<time>-<n>.json.injected    claim: created exclusively by the one hook run that injects
+ *   …/snapshot-<time>-<n>.json.repair      the repair of the agent's summary (PostCompact, repairHook.ts)
+ *   …/snapshot-<time>-<n>.json.repair-injected  its claim, as `.injected` for the handoff
+ *   <root>/.rawr/<agent>/<session>/hook-log.jsonl            receipts and what was given to the model (repairHook.ts)
+ *   <root>/.rawr/claude/<session>/steer-log.jsonl, steer-state.json, golden.json, headsup-<n>.delivered
+ *                                           the steering PreCompact (claude/steer.ts, steerState.ts, golden.ts)
  *   <root>/.rawr/<agent>/<session>/last-injection.json       which snapshot was last injected, when
  *
  * `<agent>` is `claude` or `codex`. `<time>` is the ISO time with `:` and `.` replaced by `-`, `<n>` the
