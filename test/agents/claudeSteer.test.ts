@@ -161,6 +161,25 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
       report(s),
     );
     assert.ok(log.indexOf(allowed[0]!) - headsUpAt <= 3, `allowed within a few requests of the heads-up: ${report(s)}`);
+    // The person is told where rawr let the compaction happen: Claude Code shows a SessionStart(compact)
+    // hook's systemMessage (stream-json: a system/informational record); a PreCompact one it drops.
+    const notices = fs
+      .readFileSync(path.join(s.dir, `out-${s.turns}.jsonl`), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        try {
+          return JSON.parse(l) as { type?: string; content?: unknown };
+        } catch {
+          return {};
+        }
+      })
+      .filter((r) => r.type === 'system' && typeof r.content === 'string')
+      .map((r) => r.content as string);
+    assert.ok(
+      notices.some((n) => /SessionStart:compact says: rawr: compacting at commit [0-9a-f]{7} .*its handoff went to the model/.test(n)),
+      `the compaction notice reached the person: ${JSON.stringify(notices)}; ${report(s)}`,
+    );
     // the heads-up reached the model in the request after the next tool result
     const HEADS_UP = 'Heads-up: we are pausing at a phase boundary';
     const compact = s.server.requests.find((r) => r.kind === 'compact')!;

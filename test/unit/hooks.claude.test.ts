@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { sessionDirName } from '../../src/core/hooks/shared/store';
 import { readTranscriptFacts } from '../../src/core/hooks/shared/facts';
 import { isPlanPath, objectiveOf, parseSnapshot, type Snapshot } from '../../src/core/hooks/shared/snapshot';
 import { needShared, nonEmpty } from '../support/sharedData';
@@ -300,9 +301,33 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     assert.ok(text.includes('Objective: Ship the parser'));
     assert.ok(text.includes('found via .rawr/plan.json'));
     assert.ok(text.includes('keep the test list'));
+    // What the person sees (Claude Code shows a SessionStart(compact) hook's systemMessage; the model does not read it).
+    assert.equal((JSON.parse(start.stdout) as { systemMessage?: string }).systemMessage, 'rawr: its handoff went to the model with the summary.');
     const prompt = hook('UserPromptSubmit', input(root, 'sess-ss', tp, 'UserPromptSubmit', { prompt: 'go' }));
     assert.equal(injected(prompt, 'UserPromptSubmit'), undefined);
     assert.equal(injected(hook('SessionStart', input(root, 'sess-ss', tp, 'SessionStart', { source: 'compact' })), 'SessionStart'), undefined);
+  });
+
+  it('SessionStart (source compact) where rawr steers: the person is told where rawr let the compaction happen (the newest allowing answer of the steer log)', () => {
+    const root = project();
+    const tp = transcript(root, 'st');
+    assert.equal(hook('PreCompact', input(root, 'sess-st', tp, 'PreCompact', { trigger: 'auto' })).code, 0);
+    const dir = path.join(root, '.rawr', 'claude', sessionDirName('sess-st'));
+    fs.mkdirSync(dir, { recursive: true });
+    const line = (allow: boolean, text: string) =>
+      JSON.stringify({ at: '2026-11-26T10:00:00.000Z', trigger: 'auto', allow, why: allow ? 'boundary' : 'deferred', text, usedTokens: 1, window: 2 });
+    fs.writeFileSync(
+      path.join(dir, 'steer-log.jsonl'),
+      [line(false, 'deferred to the next boundary (64% used; waiting for a commit)'), 'garbage', line(true, 'compacting at commit 3f2a1c9 (70% used)')].join(
+        '\n',
+      ) + '\n',
+    );
+    const start = hook('SessionStart', input(root, 'sess-st', tp, 'SessionStart', { source: 'compact' }));
+    assert.ok(injected(start, 'SessionStart')?.startsWith(HANDOFF_FIRST_LINE), start.stdout + start.stderr);
+    assert.equal(
+      (JSON.parse(start.stdout) as { systemMessage?: string }).systemMessage,
+      'rawr: compacting at commit 3f2a1c9 (70% used); its handoff went to the model with the summary.',
+    );
   });
 
   it('a corrupt snapshot: exit 0, one stderr line, nothing injected (and reported only once)', () => {

@@ -17,6 +17,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { z } from 'zod';
+import { readTextFrom, regularFileSize } from '../shared/readFrom';
 import type { SessionFollower } from '../../follow/sessionFollower';
 import { compactInstructions } from '../../follow/sessionFollower';
 import type { ReplayDecision } from '../../replay/driver';
@@ -198,6 +200,39 @@ function shortBoundary(b: string): string {
 }
 
 const LOG = 'steer-log.jsonl';
+/** The newest answers are at the end of the log: this much of its tail holds the last one. */
+const LAST_VERDICT_BYTES = 16 * 1024;
+
+/**
+ * The newest allowing answer in the session's log (`compacting at commit 3f2a1c9 (66% used; …)`), for
+ * the message Claude Code shows after its compaction; undefined when there is none (not steering, a
+ * manual compaction, no log). Reads only the log's tail, a bounded read of a regular file.
+ */
+export async function lastAllowed(dir: string): Promise<{ why: string; text: string } | undefined> {
+  let text: string;
+  let from: number;
+  try {
+    const file = path.join(dir, LOG);
+    const size = await regularFileSize(file);
+    from = Math.max(0, size - LAST_VERDICT_BYTES);
+    text = (await readTextFrom(file, from, LAST_VERDICT_BYTES)).text;
+  } catch {
+    return undefined;
+  }
+  const lines = text.split('\n').filter((l) => l.trim());
+  if (from > 0) lines.shift(); // the read began mid-line
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      const r = LoggedAnswer.safeParse(JSON.parse(lines[i]!));
+      if (r.success) return r.data.allow ? { why: r.data.why, text: r.data.text } : undefined;
+    } catch {
+      /* a line cut by a concurrent write */
+    }
+  }
+  return undefined;
+}
+
+const LoggedAnswer = z.object({ allow: z.boolean(), why: z.string().max(40), text: z.string().max(1_000) });
 const MAX_LOG_BYTES = 1024 * 1024;
 
 /** One line per PreCompact answer in `<session>/steer-log.jsonl` (rotated once to `.1` past 1 MiB). */

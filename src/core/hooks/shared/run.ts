@@ -32,7 +32,7 @@ import { injectionText } from './inject';
 import type { TranscriptFacts } from './facts';
 import { transcriptConfirms } from './confirm';
 import { readSteerConfig } from '../claude/steerConfig';
-import { steerPreCompact } from '../claude/steer';
+import { lastAllowed, steerPreCompact } from '../claude/steer';
 import { claimHeadsUp } from '../claude/golden';
 import { claimRepair, hookLog, saveRepair } from './repairHook';
 import { MAX_PACKET_CHARS } from './snapshot';
@@ -111,9 +111,11 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
         return await preCompact(agent, tag, input, root, now(), opts);
       case 'PostCompact':
         return await postCompact(agent, tag, input, root, now(), opts);
-      case 'SessionStart':
+      case 'SessionStart': {
         if ((input as { source?: string | null }).source !== 'compact') return { stdout: '', stderr: [], outcome: 'nothing' };
-        return await withModelNotes(agent, event, input, root, now(), await maybeInject(agent, tag, event, input, root, now, opts, true));
+        const r = await withModelNotes(agent, event, input, root, now(), await maybeInject(agent, tag, event, input, root, now, opts, true));
+        return agent.id === 'claude' ? await withCompactedNotice(agent, input, root, r) : r;
+      }
       case 'UserPromptSubmit': {
         const r = await maybeInject(agent, tag, event, input, root, now, opts, false);
         return await withModelNotes(agent, event, input, root, now(), r);
@@ -158,6 +160,23 @@ async function withModelNotes(agent: AgentSpec, event: HookEvent, input: HookInp
   if (texts.length === 0 || (texts.length === 1 && r.outcome === 'injected')) return r;
   const out = { hookSpecificOutput: { hookEventName: event, additionalContext: texts.join('\n\n') } };
   return { ...r, stdout: `${JSON.stringify(out)}\n`, outcome };
+}
+
+/**
+ * Claude Code shows the person a SessionStart(compact) hook's `systemMessage` ("SessionStart:compact says:
+ * …"; measured on 2.1.332: a PreCompact hook's is dropped, refusing or allowing). So the person learns
+ * here where rawr let the compaction happen and that its handoff went to the model — the model does not
+ * read this message (its handoff is in additionalContext).
+ */
+async function withCompactedNotice(agent: AgentSpec, input: HookInput, root: string, r: HookRunResult): Promise<HookRunResult> {
+  const dir = sessionDir(root, agent.id, input.session_id, false);
+  const allowed = dir ? await lastAllowed(dir) : undefined;
+  const gave = r.outcome === 'injected' || r.outcome === 'repaired' || r.outcome === 'heads_up';
+  if (!allowed && !gave) return r;
+  const handoff = 'its handoff went to the model with the summary';
+  const message = allowed ? `rawr: ${allowed.text}${gave ? `; ${handoff}` : ''}.` : `rawr: ${handoff}.`;
+  const prev = r.stdout.trim() ? (JSON.parse(r.stdout) as Record<string, unknown>) : {};
+  return { ...r, stdout: `${JSON.stringify({ ...prev, systemMessage: message })}\n` };
 }
 
 /** The prompt files of the project (`.rawr/prompts/`) over the shipped ones: the settings and texts the hooks use. */
