@@ -37,12 +37,19 @@ describe('replay on generated phased sessions', () => {
         );
         assert.equal(score.overflows, 0, `${family.name}: ${s.name} overflows`);
         assert.equal(summary.counterfactualOverflows, 0, `${family.name}: ${s.name} overflows in the replay`);
+        // Every decision that compacts (emergency and tier rule too) says what compacting avoids.
+        for (const d of decisions.filter((x) => x.action === 'compact'))
+          assert.match(d.reason, /avoids /, `${s.name} line ${d.line} (${d.code}) does not say what it avoids: ${d.reason}`);
         for (const d of decisions.filter((x) => x.action === 'compact' && x.forecast?.verdict === 'compact' && x.forecast.drove)) {
           assert.match(
             d.reason,
-            /avoids (an emergency|\d+ emergencies) in the (next phase|rest of this phase): forecast \d+k, room -?\d+k? before emergency/,
+            /avoids (an emergency|\d+ emergencies|a compaction outside a boundary) (in|later in) the (next phase|rest of this phase|\d+ planned phases? ahead|next \d+ phases)( \(in \d+ of \d+ forecast scenarios\))?: (forecast|phases ≈) \d+k, room -?\d+k? before emergency/,
             `${s.name} line ${d.line}: ${d.reason}`,
           );
+        }
+        if (family.name === 'one-huge') {
+          const emergency = decisions.find((x) => x.action === 'compact' && x.code === 'emergency');
+          if (emergency) assert.match(emergency.reason, /avoids overflowing the context window: \d+k of 200k left/);
         }
       }
     }

@@ -420,4 +420,5 @@ export const describeForecast = (f: { nextPhaseTokens: number; roomTokens: numbe
   `next phase ≈ ${kTok(f.nextPhaseTokens)} tokens, ${kTok(f.roomTokens)} left before emergency`;
 
 /** What a forecast compaction avoids, else the plain forecast (a decision that compacts says what it buys). */
-export const describeGain = (f: { nextPhaseTokens: number; roomTokens: number; avoids?: string }) => f.avoids ?? describeForecast(f);
+export const describeGain = (f: { nextPhaseTokens: number; roomTokens: number; avoids?: string }) =>
+  f.avoids ?? `avoids an emergency in the next phase: ${describeForecast(f)}`;
