@@ -133,7 +133,7 @@ export function forecastNext(f: ForecastState, s: Settings, window: number, plan
 /** What the forecast says at an evaluation point with strong boundaries (emergency is never asked). */
 export type ForecastVerdict =
   /**
-   * Compacting at this phase close avoids an emergency in the next phase (`tokens`: the scenario that says
+   * Compacting at this phase close avoids an emergency in the next phase (`tokens`: the recent phase whose scenario says
    * so; `avoids`: "avoids an emergency in the next phase: forecast 96k, room 61k before emergency").
    */
   | { kind: 'compact'; why: string; tokens: number; avoids: string }
@@ -253,6 +253,8 @@ export interface Comparison {
   avoidsIn: number;
   scenarios: number;
   largest: number;
+  /** The recent phase (or trend) the largest such scenario comes from, before its spread and margin. */
+  largestFrom: number;
   /** Emergencies avoided over the horizon in the typical scenario. */
   avoidsLater: number;
   /** Phases looked at (the plan's remaining steps, or the open horizon). */
@@ -281,16 +283,20 @@ export function compareNowAndWait(i: {
   const spread = i.phases >= 3 ? 0 : FEW_PHASES_SPREAD;
   const exceeded = (x: number) => fresh + x >= line;
   // Each scenario as measured and with the margin: the forecast may err either way.
-  const scen = base
-    .flatMap((x) => (spread > 0 && !exceeded(x) ? [x * (1 - spread), x, x * (1 + spread)] : [x]))
-    .flatMap((x) => [Math.round(x), Math.round(x * margin)]);
+  const scenarios = base.flatMap((from) =>
+    (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) => [
+      { from, x: Math.round(x) },
+      { from, x: Math.round(x * margin) },
+    ]),
+  );
   const planned = i.remaining !== null && i.remaining > 0;
   const horizon = planned ? i.remaining! : Math.max(2, Math.ceil((2 * Math.max(1, line - fresh)) / typical));
   let now = 0;
   let wait = 0;
   let avoidsIn = 0;
   let largest = 0;
-  for (const x of scen) {
+  let largestFrom = 0;
+  for (const { from, x } of scenarios) {
     const ahead = [x, ...Array.from({ length: horizon - 1 }, () => typical)];
     const w = outlook(i.used, ahead, line, fresh, false);
     const n = outlook(i.used, ahead, line, fresh, true);
@@ -300,16 +306,17 @@ export function compareNowAndWait(i: {
     const nextN = emergenciesIn(fresh, x, line, fresh);
     if (nextW > nextN) {
       avoidsIn++;
+      if (x > largest) largestFrom = from;
       largest = Math.max(largest, x);
     }
   }
-  const k = Math.max(1, scen.length);
+  const k = Math.max(1, scenarios.length);
   const typ = [typical, ...Array.from({ length: horizon - 1 }, () => typical)];
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
   now /= k;
   wait /= k;
   const compact = now < wait - 1e-9;
-  return { compact, now, wait, avoidsIn, scenarios: scen.length, largest, avoidsLater, horizon, planned };
+  return { compact, now, wait, avoidsIn, scenarios: scenarios.length, largest, largestFrom, avoidsLater, horizon, planned };
 }
 
 export function forecastVerdict(i: {
@@ -371,7 +378,7 @@ export function forecastVerdict(i: {
     let avoids: string;
     let tokens: number;
     if (cmp.avoidsIn > 0) {
-      tokens = cmp.largest;
+      tokens = cmp.largestFrom;
       const odds = cmp.avoidsIn === cmp.scenarios ? '' : ` (in ${cmp.avoidsIn} of ${cmp.scenarios} forecast scenarios)`;
       avoids = `avoids an emergency in the ${what}${odds}: forecast ${kTok(cmp.largest)}, room ${kTok(room)} before emergency`;
     } else {
