@@ -410,4 +410,25 @@ describe('phase forecast: compacting now against waiting over the phases ahead (
     assert.equal(c.avoidsIn, 0);
     assert.equal(c.compact, false);
   });
+
+  it('later in the same close, the part of the next phase already in the context is not counted twice', () => {
+    // Phases are measured from the first signal of a close to the first of the next: at the commit 4k
+    // after the plan step (the same close), 4k of the next phase is in `used` already. Three 70k phases,
+    // 103k used (+4k since the close began): the next phase's 66k still to come (69.5k with the margin)
+    // fits the 73k room; counted twice (73.5k on top of 103k) it would not.
+    const from = (into: number) =>
+      compareNowAndWait({ used: 103_000, samples: [70_000, 70_000, 70_000], fresh: 30_000, window: WINDOW, settings: s, remaining: 6, phases: 3, into });
+    assert.equal(from(0).avoidsIn, 3);
+    assert.equal(from(4_000).avoidsIn, 0);
+    assert.equal(from(4_000).compact, false);
+  });
+
+  it("the thread's first count is what the forecast assumes a compaction leaves until one has (not 0)", () => {
+    // The engine's first token count: no growth, and the fresh context is at least that large.
+    const r = run(mkState(), [{ type: 'tokens', at: at(), used: 24_000, window: WINDOW }]);
+    assert.equal(r.state.forecast.fresh, 24_000);
+    assert.equal(r.state.forecast.grown, 0);
+    const later = run(r.state, [{ type: 'tokens', at: at(), used: 60_000, window: WINDOW }]).state.forecast;
+    assert.deepEqual([later.fresh, later.grown], [24_000, 36_000]);
+  });
 });

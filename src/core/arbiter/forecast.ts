@@ -271,9 +271,15 @@ export function compareNowAndWait(i: {
   remaining: number | null;
   /** Completed phases of this thread (fewer than three: a wider uncertainty). */
   phases: number;
+  /**
+   * Growth since the phase close began (ForecastState: the phase is measured from there): that much of
+   * the next phase is in `used` already and is not counted twice.
+   */
+  into?: number;
 }): Comparison {
   const line = emergencyLine(i.window, i.settings);
   const fresh = Math.min(i.fresh, i.used);
+  const into = Math.max(0, i.into ?? 0);
   const margin = 1 + i.settings.forecast_margin_percent / 100;
   const base = phaseScenarios(i.samples).filter((x) => x > 0);
   const typical = Math.max(1, median(i.samples));
@@ -297,13 +303,13 @@ export function compareNowAndWait(i: {
   let largest = 0;
   let largestFrom = 0;
   for (const { from, x } of scenarios) {
-    const ahead = [x, ...Array.from({ length: horizon - 1 }, () => typical)];
+    const ahead = [Math.max(0, x - into), ...Array.from({ length: horizon - 1 }, () => typical)];
     const w = outlook(i.used, ahead, line, fresh, false);
     const n = outlook(i.used, ahead, line, fresh, true);
     wait += costOf(w, line, fresh, !planned);
     now += costOf(n, line, fresh, !planned);
-    const nextW = emergenciesIn(i.used, x, line, fresh);
-    const nextN = emergenciesIn(fresh, x, line, fresh);
+    const nextW = emergenciesIn(i.used, Math.max(0, x - into), line, fresh);
+    const nextN = emergenciesIn(fresh, Math.max(0, x - into), line, fresh);
     if (nextW > nextN) {
       avoidsIn++;
       if (x > largest) largestFrom = from;
@@ -369,6 +375,7 @@ export function forecastVerdict(i: {
     // At the end of the turn that finished the plan, what follows is unplanned: an open horizon.
     remaining: f.planFinished ? null : (f.remainingPhases ?? null),
     phases: f.basis === 'thread' ? f.phases : 0,
+    into: f.sinceClose,
   });
   const ahead2 = cmp.planned
     ? `the ${cmp.horizon} planned phase${cmp.horizon === 1 ? '' : 's'} ahead`
