@@ -1,6 +1,6 @@
 /**
  * Schedule quality on labelled phase-structured sessions (`npm run bench`, and on its own:
- * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N] [--count N] [--loo]`). For every
+ * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N] [--count N] [--loo] [--limits]`). For every
  * session in the folder (enumerated, never a fixed count) and for families of sessions generated from a
  * seed (phasedGen.ts): rawr's compactions through the same replay as `rawr replay`, the hindsight-optimal
  * schedule (src/core/replay/schedule.ts) under 88% of the window and at 100%, and the plain 83.5%
@@ -25,6 +25,7 @@ import {
 } from '../../src/core/replay/schedule';
 import type { Settings } from '../../src/core/settings/schema';
 import { generateFamilies } from './phasedGen';
+import { limits, PREDICTORS } from './phasedLimits';
 
 export const phasedDir = () => process.env.RAWR_PHASED ?? resolve(__dirname, '../../../../shared/data/phased-sessions');
 
@@ -291,6 +292,20 @@ export function leaveOneOut(sessions: PhasedSession[], settings: Settings, promp
   );
 }
 
+/**
+ * `--limits`: per family, what a close-by-close rule reaches with each predictor of the next phase
+ * (phasedLimits.ts): compactions, the ratio to the optimum and how many are outside a close.
+ */
+export function printLimits(seed: number, count: number): void {
+  console.log(`what a forecast from past phases can reach (seed ${seed}, ${count} per family; compactions = x optimum, outside a close):`);
+  console.log(`  family       optimum  ${PREDICTORS.map((p) => p.name.padEnd(24)).join('')}`);
+  for (const { family, sessions } of generateFamilies(seed, count)) {
+    const { rows, optimum } = limits(sessions);
+    const cells = rows.map((r) => `${r.compactions} = ${(r.compactions / Math.max(1, optimum)).toFixed(2)}x, ${r.compactions - r.aligned}`.padEnd(24));
+    console.log(`  ${family.name.padEnd(12)} ${String(optimum).padStart(7)}  ${cells.join('')}`);
+  }
+}
+
 /** `--seed N` (default 1) and `--count N` (sessions per family, default 8) of the generated families. */
 export function generatedOptions(argv: readonly string[]): { seed: number; count: number } {
   const num = (flag: string, dflt: number) => {
@@ -326,6 +341,7 @@ if (require.main === module) {
     const { seed, count } = generatedOptions(argv);
     const out = argv.indexOf('--write');
     if (out >= 0 && argv[out + 1]) return writeGenerated(argv[out + 1]!, seed, count);
+    if (argv.includes('--limits')) return printLimits(seed, count);
     if (!argv.includes('--generated')) printPhased(set.settings, set.prompts, dir);
     if (!argv.includes('--shared')) printGenerated(set.settings, set.prompts, seed, count);
     if (argv.includes('--loo')) leaveOneOut(loadPhased(dir).sessions, set.settings, set.prompts);

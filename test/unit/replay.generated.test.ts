@@ -8,6 +8,7 @@ import { loadRecording } from '../../src/cli/replayCommand';
 import { replay } from '../../src/core/replay/driver';
 import { DEFAULT_POST_TOKENS, scoreSchedule } from '../../src/core/replay/schedule';
 import { FAMILIES, generateFamilies, generateSession } from '../bench/phasedGen';
+import { closeRuleSchedule, limits } from '../bench/phasedLimits';
 import { shipped } from '../support/engine';
 
 const run = (text: string, window: number) =>
@@ -53,6 +54,21 @@ describe('replay on generated phased sessions', () => {
         }
       }
     }
+  });
+
+  it('--limits: the close-by-close rule told the next phase waits where it fits and compacts where it does not', () => {
+    // Phases of 70k from 30k: ≈93k at the first close, ≈160k at the second (two phases fit under 176k,
+    // three do not): compact at the second close and at the fourth. A predictor that always says 90k
+    // (more than the 83k room at the first close) compacts at every close but the last.
+    const s = generateSession('lim', { window: 200_000, phases: [70_000, 70_000, 70_000, 70_000, 70_000], perCall: 3000, spread: 0.2, first: 30_000 }, 3);
+    const known = closeRuleSchedule(s.labels, (_, real) => real);
+    const aligned = (ls: number[]) => ls.every((l) => s.labels.windows.some(([a, b]) => a <= l && l <= b + 2));
+    assert.equal(known.length, 2, `${known.join(',')}`);
+    assert.ok(aligned(known));
+    assert.equal(closeRuleSchedule(s.labels, () => 90_000).length, 4);
+    const { rows, optimum } = limits([s]);
+    assert.equal(rows[0]!.compactions, optimum);
+    assert.equal(rows[0]!.overflows, 0);
   });
 
   it('the generator is deterministic: the same seed gives the same sessions', () => {
