@@ -422,13 +422,4 @@ describe('phase forecast: compacting now against waiting over the phases ahead (
     assert.equal(from(4_000).avoidsIn, 0);
     assert.equal(from(4_000).compact, false);
   });
-
-  it("the thread's first count is what the forecast assumes a compaction leaves until one has (not 0)", () => {
-    // The engine's first token count: no growth, and the fresh context is at least that large.
-    const r = run(mkState(), [{ type: 'tokens', at: at(), used: 24_000, window: WINDOW }]);
-    assert.equal(r.state.forecast.fresh, 24_000);
-    assert.equal(r.state.forecast.grown, 0);
-    const later = run(r.state, [{ type: 'tokens', at: at(), used: 60_000, window: WINDOW }]).state.forecast;
-    assert.deepEqual([later.fresh, later.grown], [24_000, 36_000]);
-  });
 });

@@ -46,8 +46,11 @@ export interface ForecastState {
   /** Phase sizes of earlier threads in this workspace, oldest first (bounded); empty: none known. */
   prior: number[];
   /**
-   * What a compaction leaves: the context right after this thread's last compaction; before one, the
-   * thread's first count (a fresh context holds at least that). null: no count yet.
+   * What a compaction leaves: the context right after this thread's last compaction. null before one: the
+   * engine does not take the first count it sees for a fresh context (a resumed session or a transcript
+   * the hook starts reading mid-way begins full), and the forecast then counts a compaction as leaving
+   * little (freshTokens 0). `onTokens` with no previous count sets it for callers that know the thread
+   * starts there.
    */
   fresh: number | null;
 }

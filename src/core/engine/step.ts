@@ -56,9 +56,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       return { ...s, settings: ev.settings, prompts: ev.prompts ?? s.prompts };
     case 'tokens': {
       // Growth for the phase forecast; the sequence's own turns are compacted away and do not count.
-      // The thread's first count starts the forecast (what a compaction leaves at the least, ForecastState.fresh).
-      const prev = s.tokens && s.tokens.window === ev.window ? s.tokens.used : null;
-      const forecast = active ? s.forecast : onTokens(s.forecast, prev, ev.used);
+      const forecast = !active && s.tokens && s.tokens.window === ev.window ? onTokens(s.forecast, s.tokens.used, ev.used) : s.forecast;
       return withState(s, { tokens: { used: ev.used, window: ev.window }, forecast });
     }
     case 'phase_prior':
