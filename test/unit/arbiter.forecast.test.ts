@@ -5,6 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   compactionBuys,
+  compareNowAndWait,
+  outlook,
   emergenciesIn,
   emptyForecast,
   forecastNext,
@@ -68,6 +70,7 @@ describe('phase forecast: sizes and estimate', () => {
       sinceClose: 0,
       planFinished: false,
       freshTokens: 0,
+      remainingPhases: null,
     });
     const fromWorkspace = forecastNext(withPrior(emptyForecast(), [30_000, -1, Number.NaN, 35_000]), s, WINDOW, null);
     assert.deepEqual([fromWorkspace.nextPhaseTokens, fromWorkspace.basis], [35_000, 'workspace']);
@@ -93,7 +96,10 @@ describe('phase forecast: decisions at phase closes', () => {
     d = decisions(r.effects)[0]!;
     assert.equal(d.tier, 'ready');
     assert.equal(d.code, 'forecast_held');
-    assert.match(d.reason, /compacting when this phase close ends avoids an emergency in the next phase: forecast 60k, room 36k before emergency/);
+    assert.match(
+      d.reason,
+      /compacting when this phase close ends avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios\))?: forecast \d+k, room 36k before emergency/,
+    );
     assert.ok(!r.effects.some((e) => e.type === 'inject_heads_up'), 'not at the first signal of the close');
     // The close ends at the next evaluation point: the compaction cites the plan step.
     r = run(r.state, [{ type: 'evaluate', at: at(), point: 'turn_complete' }]);
@@ -101,7 +107,10 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.equal(d.code, 'forecast');
     assert.equal(d.action, 'preflight');
     assert.ok(d.matched.some((id) => id.startsWith('plan_checkpoint')));
-    assert.match(d.reason, /compacting at the end of this phase close avoids an emergency in the next phase: forecast 60k, room 36k before emergency/);
+    assert.match(
+      d.reason,
+      /compacting at the end of this phase close avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios\))?: forecast \d+k, room 36k before emergency/,
+    );
   });
 
   it('a held close continued by another close signal: the compaction names the held signal too', () => {
@@ -148,7 +157,7 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.equal(d.code, 'forecast_held');
     assert.match(
       d.reason,
-      /^46\.0% remaining; plan_checkpoint .*: compacting when this phase close ends avoids an emergency in the next phase: forecast 70k, room 68k before emergency/,
+      /^46\.0% remaining; plan_checkpoint .*: compacting when this phase close ends avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios\))?: forecast \d+k, room 68k before emergency/,
     );
     const fired = run(r.state, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]);
     assert.equal(decisions(fired.effects)[0]!.code, 'forecast');
@@ -166,8 +175,14 @@ describe('phase forecast: decisions at phase closes', () => {
     const req = r.effects.find((e) => e.type === 'request_judgment');
     assert.ok(req && req.type === 'request_judgment');
     assert.match(req.user, /Phase forecast/);
-    assert.match(req.user, /- next phase ≈ 60k tokens, 36k left before emergency \(estimate from the largest of this thread's recent phases \(2 completed\)\)/);
-    assert.match(req.user, /verdict: compact at this phase close: it avoids an emergency in the next phase: forecast 60k, room 36k before emergency/);
+    assert.match(
+      req.user,
+      /- next phase ≈ \d+k tokens, 36k left before emergency \(estimate from the largest of this thread's recent phases \(2 completed\)\)/,
+    );
+    assert.match(
+      req.user,
+      /verdict: compact at this phase close: it avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios\))?: forecast \d+k, room 36k before emergency/,
+    );
   });
 
   it('holds back a tier compaction when the next phase fits', () => {
@@ -184,7 +199,10 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.equal(d.tier, 'early');
     assert.equal(d.code, 'forecast_fits');
     assert.equal(d.action, 'none');
-    assert.match(d.reason, /next phase ≈ 25k tokens, 61k left before emergency: it fits, waiting for a later boundary/);
+    assert.match(
+      d.reason,
+      /next phase ≈ 25k tokens, 61k left before emergency: it fits, and compacting now avoids nothing over the 2 planned phases ahead, waiting for a later boundary/,
+    );
   });
 
   it('never touches emergency, and does nothing when disabled', () => {
@@ -213,7 +231,7 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.equal(d.action, 'preflight');
     assert.match(
       d.reason,
-      /compacting before the next request \(the plan is finished\) avoids an emergency in the next phase: forecast 60k, room 36k before emergency/,
+      /compacting before the next request \(the plan is finished\) avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios\))?: forecast \d+k, room 36k before emergency/,
     );
   });
 });
@@ -272,8 +290,8 @@ describe('phase forecast: what compacting now buys (issue 21)', () => {
     const v = verdict([60_000], 140_000);
     assert.equal(v.kind, 'compact');
     assert.ok(v.kind === 'compact');
-    assert.equal(v.avoids, 'avoids an emergency in the next phase: forecast 60k, room 36k before emergency');
-    assert.match(v.why, /^compacting at this commit avoids an emergency in the next phase: forecast 60k, room 36k before emergency$/);
+    assert.equal(v.avoids, 'avoids an emergency in the next phase: forecast 72k, room 36k before emergency'); // 60k, +15% (one phase seen), +5% margin
+    assert.match(v.why, /^compacting at this commit avoids an emergency in the next phase: forecast 72k, room 36k before emergency$/);
   });
 
   it('does not compact where a fresh context could not hold the phase either (the old rule did: forecast > room)', () => {
@@ -282,16 +300,16 @@ describe('phase forecast: what compacting now buys (issue 21)', () => {
     const v = verdict([160_000], 90_000);
     assert.equal(v.kind, 'fits');
     assert.match(v.kind === 'fits' ? v.why : '', /more than even a fresh context's 146k before emergency: compacting now would not avoid its emergency/);
-    // With a smaller recent phase beside it, that scenario decides: 140k used, 50k ahead does not fit.
+    // With a smaller recent phase beside it, that scenario decides: 140k used, 50k (±15%: two phases seen) ahead does not fit.
     const w = verdict([160_000, 50_000], 140_000);
     assert.equal(w.kind, 'compact');
-    assert.match(w.kind === 'compact' ? w.why : '', /forecast 50k, room 36k/);
+    assert.match(w.kind === 'compact' ? w.why : '', /avoids an emergency in the next phase \(in 6 of 8 forecast scenarios\): forecast 60k, room 36k/);
   });
 
   it('a huge phase from a full context needs two emergencies, from a fresh one only one: compacting buys one', () => {
     const v = verdict([250_000], 150_000);
     assert.equal(v.kind, 'compact');
-    assert.match(v.kind === 'compact' ? v.avoids : '', /^avoids an emergency in the next phase: forecast 250k/);
+    assert.match(v.kind === 'compact' ? v.avoids : '', /^avoids an emergency in the next phase: forecast 263k/);
     assert.equal(compactionBuys({ used: 150_000, grow: 250_000, fresh: 30_000, window: WINDOW, settings: s }), 1);
     assert.equal(compactionBuys({ used: 90_000, grow: 168_000, fresh: 30_000, window: WINDOW, settings: s }), 0);
   });
@@ -303,8 +321,8 @@ describe('phase forecast: what compacting now buys (issue 21)', () => {
     assert.equal(f.fresh, 25_000);
     f = onCompacted(f, 41_000);
     assert.equal(forecastNext(f, s, WINDOW, null).freshTokens, 41_000);
-    // A fresh context of 120k: a 60k phase (63k with the margin) from 140k needs an emergency either way.
-    assert.equal(verdict([60_000], 140_000, 120_000).kind, 'fits');
+    // A fresh context of 125k: a 60k phase (51k at the least) from 140k needs an emergency either way.
+    assert.equal(verdict([60_000], 140_000, 125_000).kind, 'fits');
     assert.equal(verdict([60_000], 140_000, 100_000).kind, 'compact');
   });
 
@@ -314,6 +332,94 @@ describe('phase forecast: what compacting now buys (issue 21)', () => {
     // 118k used: 58k left; the largest phase (50k, 52.5k with the margin) fits, the trend (60k) does not.
     const v = verdict([30_000, 40_000, 50_000], 118_000);
     assert.equal(v.kind, 'compact');
-    assert.match(v.kind === 'compact' ? v.avoids : '', /forecast 60k, room 58k/);
+    assert.match(v.kind === 'compact' ? v.avoids : '', /avoids an emergency in the next phase \(in 2 of 8 forecast scenarios\): forecast 63k, room 58k/);
+  });
+});
+
+describe('phase forecast: compacting now against waiting over the phases ahead (issue 21)', () => {
+  const s = shipped.settings; // the emergency line at 176k of 200k; margin 5%
+  const LINE = 176_000;
+
+  it('outlook: compacts at a later close only where the next phase would not fit; counts emergencies', () => {
+    // 100k + 50k fits; 150k + 50k does not: one compaction at the close before the second phase.
+    assert.deepEqual(outlook(100_000, [50_000, 50_000, 50_000], LINE, 30_000, false), { compactions: 1, emergencies: 0, end: 130_000 });
+    assert.deepEqual(outlook(100_000, [50_000, 50_000, 50_000], LINE, 30_000, true), { compactions: 2, emergencies: 0, end: 80_000 });
+    // A phase that exceeds the room ends in an emergency from any start.
+    assert.equal(outlook(100_000, [200_000], LINE, 30_000, true).emergencies, 1);
+    assert.equal(outlook(100_000, [200_000], LINE, 30_000, false).emergencies, 1);
+  });
+
+  const cmp = (samples: number[], used: number, remaining: number | null, phases = samples.length) =>
+    compareNowAndWait({ used, samples, fresh: 30_000, window: WINDOW, settings: s, remaining, phases });
+
+  it('the plan says where the session ends: no compaction when the phases left fit, though the next alone would not fit a later one', () => {
+    // 150k used, phases of 20k: one planned phase left fits in the 26k room: compacting buys nothing.
+    assert.equal(cmp([20_000, 20_000, 20_000], 150_000, 1).compact, false);
+    // With many phases ahead (no plan) the same point is worth a compaction only if it avoids an emergency:
+    // 20k (21k with the margin) fits 26k: it waits.
+    assert.equal(cmp([20_000, 20_000, 20_000], 150_000, null).compact, false);
+  });
+
+  it('a recent phase that exceeded the room does not make rawr compact where it cannot help; the later phases are the median', () => {
+    // A 200k phase (an emergency from any start), then two of 40k: at 100k used the 200k scenario needs
+    // one emergency whether rawr compacts now or not, and the typical 40k phase fits the 76k room.
+    const c = cmp([200_000, 40_000, 40_000], 100_000, 5);
+    assert.equal(c.compact, false);
+    assert.equal(c.avoidsIn, 0);
+    assert.equal(
+      forecastVerdict({
+        forecast: {
+          nextPhaseTokens: 200_000,
+          basis: 'thread',
+          samples: [200_000, 40_000, 40_000],
+          phases: 3,
+          sinceClose: 0,
+          planFinished: false,
+          freshTokens: 30_000,
+          remainingPhases: 5,
+        },
+        settings: s,
+        used: 100_000,
+        window: WINDOW,
+        point: 'tool_loop',
+        boundaries: [{ id: 'commit:a', kind: 'commit', strength: 'strong', source: 'tool_result', detail: 'a', at: 0, turn: 1, synthetic: false }],
+      }).kind,
+      'fits',
+    );
+  });
+
+  it('a likely emergency is avoided: every scenario of the next phase overflows the room', () => {
+    const c = cmp([70_000, 75_000, 72_000], 130_000, 4);
+    assert.equal(c.compact, true);
+    assert.equal(c.avoidsIn, c.scenarios);
+    assert.ok(c.now < c.wait);
+  });
+
+  it('few phases seen: the forecast is wider (±15%), so a phase close just under the line compacts', () => {
+    // One 70k phase seen, 100k used, 76k room: 70k and 73.5k fit, 80.5k and 84.5k do not.
+    const one = cmp([70_000], 100_000, 6);
+    assert.equal(one.scenarios, 6);
+    assert.equal(one.avoidsIn, 2);
+    // Three phases seen: no extra spread; 73.5k fits the 76k room.
+    assert.equal(cmp([70_000, 70_000, 70_000], 100_000, 6).avoidsIn, 0);
+  });
+
+  it('a phase larger than a fresh context holds is not spread: it says phases can be that large, not that the next is', () => {
+    const c = cmp([160_000], 90_000, 5);
+    assert.equal(c.scenarios, 2);
+    assert.equal(c.avoidsIn, 0);
+    assert.equal(c.compact, false);
+  });
+
+  it('later in the same close, the part of the next phase already in the context is not counted twice', () => {
+    // Phases are measured from the first signal of a close to the first of the next: at the commit 4k
+    // after the plan step (the same close), 4k of the next phase is in `used` already. Three 70k phases,
+    // 103k used (+4k since the close began): the next phase's 66k still to come (69.5k with the margin)
+    // fits the 73k room; counted twice (73.5k on top of 103k) it would not.
+    const from = (into: number) =>
+      compareNowAndWait({ used: 103_000, samples: [70_000, 70_000, 70_000], fresh: 30_000, window: WINDOW, settings: s, remaining: 6, phases: 3, into });
+    assert.equal(from(0).avoidsIn, 3);
+    assert.equal(from(4_000).avoidsIn, 0);
+    assert.equal(from(4_000).compact, false);
   });
 });

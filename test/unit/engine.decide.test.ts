@@ -106,3 +106,28 @@ describe('decide: the decision rule (threshold AND boundary, neither sufficient)
     assert.equal(d.percentRemaining, 31.3);
   });
 });
+
+describe('decide: every decision that compacts says what it avoids (issue 21)', () => {
+  it('an emergency: overflowing the window', () => {
+    const d = decide(input({ percentRemaining: 8, boundaries: [], tokens: { used: 184_000, window: 200_000 } }));
+    assert.equal(d.code, 'emergency');
+    assert.match(d.reason, /avoids overflowing the context window: 16k of 200k left$/);
+    // Without a token count (percent only) it still says so.
+    assert.match(decide(input({ percentRemaining: 8, boundaries: [] })).reason, /avoids overflowing the context window: 8\.0% left$/);
+  });
+
+  it('a tier compaction without a forecast: the emergency compaction outside a boundary that waiting leads to', () => {
+    const d = decide(input({ percentRemaining: 30, tokens: { used: 140_000, window: 200_000 } }));
+    assert.equal(d.action, 'compact');
+    assert.match(d.reason, /rule passed; avoids an emergency compaction outside a boundary later: 36k left before emergency$/);
+    const j = decide(input({ percentRemaining: 30, settings: { ...shipped.settings, judgment_enabled: true } }));
+    assert.equal(j.action, 'judge');
+    assert.match(j.reason, /avoids an emergency compaction outside a boundary later: 30\.0% left, emergency below 12%$/);
+  });
+
+  it('a decision that does not compact is left as it was', () => {
+    const d = decide(input({ percentRemaining: 60 }));
+    assert.equal(d.action, 'none');
+    assert.doesNotMatch(d.reason, /avoids/);
+  });
+});

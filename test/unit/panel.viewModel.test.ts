@@ -358,10 +358,11 @@ describe('panel view model: the phase forecast', () => {
     assert.equal(vm.gauge.forecast?.fits, false);
     assert.equal(vm.gauge.forecast?.endPercentUsed, 95);
     const byCode = new Map(decisions(vm).map((x) => [x.code, x]));
+    // The recent phase the compaction rests on (its scenario in the reason: 5k, +15% with one phase seen, +5% margin).
     assert.deepEqual(byCode.get('forecast_held')?.forecast, { verdict: 'compact', drove: true, nextPhaseTokens: 5_000, roomTokens: 3_600 });
     assert.match(
       byCode.get('forecast_held')!.reason,
-      /compacting when this phase close ends avoids an emergency in the next phase: forecast 5k, room 4k before emergency/,
+      /compacting when this phase close ends avoids an emergency in the next phase: forecast 6k, room 4k before emergency/,
     );
     assert.equal(byCode.get('forecast')?.action, 'judge');
     assert.equal(byCode.get('forecast')?.forecast?.drove, true);

@@ -8,6 +8,7 @@ import { loadRecording } from '../../src/cli/replayCommand';
 import { replay } from '../../src/core/replay/driver';
 import { DEFAULT_POST_TOKENS, scoreSchedule } from '../../src/core/replay/schedule';
 import { FAMILIES, generateFamilies, generateSession } from '../bench/phasedGen';
+import { closeRuleSchedule, limits } from '../bench/phasedLimits';
 import { shipped } from '../support/engine';
 
 const run = (text: string, window: number) =>
@@ -37,15 +38,37 @@ describe('replay on generated phased sessions', () => {
         );
         assert.equal(score.overflows, 0, `${family.name}: ${s.name} overflows`);
         assert.equal(summary.counterfactualOverflows, 0, `${family.name}: ${s.name} overflows in the replay`);
+        // Every decision that compacts (emergency and tier rule too) says what compacting avoids.
+        for (const d of decisions.filter((x) => x.action === 'compact'))
+          assert.match(d.reason, /avoids /, `${s.name} line ${d.line} (${d.code}) does not say what it avoids: ${d.reason}`);
         for (const d of decisions.filter((x) => x.action === 'compact' && x.forecast?.verdict === 'compact' && x.forecast.drove)) {
           assert.match(
             d.reason,
-            /avoids (an emergency|\d+ emergencies) in the (next phase|rest of this phase): forecast \d+k, room -?\d+k? before emergency/,
+            /avoids (an emergency|\d+ emergencies|a compaction outside a boundary) (in|later in) the (next phase|rest of this phase|\d+ planned phases? ahead|next \d+ phases)( \(in \d+ of \d+ forecast scenarios\))?: (forecast|phases ≈) \d+k, room -?\d+k? before emergency/,
             `${s.name} line ${d.line}: ${d.reason}`,
           );
         }
+        if (family.name === 'one-huge') {
+          const emergency = decisions.find((x) => x.action === 'compact' && x.code === 'emergency');
+          if (emergency) assert.match(emergency.reason, /avoids overflowing the context window: \d+k of 200k left/);
+        }
       }
     }
+  });
+
+  it('--limits: the close-by-close rule told the next phase waits where it fits and compacts where it does not', () => {
+    // Phases of 70k from 30k: ≈93k at the first close, ≈160k at the second (two phases fit under 176k,
+    // three do not): compact at the second close and at the fourth. A predictor that always says 90k
+    // (more than the 83k room at the first close) compacts at every close but the last.
+    const s = generateSession('lim', { window: 200_000, phases: [70_000, 70_000, 70_000, 70_000, 70_000], perCall: 3000, spread: 0.2, first: 30_000 }, 3);
+    const known = closeRuleSchedule(s.labels, (_, real) => real);
+    const aligned = (ls: number[]) => ls.every((l) => s.labels.windows.some(([a, b]) => a <= l && l <= b + 2));
+    assert.equal(known.length, 2, `${known.join(',')}`);
+    assert.ok(aligned(known));
+    assert.equal(closeRuleSchedule(s.labels, () => 90_000).length, 4);
+    const { rows, optimum } = limits([s]);
+    assert.equal(rows[0]!.compactions, optimum);
+    assert.equal(rows[0]!.overflows, 0);
   });
 
   it('the generator is deterministic: the same seed gives the same sessions', () => {

@@ -8,7 +8,16 @@
 import type { Settings, Tier } from '../settings/schema';
 import type { BoundarySignal } from '../signals/types';
 import type { Decision, DecisionAction, DecisionCode, DecisionForecast, EvaluationPoint, ForecastHold } from '../engine/types';
-import { PHASE_CLOSE_KINDS, describeGain, forecastVerdict, isPhaseClose, roomBeforeEmergency, type ForecastVerdict, type PhaseForecast } from './forecast';
+import {
+  PHASE_CLOSE_KINDS,
+  describeGain,
+  forecastVerdict,
+  isPhaseClose,
+  kTok,
+  roomBeforeEmergency,
+  type ForecastVerdict,
+  type PhaseForecast,
+} from './forecast';
 import { fmtPercent, thresholdOf, tierOf } from './tiers';
 
 export interface DecisionInput {
@@ -113,9 +122,9 @@ export function decide(i: DecisionInput): Decision {
   const d = tierDecide(i, make);
   const f = i.forecast;
   const t = i.tokens;
-  if (!f || !t || i.percentRemaining === null || d.code === 'emergency') return d;
+  if (!f || !t || i.percentRemaining === null || d.code === 'emergency') return withAvoids(i, d, null);
   const strong = i.boundaries.filter((b) => b.strength === 'strong');
-  if (strong.length === 0) return d;
+  if (strong.length === 0) return withAvoids(i, d, null);
   const v = forecastVerdict({ forecast: f, settings: i.settings, used: t.used, window: t.window, point: i.point, boundaries: strong });
   const info = (drove: boolean): DecisionForecast => ({
     // The scenario a compaction rests on when the forecast says compact (it may be below the largest).
@@ -132,12 +141,40 @@ export function decide(i: DecisionInput): Decision {
   if (d.action !== 'none') {
     if (v.kind === 'fits' || v.kind === 'plan_done')
       return { ...make('none', v.kind === 'fits' ? 'forecast_fits' : 'forecast_plan_done', v.why), forecast: info(true) };
-    return { ...d, forecast: info(false) };
+    return withAvoids(i, { ...d, forecast: info(false) }, v.kind === 'compact' ? v.avoids : null);
   }
   // The tier rule said no. Only the forecast's "compact" changes that, and only where the tier rule had
   // no objection but the threshold or the tier's boundary list.
   if (v.kind === 'compact' && (d.code === 'above_threshold' || d.code === 'no_boundary')) return forecastCompact(i, make, v, strong, info(true));
   return { ...d, forecast: info(false) };
+}
+
+/** Actions that compact (or would, in tag and suggest mode): their reason says what compacting avoids. */
+const COMPACTING: ReadonlySet<DecisionAction> = new Set<DecisionAction>(['compact', 'judge', 'preflight', 'suggest', 'tag']);
+
+/** The words every compacting decision's reason carries (the bench and the tests check for them). */
+export const AVOIDS = 'avoids ';
+
+/**
+ * Every decision that compacts says what compacting avoids: the forecast's scenario where it has one;
+ * an emergency, the overflow of the window; a tier compaction otherwise, the emergency compaction
+ * (outside a boundary, mid-work) that waiting past the tier's threshold leads to.
+ */
+export function withAvoids(i: DecisionInput, d: Decision, forecastAvoids: string | null): Decision {
+  if (!COMPACTING.has(d.action) || d.reason.includes(AVOIDS)) return d;
+  const s = i.settings;
+  const t = i.tokens;
+  const left = t ? `${kTok(Math.max(0, t.window - t.used))} of ${kTok(t.window)} left` : `${fmtPercent(i.percentRemaining ?? 0)} left`;
+  let avoids: string;
+  if (d.code === 'emergency') avoids = `${AVOIDS}overflowing the context window: ${left}`;
+  else if (forecastAvoids) avoids = forecastAvoids;
+  else {
+    const room = t
+      ? `${kTok(roomBeforeEmergency(t.used, t.window, s))} left before emergency`
+      : `${fmtPercent(i.percentRemaining ?? 0)} left, emergency below ${s.emergency_percent_remaining_lt}%`;
+    avoids = `${AVOIDS}an emergency compaction outside a boundary later: ${room}`;
+  }
+  return { ...d, reason: `${d.reason}; ${avoids}` };
 }
 
 function forecastCompact(

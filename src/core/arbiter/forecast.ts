@@ -46,8 +46,11 @@ export interface ForecastState {
   /** Phase sizes of earlier threads in this workspace, oldest first (bounded); empty: none known. */
   prior: number[];
   /**
-   * What a compaction leaves: the context right after this thread's last compaction; before one, the
-   * thread's first count (a fresh context holds at least that). null: no count yet.
+   * What a compaction leaves: the context right after this thread's last compaction. null before one: the
+   * engine does not take the first count it sees for a fresh context (a resumed session or a transcript
+   * the hook starts reading mid-way begins full), and the forecast then counts a compaction as leaving
+   * little (freshTokens 0). `onTokens` with no previous count sets it for callers that know the thread
+   * starts there.
    */
   fresh: number | null;
 }
@@ -96,6 +99,11 @@ export interface PhaseForecast {
   planFinished: boolean;
   /** The context a compaction now would leave (ForecastState.fresh; 0 when unknown). */
   freshTokens: number;
+  /**
+   * Phases the plan still has ahead (its steps not completed); null: no plan known. The agent's own plan
+   * is how a causal policy can estimate what the hindsight optimum knows: where the session ends.
+   */
+  remainingPhases?: number | null;
 }
 
 export function forecastNext(f: ForecastState, s: Settings, window: number, plan: PlanState | null): PhaseForecast {
@@ -121,13 +129,14 @@ export function forecastNext(f: ForecastState, s: Settings, window: number, plan
     sinceClose: Math.max(0, f.grown - f.closeAt),
     planFinished,
     freshTokens: f.fresh ?? 0,
+    remainingPhases: plan !== null && plan.steps.length > 0 ? plan.steps.filter((st) => st.status !== 'completed').length : null,
   };
 }
 
 /** What the forecast says at an evaluation point with strong boundaries (emergency is never asked). */
 export type ForecastVerdict =
   /**
-   * Compacting at this phase close avoids an emergency in the next phase (`tokens`: the scenario that says
+   * Compacting at this phase close avoids an emergency in the next phase (`tokens`: the recent phase whose scenario says
    * so; `avoids`: "avoids an emergency in the next phase: forecast 96k, room 61k before emergency").
    */
   | { kind: 'compact'; why: string; tokens: number; avoids: string }
@@ -177,6 +186,148 @@ export function phaseScenarios(samples: readonly number[]): number[] {
   return [...samples];
 }
 
+/** The schedule over the phases ahead: compactions, the emergencies among them, and the context at the end. */
+export interface Outlook {
+  compactions: number;
+  emergencies: number;
+  end: number;
+}
+
+/**
+ * The schedule over `phases` (tokens each adds, in order) from a context of `from`, compacting now or not:
+ * at each later phase close it compacts only when the next phase would not fit before the emergency line
+ * (with the sizes known, that is the fewest compactions), and where a phase reaches the line it counts an
+ * emergency and goes on from what a compaction leaves (`fresh`).
+ */
+export function outlook(from: number, phases: readonly number[], line: number, fresh: number, compactNow: boolean): Outlook {
+  const lap = line - fresh;
+  let c = compactNow ? Math.min(from, fresh) : from;
+  let compactions = compactNow ? 1 : 0;
+  let emergencies = 0;
+  phases.forEach((size, k) => {
+    if (k > 0 && c + size >= line && c > fresh) {
+      compactions++;
+      c = fresh;
+    }
+    c += size;
+    if (c >= line) {
+      const n = lap <= 0 ? Number.POSITIVE_INFINITY : 1 + Math.floor((c - line) / lap);
+      emergencies += n;
+      compactions += n;
+      c = lap <= 0 ? c : fresh + ((c - line) % lap);
+    }
+  });
+  return { compactions, emergencies, end: c };
+}
+
+/**
+ * What an emergency costs, in compactions at a phase close: it is a compaction too, and one outside a
+ * boundary (the optimum minimises those first), mid-work, with no heads-up. The targets allow 5% more
+ * compactions than the optimum but only 3% outside a boundary, so one emergency weighs about as much as
+ * 1 + 5/3 compactions at least; 3.5 keeps the development set (shared sessions) at its alignment.
+ */
+export const EMERGENCY_WEIGHT = 3.5;
+
+/** Relative uncertainty of a phase forecast resting on fewer than three phases of this thread. */
+const FEW_PHASES_SPREAD = 0.15;
+
+const median = (xs: readonly number[]) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length === 0 ? 0 : a[Math.floor((a.length - 1) / 2)]!;
+};
+
+/** The cost of a schedule: compactions, an emergency weighted, and (when the horizon is open) the room used up at its end. */
+const costOf = (o: Outlook, line: number, fresh: number, open: boolean) =>
+  o.compactions + (EMERGENCY_WEIGHT - 1) * o.emergencies + (open ? Math.max(0, o.end - fresh) / Math.max(1, line - fresh) : 0);
+
+/**
+ * Compacting now against waiting, over the phases ahead (the plan's remaining steps, else an open horizon
+ * of two fresh contexts' worth): the next phase is each scenario (the recent phases with the margin, and
+ * their uncertainty), the ones after it the typical phase (the median: one phase that exceeded the room
+ * does not make every later one huge). Compacting now is chosen when its expected cost is lower; what it
+ * avoids (emergencies in the next phase, compactions outside a boundary later) is what the reason says.
+ */
+export interface Comparison {
+  compact: boolean;
+  /** Expected cost of compacting now and of waiting. */
+  now: number;
+  wait: number;
+  /** Scenarios (of all) where compacting now avoids an emergency in the next phase, and the largest of them. */
+  avoidsIn: number;
+  scenarios: number;
+  largest: number;
+  /** The recent phase (or trend) the largest such scenario comes from, before its spread and margin. */
+  largestFrom: number;
+  /** Emergencies avoided over the horizon in the typical scenario. */
+  avoidsLater: number;
+  /** Phases looked at (the plan's remaining steps, or the open horizon). */
+  horizon: number;
+  planned: boolean;
+}
+
+export function compareNowAndWait(i: {
+  used: number;
+  samples: readonly number[];
+  fresh: number;
+  window: number;
+  settings: Settings;
+  remaining: number | null;
+  /** Completed phases of this thread (fewer than three: a wider uncertainty). */
+  phases: number;
+  /**
+   * Growth since the phase close began (ForecastState: the phase is measured from there): that much of
+   * the next phase is in `used` already and is not counted twice.
+   */
+  into?: number;
+}): Comparison {
+  const line = emergencyLine(i.window, i.settings);
+  const fresh = Math.min(i.fresh, i.used);
+  const into = Math.max(0, i.into ?? 0);
+  const margin = 1 + i.settings.forecast_margin_percent / 100;
+  const base = phaseScenarios(i.samples).filter((x) => x > 0);
+  const typical = Math.max(1, median(i.samples));
+  // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
+  // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
+  // next one is about that size.
+  const spread = i.phases >= 3 ? 0 : FEW_PHASES_SPREAD;
+  const exceeded = (x: number) => fresh + x >= line;
+  // Each scenario as measured and with the margin: the forecast may err either way.
+  const scenarios = base.flatMap((from) =>
+    (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) => [
+      { from, x: Math.round(x) },
+      { from, x: Math.round(x * margin) },
+    ]),
+  );
+  const planned = i.remaining !== null && i.remaining > 0;
+  const horizon = planned ? i.remaining! : Math.max(2, Math.ceil((2 * Math.max(1, line - fresh)) / typical));
+  let now = 0;
+  let wait = 0;
+  let avoidsIn = 0;
+  let largest = 0;
+  let largestFrom = 0;
+  for (const { from, x } of scenarios) {
+    const ahead = [Math.max(0, x - into), ...Array.from({ length: horizon - 1 }, () => typical)];
+    const w = outlook(i.used, ahead, line, fresh, false);
+    const n = outlook(i.used, ahead, line, fresh, true);
+    wait += costOf(w, line, fresh, !planned);
+    now += costOf(n, line, fresh, !planned);
+    const nextW = emergenciesIn(i.used, Math.max(0, x - into), line, fresh);
+    const nextN = emergenciesIn(fresh, Math.max(0, x - into), line, fresh);
+    if (nextW > nextN) {
+      avoidsIn++;
+      if (x > largest) largestFrom = from;
+      largest = Math.max(largest, x);
+    }
+  }
+  const k = Math.max(1, scenarios.length);
+  const typ = [typical, ...Array.from({ length: horizon - 1 }, () => typical)];
+  const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
+  now /= k;
+  wait /= k;
+  const compact = now < wait - 1e-9;
+  return { compact, now, wait, avoidsIn, scenarios: scenarios.length, largest, largestFrom, avoidsLater, horizon, planned };
+}
+
 export function forecastVerdict(i: {
   forecast: PhaseForecast;
   settings: Settings;
@@ -202,27 +353,56 @@ export function forecastVerdict(i: {
       why: `the plan is finished: the next phase starts with the next request, so rawr decides at the end of the turn (next phase ≈ ${kTok(f.nextPhaseTokens)} tokens, ${kTok(room)} left before emergency)`,
     };
   }
-  // Each recent phase (with the margin) is a scenario of what is ahead; compacting now is worth it when,
-  // in one of them, it avoids an emergency. The largest such scenario is the one the reason names.
-  const margin = 1 + s.forecast_margin_percent / 100;
-  const scenarios = phaseScenarios(f.samples)
-    .map((x) => (whole ? x : x - f.sinceClose))
-    .filter((x) => x > 0);
-  let best: { size: number; avoids: number } | null = null;
-  for (const size of scenarios) {
-    const grow = Math.round(size * margin);
-    const avoids = compactionBuys({ used: i.used, grow, fresh: f.freshTokens, window: i.window, settings: s });
-    if (avoids > 0 && (!best || size > best.size)) best = { size, avoids };
+  // Only a phase close (or the end of the turn that finished the plan) is worth compacting at early;
+  // elsewhere the forecast only says whether the rest of this phase fits.
+  if (!whole) {
+    const margin = 1 + s.forecast_margin_percent / 100;
+    if (f.basis !== 'thread') return { kind: 'defer' };
+    const need = Math.round(ahead * margin);
+    if (need < room)
+      return { kind: 'fits', why: `${what} ≈ ${kTok(ahead)} tokens, ${kTok(room)} left before emergency: it fits, waiting for a later boundary` };
+    const fresh = roomBeforeEmergency(f.freshTokens, i.window, s);
+    if (need >= fresh)
+      return {
+        kind: 'fits',
+        why: `${what} ≈ ${kTok(ahead)} tokens, more than even a fresh context's ${kTok(fresh)} before emergency: compacting now would not avoid its emergency, waiting for a later boundary`,
+      };
+    return { kind: 'defer' };
   }
-  if (best) {
-    // Only a phase close (or the end of the turn that finished the plan) is worth compacting at early.
-    if (!close && !(f.planFinished && i.point === 'turn_complete')) return { kind: 'defer' };
+  const cmp = compareNowAndWait({
+    used: i.used,
+    samples: f.samples,
+    fresh: f.freshTokens,
+    window: i.window,
+    settings: s,
+    // At the end of the turn that finished the plan, what follows is unplanned: an open horizon.
+    remaining: f.planFinished ? null : (f.remainingPhases ?? null),
+    phases: f.basis === 'thread' ? f.phases : 0,
+    into: f.sinceClose,
+  });
+  const ahead2 = cmp.planned
+    ? `the ${cmp.horizon} planned phase${cmp.horizon === 1 ? '' : 's'} ahead`
+    : `the next ${cmp.horizon} phases (no plan: an open horizon)`;
+  if (cmp.compact) {
     const at = close ? `at this ${where}` : 'before the next request (the plan is finished)';
-    const avoids = `avoids ${best.avoids === 1 ? 'an emergency' : `${best.avoids} emergencies`} in the ${what}: forecast ${kTok(best.size)}, room ${kTok(room)} before emergency`;
-    return { kind: 'compact', tokens: best.size, avoids, why: `compacting ${at} ${avoids}` };
+    let avoids: string;
+    let tokens: number;
+    if (cmp.avoidsIn > 0) {
+      tokens = cmp.largestFrom;
+      const odds = cmp.avoidsIn === cmp.scenarios ? '' : ` (in ${cmp.avoidsIn} of ${cmp.scenarios} forecast scenarios)`;
+      avoids = `avoids an emergency in the ${what}${odds}: forecast ${kTok(cmp.largest)}, room ${kTok(room)} before emergency`;
+    } else {
+      tokens = f.nextPhaseTokens;
+      avoids =
+        cmp.avoidsLater > 0
+          ? `avoids ${cmp.avoidsLater === 1 ? 'an emergency' : `${cmp.avoidsLater} emergencies`} later in ${ahead2}: phases ≈ ${kTok(median(f.samples))}, room ${kTok(room)} before emergency`
+          : `avoids a compaction outside a boundary in ${ahead2}: phases ≈ ${kTok(median(f.samples))}, room ${kTok(room)} before emergency`;
+    }
+    return { kind: 'compact', tokens, avoids, why: `compacting ${at} ${avoids}` };
   }
   // "It fits" needs this thread's own phases: a prior alone never holds back a tier compaction.
   if (f.basis !== 'thread') return { kind: 'defer' };
+  const margin = 1 + s.forecast_margin_percent / 100;
   const need = Math.round(ahead * margin);
   const fresh = roomBeforeEmergency(f.freshTokens, i.window, s);
   if (need > room && need >= fresh) {
@@ -231,7 +411,15 @@ export function forecastVerdict(i: {
       why: `${what} ≈ ${kTok(ahead)} tokens, more than even a fresh context's ${kTok(fresh)} before emergency: compacting now would not avoid its emergency, waiting for a later boundary`,
     };
   }
-  return { kind: 'fits', why: `${what} ≈ ${kTok(ahead)} tokens, ${kTok(room)} left before emergency: it fits, waiting for a later boundary` };
+  if (need > room)
+    return {
+      kind: 'fits',
+      why: `${what} ≈ ${kTok(ahead)} tokens, ${kTok(room)} left before emergency: compacting now would cost more than the risk it avoids over ${ahead2} (expected ${cmp.now.toFixed(2)} vs ${cmp.wait.toFixed(2)} compactions), waiting for a later boundary`,
+    };
+  return {
+    kind: 'fits',
+    why: `${what} ≈ ${kTok(ahead)} tokens, ${kTok(room)} left before emergency: it fits, and compacting now avoids nothing over ${ahead2}, waiting for a later boundary`,
+  };
 }
 
 function boundaryWord(bs: readonly BoundarySignal[], close: boolean): string {
@@ -249,4 +437,5 @@ export const describeForecast = (f: { nextPhaseTokens: number; roomTokens: numbe
   `next phase ≈ ${kTok(f.nextPhaseTokens)} tokens, ${kTok(f.roomTokens)} left before emergency`;
 
 /** What a forecast compaction avoids, else the plain forecast (a decision that compacts says what it buys). */
-export const describeGain = (f: { nextPhaseTokens: number; roomTokens: number; avoids?: string }) => f.avoids ?? describeForecast(f);
+export const describeGain = (f: { nextPhaseTokens: number; roomTokens: number; avoids?: string }) =>
+  f.avoids ?? `avoids an emergency in the next phase: ${describeForecast(f)}`;

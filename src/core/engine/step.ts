@@ -565,7 +565,7 @@ function overflowCompaction(s: EngineState, at: number, error: string, fx: Effec
     s,
     at,
     'overflow',
-    `the model rejected the request as too long (${clip(error.replace(/\s+/g, ' '), 300)}): emergency compaction with rawr's own packet, no model call`,
+    `the model rejected the request as too long (${clip(error.replace(/\s+/g, ' '), 300)}): emergency compaction with rawr's own packet, no model call; avoids a thread stuck on a request the model rejects`,
   );
   fx.push({ type: 'decision', decision: d });
   return startSequence({ ...s, counter: s.counter + 1, lastDecision: d, preflight: null, manualPending: null }, d, fx);

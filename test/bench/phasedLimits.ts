@@ -1,0 +1,92 @@
+/**
+ * What a forecast from past phases can reach (`node out/test/bench/phased.js --limits [--seed N]`): on the
+ * labelled sessions, a close-by-close rule — at the first signal of every phase close, compact (at the
+ * close's end) when the predicted next phase does not fit before the emergency line, else wait; an
+ * emergency where the line is reached — run with different predictors of the next phase and judged by the
+ * same rules as rawr (src/core/replay/schedule.ts). "next phase known" is told the real size of the next
+ * phase (not the ones after it): it shows how close the rule itself comes to the hindsight optimum; the
+ * others see only the phases so far, as rawr does. Rawr's engine is not involved: this measures the
+ * information, not the implementation.
+ */
+import { DEFAULT_POST_TOKENS, OPTIMUM_LIMIT_FRACTION, optimalSchedule, scoreSchedule, type PhaseLabels } from '../../src/core/replay/schedule';
+
+/** Predicts the next phase from the phases so far (oldest first); `real` only for the known-next reference. */
+export type Predictor = (seen: readonly number[], real: number) => number;
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const sd = (xs: readonly number[]) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1)));
+
+export const PREDICTORS: ReadonlyArray<{ name: string; predict: Predictor }> = [
+  { name: 'next phase known', predict: (_, real) => real },
+  { name: 'largest of the last 3', predict: (seen) => Math.max(...seen.slice(-3)) },
+  { name: 'mean of the last 3', predict: (seen) => mean(seen.slice(-3)) },
+  { name: 'mean + 1 sd of all', predict: (seen) => mean(seen) + sd(seen) },
+];
+
+/** The close-by-close rule's compaction lines on one session with one predictor. */
+export function closeRuleSchedule(labels: PhaseLabels, predict: Predictor, postTokens = DEFAULT_POST_TOKENS): number[] {
+  const pts = labels.points;
+  const line = OPTIMUM_LIMIT_FRACTION * labels.window;
+  // Growth up to each point (positive steps only, as the judge counts it).
+  const grown: number[] = [0];
+  for (let i = 1; i < pts.length; i++) grown.push(grown[i - 1]! + Math.max(0, pts[i]![1] - pts[i - 1]![1]));
+  const grownAt = (l: number) => {
+    let g = 0;
+    pts.forEach(([pl], i) => {
+      if (pl <= l) g = grown[i]!;
+    });
+    return g;
+  };
+  const wins = labels.windows;
+  const lines: number[] = [];
+  const seen: number[] = [];
+  let c = pts[0]![1];
+  let decided = -1;
+  let pendingAt: number | null = null;
+  for (let i = 1; i < pts.length; i++) {
+    const at = pts[i]![0];
+    c += Math.max(0, pts[i]![1] - pts[i - 1]![1]);
+    if (c >= line) {
+      lines.push(at);
+      c = postTokens;
+      pendingAt = null;
+      continue;
+    }
+    const k = wins.findIndex(([first, last]) => first <= at && at <= last);
+    if (k >= 0 && k !== decided) {
+      decided = k;
+      seen.push(grownAt(wins[k]![0]) - (k > 0 ? grownAt(wins[k - 1]![0]) : 0));
+      const next = wins[k + 1];
+      if (next && predict(seen, grownAt(next[0]) - grownAt(wins[k]![0])) >= line - c) pendingAt = wins[k]![1];
+    }
+    if (pendingAt !== null && at >= pendingAt) {
+      lines.push(at);
+      c = postTokens;
+      pendingAt = null;
+    }
+  }
+  return lines;
+}
+
+export interface LimitRow {
+  predictor: string;
+  compactions: number;
+  aligned: number;
+  overflows: number;
+}
+
+/** Each predictor's totals over the sessions, and the optimum's count. */
+export function limits(sessions: ReadonlyArray<{ labels: PhaseLabels }>): { rows: LimitRow[]; optimum: number } {
+  const optimum = sessions.reduce((n, s) => n + (optimalSchedule(s.labels)?.compactions ?? 0), 0);
+  const rows = PREDICTORS.map(({ name, predict }) => {
+    const row: LimitRow = { predictor: name, compactions: 0, aligned: 0, overflows: 0 };
+    for (const s of sessions) {
+      const sc = scoreSchedule(s.labels, closeRuleSchedule(s.labels, predict));
+      row.compactions += sc.compactions;
+      row.aligned += sc.aligned;
+      row.overflows += sc.overflows;
+    }
+    return row;
+  });
+  return { rows, optimum };
+}
