@@ -448,6 +448,7 @@
             { class: 'tl compaction' },
             el('div', { class: 'tl-head' }, icon('fold'), ' ', el('span', { class: 'time' }, clock(it.at)), ' ', el('strong', {}, it.text)),
             it.reason ? el('div', { class: 'reason' }, 'Why: ', it.reason) : null,
+            receiptLine(it.receipt, "the agent's packet"),
           ),
         );
       } else if (it.kind === 'sequence_end') {
@@ -664,6 +665,17 @@
       ),
       bar,
     ];
+  }
+  /** "Receipt: the agent's packet kept 6 of rawr's 8 facts; rawr added 2 (commits 1, current ask 1)". */
+  function receiptLine(facts, keptBy) {
+    if (!Array.isArray(facts) || facts.length === 0) return null;
+    const total = (k) => facts.reduce((a, f) => a + f[k], 0);
+    const added = facts.filter((f) => f.added > 0).map((f) => `${f.cls.replace(/_/g, ' ')} ${f.added}`);
+    return el(
+      'div',
+      { class: 'reason', 'data-testid': 'receipt' },
+      `Receipt: ${keptBy} kept ${total('kept')} of rawr's ${total('facts')} facts; rawr added ${total('added')}${added.length ? ` (${added.join(', ')})` : ''}`,
+    );
   }
   function followList(title, items, render) {
     if (!items || items.length === 0) return null;

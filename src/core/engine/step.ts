@@ -26,6 +26,7 @@ import { assembleWatcherPacket, validateAgentPacket, withTrailFacts } from '../s
 import { handoffText, headsUpText, scratchPathFor } from '../sequence/texts';
 import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
+import { repairFor, trailFacts } from '../hooks/shared/repair';
 import { applyPlan } from '../signals/plan';
 import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoundary } from '../signals/types';
 import { partition } from './partition';
@@ -39,6 +40,7 @@ import type {
   EngineState,
   EvaluationPoint,
   PacketAuthor,
+  Receipt,
   SequenceState,
   StepResult,
   TrailToolCall,
@@ -238,7 +240,16 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       // The handoff names the scratch file only when there is one to read.
       const scratchPath = ev.scratchWritten === false ? undefined : s.seq.scratchPath;
       if (ok.ok)
-        return toCompacting(s, s.seq, s.settings.agent_packet_replaces_summary ? withTrailFacts(ev.text, s.trail, s.plan) : ev.text, 'agent', scratchPath, fx);
+        return toCompacting(
+          s,
+          s.seq,
+          s.settings.agent_packet_replaces_summary ? withTrailFacts(ev.text, s.trail, s.plan) : ev.text,
+          'agent',
+          scratchPath,
+          fx,
+          true,
+          ev.text,
+        );
       fx.push({
         type: 'annotate',
         level: 'warning',
@@ -660,6 +671,7 @@ function toCompacting(
   scratchPath: string | undefined,
   fx: Effect[],
   timerRunning = true,
+  authored?: string,
 ): EngineState {
   if (timerRunning) fx.push({ type: 'cancel_timer', timerId: `packet:${seq.seqId}` });
   fx.push({ type: 'show_packet', seqId: seq.seqId, packet, author });
@@ -674,6 +686,7 @@ function toCompacting(
     decision: seq.decision,
     judgment: seq.judgment,
     packet,
+    ...(authored !== undefined ? { authored: clip(authored, MAX_AUTHORED_CHARS) } : {}),
     packetAuthor: author,
     scratchPath,
     tokensBefore: s.tokens?.used ?? null,
@@ -683,6 +696,26 @@ function toCompacting(
 }
 
 const kTokens = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
+
+/** The agent's own packet kept for the receipt: packets are a few thousand characters; a runaway one is cut. */
+const MAX_AUTHORED_CHARS = 40_000;
+
+/**
+ * The receipt of a compaction: per fact class of the trail, the facts, those the agent's own packet names
+ * (none for a packet rawr wrote), and those only rawr's additions (its recorded facts, the handoff) carry.
+ * The same fact check as the repair of a tool's summary (hooks/shared/repair.ts).
+ */
+function receiptOf(s: EngineState, authored: string, carried: string): Receipt {
+  const facts = trailFacts(s.trail, s.plan?.steps ?? null);
+  const own = repairFor(authored, facts).classes;
+  const all = repairFor(carried, facts).classes;
+  const out: Receipt = {};
+  for (const [cls, c] of Object.entries(all)) {
+    const kept = own[cls as keyof typeof own]?.kept ?? 0;
+    out[cls] = { facts: c.facts, kept, added: Math.max(0, c.kept - kept) };
+  }
+  return out;
+}
 
 function finishCompaction(
   s: EngineState,
@@ -710,13 +743,11 @@ function finishCompaction(
     seq.judgment ? `judgment: ${clip(seq.judgment, 120)}` : null,
   ].filter(Boolean);
   const compactedText = `Context compacted — ${kTokens(before)} → ${kTokens(after)} tokens (${why.join(', ')})`;
-  fx.push({ type: 'compacted', seqId: seq.seqId, tokensBefore: before, tokensAfter: after, text: compactedText });
+  const handoff = handoffText(s.prompts, seq.packet, seq.scratchPath, s.plan, s.trail, { origin: seq.packetAuthor });
+  const receipt = receiptOf(s, seq.authored ?? '', `${seq.packet}\n${handoff}`);
+  fx.push({ type: 'compacted', seqId: seq.seqId, tokensBefore: before, tokensAfter: after, text: compactedText, receipt });
   fx.push({ type: 'show_compacted', seqId: seq.seqId, text: compactedText });
-  fx.push({
-    type: 'inject_handoff',
-    seqId: seq.seqId,
-    text: handoffText(s.prompts, seq.packet, seq.scratchPath, s.plan, s.trail, { origin: seq.packetAuthor }),
-  });
+  fx.push({ type: 'inject_handoff', seqId: seq.seqId, text: handoff });
 
   // Loop prevention: a compaction that frees too little must not re-fire at once — escalate, then stop.
   let stall: EngineState['stall'];

@@ -138,6 +138,8 @@ export type SequenceState =
   | (SeqBase & {
       phase: 'compacting';
       packet: string;
+      /** The agent's packet as it wrote it, before rawr appended its recorded facts (the receipt's "kept"). */
+      authored?: string;
       packetAuthor: PacketAuthor;
       scratchPath?: string;
       tokensBefore: number | null;
@@ -183,6 +185,9 @@ export interface EngineState {
   /** The boundaries evaluated since this turn began, newest last, bounded: what an idle compaction is at. */
   turnCloses?: DecisionBoundary[];
 }
+
+/** Per fact class: facts in rawr's trail, kept by the agent's summary or packet, added by rawr. */
+export type Receipt = Record<string, { facts: number; kept: number; added: number }>;
 
 export interface IdleWatch {
   timerId: string;
@@ -290,7 +295,12 @@ export type Fact =
   | { type: 'sequence_started'; seqId: string; decisionId: string; reason: string; packetAuthor: PacketAuthor }
   /** How a judgment request ended: answered (valid or not), timed out, or cancelled. */
   | { type: 'judgment_ended'; corrId: string; outcome: 'answered' | 'invalid' | 'timed_out' | 'cancelled' }
-  | { type: 'compacted'; seqId: string; tokensBefore: number; tokensAfter: number; text: string }
+  /**
+   * `receipt`: per fact class of rawr's trail (files edited, commits, open plan items, the current ask,
+   * recent errors…), how many facts there were, how many the agent's own packet kept, and how many more
+   * rawr's recorded facts and handoff carried (the same classes as the repair of a tool's summary).
+   */
+  | { type: 'compacted'; seqId: string; tokensBefore: number; tokensAfter: number; text: string; receipt?: Receipt }
   | { type: 'sequence_ended'; seqId: string; outcome: 'compacted' | 'failed' | 'cancelled' | 'vetoed' };
 
 /** Everything a step says, in the order it said it (step.ts builds one list, then partitions it). */

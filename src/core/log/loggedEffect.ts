@@ -36,7 +36,20 @@ const FACTS = [
   z.object({ type: z.literal('boundaries_consumed'), ids: z.array(id).max(1_000), by: id, why: z.enum(['decision', 'compaction']) }),
   z.object({ type: z.literal('sequence_started'), seqId: id, decisionId: id, reason: text, packetAuthor: z.enum(['agent', 'watcher']) }),
   z.object({ type: z.literal('judgment_ended'), corrId: id, outcome: z.enum(['answered', 'invalid', 'timed_out', 'cancelled']) }),
-  z.object({ type: z.literal('compacted'), seqId: id, tokensBefore: z.number(), tokensAfter: z.number(), text }),
+  z.object({
+    type: z.literal('compacted'),
+    seqId: id,
+    tokensBefore: z.number(),
+    tokensAfter: z.number(),
+    text,
+    // Logs written before the receipt have none.
+    receipt: z
+      .record(
+        z.string().max(40),
+        z.object({ facts: z.number().int().nonnegative(), kept: z.number().int().nonnegative(), added: z.number().int().nonnegative() }),
+      )
+      .optional(),
+  }),
   z.object({ type: z.literal('sequence_ended'), seqId: id, outcome: z.enum(['compacted', 'failed', 'cancelled', 'vetoed']) }),
 ] as const;
 
@@ -95,7 +108,14 @@ function factRecord(f: Fact, at: number): NewLogRecord {
     case 'judgment_ended':
       return effect(at, { type: f.type, corrId: f.corrId, outcome: f.outcome });
     case 'compacted':
-      return effect(at, { type: f.type, seqId: f.seqId, tokensBefore: f.tokensBefore, tokensAfter: f.tokensAfter, text: f.text });
+      return effect(at, {
+        type: f.type,
+        seqId: f.seqId,
+        tokensBefore: f.tokensBefore,
+        tokensAfter: f.tokensAfter,
+        text: f.text,
+        ...(f.receipt ? { receipt: f.receipt } : {}),
+      });
     case 'sequence_ended':
       return effect(at, { type: f.type, seqId: f.seqId, outcome: f.outcome });
     default: {

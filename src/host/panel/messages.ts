@@ -147,6 +147,11 @@ export const TimelineCompactionSchema = z
     reason: text(8_000).nullable(),
     tokensBefore: count,
     tokensAfter: count,
+    /** The receipt: per fact class of rawr's trail, how many facts, kept by the agent's packet, added by rawr. */
+    receipt: z
+      .array(z.object({ cls: text(40), facts: count, kept: count, added: count }).strict())
+      .max(20)
+      .nullable(),
   })
   .strict();
 export const TimelineSequenceEndSchema = z

@@ -74,6 +74,8 @@ export interface JournalSequence {
   outcome: 'compacted' | 'failed' | 'cancelled' | null;
   endedAt: number | null;
   compactedText: string | null;
+  /** Per fact class: facts in rawr's trail, kept by the agent's packet, added by rawr (the compacted fact's receipt). */
+  receipt: Record<string, { facts: number; kept: number; added: number }> | null;
 }
 
 export interface JournalCompaction {
@@ -278,6 +280,7 @@ export class ThreadJournal {
           outcome: null,
           endedAt: null,
           compactedText: null,
+          receipt: null,
         });
         if (this.sequences.size > MAX_PACKETS) this.sequences.delete(this.sequences.keys().next().value!);
         break;
@@ -285,6 +288,7 @@ export class ThreadJournal {
         if (seq) {
           reach(seq, 'compact', 'handoff');
           seq.compactedText = fx.text;
+          seq.receipt = fx.receipt ?? null;
         }
         break;
       case 'sequence_ended':
@@ -448,6 +452,11 @@ export function timelineOf(journal: ThreadJournal): TimelineItemVM[] {
       reason: seq?.reason ? clip(seq.reason, 8_000) : null,
       tokensBefore: c.tokensBefore,
       tokensAfter: c.tokensAfter,
+      receipt: seq?.receipt
+        ? Object.entries(seq.receipt)
+            .slice(0, 20)
+            .map(([cls, f]) => ({ cls: clip(cls, 40), ...f }))
+        : null,
     });
   }
   for (const s of journal.sequences.values()) {

@@ -144,6 +144,8 @@ describe('compaction panel (real VS Code, scripted session, webview DOM via Play
     const txt = await waitPanel((t) => /Context compacted — [\d.k]+ → [\d.k]+ tokens/.test(t), 30000, 'the compaction in the panel');
     assert.match(txt, /Context compacted — [\d.k]+ → [\d.k]+ tokens \(tier \w+, boundary plan_checkpoint[^\n]*judgment: phase boundary/);
     assert.match(txt, /Why: tier \w+, [\d.]+% remaining/);
+    // The receipt: what of rawr's facts the agent's packet kept, and what rawr added.
+    assert.match(txt, /Receipt: the agent's packet kept \d+ of rawr's \d+ facts; rawr added \d+/);
     assert.match(txt, /judge · judgment_pending/);
     assert.match(txt, /Judgment j\d+: approved in \d+ ms — phase boundary/);
     assert.ok(txt.includes(XSS_IMG), 'the <img onerror> of the packet shows as text');
