@@ -46,7 +46,7 @@ describe('hardening: the installers keep what they do not change', function () {
     assert.ok(out.startsWith('{\n    "model": "opus",\n'), 'four-space indentation kept');
     assert.ok(/\n {8}"PreCompact": \[/.test(out), `the new entries use the file's indentation:\n${out}`);
     const parsed = JSON.parse(out) as { hooks: Record<string, unknown[]> };
-    assert.deepEqual(Object.keys(parsed.hooks).sort(), ['PostCompact', 'PreCompact', 'PreToolUse', 'SessionStart', 'UserPromptSubmit']);
+    assert.deepEqual(Object.keys(parsed.hooks).sort(), ['PostCompact', 'PostToolUse', 'PreCompact', 'PreToolUse', 'SessionStart', 'UserPromptSubmit']);
     // A second run changes nothing.
     assert.equal(rawr(['hooks', 'claude', 'install', '--write'], { cwd: dir }).code, 0);
     assert.equal(fs.readFileSync(file, 'utf8'), out);
