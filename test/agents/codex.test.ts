@@ -182,6 +182,21 @@ describe('real Codex CLI: rawr hooks codex injects exactly when a compaction hap
     const snapshot = JSON.parse(fs.readFileSync(snap!, 'utf8')) as { agent: string; userRequests: string[]; trigger?: string };
     assert.deepEqual([snapshot.agent, snapshot.trigger], ['codex', 'auto']);
     assert.ok(snapshot.userRequests.includes('DO_WORK INFLATE: write hello.txt and commit'), JSON.stringify(snapshot.userRequests));
+    // The repair of Codex's own summary (read from the rollout's compacted record: its PostCompact carries
+    // none) reaches the model once, with a receipt in the session's log.
+    const f = facts(s);
+    const repairs = s.server.requests.map((r) => occurrences(r.raw, '[rawr repair]'));
+    assert.ok(
+      repairs.some((n) => n >= 1) && repairs.every((n) => n <= 1),
+      `the repair reached the model, never twice in one request: ${repairs.join(',')}; ${f.report}`,
+    );
+    const receipts = filesUnder(path.join(s.repo, '.rawr/codex'), /^hook-log\.jsonl$/)
+      .flatMap((file) => fs.readFileSync(file, 'utf8').trim().split('\n'))
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; summaryTokens?: number })
+      .filter((e) => e.kind === 'receipt');
+    assert.equal(receipts.length, 1, f.report);
+    assert.ok((receipts[0]!.summaryTokens ?? 0) > 0, `the receipt counts Codex's summary: ${JSON.stringify(receipts)}`);
   });
 
   it('C: manual compaction through the app server (thread/compact/start): injected once', async () => {

@@ -21,7 +21,8 @@ import { importCodex } from '../../replay/import/codex';
 import { stateBefore } from '../../replay/handoffAt';
 import { estimateTokens } from '../../sequence/recentTail';
 import { safeReadText, safeReadTextIfExists } from '../../io/safeRead';
-import { repairOf, type Repair, type RepairClass } from './repair';
+import { nativeSummaryAt, repairOf, type Repair, type RepairClass } from './repair';
+import { linesOfText } from '../../io/lines';
 import type { Snapshot } from './snapshot';
 import { createExclusive, latestSnapshotFile, writeFileAtomic, type AgentId } from './store';
 
@@ -70,7 +71,8 @@ export async function saveRepair(o: {
   root: string;
   snapshotFile: string;
   snapshot: Snapshot;
-  summary: string;
+  /** The agent's summary from its hook payload (Claude Code's compact_summary); absent: read from the transcript's compaction record (Codex). */
+  summary?: string;
   trigger: string | null;
   settings: Settings;
   prompts: Prompts;
@@ -83,11 +85,14 @@ export async function saveRepair(o: {
   const natives = rec.items.filter((i) => i.type === 'native_compaction');
   const last = natives.at(-1);
   const line = last && last.line > (o.snapshot.transcript.lines ?? 0) ? last.line : rec.lines + 1;
+  // Codex's PostCompact carries no summary: its rollout's `compacted` record does (message + replacement history).
+  const summary = o.summary ?? (last && last.line === line ? nativeSummaryAt(linesOfText(text), line)?.summary : undefined);
+  if (summary === undefined) return null; // no compaction recorded after the snapshot yet: nothing to compare
   const { state } = stateBefore(rec, line, o.settings, o.prompts);
-  const repair = repairOf(o.summary, state, o.snapshot.packet);
+  const repair = repairOf(summary, state, o.snapshot.packet);
   const repairTokens = estimateTokens(repair.text);
   writeFileAtomic(`${o.snapshotFile}.repair`, `${JSON.stringify({ at: o.now.toISOString(), text: repair.text, repairTokens, classes: repair.classes })}\n`);
-  const summaryTokens = estimateTokens(o.summary);
+  const summaryTokens = estimateTokens(summary);
   hookLog(o.dir, {
     kind: 'receipt',
     at: o.now.toISOString(),
@@ -114,6 +119,11 @@ function tokensBefore(
     if (it.line < line && it.type === 'usage' && typeof it.contextTokens === 'number') return it.contextTokens;
   }
   return null;
+}
+
+/** Whether the repair of the compaction this snapshot was taken for has been computed. */
+export function hasRepair(snapshotFile: string): boolean {
+  return fs.existsSync(`${snapshotFile}.repair`);
 }
 
 /** The latest snapshot's repair, for the one hook run that claims it; null when there is none, it is empty, or it was given already. */

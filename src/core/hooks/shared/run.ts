@@ -34,7 +34,7 @@ import { transcriptConfirms } from './confirm';
 import { readSteerConfig } from '../claude/steerConfig';
 import { lastAllowed, steerPreCompact } from '../claude/steer';
 import { claimHeadsUp } from '../claude/golden';
-import { claimRepair, hookLog, saveRepair } from './repairHook';
+import { claimRepair, hasRepair, hookLog, saveRepair } from './repairHook';
 import { MAX_PACKET_CHARS } from './snapshot';
 import {
   claimSnapshot,
@@ -113,7 +113,11 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
         return await postCompact(agent, tag, input, root, now(), opts);
       case 'SessionStart': {
         if ((input as { source?: string | null }).source !== 'compact') return { stdout: '', stderr: [], outcome: 'nothing' };
-        const r = await withModelNotes(agent, event, input, root, now(), await maybeInject(agent, tag, event, input, root, now, opts, true));
+        const injected = await maybeInject(agent, tag, event, input, root, now, opts, true);
+        // Codex writes its compacted record by the next model request at the latest: a repair PostCompact
+        // could not make yet is made here, before the notes for the model are gathered.
+        if (agent.id === 'codex') await repairIfMissing(agent, tag, input, root, now(), opts);
+        const r = await withModelNotes(agent, event, input, root, now(), injected);
         return agent.id === 'claude' ? await withCompactedNotice(agent, input, root, r) : r;
       }
       case 'UserPromptSubmit': {
@@ -271,32 +275,56 @@ async function postCompact(agent: AgentSpec, tag: string, input: HookInput, root
   const trigger = i.trigger ? { trigger: i.trigger } : {};
   const first = i.compact_summary ? saveCompactSummary(latest.file, { at: now.toISOString(), ...trigger, compactSummary: i.compact_summary }) : false;
   confirmSnapshot(latest.file, { by: 'PostCompact', at: now.toISOString(), ...trigger });
-  const stderr: string[] = [];
-  if (first && i.compact_summary) {
-    // The repair of the agent's summary, for the next hook the model reads (repairHook.ts); a problem only skips it.
-    try {
-      const text = await readStateFile(latest.file);
-      const parsed = text === null ? null : parseSnapshot(text);
-      if (parsed?.ok) {
-        const prompts = loadPromptSet(promptReadersOf(root, opts));
-        await saveRepair({
-          agent: agent.id,
-          dir,
-          root,
-          snapshotFile: latest.file,
-          snapshot: parsed.snapshot,
-          summary: i.compact_summary.slice(0, 400_000),
-          trigger: i.trigger ?? null,
-          settings: prompts.settings,
-          prompts: prompts.prompts,
-          now,
-        });
-      }
-    } catch (err) {
-      stderr.push(`${tag}: no repair of the summary (${oneLine((err as Error).message)})`);
-    }
-  }
+  // Claude Code gives its summary here (once: `first`); Codex gives none, its rollout's compacted record has it.
+  const repairNow = i.compact_summary ? first : agent.id === 'codex' && !hasRepair(latest.file);
+  const stderr = repairNow ? await repairLatest(agent, tag, dir, root, latest.file, i.compact_summary ?? undefined, i.trigger ?? null, now, opts) : [];
   return { stdout: '', stderr, outcome: 'confirmed', snapshotFile: latest.file };
+}
+
+/**
+ * The repair of the agent's summary at the latest snapshot's compaction, for the next hook the model
+ * reads (repairHook.ts); `summary` from the payload, else from the transcript's compaction record (Codex).
+ * A problem only skips it (a line for stderr).
+ */
+async function repairLatest(
+  agent: AgentSpec,
+  tag: string,
+  dir: string,
+  root: string,
+  snapshotFile: string,
+  summary: string | undefined,
+  trigger: string | null,
+  now: Date,
+  opts: HookRunOptions,
+): Promise<string[]> {
+  try {
+    const text = await readStateFile(snapshotFile);
+    const parsed = text === null ? null : parseSnapshot(text);
+    if (!parsed?.ok) return [];
+    const prompts = loadPromptSet(promptReadersOf(root, opts));
+    await saveRepair({
+      agent: agent.id,
+      dir,
+      root,
+      snapshotFile,
+      snapshot: parsed.snapshot,
+      ...(summary !== undefined ? { summary: summary.slice(0, 400_000) } : {}),
+      trigger,
+      settings: prompts.settings,
+      prompts: prompts.prompts,
+      now,
+    });
+    return [];
+  } catch (err) {
+    return [`${tag}: no repair of the summary (${oneLine((err as Error).message)})`];
+  }
+}
+
+async function repairIfMissing(agent: AgentSpec, tag: string, input: HookInput, root: string, now: Date, opts: HookRunOptions): Promise<void> {
+  const dir = sessionDir(root, agent.id, input.session_id, false);
+  const latest = dir ? latestSnapshotFile(dir) : null;
+  if (!dir || !latest || hasRepair(latest.file) || !isConfirmed(latest.file)) return;
+  await repairLatest(agent, tag, dir, root, latest.file, undefined, null, now, opts);
 }
 
 async function maybeInject(
