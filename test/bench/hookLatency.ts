@@ -127,7 +127,10 @@ export async function hookLatencyBench(): Promise<string> {
         tool_response: { stdout: 'x'.repeat(6000), stderr: '', interrupted: false },
       });
     const env = { ...process.env, CLAUDE_PROJECT_DIR: root };
+    // RAWR_HOOK_BENCH_BASELINE=<another rawr's dist/cli.js>: measured beside, for a before/after table.
+    const baseline = process.env.RAWR_HOOK_BENCH_BASELINE;
     const clis = [
+      ...(baseline && existsSync(baseline) ? [{ name: `baseline ${baseline}`, path: baseline, id: 'bench-baseline' }] : []),
       ...(existsSync(HOOK_ENTRY) ? [{ name: 'hooks entry dist/hook.js, as installed', path: HOOK_ENTRY, id: 'bench-hook-entry' }] : []),
       ...(existsSync(BUNDLED) ? [{ name: 'bundled dist/cli.js', path: BUNDLED, id: 'bench-bundled' }] : []),
       { name: 'compiled out/src/cli/main.js', path: CLI, id: 'bench-compiled' },
