@@ -5,14 +5,17 @@
  * (dist/cli.js), which reads the same command line.
  */
 import * as path from 'node:path';
-import { hookProcess, type HookEngine } from './hookMain';
+import { requireWithCodeCache } from './codeCache';
+import { hookProcess, rawrCacheDir, type HookEngine } from './hookMain';
 
 const args = process.argv.slice(2);
 // A computed path: esbuild leaves these requires alone, so neither bundle is copied into this one.
 const beside = (name: string) => path.join(__dirname, name);
 if (args[0] === 'hooks') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  void hookProcess(args.slice(1), () => require(beside('hookEngine.js')) as HookEngine).then((code) => {
+  void hookProcess(
+    args.slice(1),
+    () => requireWithCodeCache(beside('hookEngine.js'), path.join(rawrCacheDir(), 'code-cache'), args[2] ?? '') as HookEngine,
+  ).then((code) => {
     process.exitCode = code;
   });
 } else {

@@ -183,6 +183,32 @@ describe('hooks fast exit', function () {
     assert.equal(run.stdout + run.stderr, '');
   });
 
+  it('the engine loaded through the V8 code cache (Node < 22.1) gives the same exports, and a bad cache file is only rejected', () => {
+    const mod = path.join(tmp, 'engine.js');
+    fs.writeFileSync(mod, "exports.answer = (x) => x * 2; exports.file = __filename; exports.req = typeof require('node:path').join;\n");
+    const cacheDir = path.join(tmp, 'code-cache');
+    const load = () =>
+      spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const m = require(${JSON.stringify(path.resolve(__dirname, '../../src/cli/codeCache.js'))}).requireWithCodeCache(${JSON.stringify(mod)}, ${JSON.stringify(cacheDir)}, 'PreCompact'); console.log(JSON.stringify([m.answer(21), m.file, m.req]))`,
+        ],
+        { encoding: 'utf8' },
+      );
+    for (let i = 0; i < 2; i++) {
+      const r = load();
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), [42, mod, 'function']);
+    }
+    const files = fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir) : [];
+    if (files.length) {
+      // Node < 22.1 wrote one; garbage in it is rejected by V8 and rewritten, never run
+      fs.writeFileSync(path.join(cacheDir, files[0]!), 'garbage');
+      assert.deepEqual(JSON.parse(load().stdout), [42, mod, 'function']);
+    }
+  });
+
   it('the caches (compile cache, parsed prompt sets) live in a per-user folder', () => {
     assert.equal(rawrCacheDir({ XDG_CACHE_HOME: '/c' }), path.join('/c', 'rawr'));
     assert.equal(rawrCacheDir({ XDG_CACHE_HOME: 'relative' }), path.join(os.homedir(), '.cache', 'rawr'));
