@@ -1,5 +1,5 @@
 // Bundles the extension, the core process, the CLI and the search worker with esbuild (one file each,
-// `vscode` external), so the .vsix ships four small files instead of node_modules. dist/cli.js is what the agent hooks run
+// `vscode` external), so the .vsix ships a few small files instead of node_modules. dist/hook.js (with dist/hookEngine.js) is what the agent hooks run
 // (through the launcher the extension writes; see src/host/hooks/launcher.ts): no clone of rawr needed.
 import { build } from 'esbuild';
 
@@ -23,6 +23,10 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' }),
   build({ ...common, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js' }),
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }),
+  // What the installed hooks run: a small entry (its fast exit loads no engine) and the engine it loads
+  // when a hook has something to do (src/cli/hookEntry.ts, hookMain.ts).
+  build({ ...common, entryPoints: ['src/cli/hookEntry.ts'], outfile: 'dist/hook.js' }),
+  build({ ...common, entryPoints: ['src/cli/hookEngine.ts'], outfile: 'dist/hookEngine.js' }),
   // rawr_search_text's worker thread, loaded from next to dist/extension.js (src/host/tools/textSearch.ts).
   build({ ...common, entryPoints: ['src/host/tools/searchWorker.ts'], outfile: 'dist/searchWorker.js' }),
 ]);

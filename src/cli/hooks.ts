@@ -6,9 +6,11 @@
  * Exit codes: a hook event always exits 0 (a problem is one line on stderr, nothing on stdout); a usage
  * error exits 1, never 2, because the agents treat exit 2 from a hook as "block".
  */
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isHookEvent } from '../core/hooks/shared/input';
+import { isHookEvent, type HookEvent } from '../core/hooks/shared/input';
+import { rawrCacheDir, readStdin } from './hookMain';
 import { runHook, type AgentSpec } from '../core/hooks/shared/run';
 import { shellQuote } from '../core/hooks/shared/hooksConfig';
 import { installClaude, installCodex } from '../core/hooks/shared/installer';
@@ -35,31 +37,6 @@ export const HOOKS_USAGE = `usage: rawr hooks <claude|codex> <PreCompact|PostCom
   through a TOML parser; a file it cannot edit safely (malformed, an inline [hooks] state table) is left
   as it is and the entries to add are shown (exit 1).`;
 
-/** Hook input is small; anything beyond this is not a hook input. */
-const MAX_STDIN = 16 * 1024 * 1024;
-const STDIN_TIMEOUT_MS = 5_000;
-
-function readStdin(): Promise<string> {
-  return new Promise((resolve) => {
-    if (process.stdin.isTTY) return resolve('');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => {
-      clearTimeout(timer);
-      process.stdin.destroy();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const timer = setTimeout(done, STDIN_TIMEOUT_MS);
-    process.stdin.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_STDIN) chunks.push(c);
-      else done();
-    });
-    process.stdin.on('end', done);
-    process.stdin.on('error', done);
-  });
-}
-
 /**
  * The command the agent runs: this Node binary and this CLI by absolute path (out/src/cli/main.js of a
  * checkout, or the extension's bundled dist/cli.js). Chosen over `npx --no-install rawr …` because
@@ -68,7 +45,10 @@ function readStdin(): Promise<string> {
  */
 function commandPrefix(): string {
   const script = require.main?.filename ?? path.resolve(__dirname, 'main.js');
-  return `${shellQuote(process.execPath)} ${shellQuote(script)}`;
+  // The bundled CLI installs its small hooks entry beside it (dist/hook.js, hookEntry.ts) when there is one.
+  const hook = path.join(path.dirname(script), 'hook.js');
+  const entry = path.basename(script) === 'cli.js' && fs.existsSync(hook) ? hook : script;
+  return `${shellQuote(process.execPath)} ${shellQuote(entry)}`;
 }
 
 const AGENTS: Record<string, AgentSpec> = { claude: CLAUDE, codex: CODEX };
@@ -131,9 +111,24 @@ export async function hooksMain(argv: string[]): Promise<number> {
     process.stderr.write(`rawr hooks ${agent.id}: unknown event ${event === undefined ? '(none)' : JSON.stringify(event)}\n${HOOKS_USAGE}\n`);
     return 1;
   }
+  return runHookEvent(agent.id, event, await readStdin());
+}
+
+/** This code's identity for the hooks' prompt cache (core/prompts/cache.ts): a rebuilt or upgraded rawr parses the prompt files again. */
+function codeKey(): string {
   try {
-    const stdin = await readStdin();
-    const r = await runHook(agent, event, stdin, { env: process.env });
+    const st = fs.statSync(__filename);
+    return `${process.version}:${__filename}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return `${process.version}:${__filename}:${Date.now()}`;
+  }
+}
+
+/** One hook event with its stdin already read (hookMain.ts reads it first for its fast exit); always 0. */
+export async function runHookEvent(agentName: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number> {
+  const agent = AGENTS[agentName]!;
+  try {
+    const r = await runHook(agent, event, stdin, { env: process.env, promptCache: { dir: path.join(rawrCacheDir(), 'prompt-sets'), codeKey: codeKey() } });
     for (const line of r.stderr) process.stderr.write(`${line}\n`);
     if (r.stdout) process.stdout.write(r.stdout);
   } catch (err) {

@@ -8,7 +8,10 @@
  * with ~6 KB outputs), its context between Claude Code's threshold and rawr's boundary line, with no
  * boundary: every measured call is the common case, a refusal ("deferred"). Measured:
  *   - as Claude Code runs it: a `node <cli> hooks claude PreCompact` process, stdin to exit, for the
- *     bundled CLI (dist/cli.js, what the extension's launcher runs) and the compiled one (out/src/cli);
+ *     bundled hooks entry (dist/hook.js + dist/hookEngine.js: what `install` and the extension's launcher
+ *     run), the bundled CLI (dist/cli.js: what earlier versions installed) and the compiled one (out/src/cli);
+ *   - PostToolUse with nothing pending, as a process (it runs after every tool call): the fast exit of
+ *     src/cli/hookMain.ts, before any engine is loaded;
  *   - the decision alone, in this process (state read, tail read, verdict, state written);
  *   - Node starting with nothing to run (`node -e ""`), the floor under any hook on this machine.
  * The first call, which reads the whole file, is reported apart.
@@ -25,8 +28,11 @@ import { steerPreCompact } from '../../src/core/hooks/claude/steer';
 
 const CLI = resolve(__dirname, '../../src/cli/main.js');
 const BUNDLED = resolve(__dirname, '../../../dist/cli.js');
+const HOOK_ENTRY = resolve(__dirname, '../../../dist/hook.js');
 const TARGET_BYTES = Number(process.env.RAWR_HOOK_BENCH_MB ?? 50) * 1024 * 1024;
-const CALLS = 40;
+const CALLS = Number(process.env.RAWR_HOOK_BENCH_CALLS ?? 40);
+/** Extra Node options for the hook processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a call's time goes. */
+const NODE_ARGS = (process.env.RAWR_HOOK_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /** A Claude Code 2.1 transcript writer: the record shapes of test/unit/hooks.steer.test.ts. */
 class Writer {
@@ -109,19 +115,46 @@ export async function hookLatencyBench(): Promise<string> {
     const { tail } = generate(file, root);
     const mb = statSync(file).size / 1024 / 1024;
     const input = (id: string) => JSON.stringify({ session_id: id, transcript_path: file, cwd: root, hook_event_name: 'PreCompact', trigger: 'auto' });
+    // What Claude Code sends after a tool call (a Bash result of ~6 KB), for the same session.
+    const postToolUse = (id: string) =>
+      JSON.stringify({
+        session_id: id,
+        transcript_path: file,
+        cwd: root,
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'npm test' },
+        tool_response: { stdout: 'x'.repeat(6000), stderr: '', interrupted: false },
+      });
     const env = { ...process.env, CLAUDE_PROJECT_DIR: root };
+    // RAWR_HOOK_BENCH_BASELINE=<another rawr's dist/cli.js>: measured beside, for a before/after table.
+    const baseline = process.env.RAWR_HOOK_BENCH_BASELINE;
     const clis = [
+      ...(baseline && existsSync(baseline) ? [{ name: `baseline ${baseline}`, path: baseline, id: 'bench-baseline' }] : []),
+      ...(existsSync(HOOK_ENTRY) ? [{ name: 'hooks entry dist/hook.js, as installed', path: HOOK_ENTRY, id: 'bench-hook-entry' }] : []),
       ...(existsSync(BUNDLED) ? [{ name: 'bundled dist/cli.js', path: BUNDLED, id: 'bench-bundled' }] : []),
       { name: 'compiled out/src/cli/main.js', path: CLI, id: 'bench-compiled' },
     ];
     const answers = new Map<string, number>();
     const runProcess = (cli: string, id: string) => {
       const t0 = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, [cli, 'hooks', 'claude', 'PreCompact'], { input: input(id), encoding: 'utf8', env, cwd: root });
+      const r = spawnSync(process.execPath, [...NODE_ARGS, cli, 'hooks', 'claude', 'PreCompact'], { input: input(id), encoding: 'utf8', env, cwd: root });
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (r.status !== 0) throw new Error(`hook exited ${r.status}: ${r.stderr}`);
       const why = r.stdout.includes('"decision":"block"') ? 'refused' : 'allowed';
       answers.set(why, (answers.get(why) ?? 0) + 1);
+      return ms;
+    };
+    const runPostToolUse = (cli: string, id: string) => {
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(process.execPath, [...NODE_ARGS, cli, 'hooks', 'claude', 'PostToolUse'], {
+        input: postToolUse(id),
+        encoding: 'utf8',
+        env,
+        cwd: root,
+      });
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (r.status !== 0 || r.stdout !== '') throw new Error(`PostToolUse exited ${r.status} with ${JSON.stringify(r.stdout.slice(0, 200))}: ${r.stderr}`);
       return ms;
     };
     const decide = async () => {
@@ -143,6 +176,7 @@ export async function hookLatencyBench(): Promise<string> {
     const cold = clis.map((c) => runProcess(c.path, c.id));
     const coldDecision = (await decide()).ms;
     const proc: number[][] = clis.map(() => []);
+    const post: number[][] = clis.map(() => []);
     const decision: number[] = [];
     const verdicts = new Map<string, number>();
     const startup: number[] = [];
@@ -154,6 +188,7 @@ export async function hookLatencyBench(): Promise<string> {
     for (let i = 0; i < CALLS; i++) {
       appendFileSync(file, `${tail[i]}\n`);
       clis.forEach((c, k) => proc[k]!.push(runProcess(c.path, c.id)));
+      clis.forEach((c, k) => post[k]!.push(runPostToolUse(c.path, c.id)));
       const d = await decide();
       verdicts.set(d.why, (verdicts.get(d.why) ?? 0) + 1);
       decision.push(d.ms);
@@ -165,6 +200,10 @@ export async function hookLatencyBench(): Promise<string> {
         const p95 = pct(proc[k]!, 95);
         return `  as a process (${c.name}): p50 ${pct(proc[k]!, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms  [target p95 < 150 ms: ${p95 < 150 ? 'MET' : 'MISSED'}]; first call (reads the whole file) ${cold[k]!.toFixed(0)} ms`;
       }),
+      ...clis.map(
+        (c, k) =>
+          `  PostToolUse with nothing pending, as a process (${c.name}): p50 ${pct(post[k]!, 50).toFixed(0)} ms, p95 ${pct(post[k]!, 95).toFixed(0)} ms`,
+      ),
       `  Node starting with nothing to run (node -e ""): p50 ${pct(startup, 50).toFixed(0)} ms, p95 ${pct(startup, 95).toFixed(0)} ms — the floor under any hook process on this machine`,
       `  the decision alone: p50 ${pct(decision, 50).toFixed(1)} ms, p95 ${pct(decision, 95).toFixed(1)} ms; first call ${coldDecision.toFixed(0)} ms; state file ${state.toFixed(0)} KiB; answers: ${[...verdicts].map(([k, n]) => `${n} ${k}`).join(', ')}`,
     ].join('\n');

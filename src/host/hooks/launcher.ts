@@ -1,7 +1,8 @@
 /**
  * The stable command the agents' hook entries run: `<globalStorage>/bin/rawr-hooks`, a small POSIX
  * shell script rewritten on every activation to point at this version's bundled CLI (`dist/cli.js`)
- * and the Node runtime of this extension host. The hook entries in `.claude/settings.json` and
+ * and the Node runtime of this extension host; `hooks …` runs the small hooks entry beside it
+ * (`dist/hook.js`, src/cli/hookEntry.ts) when that version has one. The hook entries in `.claude/settings.json` and
  * `$CODEX_HOME/hooks.json` name only the launcher, so they keep working after the extension updates
  * (the next activation re-points it). Between an update and the next activation the old version's
  * folder may be gone: the script then uses the newest installed rawr next to it.
@@ -36,6 +37,8 @@ export function launcherScript(t: LauncherTarget): string {
     '  # the extension was updated and its old folder removed before it was activated again',
     `  for c in ${shellQuote(path.dirname(siblings))}/${path.basename(siblings)}/dist/cli.js; do [ -f "$c" ] && RAWR_CLI=$c; done`,
     'fi',
+    '# hook events run the small hooks entry beside the CLI (dist/hook.js) when this version has one',
+    'if [ "$1" = hooks ] && [ -f "${RAWR_CLI%/*}/hook.js" ]; then RAWR_CLI=${RAWR_CLI%/*}/hook.js; fi',
     'if [ -x "$RAWR_RUNTIME" ]; then ELECTRON_RUN_AS_NODE=1 exec "$RAWR_RUNTIME" "$RAWR_CLI" "$@"; fi',
     'exec node "$RAWR_CLI" "$@"',
     '',

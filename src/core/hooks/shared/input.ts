@@ -9,10 +9,9 @@
  * never makes rawr drop a hook. Pure: no I/O.
  */
 import { z } from 'zod';
+import { isAbsolutePath, type HookEvent } from './events';
 
-export const HOOK_EVENTS = ['PreCompact', 'PostCompact', 'UserPromptSubmit', 'SessionStart', 'PostToolUse'] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
-export const isHookEvent = (s: string | undefined): s is HookEvent => (HOOK_EVENTS as readonly string[]).includes(s ?? '');
+export { HOOK_EVENTS, isHookEvent, type HookEvent } from './events';
 
 const Common = {
   session_id: z.string().min(1).max(1000),
@@ -78,9 +77,4 @@ export function parseHookInput(event: HookEvent, text: string): ParsedInput {
   }
   if (!isAbsolutePath(input.cwd)) return { ok: false, reason: `hook input cwd is not an absolute path: ${JSON.stringify(input.cwd.slice(0, 200))}` };
   return { ok: true, input };
-}
-
-/** POSIX `/…` or Windows `C:\…` / `\\server\…`, without importing node:path (keeps this file pure). */
-function isAbsolutePath(p: string): boolean {
-  return p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
 }

@@ -22,10 +22,12 @@
  *   the repair of the latest compaction's summary — each once.
  * Injection prints `{"hookSpecificOutput":{"hookEventName":…,"additionalContext":<handoff>}}`.
  */
-import * as fs from 'node:fs';
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { loadPromptSet, PROMPT_FILES, type PromptReader } from '../../prompts/promptSet';
 import { dirReader, shippedPromptsDir } from '../../prompts/fs';
+import { loadPromptSetCached } from '../../prompts/cache';
+import { claudeProjectRoot } from './fastPath';
 import { parseHookInput, type HookEvent, type HookInput } from './input';
 import { buildSnapshot, parseSnapshot } from './snapshot';
 import { injectionText } from './inject';
@@ -69,6 +71,11 @@ export interface HookRunOptions {
   gitTimeoutMs?: number;
   /** Prompt readers to use instead of `<root>/.rawr/prompts` + the shipped prompts (tests). */
   promptReaders?: PromptReader[];
+  /**
+   * Where to keep the parsed prompt set between runs (prompts/cache.ts; the CLI: a per-user cache folder)
+   * and the running code's identity (a rebuilt rawr parses again); without it, parsed on each run.
+   */
+  promptCache?: { dir: string; codeKey: string };
 }
 
 export interface HookRunResult {
@@ -82,20 +89,9 @@ export interface HookRunResult {
 }
 
 const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-const isDir = (p: string) => {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
-/** `$CLAUDE_PROJECT_DIR` when it is an existing absolute folder, else the input's `cwd`. */
-export function claudeProjectRoot(input: HookInput, env: Record<string, string | undefined>): string | undefined {
-  const fromEnv = env.CLAUDE_PROJECT_DIR;
-  if (fromEnv && path.isAbsolute(fromEnv) && isDir(fromEnv)) return path.resolve(fromEnv);
-  return isDir(input.cwd) ? path.resolve(input.cwd) : undefined;
-}
+/** `$CLAUDE_PROJECT_DIR` when it is an existing absolute folder, else the input's `cwd` (fastPath.ts). */
+export { claudeProjectRoot };
 
 export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: string, opts: HookRunOptions): Promise<HookRunResult> {
   const tag = `rawr hooks ${agent.id} ${event}`;
@@ -187,6 +183,15 @@ async function withCompactedNotice(agent: AgentSpec, input: HookInput, root: str
 const promptReadersOf = (root: string, opts: HookRunOptions) =>
   opts.promptReaders ?? [dirReader(path.join(root, WORKSPACE_PROMPTS_DIR)), dirReader(shippedPromptsDir())];
 
+/** The prompt set of the project (promptReadersOf), parsed or from the cache between runs (HookRunOptions.promptCacheKey). */
+function promptSetOf(root: string, opts: HookRunOptions) {
+  const readers = promptReadersOf(root, opts);
+  if (opts.promptReaders || !opts.promptCache) return loadPromptSet(readers);
+  // One file per project (its prompt overrides differ), named by a hash of its folder.
+  const file = path.join(opts.promptCache.dir, `${createHash('sha256').update(root).digest('hex').slice(0, 24)}.json`);
+  return loadPromptSetCached(readers, file, opts.promptCache.codeKey);
+}
+
 /** Claude Code's PreCompact where rawr steers: the verdict (claude/steer.ts), or null to go on as without steering. */
 async function steer(
   tag: string,
@@ -200,7 +205,7 @@ async function steer(
   const config = await readSteerConfig(root);
   if (!input.transcript_path || !config?.steer) return { stderr: [] };
   try {
-    const prompts = loadPromptSet(promptReadersOf(root, opts));
+    const prompts = promptSetOf(root, opts);
     const run = await steerPreCompact({
       dir,
       root,
@@ -301,7 +306,7 @@ async function repairLatest(
     const text = await readStateFile(snapshotFile);
     const parsed = text === null ? null : parseSnapshot(text);
     if (!parsed?.ok) return [];
-    const prompts = loadPromptSet(promptReadersOf(root, opts));
+    const prompts = promptSetOf(root, opts);
     await saveRepair({
       agent: agent.id,
       dir,
@@ -369,7 +374,7 @@ async function maybeInject(
     }
     return nothing;
   }
-  const prompts = loadPromptSet(promptReadersOf(root, opts));
+  const prompts = promptSetOf(root, opts);
   const injection = injectionText(prompts.prompts, parsed.snapshot, rel);
   // Claimed last: only the run that creates the claim prints, so the injection happens exactly once.
   if (!claimSnapshot(latest.file, event, now())) return nothing;

@@ -1,0 +1,93 @@
+/**
+ * The agent hooks' fast entry: `rawr hooks <claude|codex> <Event>` as Claude Code and Codex run it, on
+ * every prompt and (PostToolUse) after every tool call. Loads only node built-ins and the light state
+ * helpers (core/hooks/shared/fastPath.ts, store.ts) until it knows there is something to do:
+ *   1. Node's compile cache is turned on (Node ≥ 22.1; a no-op before), so what is loaded next is not
+ *      compiled again on the next call;
+ *   2. the hook input is read from stdin (size cap, time limit);
+ *   3. the fast exit: a PostToolUse / UserPromptSubmit / SessionStart with nothing pending for the
+ *      session (fastPath.ts nothingToDo) exits 0 with no output, as the full run would;
+ *   4. otherwise the hook engine (./hooks.ts runHookEvent: zod, the prompts, the arbiter, the importers)
+ *      is loaded and runs the hook exactly as before.
+ * Anything that is not a hook event (install, --help, a usage error) goes to the engine's hooksMain.
+ * Used by main.ts (the compiled CLI: the engine is ./hooks.ts) and by hookEntry.ts (the
+ * bundled dist/hook.js, the engine in dist/hookEngine.js).
+ */
+import * as nodeModule from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { isHookEvent, type HookEvent } from '../core/hooks/shared/events';
+import { nothingToDo } from '../core/hooks/shared/fastPath';
+
+export interface HookEngine {
+  hooksMain(argv: string[]): Promise<number>;
+  runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
+}
+
+/** Hook input is small; anything beyond this is not a hook input. */
+const MAX_STDIN = 16 * 1024 * 1024;
+const STDIN_TIMEOUT_MS = 5_000;
+
+/** stdin as text, at most MAX_STDIN bytes (more: what was read so far), '' for a terminal; never rejects. */
+export function readStdin(): Promise<string> {
+  return new Promise((resolve) => {
+    if (process.stdin.isTTY) return resolve('');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      clearTimeout(timer);
+      process.stdin.destroy();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const timer = setTimeout(done, STDIN_TIMEOUT_MS);
+    process.stdin.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_STDIN) chunks.push(c);
+      else done();
+    });
+    process.stdin.on('end', done);
+    process.stdin.on('error', done);
+  });
+}
+
+/**
+ * rawr's per-user cache folder (a shared temp folder would let another user plant cached code or
+ * settings): `$XDG_CACHE_HOME/rawr` or `~/.cache/rawr` (`%LOCALAPPDATA%\rawr` on Windows). Holds Node's
+ * compile cache (`compile-cache/`) and the hooks' parsed prompt sets (`prompt-sets/`, core/prompts/cache.ts).
+ */
+export function rawrCacheDir(env: Record<string, string | undefined> = process.env): string {
+  const xdg = env.XDG_CACHE_HOME;
+  const base =
+    process.platform === 'win32' && env.LOCALAPPDATA && path.isAbsolute(env.LOCALAPPDATA)
+      ? env.LOCALAPPDATA
+      : xdg && path.isAbsolute(xdg)
+        ? xdg
+        : path.join(os.homedir(), '.cache');
+  return path.join(base, 'rawr');
+}
+
+/** Turns on Node's module compile cache (Node ≥ 22.1); a no-op on older Node, never throws. */
+export function enableCompileCache(): void {
+  const enable = (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
+  if (typeof enable !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  try {
+    enable(path.join(rawrCacheDir(), 'compile-cache'));
+  } catch {
+    /* a cache is an optimisation only */
+  }
+}
+
+/** `argv` is what follows `hooks`. Always resolves (a hook event to 0: nothing a hook prints may block the agent). */
+export async function hookProcess(argv: string[], engine: () => HookEngine): Promise<number> {
+  enableCompileCache();
+  const [agent, event] = argv;
+  if ((agent !== 'claude' && agent !== 'codex') || !isHookEvent(event)) return engine().hooksMain(argv);
+  const stdin = await readStdin();
+  if (nothingToDo(agent, event, stdin, process.env)) return 0;
+  try {
+    return await engine().runHookEvent(agent, event, stdin);
+  } catch (err) {
+    process.stderr.write(`rawr hooks ${agent} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done\n`);
+    return 0;
+  }
+}
