@@ -17,14 +17,17 @@ import { installClaude, installCodex } from '../core/hooks/shared/installer';
 import { CLAUDE } from '../core/hooks/claude/agent';
 import { CODEX } from '../core/hooks/codex/agent';
 
-export const HOOKS_USAGE = `usage: rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart>   (hook input JSON on stdin)
+export const HOOKS_USAGE = `usage: rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|PostToolUse>   (hook input JSON on stdin)
        rawr hooks claude install [--write [--move]] [--no-steer] [--window N] [--follow-symlinks]
        rawr hooks codex install [--write [--trust]] [--follow-symlinks]
   Compaction detection for Claude Code and Codex: PreCompact snapshots the session to
   .rawr/<agent>/<session>/; once the compaction is confirmed (PostCompact, SessionStart after a
   compaction, or the compaction record in the transcript) the next SessionStart or UserPromptSubmit
   injects the CONTEXT COMPACTION DETECTED warning with the recovery steps and the snapshot, exactly once.
-  A PreCompact whose compaction never happened (failed or abandoned) injects nothing.
+  A PreCompact whose compaction never happened (failed or abandoned) injects nothing. After a compaction,
+  the repair of the agent's own summary (what it lost of rawr's trail) is injected once by the next hook
+  the model reads (PostToolUse, UserPromptSubmit, SessionStart); PostToolUse also carries the golden
+  path's heads-up, and exits at once when nothing is pending.
   install prints the hook configuration; --write merges it into ./.claude/settings.local.json (Claude
   Code: personal, not committed) or $CODEX_HOME/hooks.json (Codex), editing the file's text: every other
   setting and hook keeps its text as written, the file keeps its mode, and the previous version is kept
