@@ -16,7 +16,7 @@ import { open, readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { regularFileSize, readTextFrom } from '../../core/hooks/shared/readFrom';
+import { jsonLinesTail } from '../../core/hooks/shared/readFrom';
 import { sessionDirName } from '../../core/hooks/shared/store';
 
 export type AgentKind = 'claude' | 'codex';
@@ -197,33 +197,7 @@ export const SteerEntrySchema = z.object({
 export type SteerEntry = z.infer<typeof SteerEntrySchema>;
 
 /** The log's tail read per refresh: the newest answers are all a panel shows. */
-const STEER_TAIL_BYTES = 64 * 1024;
-
-/** The newest JSON lines of a hooks log (a bounded tail of a regular file), parsed by `schema`; bad lines are skipped. */
-async function logTail<T>(file: string, schema: z.ZodType<T>, max: number): Promise<T[]> {
-  let text: string;
-  let from: number;
-  try {
-    const size = await regularFileSize(file);
-    from = Math.max(0, size - STEER_TAIL_BYTES);
-    text = (await readTextFrom(file, from, STEER_TAIL_BYTES)).text;
-  } catch {
-    return []; // no log yet, or not a regular file
-  }
-  const lines = text.split('\n');
-  if (from > 0) lines.shift(); // the read started mid-line
-  const out: T[] = [];
-  for (const line of lines) {
-    if (!line.trim()) continue;
-    try {
-      const r = schema.safeParse(JSON.parse(line));
-      if (r.success) out.push(r.data);
-    } catch {
-      /* a line cut by a concurrent write: skipped */
-    }
-  }
-  return out.slice(-max);
-}
+const LOG_TAIL_BYTES = 64 * 1024;
 
 const factCount = z.object({ facts: z.number().int().nonnegative(), kept: z.number().int().nonnegative(), added: z.number().int().nonnegative() });
 
@@ -246,7 +220,7 @@ export type Receipt = z.infer<typeof ReceiptSchema>;
 
 /** The newest receipts (up to 10, newest last) in `<root>/.rawr/<agent>/<session>/hook-log.jsonl`. */
 export async function hookReceipts(root: string, kind: AgentKind, sessionId: string): Promise<Receipt[]> {
-  return logTail(path.join(root, '.rawr', kind, sessionDirName(sessionId), 'hook-log.jsonl'), ReceiptSchema, 10);
+  return jsonLinesTail(path.join(root, '.rawr', kind, sessionDirName(sessionId), 'hook-log.jsonl'), ReceiptSchema, LOG_TAIL_BYTES, 10);
 }
 
 /**
@@ -256,5 +230,5 @@ export async function hookReceipts(root: string, kind: AgentKind, sessionId: str
  * are skipped. Claude Code shows a refusal nowhere: this is where the person sees it.
  */
 export async function steerLog(root: string, sessionId: string): Promise<SteerEntry[]> {
-  return logTail(path.join(root, '.rawr', 'claude', sessionDirName(sessionId), 'steer-log.jsonl'), SteerEntrySchema, 20);
+  return jsonLinesTail(path.join(root, '.rawr', 'claude', sessionDirName(sessionId), 'steer-log.jsonl'), SteerEntrySchema, LOG_TAIL_BYTES, 20);
 }

@@ -18,7 +18,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { readTextFrom, regularFileSize } from '../shared/readFrom';
+import { jsonLinesTail } from '../shared/readFrom';
 import type { SessionFollower } from '../../follow/sessionFollower';
 import { compactInstructions } from '../../follow/sessionFollower';
 import type { ReplayDecision } from '../../replay/driver';
@@ -209,27 +209,8 @@ const LAST_VERDICT_BYTES = 16 * 1024;
  * manual compaction, no log). Reads only the log's tail, a bounded read of a regular file.
  */
 export async function lastAllowed(dir: string): Promise<{ why: string; text: string } | undefined> {
-  let text: string;
-  let from: number;
-  try {
-    const file = path.join(dir, LOG);
-    const size = await regularFileSize(file);
-    from = Math.max(0, size - LAST_VERDICT_BYTES);
-    text = (await readTextFrom(file, from, LAST_VERDICT_BYTES)).text;
-  } catch {
-    return undefined;
-  }
-  const lines = text.split('\n').filter((l) => l.trim());
-  if (from > 0) lines.shift(); // the read began mid-line
-  for (let i = lines.length - 1; i >= 0; i--) {
-    try {
-      const r = LoggedAnswer.safeParse(JSON.parse(lines[i]!));
-      if (r.success) return r.data.allow ? { why: r.data.why, text: r.data.text } : undefined;
-    } catch {
-      /* a line cut by a concurrent write */
-    }
-  }
-  return undefined;
+  const newest = (await jsonLinesTail(path.join(dir, LOG), LoggedAnswer, LAST_VERDICT_BYTES, 1))[0];
+  return newest?.allow ? { why: newest.why, text: newest.text } : undefined;
 }
 
 const LoggedAnswer = z.object({ allow: z.boolean(), why: z.string().max(40), text: z.string().max(1_000) });

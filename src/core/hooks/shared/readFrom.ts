@@ -7,6 +7,7 @@
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import type { z } from 'zod';
 import { kindOf, SafeReadError } from '../../io/safeRead';
 
 async function openRegular(file: string) {
@@ -51,4 +52,36 @@ export async function readTextFromBytes(file: string, from: number, maxBytes: nu
 export async function readTextFrom(file: string, from: number, maxBytes: number): Promise<{ text: string; size: number; shrank: boolean }> {
   const r = await readTextFromBytes(file, from, maxBytes);
   return { text: r.bytes.toString('utf8'), size: r.size, shrank: r.shrank };
+}
+
+/**
+ * The newest `max` records of a JSON-lines log rawr appends to (the hooks' steer-log.jsonl and
+ * hook-log.jsonl), oldest first: only the last `tailBytes` are read (a bounded read of a regular file),
+ * the first line of that tail is dropped when the read began inside the file (it may be cut), and lines
+ * that do not parse or fail `schema` are skipped (a line cut by a concurrent write). No log, or not a
+ * regular file: none.
+ */
+export async function jsonLinesTail<T>(file: string, schema: z.ZodType<T>, tailBytes: number, max: number): Promise<T[]> {
+  let text: string;
+  let from: number;
+  try {
+    const size = await regularFileSize(file);
+    from = Math.max(0, size - tailBytes);
+    text = (await readTextFrom(file, from, tailBytes)).text;
+  } catch {
+    return [];
+  }
+  const lines = text.split('\n');
+  if (from > 0) lines.shift();
+  const out: T[] = [];
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    try {
+      const r = schema.safeParse(JSON.parse(line));
+      if (r.success) out.push(r.data);
+    } catch {
+      /* not JSON: skipped */
+    }
+  }
+  return out.slice(-max);
 }
