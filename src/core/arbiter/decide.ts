@@ -84,20 +84,23 @@ function hardGuard(i: DecisionInput, make: Maker): Decision | null {
   return null;
 }
 
+/** The cooldown after a compaction: neither its turns nor its seconds have passed yet. */
+export function coolingDown(s: Pick<Settings, 'cooldown_turns' | 'cooldown_seconds'>, c: { turnsSince: number; secondsSince: number }): boolean {
+  return c.turnsSince < s.cooldown_turns && c.secondsSince < s.cooldown_seconds;
+}
+
 /** Guards below emergency: mid-turn policy, stall, cooldown, queued input. */
 function softGuard(i: DecisionInput, make: Maker): Decision | null {
   const s = i.settings;
   if (i.point === 'tool_loop' && s.mid_turn_policy === 'emergency_only') return make('none', 'mid_turn_policy', 'mid-turn policy is emergency_only');
   if (i.stall === 'stalled') return make('none', 'stalled', 'the last compaction did not free enough context; waiting for emergency');
-  if (i.cooldown) {
+  if (i.cooldown && coolingDown(s, i.cooldown)) {
     const { turnsSince, secondsSince } = i.cooldown;
-    if (turnsSince < s.cooldown_turns && secondsSince < s.cooldown_seconds) {
-      return make(
-        'none',
-        'cooldown',
-        `cooldown: ${turnsSince}/${s.cooldown_turns} turns and ${Math.floor(secondsSince)}/${s.cooldown_seconds}s since the last compaction`,
-      );
-    }
+    return make(
+      'none',
+      'cooldown',
+      `cooldown: ${turnsSince}/${s.cooldown_turns} turns and ${Math.floor(secondsSince)}/${s.cooldown_seconds}s since the last compaction`,
+    );
   }
   if (i.queuedInput > 0) return make('none', 'active_work', 'the user has queued input');
   return null;

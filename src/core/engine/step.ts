@@ -17,7 +17,7 @@
  * boundary_noted, boundaries_consumed), when a sequence starts and with which decision, how a judgment
  * ended. The reducer pushes commands and facts to one list as it goes; partition.ts splits it.
  */
-import { decide, decideHeld, decisionFor } from '../arbiter/decide';
+import { coolingDown, decide, decideHeld, decisionFor } from '../arbiter/decide';
 import { describeGain, forecastNext, isPhaseClose, onCompacted, onPhaseClose, onTokens, withPrior } from '../arbiter/forecast';
 import { buildJudgmentPrompt, fallbackJudgment, parseJudgment, type Judgment } from '../arbiter/judgment';
 import { percentRemaining, tierOf } from '../arbiter/tiers';
@@ -360,7 +360,7 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
     // A close that arrives while an earlier close's compaction is held continues that close: the held
     // signals (e.g. the commit the hold was made at) stay named in the decision that finally compacts.
     boundaries: st.forecastHold && st.settings.forecast_enabled && close ? [...st.forecastHold.signals, ...st.pending] : st.pending,
-    cooldown: st.lastCompaction ? { turnsSince: st.turn - st.lastCompaction.turn, secondsSince: (at - st.lastCompaction.at) / 1000 } : null,
+    cooldown: sinceCompaction(st, at),
     openToolCalls: st.openToolCalls.length,
     queuedInput: st.queuedInput.length,
     packetWorthy: st.trail.userRequests.length > 0 || st.trail.lastAgentMessage.trim().length >= 40,
@@ -526,8 +526,8 @@ function idleCompaction(s: EngineState, at: number, fx: Effect[]): EngineState {
   const st = withState(s, { idle: null });
   if (st.seq.phase !== 'idle' || st.settings.mode !== 'auto' || !st.tokens || st.openToolCalls.length > 0 || st.queuedInput.length > 0) return st;
   // The cooldown holds here too (the person's absence is no reason to compact again so soon).
-  const last = st.lastCompaction;
-  if (last && st.turn - last.turn < st.settings.cooldown_turns && (at - last.at) / 1000 < st.settings.cooldown_seconds) return st;
+  const since = sinceCompaction(st, at);
+  if (since && coolingDown(st.settings, since)) return st;
   const pct = percentRemaining(st.tokens.used, st.tokens.window);
   const tier = tierOf(pct, st.settings);
   if (tier === null) return st; // the thread shrank meanwhile (an undo, a compaction): nothing to gain
@@ -552,6 +552,12 @@ function idleCompaction(s: EngineState, at: number, fx: Effect[]): EngineState {
   consume(st, d.id, 'decision', fx);
   fx.push({ type: 'decision', decision: d });
   return startSequence(withState(st, { counter: st.counter + 1, pending: [], lastDecision: d, preflight: null }), d, fx);
+}
+
+/** Turns and seconds since the last compaction (or failed attempt), for the cooldown; null before the first. */
+function sinceCompaction(s: EngineState, at: number): { turnsSince: number; secondsSince: number } | null {
+  const last = s.lastCompaction;
+  return last ? { turnsSince: s.turn - last.turn, secondsSince: (at - last.at) / 1000 } : null;
 }
 
 /** Says which pending boundaries an evaluation or a compaction takes off the list. */
