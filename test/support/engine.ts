@@ -49,3 +49,18 @@ All 42 unit tests pass. The CLI prints a table but --json is not wired yet.
 `;
 
 export const types = (effects: Effect[]) => effects.map((e) => e.type);
+
+/** A realistic turn: the person asks, the agent commits (`sha`), tokens land at `pct` remaining; `at` gives each event's time. */
+export function commitTurn(at: () => number, pct: number, sha = 'a1b2c3d'): EngineEvent[] {
+  return [
+    { type: 'user_message', at: at(), text: 'Implement phase 2: the codex importer, with tests, then commit.' },
+    { type: 'tool_call', at: at(), id: `t-${sha}`, name: 'run_in_terminal', input: { command: 'git commit -am "importer"' } },
+    { type: 'tool_result', at: at(), id: `t-${sha}`, output: `[main ${sha}] importer\n 2 files changed`, isError: false, exitCode: 0 },
+    { type: 'boundary', at: at(), source: 'terminal', boundary: { kind: 'commit', key: sha, detail: `${sha} importer` } },
+    { type: 'assistant_message', at: at(), text: 'Committed the importer. Phase 2 is done; next is the CLI.' },
+    { type: 'tokens', at: at(), used: usedFor(pct), window: WINDOW },
+  ];
+}
+
+/** The effects of one kind, typed. */
+export const find = <T extends Effect['type']>(fx: Effect[], t: T) => fx.filter((e): e is Extract<Effect, { type: T }> => e.type === t);

@@ -6,26 +6,14 @@
 import * as assert from 'node:assert/strict';
 import type { Effect, EngineEvent, EngineState } from '../../src/core/engine/types';
 import type { Settings } from '../../src/core/settings/schema';
-import { GOOD_PACKET, mkState, run, types, usedFor, WINDOW } from '../support/engine';
+import { commitTurn, find, GOOD_PACKET, mkState, run, types, usedFor, WINDOW } from '../support/engine';
 
 const T0 = 1_700_000_000_000;
 let clock = T0;
 const at = () => (clock += 1000);
 
-const find = <T extends Effect['type']>(fx: Effect[], t: T) => fx.filter((e): e is Extract<Effect, { type: T }> => e.type === t);
-
 /** A turn that commits and ends with `pct` of the context left. */
-function turn(pct: number, sha = 'a1b2c3d'): EngineEvent[] {
-  return [
-    { type: 'user_message', at: at(), text: 'Implement phase 2: the codex importer, with tests, then commit.' },
-    { type: 'tool_call', at: at(), id: `t-${sha}`, name: 'run_in_terminal', input: { command: 'git commit -am "importer"' } },
-    { type: 'tool_result', at: at(), id: `t-${sha}`, output: `[main ${sha}] importer\n 2 files changed`, isError: false, exitCode: 0 },
-    { type: 'boundary', at: at(), source: 'terminal', boundary: { kind: 'commit', key: sha, detail: `${sha} importer` } },
-    { type: 'assistant_message', at: at(), text: 'Committed the importer. Phase 2 is done; next is the CLI.' },
-    { type: 'tokens', at: at(), used: usedFor(pct), window: WINDOW },
-    { type: 'evaluate', at: at(), point: 'turn_complete' },
-  ];
-}
+const turn = (pct: number, sha?: string): EngineEvent[] => [...commitTurn(at, pct, sha), { type: 'evaluate', at: at(), point: 'turn_complete' }];
 
 /**
  * Settings where rawr waits at a commit in the early tier: the tier asks for a plan step (not a commit),

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import type { Effect, EngineEvent, EngineState } from '../../src/core/engine/types';
-import { GOOD_PACKET, mkState, run, types, usedFor, WINDOW } from '../support/engine';
+import type { EngineEvent, EngineState } from '../../src/core/engine/types';
+import { commitTurn, find, GOOD_PACKET, mkState, run, types, usedFor, WINDOW } from '../support/engine';
 import { validateAgentPacket } from '../../src/core/sequence/packet';
 
 const T0 = 1_700_000_000_000;
@@ -8,18 +8,8 @@ let clock = T0;
 const at = () => (clock += 1000);
 
 /** A realistic turn: the user asks, the agent runs tests and commits, tokens land in `pct` remaining. */
-function workTurn(pct: number, sha = 'a1b2c3d'): EngineEvent[] {
-  return [
-    { type: 'user_message', at: at(), text: 'Implement phase 2: the codex importer, with tests, then commit.' },
-    { type: 'tool_call', at: at(), id: `t-${sha}`, name: 'run_in_terminal', input: { command: 'git commit -am "importer"' } },
-    { type: 'tool_result', at: at(), id: `t-${sha}`, output: `[main ${sha}] importer\n 2 files changed`, isError: false, exitCode: 0 },
-    { type: 'boundary', at: at(), source: 'terminal', boundary: { kind: 'commit', key: sha, detail: `${sha} importer` } },
-    { type: 'assistant_message', at: at(), text: 'Committed the importer. Phase 2 is done; next is the CLI.' },
-    { type: 'tokens', at: at(), used: usedFor(pct), window: WINDOW },
-  ];
-}
+const workTurn = (pct: number, sha?: string): EngineEvent[] => commitTurn(at, pct, sha);
 
-const find = <T extends Effect['type']>(fx: Effect[], t: T) => fx.filter((e): e is Extract<Effect, { type: T }> => e.type === t);
 const seqIdOf = (s: EngineState) => ('seqId' in s.seq ? s.seq.seqId : '');
 
 describe('step: golden path', () => {
