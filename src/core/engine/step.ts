@@ -26,6 +26,7 @@ import { assembleWatcherPacket, validateAgentPacket, withTrailFacts } from '../s
 import { handoffText, headsUpText, scratchPathFor } from '../sequence/texts';
 import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
+import { kTokens } from '../text/units';
 import { repairFor, trailFacts } from '../hooks/shared/repair';
 import { applyPlan } from '../signals/plan';
 import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoundary } from '../signals/types';
@@ -700,8 +701,6 @@ function toCompacting(
   };
   return { ...s, seq: next };
 }
-
-const kTokens = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
 
 /** The agent's own packet kept for the receipt: packets are a few thousand characters; a runaway one is cut. */
 const MAX_AUTHORED_CHARS = 40_000;

@@ -9,6 +9,7 @@
  */
 import * as vscode from 'vscode';
 import { closeWords } from '../../core/engine/step';
+import { kTokens } from '../../core/text/units';
 import type { Fact } from '../../core/engine/types';
 import type { ChatOutput } from './ports';
 import type { IdleWatcher, Session } from './session';
@@ -150,7 +151,5 @@ function receiptOf(facts: readonly Fact[]): string | undefined {
   const d = decision.decision;
   const at = d.boundaries.find((b) => d.matched.includes(b.id));
   const where = at ? ` at ${closeWords(at)}` : '';
-  return `\n\n**Compacted while you were away${where} — ${k(compacted.tokensBefore)} → ${k(compacted.tokensAfter)} tokens.** _${d.reason}._\n\n`;
+  return `\n\n**Compacted while you were away${where} — ${kTokens(compacted.tokensBefore)} → ${kTokens(compacted.tokensAfter)} tokens.** _${d.reason}._\n\n`;
 }
-
-const k = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
