@@ -36,15 +36,15 @@ function bufferOutput(): ChatOutput & { text(): string } {
 export class IdleCompactor implements IdleWatcher {
   private armed: Armed | undefined;
   private job: { done: Promise<void>; cancel: vscode.CancellationTokenSource } | undefined;
+  /** What the person is told first when they return: set by a background compaction, shown once. */
+  private receipt: string | undefined;
+
+  constructor(private readonly session: Session) {}
 
   /** A background compaction runs (the session cache keeps the thread in memory meanwhile). */
   get running(): boolean {
     return this.job !== undefined;
   }
-  /** What the person is told first when they return: set by a background compaction, shown once. */
-  private receipt: string | undefined;
-
-  constructor(private readonly session: Session) {}
 
   /** The arbiter's arm_idle: the timer starts now; the agent's model of the turn that ended does the work. */
   arm(timerId: string, ms: number, model: vscode.LanguageModelChat | undefined): void {
@@ -105,8 +105,8 @@ export class IdleCompactor implements IdleWatcher {
         .executor()
         .feed({ type: 'cancel', at: s.clock.now() })
         .catch(() => undefined);
-      const ended = seen.find((f) => f.type === 'decision');
-      if (ended) this.receipt = note('rawr tried to compact this thread while you were away, but stopped; the thread is unchanged.');
+      if (seen.some((f) => f.type === 'decision'))
+        this.receipt = note('rawr tried to compact this thread while you were away, but stopped; the thread is unchanged.');
     } finally {
       listener.dispose();
       log.info(`[${s.threadId}] idle compaction transcript:\n${out.text()}`);
