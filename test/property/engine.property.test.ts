@@ -425,14 +425,12 @@ describe('engine properties (fast-check)', function () {
   it(`hold over ${RUNS} random event sequences`, () => {
     let sequencesStarted = 0;
     let compactions = 0;
-    let forecastStarts = 0;
     fc.assert(
       fc.property(settingsArb, fc.array(action, { minLength: 1, maxLength: 80, size: 'max' }), (settings, actions) => {
         const h = new Harness(settings);
         for (const x of actions) h.apply(x);
         h.settle();
         sequencesStarted += h.seqEvents.size;
-        forecastStarts += h.forecastStarts;
         compactions += [...h.seqEvents.values()].filter((e) => e.includes('end:compacted')).length;
       }),
       { numRuns: RUNS, ...(process.env.RAWR_PROPERTY_SEED ? { seed: Number(process.env.RAWR_PROPERTY_SEED) } : {}) },
@@ -440,7 +438,9 @@ describe('engine properties (fast-check)', function () {
     // The generators must actually reach the interesting states, or the properties prove little.
     assert.ok(sequencesStarted > RUNS / 2, `only ${sequencesStarted} sequences started in ${RUNS} runs`);
     assert.ok(compactions > RUNS / 4, `only ${compactions} compactions in ${RUNS} runs`);
-    assert.ok(forecastStarts > 0, `no sequence the forecast decided in ${RUNS} runs`);
+    // Whether the forecast decides is not asked here: since a compaction must buy something, unstructured
+    // sequences rarely give it a phase history to forecast from (CI saw 0 in 10,000 runs). The
+    // phase-structured property below is the one that drives the forecast and counts it.
   });
 
   it(`hold over ${RUNS} random phase-structured sequences (the phase forecast deciding)`, () => {
@@ -454,6 +454,8 @@ describe('engine properties (fast-check)', function () {
       }),
       { numRuns: RUNS, ...(process.env.RAWR_PROPERTY_SEED ? { seed: Number(process.env.RAWR_PROPERTY_SEED) } : {}) },
     );
-    assert.ok(forecastStarts > RUNS / 1000, `only ${forecastStarts} sequences the forecast decided in ${RUNS} runs`);
+    // Measured over seeds 1–11 at 10,000 runs: 16–32 (mean 23). The bar sits far enough below that a
+    // random seed does not fail it by chance, and still fails if the generator stops reaching the forecast.
+    assert.ok(forecastStarts > RUNS / 2500, `only ${forecastStarts} sequences the forecast decided in ${RUNS} runs`);
   });
 });
