@@ -1,11 +1,12 @@
 /**
  * Loads a bundle with a V8 code cache where Node has no compile cache of its own (before 22.1): the
  * hooks' engine (dist/hookEngine.js, 1.4 MB) is compiled on every hook process otherwise. The cache
- * file, under rawr's per-user cache folder, is keyed by the Node version and the bundle's path and
- * content and what the process runs (the hook event), and written at exit (with the functions this run
- * compiled) when there was none or V8 rejected it. Any problem loads the bundle with plain require; Node ≥ 22.1 uses its own cache (hookMain.ts).
+ * file, under rawr's per-user cache folder, is keyed by the Node version and the bundle's path, size
+ * and modification time and what the process runs (the hook event), and written at exit (with the
+ * functions this run compiled) when there was none or V8 rejected it. Not a hash of the content: that
+ * cost ~20 ms per hook (node:crypto's load and 0.8 MB hashed) where a rebuilt bundle changes its mtime, and
+ * V8 itself rejects a cache whose source differs (cachedDataRejected: the cache is written again). Any problem loads the bundle with plain require; Node ≥ 22.1 uses its own cache (hookMain.ts).
  */
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
@@ -20,14 +21,19 @@ export function requireWithCodeCache(file: string, cacheDir: string, tag: string
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   if (typeof (Module as { enableCompileCache?: unknown }).enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return require(file);
   let source: string;
+  let key: string;
   try {
+    const st = fs.statSync(file);
     source = fs.readFileSync(file, 'utf8');
+    key = fnv1a(`${process.version}\0${process.arch}\0${st.size}\0${st.mtimeMs}`);
   } catch {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(file);
   }
-  const key = createHash('sha256').update(`${process.version}\0${process.arch}\0${file}\0`).update(source).digest('hex').slice(0, 32);
-  const cacheFile = path.join(cacheDir, `${path.basename(file)}-${key}-${tag.replace(/[^A-Za-z0-9]/g, '') || 'run'}.bin`);
+  const kind = tag.replace(/[^A-Za-z0-9]/g, '') || 'run';
+  // The bundle's path in the name, apart from its build: two installed rawrs keep a cache each.
+  const prefix = `${path.basename(file)}-${fnv1a(file)}-`;
+  const cacheFile = path.join(cacheDir, `${prefix}${key}-${kind}.bin`);
   let cachedData: Buffer | undefined;
   try {
     const st = fs.lstatSync(cacheFile);
@@ -55,10 +61,34 @@ export function requireWithCodeCache(file: string, cacheDir: string, tag: string
         const tmp = `${cacheFile}.${process.pid}.tmp`;
         fs.writeFileSync(tmp, script.createCachedData(), { flag: 'wx' });
         fs.renameSync(tmp, cacheFile);
+        prune(cacheDir, prefix, `-${kind}.bin`, cacheFile);
       } catch {
         /* a cache only */
       }
     });
   }
   return mod.exports;
+}
+
+/**
+ * Removes the caches of earlier builds of the same bundle for the same kind of run (`keep` replaced
+ * them): each rebuild or Node upgrade would otherwise leave ~0.6 MB behind for good.
+ */
+function prune(dir: string, prefix: string, suffix: string, keep: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (full !== keep && name.startsWith(prefix) && name.endsWith(suffix)) fs.rmSync(full, { force: true });
+  }
+}
+
+/** A short file-name key (FNV-1a, 2 × 32 bits): not a security measure, the cache folder is the user's own (0700). */
+function fnv1a(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000193 + 2) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
 }

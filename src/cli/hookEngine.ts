@@ -1,2 +1,8 @@
 /** The hook engine, bundled apart as dist/hookEngine.js for dist/hook.js (hookEntry.ts) to load only when a hook has something to do. */
-export { hooksMain, runHookEvent } from './hooks';
+import * as z from 'zod';
+
+// A hook is a short process that parses a few inputs once: zod's compiled object parsers (built with
+// `new Function` on each schema's first parse) cost more to build than they save here.
+z.config({ jitless: true });
+
+export { runHookEvent } from './hookEvent';

@@ -7,9 +7,9 @@
  *   2. the hook input is read from stdin (size cap, time limit);
  *   3. the fast exit: a PostToolUse / UserPromptSubmit / SessionStart with nothing pending for the
  *      session (fastPath.ts nothingToDo) exits 0 with no output, as the full run would;
- *   4. otherwise the hook engine (./hooks.ts runHookEvent: zod, the prompts, the arbiter, the importers)
+ *   4. otherwise the hook engine (./hookEvent.ts runHookEvent: zod, the prompts, the arbiter, the importers)
  *      is loaded and runs the hook exactly as before.
- * Anything that is not a hook event (install, --help, a usage error) goes to the engine's hooksMain.
+ * Anything that is not a hook event (install, --help, a usage error) is the full CLI's (./hooks.ts hooksMain).
  * Used by main.ts (the compiled CLI: the engine is ./hooks.ts) and by hookEntry.ts (the
  * bundled dist/hook.js, the engine in dist/hookEngine.js).
  */
@@ -20,8 +20,12 @@ import { isHookEvent, type HookEvent } from '../core/hooks/shared/events';
 import { nothingToDo } from '../core/hooks/shared/fastPath';
 
 export interface HookEngine {
-  hooksMain(argv: string[]): Promise<number>;
   runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
+}
+
+/** `rawr hooks <claude|codex> <Event>`, what the agents run (`argv`: what follows `hooks`); anything else (install, --help, a usage error) is the CLI's. */
+export function isHookRun(argv: readonly string[]): argv is ['claude' | 'codex', HookEvent, ...string[]] {
+  return (argv[0] === 'claude' || argv[0] === 'codex') && isHookEvent(argv[1]);
 }
 
 /** Hook input is small; anything beyond this is not a hook input. */
@@ -77,11 +81,10 @@ export function enableCompileCache(): void {
   }
 }
 
-/** `argv` is what follows `hooks`. Always resolves (a hook event to 0: nothing a hook prints may block the agent). */
-export async function hookProcess(argv: string[], engine: () => HookEngine): Promise<number> {
+/** One hook run (isHookRun). Always resolves to 0: nothing a hook prints may block the agent. */
+export async function hookProcess(argv: ['claude' | 'codex', HookEvent, ...string[]], engine: () => HookEngine): Promise<number> {
   enableCompileCache();
   const [agent, event] = argv;
-  if ((agent !== 'claude' && agent !== 'codex') || !isHookEvent(event)) return engine().hooksMain(argv);
   const stdin = await readStdin();
   if (nothingToDo(agent, event, stdin, process.env)) return 0;
   try {

@@ -9,13 +9,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isHookEvent, type HookEvent } from '../core/hooks/shared/input';
-import { rawrCacheDir, readStdin } from './hookMain';
-import { runHook, type AgentSpec } from '../core/hooks/shared/run';
+import { isHookEvent } from '../core/hooks/shared/input';
+import { readStdin } from './hookMain';
 import { shellQuote } from '../core/hooks/shared/hooksConfig';
 import { installClaude, installCodex } from '../core/hooks/shared/installer';
-import { CLAUDE } from '../core/hooks/claude/agent';
-import { CODEX } from '../core/hooks/codex/agent';
+import { AGENTS, runHookEvent } from './hookEvent';
 
 export const HOOKS_USAGE = `usage: rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|PostToolUse>   (hook input JSON on stdin)
        rawr hooks claude install [--write [--move]] [--no-steer] [--window N] [--follow-symlinks]
@@ -53,8 +51,6 @@ function commandPrefix(): string {
   const entry = path.basename(script) === 'cli.js' && fs.existsSync(hook) ? hook : script;
   return `${shellQuote(process.execPath)} ${shellQuote(entry)}`;
 }
-
-const AGENTS: Record<string, AgentSpec> = { claude: CLAUDE, codex: CODEX };
 
 async function install(agent: string, args: string[]): Promise<number> {
   const allowed = agent === 'codex' ? ['--write', '--trust', '--follow-symlinks'] : ['--write', '--follow-symlinks', '--no-steer', '--move', '--window'];
@@ -115,27 +111,4 @@ export async function hooksMain(argv: string[]): Promise<number> {
     return 1;
   }
   return runHookEvent(agent.id, event, await readStdin());
-}
-
-/** This code's identity for the hooks' prompt cache (core/prompts/cache.ts): a rebuilt or upgraded rawr parses the prompt files again. */
-function codeKey(): string {
-  try {
-    const st = fs.statSync(__filename);
-    return `${process.version}:${__filename}:${st.size}:${st.mtimeMs}`;
-  } catch {
-    return `${process.version}:${__filename}:${Date.now()}`;
-  }
-}
-
-/** One hook event with its stdin already read (hookMain.ts reads it first for its fast exit); always 0. */
-export async function runHookEvent(agentName: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number> {
-  const agent = AGENTS[agentName]!;
-  try {
-    const r = await runHook(agent, event, stdin, { env: process.env, promptCache: { dir: path.join(rawrCacheDir(), 'prompt-sets'), codeKey: codeKey() } });
-    for (const line of r.stderr) process.stderr.write(`${line}\n`);
-    if (r.stdout) process.stdout.write(r.stdout);
-  } catch (err) {
-    process.stderr.write(`rawr hooks ${agent.id} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done\n`);
-  }
-  return 0;
 }

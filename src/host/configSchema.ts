@@ -8,7 +8,7 @@
  *
  * vscode-free: used by scripts/gen-config.mjs (which writes package.json) and by unit tests.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { BOUNDARY_KINDS, type BoundaryKind } from '../core/signals/types';
 import { DEFAULT_ALLOWED_TOOLS } from './tools/catalog';
 import { DEFAULT_SETTINGS, MID_TURN_POLICIES, MODES, SETTING_DOCS, SettingsSchema, type SettingKey } from '../core/settings/schema';

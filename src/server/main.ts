@@ -12,7 +12,7 @@
  */
 import * as lsp from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { loadPromptDirs } from '../core/prompts/fs';
 import { CoreService } from '../core/service/coreService';
 import { CORE_METHODS, describeZodError, InitOptionsSchema, PARAMS, type InitOptions } from '../core/protocol/coreProtocol';

@@ -8,7 +8,7 @@
  * default at run time, at the place the loader reports them.
  */
 import type { CompletionItem, CompletionItemKind, Diagnostic, DiagnosticSeverity, Hover, Range } from 'vscode-languageserver-types';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseFrontmatter, type Problem } from '../core/prompts/frontmatter';
 import { loadPromptSet, PROMPT_FILES } from '../core/prompts/promptSet';
 import { DEFAULT_SETTINGS, SETTING_DOCS, SettingsSchema, type GatedTier, type SettingKey } from '../core/settings/schema';

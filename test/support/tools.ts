@@ -3,7 +3,7 @@
  * ToolError is the model's answer), against real folders through the unit tier's vscode shim.
  */
 import * as vscode from 'vscode';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { parseInput, type ToolContext, type ToolImpl } from '../../src/host/tools/toolHost';
 import { ToolError } from '../../src/host/tools/workspacePath';
 

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EventLog } from '../../src/core/log/eventLog';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { needShared } from '../support/sharedData';

@@ -8,7 +8,7 @@ import { DEFAULT_ALLOWED_TOOLS } from '../../src/host/tools/catalog';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_SETTINGS, SETTING_DOCS, SettingsSchema, type SettingKey } from '../../src/core/settings/schema';
 import {
   CONFIG_ID,

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { emptyTrail } from '../../src/core/engine/state';
 import type { Trail } from '../../src/core/engine/types';
 import { compactedThread, messageTokens, selectRecentTail, tailBudget } from '../../src/core/sequence/recentTail';

@@ -209,6 +209,33 @@ describe('hooks fast exit', function () {
     }
   });
 
+  it('a rebuilt engine replaces its code cache instead of adding one per build (Node < 22.1)', function () {
+    if (typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function') {
+      // Node >= 22.1 uses its own compile cache and never writes these files: nothing to check here.
+      this.skip();
+    }
+    const mod = path.join(tmp, 'rebuilt.js');
+    const cacheDir = path.join(tmp, 'code-cache-rebuilt');
+    const load = (tag: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `console.log(require(${JSON.stringify(path.resolve(__dirname, '../../src/cli/codeCache.js'))}).requireWithCodeCache(${JSON.stringify(mod)}, ${JSON.stringify(cacheDir)}, ${JSON.stringify(tag)}).v)`,
+        ],
+        { encoding: 'utf8' },
+      );
+    for (let build = 1; build <= 3; build++) {
+      fs.writeFileSync(mod, `exports.v = ${build};${' '.repeat(build)}\n`);
+      fs.utimesSync(mod, new Date(), new Date(Date.now() + build * 1000));
+      assert.equal(load('PreCompact').stdout.trim(), String(build));
+      assert.equal(load('PostToolUse').stdout.trim(), String(build));
+    }
+    const files = fs.readdirSync(cacheDir).sort();
+    assert.equal(files.length, 2, files.join(', '));
+    assert.ok(files.some((f) => f.endsWith('-PreCompact.bin')) && files.some((f) => f.endsWith('-PostToolUse.bin')), files.join(', '));
+  });
+
   it('the caches (compile cache, parsed prompt sets) live in a per-user folder', () => {
     assert.equal(rawrCacheDir({ XDG_CACHE_HOME: '/c' }), path.join('/c', 'rawr'));
     assert.equal(rawrCacheDir({ XDG_CACHE_HOME: 'relative' }), path.join(os.homedir(), '.cache', 'rawr'));

@@ -4,7 +4,7 @@
  * JSON validation of the answer, and the deterministic fallback used when the answer is invalid, late
  * or unavailable.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { fillTemplate, type Prompts } from '../prompts/promptSet';
 import { describeForecast } from './forecast';
 import type { Decision, Trail } from '../engine/types';

@@ -3,7 +3,7 @@
  * (src/core/protocol/coreProtocol.ts), and the event log validates each event record it loads with it
  * (src/core/log/records.ts), so neither a bad request nor a hand-edited log line reaches step().
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EngineEvent } from './types';
 import { PROMPT_FILES, type PromptName } from '../prompts/promptSet';
 import { SettingsSchema } from '../settings/schema';

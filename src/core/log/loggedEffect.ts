@@ -9,7 +9,7 @@
  * `stepRecords` covers every fact (a switch) and every command (a table): a new kind is a compile error
  * here until someone decides whether the log keeps it. The schema validates what is read back (the log is untrusted input).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Command, Fact, StepOutput } from '../engine/types';
 import type { NewLogRecord } from './records';
 import { BOUNDARY_KINDS } from '../signals/types';

@@ -3,7 +3,7 @@
  * file per thread. Every record carries `rawr: 1` (format detection and versioning), the thread id, a
  * sequence number and a time. Validated with zod when read back: the log is untrusted input too.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EngineEventSchema } from '../engine/eventSchema';
 import { ThreadMessageSchema } from '../thread/thread';
 

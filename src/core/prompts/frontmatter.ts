@@ -2,7 +2,18 @@
  * Markdown with YAML frontmatter: `---\n<yaml>\n---\n<body>`. Parsing never throws; problems come back
  * with the 1-based line and column in the original file so an editor can underline them.
  */
-import { isMap, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
+import type * as YamlModule from 'yaml';
+import type { Document } from 'yaml';
+
+let yamlModule: typeof YamlModule | undefined;
+/**
+ * The YAML parser, loaded on the first parse: the hooks' process answers from its prompt cache
+ * (prompts/cache.ts) on most runs and then never needs it (its load was ~10% of a steering hook's time).
+ */
+function yaml(): typeof YamlModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (yamlModule ??= require('yaml') as typeof YamlModule);
+}
 
 export interface Problem {
   file: string;
@@ -37,6 +48,7 @@ export function parseFrontmatter(text: string, file: string): ParsedMarkdown {
   }
   const yamlText = match[1] ?? '';
   const body = text.slice(match[0].length);
+  const { isMap, isScalar, LineCounter, parseDocument, visit } = yaml();
   const lineCounter = new LineCounter();
   const doc: Document = parseDocument(yamlText, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: 'error' });
   // The YAML starts on line 2 of the file (after the opening fence).

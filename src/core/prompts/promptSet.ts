@@ -2,7 +2,7 @@
  * The prompt files: shipped under prompts/, overridable per workspace. Loading never throws: a missing,
  * unreadable or malformed file yields the shipped text (or the built-in fallback) plus located problems.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseFrontmatter, type Problem } from './frontmatter';
 import { resolveSettings } from '../settings/load';
 import { DEFAULT_SETTINGS, type Settings } from '../settings/schema';

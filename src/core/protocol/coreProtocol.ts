@@ -7,7 +7,7 @@
  * initialization options and the thread id (threadId.ts). src/server and src/host never import each
  * other: both import this.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EngineEventSchema, promptRecord, PromptsSchema } from '../engine/eventSchema';
 import type { EngineEvent, StepOutput } from '../engine/types';
 import type { PromptSet } from '../prompts/promptSet';

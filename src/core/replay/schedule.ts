@@ -14,7 +14,7 @@
  *
  * Pure: no I/O. The labels are untrusted input and are validated with zod.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const PhaseLabelsSchema = z
   .object({

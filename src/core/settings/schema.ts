@@ -3,7 +3,7 @@
  * YAML frontmatter of prompts/rawr-auto-compact.md (docs/ARCHITECTURE.md#settings-and-prompt-files); DEFAULT_SETTINGS mirrors that file and a
  * unit test keeps the two equal, so the core still has safe values if the file itself is unreadable.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { BOUNDARY_KINDS } from '../signals/types';
 
 export const MODES = ['off', 'tag', 'suggest', 'auto'] as const;

@@ -2,7 +2,7 @@
  * The model-facing thread @rawr owns (docs/ARCHITECTURE.md#the-thread-rawr-owns): what is sent to the model, as opposed to what
  * the Chat view shows. Compaction replaces it as a whole (`swap`), never piecemeal.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ThreadMessageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('user'), text: z.string(), synthetic: z.boolean().optional(), kind: z.string().optional() }),

@@ -15,7 +15,7 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonLinesTail } from '../../core/hooks/shared/readFrom';
 import { sessionDirName } from '../../core/hooks/shared/store';
 

@@ -6,7 +6,7 @@
  */
 import type OpenAI from 'openai';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import { z } from 'zod';
+import * as z from 'zod';
 
 // ---- message shapes (the subset of the chat-completions API rawr uses) ------------------------------
 

@@ -18,7 +18,7 @@
  */
 import OpenAI from 'openai';
 import * as vscode from 'vscode';
-import { z } from 'zod';
+import * as z from 'zod';
 import { toOpenAIMessages, toOpenAITools, toToolChoice } from './convert';
 import { estimateTokens, OpenAIChatError, streamChat, toOpenAIChatError } from './openaiChat';
 import { TokenCalibration } from './tokenCalibration';

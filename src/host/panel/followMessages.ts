@@ -3,7 +3,7 @@
  * that the host posts (`{type: 'follow', view}`), and the webview's follow actions. Validated like the
  * rest of the panel's messages (messages.ts); every string is rendered with textContent.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { TIERS } from '../../core/settings/schema';
 import { HOOK_EVENT_KINDS } from '../follow/discover';
 

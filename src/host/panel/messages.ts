@@ -8,7 +8,7 @@
  * The view model is plain JSON built by viewModel.ts from the core snapshot, the thread's event log and
  * the boundary bus; packets travel as Markdown blocks (markdown.ts), never as HTML.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MODES, TIERS } from '../../core/settings/schema';
 import { BOUNDARY_KINDS } from '../../core/signals/types';
 import { ThreadIdSchema } from '../../core/protocol/threadId';

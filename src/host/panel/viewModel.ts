@@ -13,7 +13,7 @@
  *   log is what a window reload rebuilds from, so the panel shows the same history after a reload.
  * Plus the boundary bus's recent reports (workspace-wide), for reports this thread's arbiter never got.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { forecastNext, type PhaseForecast } from '../../core/arbiter/forecast';
 import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
 import { boundaryId } from '../../core/engine/step';

@@ -6,7 +6,7 @@
  *
  * vscode-free: scripts/gen-config.mjs writes package.json from it, and unit tests check the two agree.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type ToolKind = 'read' | 'write' | 'execute';
 

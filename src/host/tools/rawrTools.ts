@@ -4,7 +4,7 @@
  * notes to `.scratch/agent-<name>.scratch.md` inside the workspace, never anywhere else.
  */
 import * as vscode from 'vscode';
-import { z } from 'zod';
+import * as z from 'zod';
 import { scratchPathFor } from '../../core/sequence/texts';
 import type { PlanStep } from '../../core/signals/plan';
 import { inputJsonSchema } from './catalog';

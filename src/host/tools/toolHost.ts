@@ -6,7 +6,7 @@
  * refused in Restricted Mode (an untrusted workspace) with the reason and how to trust.
  */
 import * as vscode from 'vscode';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { allowedInRestrictedMode, type ToolSpec } from './catalog';
 import { ToolError } from './workspacePath';
 

@@ -15,7 +15,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { fillTemplate, type Prompts } from '../../prompts/promptSet';
 import { safeReadTextIfExists } from '../../io/safeRead';
 import { createExclusive, writeFileAtomic } from '../shared/store';

@@ -17,7 +17,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonLinesTail } from '../shared/readFrom';
 import type { SessionFollower } from '../../follow/sessionFollower';
 import { compactInstructions } from '../../follow/sessionFollower';

@@ -12,7 +12,7 @@
  * and the hook then answers every request from there on with the arbiter's decision.
  */
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Settings } from '../../settings/schema';
 import { readStateFile, writeFileAtomic } from '../shared/store';
 

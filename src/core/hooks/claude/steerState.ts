@@ -10,7 +10,7 @@
  * started again from the beginning of the file: slower once, never wrong.
  */
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SessionFollower, type SavedFollower } from '../../follow/sessionFollower';
 import type { ReplayOptions } from '../../replay/driver';
 import { safeReadTextIfExists } from '../../io/safeRead';

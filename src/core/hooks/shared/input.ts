@@ -8,7 +8,7 @@
  * more, e.g. `permission_mode`), and the event-specific fields are optional so a variation in them
  * never makes rawr drop a hook. Pure: no I/O.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { isAbsolutePath, type HookEvent } from './events';
 
 export { HOOK_EVENTS, isHookEvent, type HookEvent } from './events';

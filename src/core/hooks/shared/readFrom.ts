@@ -7,7 +7,7 @@
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { kindOf, SafeReadError } from '../../io/safeRead';
 
 async function openRegular(file: string) {

@@ -13,7 +13,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Prompts } from '../../prompts/promptSet';
 import type { Settings } from '../../settings/schema';
 import { importClaude } from '../../replay/import/claude';

@@ -187,8 +187,9 @@ const promptReadersOf = (root: string, opts: HookRunOptions) =>
 function promptSetOf(root: string, opts: HookRunOptions) {
   const readers = promptReadersOf(root, opts);
   if (opts.promptReaders || !opts.promptCache) return loadPromptSet(readers);
-  // One file per project (its prompt overrides differ), named by a hash of its folder.
-  const file = path.join(opts.promptCache.dir, `${createHash('sha256').update(root).digest('hex').slice(0, 24)}.json`);
+  // One file per project (its prompt overrides differ) and per rawr build (two installed rawrs, or the
+  // CLI beside the hooks entry, would otherwise replace each other's entry on every call).
+  const file = path.join(opts.promptCache.dir, `${createHash('sha256').update(`${root}\0${opts.promptCache.codeKey}`).digest('hex').slice(0, 24)}.json`);
   return loadPromptSetCached(readers, file, opts.promptCache.codeKey);
 }
 

@@ -22,7 +22,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TranscriptFacts } from './facts';
 import { SafeReadError, safeReadText, safeReadTextIfExists } from '../../io/safeRead';
 import { regularFileSize } from './readFrom';

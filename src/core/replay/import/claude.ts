@@ -22,7 +22,7 @@ import {
 import { ClaudePlanTracker, type PlanChange, type SavedPlanTracker } from './claudePlan';
 import { countModel, modelList } from './models';
 import { ID_MEMORY, trimOldest } from '../bounded';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /**
  * Texts that Claude Code itself writes as `user` records without an isMeta flag. None is typed by

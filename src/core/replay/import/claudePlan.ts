@@ -13,7 +13,7 @@
  * plan signal and the hooks' snapshot keeps as the plan (docs/ARCHITECTURE.md, "Boundaries").
  * Pure: no I/O.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StepStatus } from './schemas';
 import { TodoWriteInput, normalizeStatus } from './schemas';
 import { ID_MEMORY, trimOldest } from '../bounded';

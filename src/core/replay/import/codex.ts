@@ -25,7 +25,7 @@ import {
   readJsonLines,
   timeOf,
 } from './schemas';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** User-role texts Codex injects itself (environment, AGENTS.md / user instructions, shell escapes). */
 const INJECTED_PREFIXES = [

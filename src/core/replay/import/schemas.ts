@@ -5,7 +5,7 @@
  * newer tool version that adds fields still parses. Record types we do not read get no schema:
  * the importers skip them before validation.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { linesOfText, type RawLine } from '../../io/lines';
 
 // ---------------------------------------------------------------- shared line reader

@@ -1,0 +1,38 @@
+/**
+ * One agent hook event, its input already read: what `rawr hooks <claude|codex> <Event>` runs when
+ * hookMain.ts's fast exit does not answer. Apart from ./hooks.ts (usage, install) so that the hooks'
+ * engine bundle (dist/hookEngine.js, ./hookEngine.ts) holds only this path: no installer, no JSONC or
+ * TOML editor, loaded before every model request while Claude Code's context is over its threshold.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { HookEvent } from '../core/hooks/shared/input';
+import { rawrCacheDir } from './hookMain';
+import { runHook, type AgentSpec } from '../core/hooks/shared/run';
+import { CLAUDE } from '../core/hooks/claude/agent';
+import { CODEX } from '../core/hooks/codex/agent';
+
+export const AGENTS: Record<string, AgentSpec> = { claude: CLAUDE, codex: CODEX };
+
+/** This code's identity for the hooks' prompt cache (core/prompts/cache.ts): a rebuilt or upgraded rawr parses the prompt files again. */
+function codeKey(): string {
+  try {
+    const st = fs.statSync(__filename);
+    return `${process.version}:${__filename}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return `${process.version}:${__filename}:${Date.now()}`;
+  }
+}
+
+/** One hook event with its stdin already read (hookMain.ts reads it first for its fast exit); always 0. */
+export async function runHookEvent(agentName: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number> {
+  const agent = AGENTS[agentName]!;
+  try {
+    const r = await runHook(agent, event, stdin, { env: process.env, promptCache: { dir: path.join(rawrCacheDir(), 'prompt-sets'), codeKey: codeKey() } });
+    for (const line of r.stderr) process.stderr.write(`${line}\n`);
+    if (r.stdout) process.stdout.write(r.stdout);
+  } catch (err) {
+    process.stderr.write(`rawr hooks ${agent.id} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done\n`);
+  }
+  return 0;
+}
