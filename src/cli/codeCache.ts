@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
+import { fnv1a } from './hookResident';
 
 /** Node's Module class with the (long-standing, untyped) helper that gives a module its node_modules search paths. */
 type ModuleCtor = typeof nodeModule.Module & { _nodeModulePaths(dir: string): string[] };
@@ -79,16 +80,4 @@ function prune(dir: string, prefix: string, suffix: string, keep: string): void 
     const full = path.join(dir, name);
     if (full !== keep && name.startsWith(prefix) && name.endsWith(suffix)) fs.rmSync(full, { force: true });
   }
-}
-
-/** A short file-name key (FNV-1a, 2 × 32 bits): not a security measure, the cache folder is the user's own (0700). */
-function fnv1a(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x01000193 + 2) >>> 0;
-  }
-  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
 }

@@ -5,4 +5,5 @@ import * as z from 'zod';
 // `new Function` on each schema's first parse) cost more to build than they save here.
 z.config({ jitless: true });
 
-export { runHookEvent } from './hookEvent';
+export { hookEventOutput, runHookEvent } from './hookEvent';
+export { serveHooks } from './hookServer';

@@ -7,17 +7,28 @@
 import * as path from 'node:path';
 import { requireWithCodeCache } from './codeCache';
 import { hookProcess, isHookRun, rawrCacheDir, type HookEngine } from './hookMain';
+import { RESIDENT_FLAG, residentSocket, startResident } from './hookResident';
+import type { serveHooks } from './hookServer';
+
+type EngineModule = HookEngine & { serveHooks: typeof serveHooks };
 
 const args = process.argv.slice(2);
 const hookArgs = args.slice(1);
 // A computed path: esbuild leaves these requires alone, so neither bundle is copied into this one.
 const beside = (name: string) => path.join(__dirname, name);
+const engine = (tag: string) => requireWithCodeCache(beside('hookEngine.js'), path.join(rawrCacheDir(), 'code-cache'), tag) as EngineModule;
 if (args[0] === 'hooks' && isHookRun(hookArgs)) {
-  void hookProcess(hookArgs, () => requireWithCodeCache(beside('hookEngine.js'), path.join(rawrCacheDir(), 'code-cache'), hookArgs[1]) as HookEngine).then(
-    (code) => {
-      process.exitCode = code;
-    },
-  );
+  const resident = () => {
+    const socket = residentSocket(rawrCacheDir(), beside('hookEngine.js'));
+    return socket ? { socket, start: () => startResident(__filename, socket) } : null;
+  };
+  void hookProcess(hookArgs, () => engine(hookArgs[1]), resident).then((code) => {
+    process.exitCode = code;
+  });
+} else if (args[0] === RESIDENT_FLAG && args[1]) {
+  // The resident hook engine (hookServer.ts), started by a hook run (hookResident.ts startResident).
+  const e = engine('server');
+  e.serveHooks(args[1], e);
 } else {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   require(beside('cli.js'));

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HookEvent } from '../core/hooks/shared/input';
-import { rawrCacheDir } from './hookMain';
+import { rawrCacheDir, writeHookOutput, type HookEventOutput } from './hookMain';
 import { runHook, type AgentSpec } from '../core/hooks/shared/run';
 import { CLAUDE } from '../core/hooks/claude/agent';
 import { CODEX } from '../core/hooks/codex/agent';
@@ -24,15 +24,24 @@ function codeKey(): string {
   }
 }
 
-/** One hook event with its stdin already read (hookMain.ts reads it first for its fast exit); always 0. */
-export async function runHookEvent(agentName: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number> {
+/** One hook event with its stdin already read, run here; `env` is the hook process's environment. Never rejects. */
+export async function hookEventOutput(
+  agentName: 'claude' | 'codex',
+  event: HookEvent,
+  stdin: string,
+  env: Record<string, string | undefined>,
+): Promise<HookEventOutput> {
   const agent = AGENTS[agentName]!;
   try {
-    const r = await runHook(agent, event, stdin, { env: process.env, promptCache: { dir: path.join(rawrCacheDir(), 'prompt-sets'), codeKey: codeKey() } });
-    for (const line of r.stderr) process.stderr.write(`${line}\n`);
-    if (r.stdout) process.stdout.write(r.stdout);
+    const r = await runHook(agent, event, stdin, { env, promptCache: { dir: path.join(rawrCacheDir(env), 'prompt-sets'), codeKey: codeKey() } });
+    return { stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
-    process.stderr.write(`rawr hooks ${agent.id} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done\n`);
+    return { stdout: '', stderr: [`rawr hooks ${agent.id} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done`] };
   }
+}
+
+/** One hook event with its stdin already read (hookMain.ts reads it first for its fast exit), printed; always 0. */
+export async function runHookEvent(agentName: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number> {
+  writeHookOutput(await hookEventOutput(agentName, event, stdin, process.env));
   return 0;
 }

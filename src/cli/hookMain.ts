@@ -19,8 +19,21 @@ import * as path from 'node:path';
 import { isHookEvent, type HookEvent } from '../core/hooks/shared/events';
 import { nothingToDo } from '../core/hooks/shared/fastPath';
 
+/** What one hook event prints: stdout for the agent, lines for stderr. */
+export interface HookEventOutput {
+  stdout: string;
+  stderr: string[];
+}
+
 export interface HookEngine {
   runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
+  /** The same run, its output returned (the resident engine answers with it: hookServer.ts). */
+  hookEventOutput(agent: 'claude' | 'codex', event: HookEvent, stdin: string, env: Record<string, string | undefined>): Promise<HookEventOutput>;
+}
+
+export function writeHookOutput(out: HookEventOutput): void {
+  for (const line of out.stderr) process.stderr.write(`${line}\n`);
+  if (out.stdout) process.stdout.write(out.stdout);
 }
 
 /** `rawr hooks <claude|codex> <Event>`, what the agents run (`argv`: what follows `hooks`); anything else (install, --help, a usage error) is the CLI's. */
@@ -81,16 +94,49 @@ export function enableCompileCache(): void {
   }
 }
 
-/** One hook run (isHookRun). Always resolves to 0: nothing a hook prints may block the agent. */
-export async function hookProcess(argv: ['claude' | 'codex', HookEvent, ...string[]], engine: () => HookEngine): Promise<number> {
+/** Where the resident hook engine answers (hookResident.ts), and how to start it there. */
+export interface Resident {
+  socket: string;
+  start(): void;
+}
+
+/**
+ * One hook run (isHookRun). With `resident` (the bundled hooks entry), a run the fast exit does not
+ * answer goes to the resident engine; where none answers, it runs here and starts one for the next
+ * run. Always resolves to 0: nothing a hook prints may block the agent.
+ */
+export async function hookProcess(
+  argv: ['claude' | 'codex', HookEvent, ...string[]],
+  engine: () => HookEngine,
+  resident?: () => Resident | null,
+): Promise<number> {
   enableCompileCache();
   const [agent, event] = argv;
   const stdin = await readStdin();
   if (nothingToDo(agent, event, stdin, process.env)) return 0;
+  const there = resident?.() ?? null;
+  if (there) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { askResident } = require('./hookResident') as typeof import('./hookResident');
+    const answer = await askResident(there.socket, { v: 1, agent, event, stdin, env: process.env, cwd: process.cwd() });
+    switch (answer.kind) {
+      case 'answer':
+        writeHookOutput(answer.output);
+        return 0;
+      case 'lost':
+        // Not run again here: the resident engine may have acted on it (hookResident.ts).
+        process.stderr.write(`rawr hooks ${agent} ${event}: the resident hook engine did not answer (${answer.why}); nothing done\n`);
+        return 0;
+      case 'unavailable':
+        break;
+    }
+  }
   try {
     return await engine().runHookEvent(agent, event, stdin);
   } catch (err) {
     process.stderr.write(`rawr hooks ${agent} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done\n`);
     return 0;
+  } finally {
+    there?.start();
   }
 }

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isHookEvent } from '../core/hooks/shared/input';
 import { readStdin } from './hookMain';
-import { shellQuote } from '../core/hooks/shared/hooksConfig';
+import { nodeCommandPrefix } from '../core/hooks/shared/hooksConfig';
 import { installClaude, installCodex } from '../core/hooks/shared/installer';
 import { AGENTS, runHookEvent } from './hookEvent';
 
@@ -49,7 +49,7 @@ function commandPrefix(): string {
   // The bundled CLI installs its small hooks entry beside it (dist/hook.js, hookEntry.ts) when there is one.
   const hook = path.join(path.dirname(script), 'hook.js');
   const entry = path.basename(script) === 'cli.js' && fs.existsSync(hook) ? hook : script;
-  return `${shellQuote(process.execPath)} ${shellQuote(entry)}`;
+  return nodeCommandPrefix(process.execPath, entry);
 }
 
 async function install(agent: string, args: string[]): Promise<number> {

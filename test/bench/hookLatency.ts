@@ -7,9 +7,10 @@
  * generated in a temp folder (Claude Code 2.1's record shapes: prompts, responses with usage, Bash calls
  * with ~6 KB outputs), its context between Claude Code's threshold and rawr's boundary line, with no
  * boundary: every measured call is the common case, a refusal ("deferred"). Measured:
- *   - as Claude Code runs it: a `node <cli> hooks claude PreCompact` process, stdin to exit, for the
- *     bundled hooks entry (dist/hook.js + dist/hookEngine.js: what `install` and the extension's launcher
- *     run), the bundled CLI (dist/cli.js: what earlier versions installed) and the compiled one (out/src/cli);
+ *   - as Claude Code runs it: a process, stdin to exit, for the bundled hooks entry (dist/hook.js +
+ *     dist/hookEngine.js: the command `install` writes, run through `sh -c` as Claude Code does), the
+ *     bundled CLI (dist/cli.js: what earlier versions installed) and the compiled one (out/src/cli), both
+ *     as `node <cli> hooks claude PreCompact`;
  *   - PostToolUse with nothing pending, as a process (it runs after every tool call): the fast exit of
  *     src/cli/hookMain.ts, before any engine is loaded;
  *   - the decision alone, in this process (state read, tail read, verdict, state written);
@@ -25,6 +26,7 @@ import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
 import { autoCompactWindowFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { steerPreCompact } from '../../src/core/hooks/claude/steer';
+import { nodeCommandPrefix } from '../../src/core/hooks/shared/hooksConfig';
 
 const CLI = resolve(__dirname, '../../src/cli/main.js');
 const BUNDLED = resolve(__dirname, '../../../dist/cli.js');
@@ -126,33 +128,59 @@ export async function hookLatencyBench(): Promise<string> {
         tool_input: { command: 'npm test' },
         tool_response: { stdout: 'x'.repeat(6000), stderr: '', interrupted: false },
       });
-    const env = { ...process.env, CLAUDE_PROJECT_DIR: root };
+    // The hooks' caches (code cache, prompt sets, the resident engine's socket) in the bench's folder: a
+    // cold start, nothing left behind; the resident engine exits 15 s after the last call.
+    const env: NodeJS.ProcessEnv = { ...process.env, CLAUDE_PROJECT_DIR: root, XDG_CACHE_HOME: join(root, 'cache'), RAWR_HOOK_SERVER_IDLE_MS: '15000' };
     // RAWR_HOOK_BENCH_BASELINE=<another rawr's dist/cli.js>: measured beside, for a before/after table.
     const baseline = process.env.RAWR_HOOK_BENCH_BASELINE;
-    const clis = [
+    type Cli = { name: string; path: string; id: string; installed?: boolean; env?: NodeJS.ProcessEnv };
+    const clis: Cli[] = [
       ...(baseline && existsSync(baseline) ? [{ name: `baseline ${baseline}`, path: baseline, id: 'bench-baseline' }] : []),
-      ...(existsSync(HOOK_ENTRY) ? [{ name: 'hooks entry dist/hook.js, as installed', path: HOOK_ENTRY, id: 'bench-hook-entry' }] : []),
+      ...(existsSync(HOOK_ENTRY)
+        ? [
+            { name: 'hooks entry dist/hook.js, as installed: the resident engine answers', path: HOOK_ENTRY, id: 'bench-hook-entry', installed: true },
+            {
+              name: 'the same with RAWR_HOOK_SERVER=0: each call loads the engine',
+              path: HOOK_ENTRY,
+              id: 'bench-hook-alone',
+              installed: true,
+              env: { RAWR_HOOK_SERVER: '0' },
+            },
+          ]
+        : []),
       ...(existsSync(BUNDLED) ? [{ name: 'bundled dist/cli.js', path: BUNDLED, id: 'bench-bundled' }] : []),
       { name: 'compiled out/src/cli/main.js', path: CLI, id: 'bench-compiled' },
     ];
     const answers = new Map<string, number>();
-    const runProcess = (cli: string, id: string) => {
+    // The hooks entry runs as `install` writes it, through `sh -c` as Claude Code runs a hook command
+    // (nodeCommandPrefix: the environment it sets included); the other two as `node <cli>`.
+    const spawnHook = (c: Cli, event: string, stdin: string) =>
+      c.installed && process.platform !== 'win32'
+        ? spawnSync('/bin/sh', ['-c', `${nodeCommandPrefix(process.execPath, c.path)} hooks claude ${event}`], {
+            input: stdin,
+            encoding: 'utf8',
+            // RAWR_HOOK_BENCH_NODE_ARGS reach this one through NODE_OPTIONS (the command is the installed one)
+            env: { ...env, ...c.env, ...(NODE_ARGS.length ? { NODE_OPTIONS: [env.NODE_OPTIONS ?? '', ...NODE_ARGS].join(' ').trim() } : {}) },
+            cwd: root,
+          })
+        : spawnSync(process.execPath, [...NODE_ARGS, c.path, 'hooks', 'claude', event], {
+            input: stdin,
+            encoding: 'utf8',
+            env: { ...env, ...c.env },
+            cwd: root,
+          });
+    const runProcess = (c: Cli) => {
       const t0 = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, [...NODE_ARGS, cli, 'hooks', 'claude', 'PreCompact'], { input: input(id), encoding: 'utf8', env, cwd: root });
+      const r = spawnHook(c, 'PreCompact', input(c.id));
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (r.status !== 0) throw new Error(`hook exited ${r.status}: ${r.stderr}`);
       const why = r.stdout.includes('"decision":"block"') ? 'refused' : 'allowed';
       answers.set(why, (answers.get(why) ?? 0) + 1);
       return ms;
     };
-    const runPostToolUse = (cli: string, id: string) => {
+    const runPostToolUse = (c: Cli) => {
       const t0 = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, [...NODE_ARGS, cli, 'hooks', 'claude', 'PostToolUse'], {
-        input: postToolUse(id),
-        encoding: 'utf8',
-        env,
-        cwd: root,
-      });
+      const r = spawnHook(c, 'PostToolUse', postToolUse(c.id));
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (r.status !== 0 || r.stdout !== '') throw new Error(`PostToolUse exited ${r.status} with ${JSON.stringify(r.stdout.slice(0, 200))}: ${r.stderr}`);
       return ms;
@@ -173,7 +201,7 @@ export async function hookLatencyBench(): Promise<string> {
       });
       return { ms: Number(process.hrtime.bigint() - t0) / 1e6, why: run.verdict.why };
     };
-    const cold = clis.map((c) => runProcess(c.path, c.id));
+    const cold = clis.map((c) => runProcess(c));
     const coldDecision = (await decide()).ms;
     const proc: number[][] = clis.map(() => []);
     const post: number[][] = clis.map(() => []);
@@ -182,13 +210,15 @@ export async function hookLatencyBench(): Promise<string> {
     const startup: number[] = [];
     for (let i = 0; i < 10; i++) {
       const t = process.hrtime.bigint();
-      spawnSync(process.execPath, ['-e', ''], { encoding: 'utf8', env, cwd: root });
+      if (process.platform === 'win32') spawnSync(process.execPath, ['-e', ''], { encoding: 'utf8', env, cwd: root });
+      // an empty script (/dev/null), started by the same command line as the hook's
+      else spawnSync('/bin/sh', ['-c', nodeCommandPrefix(process.execPath, '/dev/null')], { encoding: 'utf8', env, cwd: root });
       startup.push(Number(process.hrtime.bigint() - t) / 1e6);
     }
     for (let i = 0; i < CALLS; i++) {
       appendFileSync(file, `${tail[i]}\n`);
-      clis.forEach((c, k) => proc[k]!.push(runProcess(c.path, c.id)));
-      clis.forEach((c, k) => post[k]!.push(runPostToolUse(c.path, c.id)));
+      clis.forEach((c, k) => proc[k]!.push(runProcess(c)));
+      clis.forEach((c, k) => post[k]!.push(runPostToolUse(c)));
       const d = await decide();
       verdicts.set(d.why, (verdicts.get(d.why) ?? 0) + 1);
       decision.push(d.ms);
@@ -204,10 +234,12 @@ export async function hookLatencyBench(): Promise<string> {
         (c, k) =>
           `  PostToolUse with nothing pending, as a process (${c.name}): p50 ${pct(post[k]!, 50).toFixed(0)} ms, p95 ${pct(post[k]!, 95).toFixed(0)} ms`,
       ),
-      `  Node starting with nothing to run (node -e ""): p50 ${pct(startup, 50).toFixed(0)} ms, p95 ${pct(startup, 95).toFixed(0)} ms — the floor under any hook process on this machine`,
+      `  Node starting with nothing to run (an empty script, started as the hook command starts node): p50 ${pct(startup, 50).toFixed(0)} ms, p95 ${pct(startup, 95).toFixed(0)} ms — the floor under any hook process on this machine`,
       `  the decision alone: p50 ${pct(decision, 50).toFixed(1)} ms, p95 ${pct(decision, 95).toFixed(1)} ms; first call ${coldDecision.toFixed(0)} ms; state file ${state.toFixed(0)} KiB; answers: ${[...verdicts].map(([k, n]) => `${n} ${k}`).join(', ')}`,
     ].join('\n');
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    // RAWR_HOOK_BENCH_KEEP=1: the folder stays (its path on stderr), to run or profile one hook call by hand.
+    if (process.env.RAWR_HOOK_BENCH_KEEP === '1') process.stderr.write(`hook bench folder kept: ${root}\n`);
+    else rmSync(root, { recursive: true, force: true });
   }
 }

@@ -21,6 +21,7 @@ import { SessionFollower } from '../../src/core/follow/sessionFollower';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
+import { Transcript } from '../support/claudeTranscript';
 
 const TMP = fs.realpathSync(os.tmpdir());
 const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
@@ -31,65 +32,6 @@ const STEER: SteerConfig = {
   autoCompactWindow: autoCompactWindowFor(WINDOW, SET.settings),
   settingsFile: '.claude/settings.local.json',
 };
-
-/** A Claude Code 2.1 transcript written record by record (ids and timestamps as Claude Code writes them). */
-class Transcript {
-  readonly file: string;
-  private n = 0;
-  private t = Date.parse('2026-11-20T10:00:00Z');
-  constructor(readonly root: string) {
-    this.file = path.join(root, 'session.jsonl');
-    fs.writeFileSync(this.file, '');
-  }
-  private write(rec: object) {
-    this.t += 1000;
-    fs.appendFileSync(
-      this.file,
-      `${JSON.stringify({ sessionId: 'sess', cwd: this.root, timestamp: new Date(this.t).toISOString(), uuid: `u${++this.n}`, ...rec })}\n`,
-    );
-  }
-  prompt(text: string) {
-    this.write({ type: 'user', message: { role: 'user', content: text } });
-  }
-  /** One model response: a text and a Bash call, with the context it reports. */
-  bash(command: string, context: number, output: string) {
-    const id = `toolu_${++this.n}`;
-    this.write({
-      type: 'assistant',
-      message: {
-        id: `msg_${this.n}`,
-        role: 'assistant',
-        model: 'claude-opus-5-5',
-        content: [
-          { type: 'text', text: 'Working.' },
-          { type: 'tool_use', id, name: 'Bash', input: { command } },
-        ],
-        usage: { input_tokens: context, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-      },
-    });
-    this.write({
-      type: 'user',
-      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output }] },
-      toolUseResult: { stdout: output, stderr: '', interrupted: false },
-    });
-  }
-  /** Claude Code's record of its own compaction. */
-  compacted(preTokens: number) {
-    this.write({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata: { trigger: 'auto', preTokens } });
-  }
-  answer(text: string, context: number) {
-    this.write({
-      type: 'assistant',
-      message: {
-        id: `msg_${++this.n}`,
-        role: 'assistant',
-        model: 'claude-opus-5-5',
-        content: [{ type: 'text', text }],
-        usage: { input_tokens: context, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-      },
-    });
-  }
-}
 
 function project(config: SteerConfig | null = STEER): { root: string; tr: Transcript } {
   const root = fs.mkdtempSync(path.join(TMP, 'rawr-steer-'));

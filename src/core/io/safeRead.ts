@@ -70,6 +70,16 @@ function plan(path: string, st: Stats, o: SafeReadOptions): { start: number; len
   throw new SafeReadError('too_large', path, `${path} is ${mib(st.size)}, over rawr's ${mib(o.maxBytes)} limit for this file`);
 }
 
+/**
+ * The first read's buffer: sized for the file as it is (+1 to notice growth), not for the cap (a search
+ * reads thousands of small files; a hook's 32 MB cap on its state file, zeroed on every read, was most
+ * of its garbage collection). A file that grows (or reports no size, as /proc files do) then gets the
+ * full buffer (`full`).
+ */
+function firstBuffer(p: { tail: boolean }, st: Stats, full: number): Buffer {
+  return Buffer.alloc(p.tail ? full : Math.min(full, st.size + 1));
+}
+
 function finish(path: string, buf: Buffer, n: number, o: SafeReadOptions, tail: boolean): Buffer {
   if (!tail && n > o.maxBytes) throw new SafeReadError('too_large', path, `${path} grew past rawr's ${mib(o.maxBytes)} limit while being read`);
   const got = buf.subarray(0, n);
@@ -102,9 +112,7 @@ export async function readOpenFile(handle: fsp.FileHandle, path: string, o: Safe
     const st = await handle.stat();
     const p = plan(path, st, o);
     const full = Math.min(p.length, o.maxBytes + 1);
-    // Sized for the file as it is (+1 to notice growth), not for the cap: a search reads thousands of
-    // small files. A file that grows (or reports no size, as /proc files do) gets the full buffer.
-    let buf = Buffer.alloc(p.tail ? full : Math.min(full, st.size + 1));
+    let buf = firstBuffer(p, st, full);
     let n = 0;
     for (;;) {
       while (n < buf.length) {
@@ -135,13 +143,21 @@ export function safeReadBytesSync(path: string, o: SafeReadOptions): Buffer {
     throw openError(path, err);
   }
   try {
-    const p = plan(path, fstatSync(fd), o);
-    const buf = Buffer.alloc(Math.min(p.length, o.maxBytes + 1));
+    const st = fstatSync(fd);
+    const p = plan(path, st, o);
+    const full = Math.min(p.length, o.maxBytes + 1);
+    let buf = firstBuffer(p, st, full);
     let n = 0;
-    while (n < buf.length) {
-      const got = readSync(fd, buf, n, buf.length - n, p.start + n);
-      if (got === 0) break;
-      n += got;
+    for (;;) {
+      while (n < buf.length) {
+        const got = readSync(fd, buf, n, buf.length - n, p.start + n);
+        if (got === 0) break;
+        n += got;
+      }
+      if (n < buf.length || buf.length === full) break;
+      const bigger = Buffer.alloc(full);
+      buf.copy(bigger, 0, 0, n);
+      buf = bigger;
     }
     return finish(path, buf, n, o, p.tail);
   } catch (err) {

@@ -39,6 +39,8 @@ export function launcherScript(t: LauncherTarget): string {
     'fi',
     '# hook events run the small hooks entry beside the CLI (dist/hook.js) when this version has one',
     'if [ "$1" = hooks ] && [ -f "${RAWR_CLI%/*}/hook.js" ]; then RAWR_CLI=${RAWR_CLI%/*}/hook.js; fi',
+    '# a hook makes no TLS connection; Node would read this bundle on every start (src/cli/hooks.ts)',
+    'if [ "$1" = hooks ]; then unset NODE_EXTRA_CA_CERTS; fi',
     'if [ -x "$RAWR_RUNTIME" ]; then ELECTRON_RUN_AS_NODE=1 exec "$RAWR_RUNTIME" "$RAWR_CLI" "$@"; fi',
     'exec node "$RAWR_CLI" "$@"',
     '',

@@ -93,6 +93,17 @@ export function rawrEventOf(command: unknown, agent: AgentId): HookEvent | undef
   return words.slice(0, -3).some(isRawrEntryPoint) ? (e as HookEvent) : undefined;
 }
 
+/**
+ * The start of a hook command that runs `entry` (a rawr CLI or hooks entry) with the Node binary `node`.
+ * A hook makes no TLS connection, but Node reads the NODE_EXTRA_CA_CERTS bundle while it starts (+40 ms
+ * per hook measured where it is set, as corporate setups do; Claude Code runs the steering hook before
+ * every model request). The agents run a hook command through `sh -c` on POSIX, where an empty
+ * assignment before the command turns it off for that process only; not on Windows (no POSIX shell).
+ */
+export function nodeCommandPrefix(node: string, entry: string, platform: NodeJS.Platform = process.platform): string {
+  return `${platform === 'win32' ? '' : 'NODE_EXTRA_CA_CERTS= '}${shellQuote(node)} ${shellQuote(entry)}`;
+}
+
 /** `commandPrefix` e.g. `'/usr/bin/node' '/opt/rawr/out/src/cli/main.js'`; `hooks <agent> <Event>` is appended. */
 export function hooksConfig(agent: AgentId, commandPrefix: string, specs: readonly HookSpec[]): HooksConfig {
   const hooks: HooksConfig['hooks'] = {};

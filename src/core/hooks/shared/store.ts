@@ -27,12 +27,19 @@
  * Exactly-once injection: only a confirmed snapshot is injected, by the run that creates its
  * `.injected` claim with O_EXCL, so two hooks racing never inject twice.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_STATE_BYTES, safeReadTextIfExists } from '../../io/safeRead';
 
 export type AgentId = 'claude' | 'codex';
+
+/**
+ * node:crypto, loaded when first needed: the hooks entry loads this file for its fast exit and, for a
+ * steering PreCompact, only hands the input on (src/cli/hookResident.ts); loading crypto was ~5% of that.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const crypto = () => require('node:crypto') as typeof Crypto;
 const SNAPSHOT_RE = /^snapshot-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z)(?:-(\d{1,6}))?\.json$/;
 const MARKER = 'last-injection.json';
 
@@ -42,7 +49,7 @@ export const stateDirOf = (agent: AgentId) => path.join('.rawr', agent);
 export function sessionDirName(sessionId: string): string {
   const safe = sessionId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100);
   if (safe === sessionId && safe !== '') return safe;
-  return `${safe}-${createHash('sha256').update(sessionId).digest('hex').slice(0, 8)}`;
+  return `${safe}-${crypto().createHash('sha256').update(sessionId).digest('hex').slice(0, 8)}`;
 }
 
 /**
@@ -94,7 +101,7 @@ export function agentStateDir(root: string, agent: AgentId, create: boolean): st
   return base;
 }
 
-const tempName = (file: string) => path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+const tempName = (file: string) => path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto().randomBytes(4).toString('hex')}.tmp`);
 
 /** Temp file in the same folder + rename: readers see the old file or the new one, never a torn one. */
 export function writeFileAtomic(file: string, text: string): void {

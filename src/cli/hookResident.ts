@@ -1,0 +1,137 @@
+/**
+ * The hook's side of the resident hook engine (./hookServer.ts). Claude Code runs the steering
+ * PreCompact hook before every model request once its context is over the threshold, each time a new
+ * process; Node's own start is most of the budget on a slow machine (~100 ms measured here), so loading
+ * the hook engine (zod, the importers, the arbiter) again in every one misses the target (p95 < 150 ms).
+ * The first hook run that needs the engine runs it itself, then starts one resident engine for this
+ * build of rawr; later runs hand their input to it over a Unix socket in rawr's per-user cache folder and
+ * print its answer. The resident engine runs each event exactly as a hook process would (the same
+ * function, the hook's environment and folder), one at a time, and exits after a few idle minutes.
+ *
+ * Never a change of behaviour, only of where the work runs: no socket, a refused connection, a folder
+ * other users can enter, Windows (no Unix sockets), or RAWR_HOOK_SERVER=0 → the hook runs itself as
+ * before. A connection lost after the input was sent is not run again (the resident engine may have
+ * acted on it): the hook prints nothing, which Claude Code reads as "go on", and says so on stderr.
+ */
+import * as fs from 'node:fs';
+import type * as Net from 'node:net';
+import * as path from 'node:path';
+import type { HookEvent } from '../core/hooks/shared/events';
+import type { HookEventOutput } from './hookMain';
+
+/** What a hook sends: its event, its input and the environment and folder it runs in. */
+export interface ResidentRequest {
+  v: 1;
+  agent: 'claude' | 'codex';
+  event: HookEvent;
+  stdin: string;
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+export type ResidentAnswer = { kind: 'answer'; output: HookEventOutput } | { kind: 'unavailable' } | { kind: 'lost'; why: string };
+
+/** Linux and macOS cap a socket path near 104-108 bytes. */
+const MAX_SOCKET_PATH = 100;
+/** The longest a hook waits for the resident engine's answer (Claude Code's hook timeout is longer). */
+const ANSWER_TIMEOUT_MS = 20_000;
+/** An answer is a hook's output: small. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The socket of the resident engine for `engineFile` as it is now (a rebuilt or upgraded rawr gets a
+ * new one; the old engine idles out), or null where there is none: off, Windows, a path too long, or a
+ * cache folder that is not this user's alone.
+ */
+export function residentSocket(cacheDir: string, engineFile: string, env: Record<string, string | undefined> = process.env): string | null {
+  if (env.RAWR_HOOK_SERVER === '0' || process.platform === 'win32' || typeof process.getuid !== 'function') return null;
+  try {
+    const st = fs.statSync(engineFile);
+    const socket = path.join(cacheDir, `hooks-${fnv1a(`${process.version}\0${engineFile}\0${st.size}\0${st.mtimeMs}`)}.sock`);
+    if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) return null;
+    fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    const dir = fs.lstatSync(cacheDir);
+    // Whoever can enter the folder can talk to the engine, which acts as this user: the folder must be ours alone.
+    if (!dir.isDirectory() || dir.uid !== process.getuid() || (dir.mode & 0o077) !== 0) return null;
+    return socket;
+  } catch {
+    return null;
+  }
+}
+
+/** Hands one hook run to the resident engine at `socket`. Never rejects. */
+export function askResident(socket: string, request: ResidentRequest, timeoutMs = ANSWER_TIMEOUT_MS): Promise<ResidentAnswer> {
+  return new Promise((resolve) => {
+    let sent = false;
+    let settled = false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    // Loaded here, not with the hooks entry: a hook the fast exit answers never needs it (~5 ms).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const conn = (require('node:net') as typeof Net).createConnection(socket);
+    const finish = (a: ResidentAnswer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      conn.destroy();
+      resolve(a);
+    };
+    const timer = setTimeout(() => finish(sent ? { kind: 'lost', why: `no answer in ${timeoutMs} ms` } : { kind: 'unavailable' }), timeoutMs);
+    conn.on('connect', () => {
+      sent = true;
+      conn.end(JSON.stringify(request));
+    });
+    conn.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_ANSWER_BYTES) finish({ kind: 'lost', why: 'an answer larger than a hook prints' });
+      else chunks.push(c);
+    });
+    conn.on('end', () => {
+      const output = parseAnswer(Buffer.concat(chunks).toString('utf8'));
+      finish(output ? { kind: 'answer', output } : { kind: 'lost', why: 'the connection closed without an answer' });
+    });
+    // Before `connect`: no engine there (ENOENT, ECONNREFUSED: a stale socket of one that exited).
+    conn.on('error', (err) => finish(sent ? { kind: 'lost', why: err.message } : { kind: 'unavailable' }));
+  });
+}
+
+/** The resident engine's answer, checked by hand (the hook's side loads no zod: it must stay light). */
+function parseAnswer(text: string): HookEventOutput | null {
+  try {
+    const v = JSON.parse(text) as { stdout?: unknown; stderr?: unknown };
+    if (typeof v.stdout !== 'string' || !Array.isArray(v.stderr) || !v.stderr.every((l) => typeof l === 'string')) return null;
+    return { stdout: v.stdout, stderr: v.stderr as string[] };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts the resident engine for `socket`: `node <entry> --rawr-hook-server <socket>`, in its own
+ * session, holding none of the hook's stdio (Claude Code waits for the hook's output to close).
+ */
+export function startResident(entry: string, socket: string): void {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { spawn } = require('node:child_process') as typeof import('node:child_process');
+    const child = spawn(process.execPath, [entry, RESIDENT_FLAG, socket], { detached: true, stdio: 'ignore', cwd: path.dirname(socket) });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    /* the next hook runs the engine itself again */
+  }
+}
+
+export const RESIDENT_FLAG = '--rawr-hook-server';
+
+/** A short file-name key (FNV-1a, 2 × 32 bits): a name, not a secret (the folder is the user's own). */
+export function fnv1a(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000197) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+}

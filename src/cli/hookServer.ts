@@ -1,0 +1,127 @@
+/**
+ * The resident hook engine (why: ./hookResident.ts): `node dist/hook.js --rawr-hook-server <socket>`,
+ * started by a hook. It loads the hook engine once and answers hook runs on a Unix socket, one at a
+ * time, each exactly as a hook process would run it: the same function (hookEventOutput), with the
+ * hook's environment and working folder in place while it runs. It holds nothing between runs (every
+ * run reads the session's state from disk, as a process does) and exits after `RAWR_HOOK_SERVER_IDLE_MS`
+ * (default 5 minutes) without a run, on a bad socket, or when another engine already answers there.
+ */
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as z from 'zod';
+import { HOOK_EVENTS } from '../core/hooks/shared/events';
+import type { HookEngine, HookEventOutput } from './hookMain';
+
+const IDLE_MS = 5 * 60_000;
+/** A request carries one hook input (capped at 16 MB by the hook) and its environment. */
+const MAX_REQUEST_BYTES = 24 * 1024 * 1024;
+
+const Request = z.object({
+  v: z.literal(1),
+  agent: z.enum(['claude', 'codex']),
+  event: z.enum(HOOK_EVENTS),
+  stdin: z.string(),
+  env: z.record(z.string(), z.string()),
+  cwd: z.string(),
+});
+
+export interface ServeOptions {
+  idleMs?: number;
+  /** What ends the process: exit (the resident engine); a test closes its server instead. */
+  exit?: (server: net.Server) => void;
+}
+
+export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOutput'>, o: ServeOptions = {}): net.Server {
+  const idleMs = o.idleMs ?? idleFromEnv();
+  const exit = o.exit ?? (() => process.exit(0));
+  let queue: Promise<unknown> = Promise.resolve();
+  let idle: NodeJS.Timeout | undefined;
+  const server = net.createServer({ allowHalfOpen: true }, (conn) => {
+    armIdle(false);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    conn.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_REQUEST_BYTES) conn.destroy();
+      else chunks.push(c);
+    });
+    conn.on('error', () => undefined);
+    conn.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      // One run at a time: each owns the process's environment and folder while it runs.
+      queue = queue.then(async () => {
+        const out = await runOne(engine, text);
+        conn.end(JSON.stringify(out));
+        armIdle(true);
+      });
+    });
+  });
+  const armIdle = (on: boolean) => {
+    if (idle) clearTimeout(idle);
+    idle = on ? setTimeout(() => server.close(() => exit(server)), idleMs) : undefined;
+  };
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EADDRINUSE') return exit(server);
+    // Another engine answers there, or one that exited left its socket file: only the second is replaced.
+    const probe = net.createConnection(socket);
+    probe.on('connect', () => {
+      probe.destroy();
+      exit(server);
+    });
+    probe.on('error', () => {
+      try {
+        if (fs.lstatSync(socket).isSocket()) fs.rmSync(socket, { force: true });
+        server.listen(socket);
+      } catch {
+        exit(server);
+      }
+    });
+  });
+  server.listen(socket, () => {
+    try {
+      fs.chmodSync(socket, 0o600);
+    } catch {
+      /* the folder is the user's alone (hookResident.ts residentSocket) */
+    }
+    armIdle(true);
+  });
+  return server;
+}
+
+async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, text: string): Promise<HookEventOutput> {
+  let parsed: z.infer<typeof Request>;
+  try {
+    parsed = Request.parse(JSON.parse(text));
+  } catch {
+    return { stdout: '', stderr: ['rawr hooks: the resident hook engine got a request it does not read (a different rawr?); nothing done'] };
+  }
+  const { agent, event, stdin, env, cwd } = parsed;
+  const savedEnv = { ...process.env };
+  const savedCwd = process.cwd();
+  try {
+    replaceEnv(env);
+    try {
+      process.chdir(cwd);
+    } catch {
+      /* a hook's folder that is gone: the run works from absolute paths (its input names them) */
+    }
+    return await engine.hookEventOutput(agent, event, stdin, env);
+  } finally {
+    replaceEnv(savedEnv);
+    try {
+      process.chdir(savedCwd);
+    } catch {
+      /* ours is the socket's folder */
+    }
+  }
+}
+
+function replaceEnv(env: Record<string, string | undefined>): void {
+  for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) process.env[k] = v;
+}
+
+function idleFromEnv(): number {
+  const v = Number(process.env.RAWR_HOOK_SERVER_IDLE_MS);
+  return Number.isFinite(v) && v > 0 ? v : IDLE_MS;
+}
