@@ -345,12 +345,15 @@ export function generateSession(name: string, shape: SessionShape, seed: number)
   return { name, text: t.lines.join('\n') + '\n', labels: { window: shape.window, points: t.points, windows, original_compactions: originalCompactions } };
 }
 
+/** The seed of session k of family f (its shape; the session's own draws use the next one). */
+export const sessionSeed = (seed: number, f: number, k: number) => seed * 7919 + f * 104_729 + k * 15_485_863;
+
 /** `count` sessions of every family from one seed (the family's index and the session's vary it). */
 export function generateFamilies(seed: number, count: number): Array<{ family: Family; sessions: GeneratedSession[] }> {
   return FAMILIES.map((family, f) => ({
     family,
     sessions: Array.from({ length: count }, (_, k) => {
-      const s = seed * 7919 + f * 104_729 + k * 15_485_863;
+      const s = sessionSeed(seed, f, k);
       return generateSession(`${family.name}-${k + 1}`, family.shape(rng(s)), s + 1);
     }),
   }));

@@ -23,13 +23,43 @@ export const PREDICTORS: ReadonlyArray<{ name: string; predict: Predictor }> = [
   { name: 'mean + 1 sd of all', predict: (seen) => mean(seen) + sd(seen) },
 ];
 
+/** What a close-by-close rule sees at the first signal of a phase close (all of it from the session so far). */
+export interface CloseState {
+  /** Phases measured so far (growth from one close's first signal to the next), oldest first; the last is the one closing. */
+  seen: readonly number[];
+  /** Index of the closing phase (0-based) and the number of phases (the plan's steps, known from its first todo list). */
+  k: number;
+  n: number;
+  /** Modelled context now, the emergency line, the window and what a compaction leaves. */
+  c: number;
+  line: number;
+  window: number;
+  post: number;
+  /** Positive growth steps of every point so far (the per-call growth the session has shown). */
+  steps: readonly number[];
+  /** The real size of the next phase: only for the "next phase known" reference, never for a causal rule. */
+  real: number;
+}
+
+/** Decides at a phase close whether to compact at the close's end. */
+export type CloseRule = (s: CloseState) => boolean;
+
 /** The close-by-close rule's compaction lines on one session with one predictor. */
 export function closeRuleSchedule(labels: PhaseLabels, predict: Predictor, postTokens = DEFAULT_POST_TOKENS): number[] {
+  return closeRuleScheduleWith(labels, (s) => predict(s.seen, s.real) >= s.line - s.c, postTokens);
+}
+
+/** The same schedule with any rule at the closes (emergencies at the line as always). */
+export function closeRuleScheduleWith(labels: PhaseLabels, rule: CloseRule, postTokens = DEFAULT_POST_TOKENS): number[] {
   const pts = labels.points;
   const line = OPTIMUM_LIMIT_FRACTION * labels.window;
   // Growth up to each point (positive steps only, as the judge counts it).
   const grown: number[] = [0];
-  for (let i = 1; i < pts.length; i++) grown.push(grown[i - 1]! + Math.max(0, pts[i]![1] - pts[i - 1]![1]));
+  const steps: number[] = [];
+  for (let i = 1; i < pts.length; i++) {
+    steps.push(Math.max(0, pts[i]![1] - pts[i - 1]![1]));
+    grown.push(grown[i - 1]! + steps[i - 1]!);
+  }
   const grownAt = (l: number) => {
     let g = 0;
     pts.forEach(([pl], i) => {
@@ -45,7 +75,7 @@ export function closeRuleSchedule(labels: PhaseLabels, predict: Predictor, postT
   let pendingAt: number | null = null;
   for (let i = 1; i < pts.length; i++) {
     const at = pts[i]![0];
-    c += Math.max(0, pts[i]![1] - pts[i - 1]![1]);
+    c += steps[i - 1]!;
     if (c >= line) {
       lines.push(at);
       c = postTokens;
@@ -57,7 +87,18 @@ export function closeRuleSchedule(labels: PhaseLabels, predict: Predictor, postT
       decided = k;
       seen.push(grownAt(wins[k]![0]) - (k > 0 ? grownAt(wins[k - 1]![0]) : 0));
       const next = wins[k + 1];
-      if (next && predict(seen, grownAt(next[0]) - grownAt(wins[k]![0])) >= line - c) pendingAt = wins[k]![1];
+      const state: CloseState = {
+        seen,
+        k,
+        n: wins.length,
+        c,
+        line,
+        window: labels.window,
+        post: postTokens,
+        steps: steps.slice(0, i),
+        real: next ? grownAt(next[0]) - grownAt(wins[k]![0]) : 0,
+      };
+      if (next && rule(state)) pendingAt = wins[k]![1];
     }
     if (pendingAt !== null && at >= pendingAt) {
       lines.push(at);

@@ -326,6 +326,31 @@ describe('phase forecast: what compacting now buys (issue 21)', () => {
     assert.equal(verdict([60_000], 140_000, 100_000).kind, 'compact');
   });
 
+  it('growing for four phases: every recent phase is carried forward by the growth they show; three rising keep the linear trend', () => {
+    // 30k, 40k, 50k, 60k: the last three grew by sqrt(60/40) per phase; each is carried to the next phase.
+    assert.deepEqual(phaseScenarios([40_000, 50_000, 60_000], [30_000, 40_000, 50_000, 60_000]), [73_485, 75_000, 73_485]);
+    // The fourth-last was larger: three rising only, the linear trend is one more scenario (as before).
+    assert.deepEqual(phaseScenarios([40_000, 50_000, 60_000], [55_000, 40_000, 50_000, 60_000]), [40_000, 50_000, 60_000, 70_000]);
+    // 101k used, 75k left: the recent sizes and the linear trend (70k) all fit and rawr waits; a thread that has grown
+    // for four phases puts most scenarios (73-79k with the margin) above the room: compacting now avoids the emergency.
+    const at = (history: number[]) =>
+      forecastVerdict({
+        forecast: { ...forecast([40_000, 50_000, 60_000]), history, phases: history.length },
+        settings: s,
+        used: 101_000,
+        window: WINDOW,
+        point: 'tool_loop',
+        boundaries: commit,
+      });
+    assert.equal(at([55_000, 40_000, 50_000, 60_000]).kind, 'fits');
+    const v = at([30_000, 40_000, 50_000, 60_000]);
+    assert.equal(v.kind, 'compact');
+    assert.match(
+      v.kind === 'compact' ? v.avoids : '',
+      /^avoids an emergency in the next phase \(in 4 of 6 forecast scenarios\): forecast 79k, room 75k before emergency$/,
+    );
+  });
+
   it('growing phases: the trend carried one phase further is a scenario; two in a row are not a trend', () => {
     assert.deepEqual(phaseScenarios([30_000, 40_000, 50_000]), [30_000, 40_000, 50_000, 60_000]);
     assert.deepEqual(phaseScenarios([50_000, 40_000, 50_000]), [50_000, 40_000, 50_000]);

@@ -7,7 +7,8 @@ import * as assert from 'node:assert/strict';
 import { loadRecording } from '../../src/cli/replayCommand';
 import { replay } from '../../src/core/replay/driver';
 import { DEFAULT_POST_TOKENS, scoreSchedule } from '../../src/core/replay/schedule';
-import { FAMILIES, generateFamilies, generateSession } from '../bench/phasedGen';
+import { FAMILIES, generateFamilies, generateSession, rng } from '../bench/phasedGen';
+import { familyPool, neighbours, riskRemoved, simulateGrowth } from '../bench/phasedCausal';
 import { closeRuleSchedule, limits } from '../bench/phasedLimits';
 import { shipped } from '../support/engine';
 
@@ -69,6 +70,39 @@ describe('replay on generated phased sessions', () => {
     const { rows, optimum } = limits([s]);
     assert.equal(rows[0]!.compactions, optimum);
     assert.equal(rows[0]!.overflows, 0);
+  });
+
+  it('--limits causal oracle: its growth simulator draws sessions as the generator does (honest conditional draws)', () => {
+    // The same shape, 150 sessions each way: the judged growth (positive steps, the recorded tool's own
+    // compaction dropped), the points and the phase sizes as the close rule measures them agree in the mean.
+    const shape = { window: 200_000, phases: [60_000, 45_000, 80_000, 50_000, 70_000], perCall: 3000, spread: 0.6, first: 30_000 };
+    const stats = (gs: Array<{ grown: number[]; first: number[] }>) => {
+      const mean = (f: (g: { grown: number[]; first: number[] }) => number) => gs.reduce((a, g) => a + f(g), 0) / gs.length;
+      return [mean((g) => g.grown[g.grown.length - 1]!), mean((g) => g.grown.length), ...shape.phases.map((_, k) => mean((g) => g.grown[g.first[k]!]!))];
+    };
+    const fromGen = Array.from({ length: 150 }, (_, j) => {
+      const pts = generateSession('sim', shape, 1000 + j).labels;
+      const grown = [0];
+      for (let i = 1; i < pts.points.length; i++) grown.push(grown[i - 1]! + Math.max(0, pts.points[i]![1] - pts.points[i - 1]![1]));
+      const first = pts.windows.map(([f]) => pts.points.findIndex(([l]) => l === f));
+      return { grown, first };
+    });
+    const fromSim = Array.from({ length: 150 }, (_, j) => simulateGrowth(shape, rng(5000 + j)));
+    const [a, b] = [stats(fromGen), stats(fromSim)];
+    a.forEach((x, k) => assert.ok(Math.abs(x - b[k]!) <= 0.02 * x, `statistic ${k}: generator ${x.toFixed(0)}, simulator ${b[k]!.toFixed(0)}`));
+  });
+
+  it('--limits causal oracle: the posterior draws are of the same plan length and see the risk of a phase that does not fit', () => {
+    const fam = FAMILIES.findIndex((f) => f.name === 'even');
+    const pool = familyPool(FAMILIES[fam]!, fam, 3000, new Set());
+    const base = { k: 1, n: 8, line: 176_000, window: 200_000, post: 30_000, steps: Array.from({ length: 40 }, () => 3000), real: 0 };
+    const seen = [70_000, 70_000];
+    const near = neighbours(pool, { ...base, seen, c: 100_000 });
+    assert.ok(near.length > 50 && near.every((p) => p.g.n === 8));
+    // 76k of room for a phase of about 70k (+-12%) and its close: a real risk; 146k after a compaction: none.
+    const risky = riskRemoved(near, { ...base, seen, c: 100_000 });
+    assert.ok(risky.wait > 0.2 && risky.now === 0, JSON.stringify(risky));
+    assert.equal(riskRemoved(near, { ...base, seen, c: 40_000 }).removed, 0);
   });
 
   it('the generator is deterministic: the same seed gives the same sessions', () => {

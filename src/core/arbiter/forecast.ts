@@ -93,6 +93,8 @@ export interface PhaseForecast {
   samples: number[];
   /** Completed phases of this thread. */
   phases: number;
+  /** This thread's completed phase sizes, oldest first (bounded): a trend shows over more than the recent ones. */
+  history?: number[];
   /** Growth since the last phase close. */
   sinceClose: number;
   /** The plan is known and every step of it is completed: no next phase is planned. */
@@ -126,6 +128,7 @@ export function forecastNext(f: ForecastState, s: Settings, window: number, plan
     basis,
     samples,
     phases: f.phases.length,
+    ...(f.phases.length > 0 ? { history: f.phases.slice() } : {}),
     sinceClose: Math.max(0, f.grown - f.closeAt),
     planFinished,
     freshTokens: f.fresh ?? 0,
@@ -177,10 +180,22 @@ export function compactionBuys(i: { used: number; grow: number; fresh: number; w
 /**
  * What the next phase may add: each recent phase, and — when the phases have been growing — the trend
  * carried one phase further (the last phase plus its growth over the one before): phases that grow make
- * every recent size an underestimate.
+ * every recent size an underestimate. When the thread's last four phases (`history`, oldest first) rose one
+ * after the other, the growth is unlikely to be noise: each recent phase is carried forward to the next
+ * by the growth per phase they show, so no scenario is a stale size from before the growth.
  */
-export function phaseScenarios(samples: readonly number[]): number[] {
+export function phaseScenarios(samples: readonly number[], history: readonly number[] = samples): number[] {
   const n = samples.length;
+  const h = history.length;
+  // Growing for a while: the thread's last four phases each larger than the one before (with phase sizes
+  // that only vary, three sizes in rising order come by chance once in six, four once in twenty-four).
+  // Then every recent size is a stale underestimate: each is carried forward to the next phase by the
+  // growth per phase the recent ones show, keeping their spread.
+  if (h >= 4 && n >= 3 && history.slice(-4).every((x, j, a) => j === 0 || x > a[j - 1]!)) {
+    const last = samples.slice(-3);
+    const r = Math.sqrt(last[2]! / last[0]!);
+    return last.map((x, j) => Math.round(x * r ** (3 - j)));
+  }
   // Growing: each of the last three larger than the one before (two in a row can be noise).
   if (n >= 3 && samples[n - 1]! > samples[n - 2]! && samples[n - 2]! > samples[n - 3]!) return [...samples, 2 * samples[n - 1]! - samples[n - 2]!];
   return [...samples];
@@ -274,6 +289,8 @@ export function compareNowAndWait(i: {
   remaining: number | null;
   /** Completed phases of this thread (fewer than three: a wider uncertainty). */
   phases: number;
+  /** This thread's completed phase sizes (a trend over more than the recent samples); default: the samples. */
+  history?: readonly number[];
   /**
    * Growth since the phase close began (ForecastState: the phase is measured from there): that much of
    * the next phase is in `used` already and is not counted twice.
@@ -284,7 +301,7 @@ export function compareNowAndWait(i: {
   const fresh = Math.min(i.fresh, i.used);
   const into = Math.max(0, i.into ?? 0);
   const margin = 1 + i.settings.forecast_margin_percent / 100;
-  const base = phaseScenarios(i.samples).filter((x) => x > 0);
+  const base = phaseScenarios(i.samples, i.history ?? i.samples).filter((x) => x > 0);
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
@@ -378,6 +395,7 @@ export function forecastVerdict(i: {
     // At the end of the turn that finished the plan, what follows is unplanned: an open horizon.
     remaining: f.planFinished ? null : (f.remainingPhases ?? null),
     phases: f.basis === 'thread' ? f.phases : 0,
+    ...(f.basis === 'thread' && f.history ? { history: f.history } : {}),
     into: f.sinceClose,
   });
   const ahead2 = cmp.planned
