@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { AgentAdapter, recordedActivity } from '../../src/core/agent/adapter';
 import { commandOf, isEditTool, isShellTool } from '../../src/core/agent/tools';
+import { ID_MEMORY } from '../../src/core/replay/bounded';
 
 const kinds = (events: Array<{ type: string; boundary?: { kind: string } }>) =>
   events.map((e) => (e.type === 'boundary' ? `boundary ${e.boundary!.kind}` : e.type));
@@ -85,6 +86,24 @@ describe('agent adapter: activity → engine events', () => {
     const r = a.adapt({ type: 'tool_result', at: 2, id: 'd', output: '[main abcdef0] x', isError: false, exitCode: 0 });
     assert.deepEqual(kinds(r.events), ['tool_result']);
     assert.ok(r.problem && r.problem.length > 0);
+  });
+
+  it('remembers only the shell calls waiting for their result, and at most ID_MEMORY of those', () => {
+    const a = new AgentAdapter();
+    for (let i = 0; i < 50; i++) {
+      a.adapt({ type: 'tool_call', at: i, id: `c${i}`, name: 'Bash', input: { command: 'git commit -m x' } });
+      a.adapt({ type: 'tool_result', at: i, id: `c${i}`, output: '[main abcdef0] x', isError: false, exitCode: 0 });
+    }
+    assert.equal(a.shellCallsHeld, 0);
+    a.adapt({ type: 'tool_call', at: 1, id: 'open', name: 'Bash', input: { command: 'git commit -m y' } });
+    assert.equal(AgentAdapter.restore(a.save()).shellCallsHeld, 1, 'a call waiting for its result is saved with the session');
+    // A second result for the same id (a recording that repeats it) is a plain result: the commit counted once.
+    const first = a.adapt({ type: 'tool_result', at: 2, id: 'open', output: '[main 1a2b3c4] y', isError: false, exitCode: 0 });
+    const again = a.adapt({ type: 'tool_result', at: 3, id: 'open', output: '[main 1a2b3c4] y', isError: false, exitCode: 0 });
+    assert.deepEqual(kinds(first.events), ['tool_result', 'boundary commit']);
+    assert.deepEqual(kinds(again.events), ['tool_result']);
+    for (let i = 0; i < ID_MEMORY + 500; i++) a.adapt({ type: 'tool_call', at: i, id: `lost${i}`, name: 'Bash', input: { command: 'sleep 1' } });
+    assert.equal(a.shellCallsHeld, ID_MEMORY, 'calls that never get a result are trimmed, oldest first');
   });
 
   it('messages, plans and boundaries the workspace saw pass through unchanged', () => {

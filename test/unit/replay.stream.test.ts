@@ -80,8 +80,10 @@ describe('rawr replay streams (bounded memory)', function () {
     // The items of the last few API responses wait for more of their text (claude.ts, OPEN_RESPONSES).
     assert.ok(max.items <= 30, `importer held ${max.items} items at once`);
     assert.equal(max.decisions, 0, 'the Replayer keeps no decision: each is handed on');
-    assert.ok(max.shellCalls <= ID_MEMORY, `Replayer remembered ${max.shellCalls} shell calls`);
-    assert.ok(max.shellCalls > ID_MEMORY / 2, 'the recording has more shell calls than the Replayer remembers');
+    // A call is forgotten at its result: what is held is the calls still waiting (here one at a time),
+    // and never more than ID_MEMORY whatever the recording (calls that never get a result are trimmed).
+    assert.ok(max.shellCalls <= 2, `Replayer remembered ${max.shellCalls} shell calls, more than wait for a result`);
+    assert.ok(max.shellCalls <= ID_MEMORY);
     assert.equal(max.problems, MAX_PROBLEM_DETAIL);
     // Everything still flowed through: every turn evaluated, the commits seen, every problem counted.
     assert.ok(decisions >= turns, `${decisions} decisions for ${turns} turns`);

@@ -87,6 +87,9 @@ export class AgentAdapter {
         };
         const command = this.shellCalls.get(a.id);
         if (command === undefined) return { events: [result] };
+        // A call has one result: what is remembered is the calls still waiting for theirs (a Claude Code
+        // hook saves this with the session on every model request; kept, it grew with the transcript).
+        this.shellCalls.delete(a.id);
         // Commits and pushes run through a shell tool count like those typed in a terminal.
         const analysed = analyzeShellCommand({ command, exitCode: a.exitCode, output: a.output });
         const events: EngineEvent[] = [
