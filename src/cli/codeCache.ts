@@ -8,17 +8,21 @@
  * V8 itself rejects a cache whose source differs (cachedDataRejected: the cache is written again). Any problem loads the bundle with plain require; Node ≥ 22.1 uses its own cache (hookMain.ts).
  */
 import * as fs from 'node:fs';
-import * as nodeModule from 'node:module';
+import type * as NodeModule from 'node:module';
 import * as path from 'node:path';
-import * as vm from 'node:vm';
+import type * as Vm from 'node:vm';
 import { fnv1a } from './hookResident';
 
 /** Node's Module class with the (long-standing, untyped) helper that gives a module its node_modules search paths. */
-type ModuleCtor = typeof nodeModule.Module & { _nodeModulePaths(dir: string): string[] };
+type ModuleCtor = typeof NodeModule.Module & { _nodeModulePaths(dir: string): string[] };
 
 /** `tag`: what this process runs (the hook event): each kind of run keeps the functions it compiles in its own cache file. */
 export function requireWithCodeCache(file: string, cacheDir: string, tag: string): unknown {
-  const Module = nodeModule.Module as ModuleCtor;
+  // Loaded here, not with the hooks entry that imports this file: a run the resident engine answers never needs them.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const Module = (require('node:module') as typeof NodeModule).Module as ModuleCtor;
+  const vm = require('node:vm') as typeof Vm;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   if (typeof (Module as { enableCompileCache?: unknown }).enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return require(file);
   let source: string;
@@ -42,7 +46,7 @@ export function requireWithCodeCache(file: string, cacheDir: string, tag: string
   } catch {
     cachedData = undefined;
   }
-  let script: vm.Script;
+  let script: Vm.Script;
   try {
     script = new vm.Script(Module.wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
   } catch {

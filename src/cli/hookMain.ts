@@ -13,7 +13,7 @@
  * Used by main.ts (the compiled CLI: the engine is ./hooks.ts) and by hookEntry.ts (the
  * bundled dist/hook.js, the engine in dist/hookEngine.js).
  */
-import * as nodeModule from 'node:module';
+import type * as NodeModule from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isHookEvent, type HookEvent } from '../core/hooks/shared/events';
@@ -85,7 +85,11 @@ export function rawrCacheDir(env: Record<string, string | undefined> = process.e
 
 /** Turns on Node's module compile cache (Node ≥ 22.1); a no-op on older Node, never throws. */
 export function enableCompileCache(): void {
-  const enable = (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
+  // Node < 22.1 has none: node:module is not loaded there just to find that out.
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major < 22 || (major === 22 && minor < 1)) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const enable = (require('node:module') as typeof NodeModule & { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
   if (typeof enable !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   try {
     enable(path.join(rawrCacheDir(), 'compile-cache'));

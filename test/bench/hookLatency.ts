@@ -223,6 +223,7 @@ export async function hookLatencyBench(): Promise<string> {
       verdicts.set(d.why, (verdicts.get(d.why) ?? 0) + 1);
       decision.push(d.ms);
     }
+    if (process.env.RAWR_HOOK_BENCH_DUMP === '1') process.stderr.write(`${JSON.stringify(proc.map((xs) => xs.map(Math.round)))}\n`);
     const state = statSync(join(sessionDir(root, 'claude', 'bench-decision', false)!, 'steer-state.json')).size / 1024;
     return [
       `steering hook (PreCompact) on a generated ${mb.toFixed(1)} MB Claude Code transcript, ${CALLS} calls each after one more response + result (process answers: ${[...answers].map(([k, n]) => `${n} ${k}`).join(', ')}):`,

@@ -9,6 +9,7 @@
  * A state that is missing, damaged, of another transcript, or whose transcript shrank (replaced) is
  * started again from the beginning of the file: slower once, never wrong.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { SessionFollower, type SavedFollower } from '../../follow/sessionFollower';
@@ -56,7 +57,7 @@ export async function loadSession(dir: string, transcript: string, opts: Followe
   let restarted: string | undefined;
   let s: SteerSession | null = null;
   try {
-    const text = await safeReadTextIfExists(path.join(dir, STEER_STATE), { maxBytes: MAX_STATE_BYTES });
+    const text = recentText(path.join(dir, STEER_STATE)) ?? (await safeReadTextIfExists(path.join(dir, STEER_STATE), { maxBytes: MAX_STATE_BYTES }));
     if (text === undefined) restarted = 'first call';
     else {
       const parsed = Saved.safeParse(JSON.parse(text));
@@ -93,5 +94,36 @@ export async function loadSession(dir: string, transcript: string, opts: Followe
 
 export function saveSession(dir: string, s: SteerSession): void {
   const saved = { version: VERSION, transcript: s.transcript, offset: s.offset, previous: s.previous, follower: s.follower.save() };
-  writeFileAtomic(path.join(dir, STEER_STATE), JSON.stringify(saved));
+  const file = path.join(dir, STEER_STATE);
+  const text = JSON.stringify(saved);
+  writeFileAtomic(file, text);
+  remember(file, text);
+}
+
+/**
+ * The text of the state files this process wrote last (a few sessions), with the file's identity then:
+ * the resident hook engine (src/cli/hookServer.ts) answers a session's calls one after another and would
+ * otherwise read and decode again what it has just written. A file another process wrote since (a new
+ * inode: every write is a rename) is read from disk. The text is the file's, so the answer is the same.
+ */
+const recent = new Map<string, { id: string; text: string }>();
+const MAX_RECENT = 8;
+const identity = (file: string): string | null => {
+  try {
+    const st = fs.lstatSync(file);
+    return st.isFile() ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}` : null;
+  } catch {
+    return null;
+  }
+};
+function remember(file: string, text: string): void {
+  const id = identity(file);
+  recent.delete(file);
+  if (id === null) return;
+  recent.set(file, { id, text });
+  if (recent.size > MAX_RECENT) recent.delete(recent.keys().next().value!);
+}
+function recentText(file: string): string | undefined {
+  const r = recent.get(file);
+  return r && identity(file) === r.id ? r.text : undefined;
 }
