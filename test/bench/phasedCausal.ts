@@ -21,11 +21,12 @@
  *
  * Honest conditioning: the pool's sessions are drawn with seeds disjoint from the judged ones; the
  * growth of a pool session is simulated exactly as generateSession grows the context (per-call steps,
- * the close's calls, the run-on call, and the recorded tool's own 83.5% compaction, whose step the judge
- * drops), with a fresh random stream — the same distribution, none of the judged session's draws.
+ * the close's calls, the run-on call in the closing response, the records of a response sharing its usage,
+ * and the recorded tool's own 83.5% compaction, whose step the judge drops), with a fresh random stream —
+ * the same distribution, none of the judged session's draws.
  */
 import { DEFAULT_POST_TOKENS, OPTIMUM_LIMIT_FRACTION, optimalSchedule, scoreSchedule, type PhaseLabels } from '../../src/core/replay/schedule';
-import { rng, type Family, type SessionShape } from './phasedGen';
+import { rng, TEXT_NOISE_SHARE, type Family, type SessionShape } from './phasedGen';
 import { closeRuleScheduleWith, type CloseRule, type CloseState } from './phasedLimits';
 
 type Rand = () => number;
@@ -63,6 +64,7 @@ export function simulateGrowth(shape: SessionShape, r: Rand): Growth {
       grow(g);
       left -= g;
       point();
+      if (r() < TEXT_NOISE_SHARE) point(); // loose "done" wording: a text and a Read in one response (one usage)
     }
     grow(shape.perCall * between(r, 0.3, 1));
     first.push(point()); // the TodoWrite that completes the step
@@ -75,8 +77,8 @@ export function simulateGrowth(shape: SessionShape, r: Rand): Growth {
     grow(shape.perCall * between(r, 0.1, 0.3));
     last.push(point()); // the closing message
     if (k + 1 < shape.phases.length && r() >= 0.5) {
-      grow(perCall());
-      point(); // runs straight on
+      point(); // runs straight on: the next call is in the closing response (its usage)
+      grow(perCall()); // and its growth comes with its results
     }
   });
   const grown = [0];

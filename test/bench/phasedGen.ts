@@ -10,7 +10,9 @@
  * nothing, failing commits, `git log --grep commit`, loose "done" wording), then the close: a TodoWrite
  * that completes the step, a successful `git commit`, sometimes `--amend`, and a message saying the phase
  * is complete; half the phases end the turn there (the person asks for the next one), half run on in
- * the same response. The recorded tool compacts on its own at 83.5% (compact_boundary), as there.
+ * the same response (the closing text and the next call are one model response). The recorded tool
+ * compacts on its own at 83.5% (compact_boundary), as there, and only as Claude Code does: before a
+ * request, never inside a response (test/unit/replay.generatedFormat.test.ts checks the format).
  */
 import type { PhaseLabels } from '../../src/core/replay/schedule';
 
@@ -148,12 +150,19 @@ export interface GeneratedSession {
 
 /** Claude Code's records, with just the fields its transcripts carry and the importer reads. */
 class Transcript {
-  readonly lines: string[] = [];
+  /** The records, serialized when the session is done (a response's stop_reason is known only at its end). */
+  private readonly records: Array<Record<string, unknown>> = [];
   readonly points: Array<[number, number]> = [];
   private parent: string | null = null;
   private clock = Date.UTC(2026, 2, 1, 12, 0, 0);
   private msg = 0;
   private call = 0;
+  /**
+   * The model response being written: Claude Code writes one response as several records (one content
+   * block each) sharing its message id, its usage and its stop_reason. It ends at the next record that is
+   * not the model's (a tool result, the person's prompt), or with the session.
+   */
+  private response: { messages: Array<Record<string, unknown>>; used: number; toolUse: boolean } | null = null;
   /** The context the recorded tool has (its own compactions included). */
   context: number;
 
@@ -166,83 +175,105 @@ class Transcript {
   }
 
   get line(): number {
-    return this.lines.length;
+    return this.records.length;
   }
 
-  private push(rec: Record<string, unknown>): string {
-    const uuid = `${this.id}-${String(this.lines.length + 1).padStart(6, '0')}`;
-    this.clock += intBetween(this.r, 10, 40) * 1000;
-    this.lines.push(
-      JSON.stringify({
-        parentUuid: this.parent,
-        isSidechain: false,
-        userType: 'external',
-        cwd: '/home/USER/work/app',
-        sessionId: this.id,
-        version: '2.1.39',
-        gitBranch: 'main',
-        ...rec,
-        uuid,
-        timestamp: new Date(this.clock).toISOString(),
-      }),
-    );
+  /** `advance`: a fixed clock step (ms) instead of a drawn one (10-40 s). */
+  private push(rec: Record<string, unknown>, advance?: number): string {
+    if (rec.type !== 'assistant') this.endResponse();
+    const uuid = `${this.id}-${String(this.records.length + 1).padStart(6, '0')}`;
+    this.clock += advance ?? intBetween(this.r, 10, 40) * 1000;
+    this.records.push({
+      parentUuid: this.parent,
+      isSidechain: false,
+      userType: 'external',
+      cwd: '/home/USER/work/app',
+      sessionId: this.id,
+      version: '2.1.39',
+      gitBranch: 'main',
+      ...rec,
+      uuid,
+      timestamp: new Date(this.clock).toISOString(),
+    });
     this.parent = uuid;
     return uuid;
+  }
+
+  /** The response's stop_reason on all its records: tool_use iff it calls a tool, else the turn ends. */
+  private endResponse(): void {
+    if (!this.response) return;
+    for (const m of this.response.messages) m.stop_reason = this.response.toolUse ? 'tool_use' : 'end_turn';
+    this.response = null;
   }
 
   user(text: string, extra: Record<string, unknown> = {}): void {
     this.push({ type: 'user', message: { role: 'user', content: text }, ...extra });
   }
 
-  /** One model call: its content blocks share one message id and one usage (the context it saw). */
-  assistant(blocks: Array<Record<string, unknown>>, sameMessage = false): void {
-    if (!sameMessage) this.msg++;
-    const used = this.context;
+  /**
+   * One content block of a model response. A new response (a new message id, the usage of the context it
+   * saw) starts only after the last one's tool results or the person's prompt: `continues` adds the block
+   * to the response being written (same id, same usage; written a second after the block before it).
+   */
+  private assistant(block: Record<string, unknown>, continues = false): void {
+    if (continues !== (this.response !== null)) throw new Error(continues ? 'no response to continue' : 'a new response inside a response');
+    this.response ??= { messages: [], used: this.context, toolUse: false };
+    if (!continues) this.msg++;
+    const used = this.response.used;
     const cached = Math.max(0, used - 2000);
-    for (const b of blocks) {
-      this.push({
-        type: 'assistant',
-        message: {
-          model: 'claude-opus-4-6',
-          id: `msg_${this.id}_${this.msg}`,
-          type: 'message',
-          role: 'assistant',
-          content: [b],
-          stop_reason: 'tool_use',
-          usage: { input_tokens: 3, cache_creation_input_tokens: used - 3 - cached, cache_read_input_tokens: cached, output_tokens: 300 },
-        },
-        requestId: `req_${this.id}_${this.msg}`,
-      });
-      this.points.push([this.line, used]);
-    }
+    const message: Record<string, unknown> = {
+      model: 'claude-opus-4-6',
+      id: `msg_${this.id}_${this.msg}`,
+      type: 'message',
+      role: 'assistant',
+      content: [block],
+      stop_reason: null,
+      usage: { input_tokens: 3, cache_creation_input_tokens: used - 3 - cached, cache_read_input_tokens: cached, output_tokens: 300 },
+    };
+    this.response.messages.push(message);
+    if (block.type === 'tool_use') this.response.toolUse = true;
+    this.push({ type: 'assistant', message, requestId: `req_${this.id}_${this.msg}` }, continues ? 1000 : undefined);
+    this.points.push([this.line, used]);
   }
 
-  text(t: string, sameMessage = false): void {
-    this.assistant([{ type: 'text', text: t }], sameMessage);
+  /** A text block: a response of its own, or the start of one that goes on with a tool call (`continues` there). */
+  text(t: string): void {
+    this.assistant({ type: 'text', text: t });
   }
 
-  /** A tool call and its result; Bash results carry Claude Code's result object (its exit code). */
-  tool(name: string, input: Record<string, unknown>, output: string, opts: { error?: boolean; sameMessage?: boolean } = {}): void {
+  /**
+   * A tool call and its result; Bash results carry Claude Code's result object (its exit code).
+   * `continues`: the call is in the response being written (after its text). `resultAdvance`: a fixed
+   * clock step for the result instead of a drawn one.
+   */
+  tool(name: string, input: Record<string, unknown>, output: string, opts: { error?: boolean; continues?: boolean; resultAdvance?: number } = {}): void {
     const id = `toolu_${this.id}_${++this.call}`;
-    this.assistant([{ type: 'tool_use', id, name, input }], opts.sameMessage);
+    this.assistant({ type: 'tool_use', id, name, input }, opts.continues);
     const bash =
       name === 'Bash'
         ? { toolUseResult: opts.error ? { stdout: '', stderr: output, interrupted: false } : { stdout: output, stderr: '', interrupted: false } }
         : {};
-    this.push({
-      type: 'user',
-      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output, is_error: opts.error === true }] },
-      ...bash,
-    });
+    this.push(
+      {
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output, is_error: opts.error === true }] },
+        ...bash,
+      },
+      opts.resultAdvance,
+    );
   }
 
-  todo(steps: readonly string[], done: number, sameMessage = false): void {
+  todo(steps: readonly string[], done: number): void {
     const todos = steps.map((s, k) => ({ content: s, status: k < done ? 'completed' : k === done ? 'in_progress' : 'pending', activeForm: s }));
-    this.tool('TodoWrite', { todos }, 'Todos have been modified successfully.', { sameMessage });
+    this.tool('TodoWrite', { todos }, 'Todos have been modified successfully.');
   }
 
-  /** The recorded tool's own compaction (a threshold compactor): not a phase signal. */
+  /**
+   * The recorded tool's own compaction (a threshold compactor): not a phase signal. Claude Code compacts
+   * before it sends a request, so only between responses: after tool results or the person's prompt.
+   */
   nativeCompaction(post: number): void {
+    if (this.response) throw new Error(`a compaction inside a model response (line ${this.line})`);
     this.push({
       type: 'system',
       message: null,
@@ -258,15 +289,28 @@ class Transcript {
     });
     this.context = Math.round(post);
   }
+
+  /** The JSONL text (ends the last response). */
+  jsonl(): string {
+    this.endResponse();
+    return this.records.map((rec) => JSON.stringify(rec)).join('\n') + '\n';
+  }
 }
 
+/** The Read of the parser: a work call, and the call a response that starts with text goes on with. */
+const readParser = (t: Transcript, opts: { continues?: boolean; resultAdvance?: number } = {}) =>
+  t.tool('Read', { file_path: '/home/USER/work/app/src/parser.ts' }, '     1\t// file body\n'.repeat(20), opts);
+
 const WORK: Array<(t: Transcript) => void> = [
-  (t) => t.tool('Read', { file_path: '/home/USER/work/app/src/parser.ts' }, '     1\t// file body\n'.repeat(20)),
+  (t) => readParser(t),
   (t) => t.tool('Edit', { file_path: '/home/USER/work/app/src/lexer.ts', old_string: 'a', new_string: 'b' }, 'The file has been updated.'),
   (t) => t.tool('Grep', { pattern: 'token' }, 'src/lexer.ts:12: match'),
   (t) => t.tool('Bash', { command: 'npm test', description: 'run' }, 'ok '.repeat(15)),
   (t) => t.tool('Bash', { command: 'git status --short', description: 'run' }, ' M src/lexer.ts'),
 ];
+
+/** How often a work call is noise instead (one of NOISE, each as likely). */
+export const NOISE_SHARE = 0.12;
 
 /** Noise a phase signal must not take for a close (README of the shared sessions). */
 const NOISE: Array<(t: Transcript, steps: readonly string[], phase: number) => void> = [
@@ -277,8 +321,16 @@ const NOISE: Array<(t: Transcript, steps: readonly string[], phase: number) => v
     }),
   (t) => t.tool('Bash', { command: 'git log --oneline --grep "commit" | head', description: 'run' }, 'a1b2c3d fix commit parsing'),
   (t) => t.tool('Bash', { command: 'echo "git commit is documented in CONTRIBUTING"', description: 'run' }, 'git commit is documented in CONTRIBUTING'),
-  (t) => t.text("I'm done reading the lexer; next I'll look at how tokens flow into the parser."),
+  // Loose "done" wording: the text and the Read it announces are one response (one model call, one
+  // usage). The Read's records draw nothing (fixed clock steps): the session's later draws stay as they were.
+  (t) => {
+    t.text("I'm done reading the lexer; next I'll look at how tokens flow into the parser.");
+    readParser(t, { continues: true, resultAdvance: 15_000 });
+  },
 ];
+
+/** The share of work calls that are a text and a Read in one response (two records, one model call). */
+export const TEXT_NOISE_SHARE = NOISE_SHARE / NOISE.length;
 
 export function generateSession(name: string, shape: SessionShape, seed: number): GeneratedSession {
   const r = rng(seed);
@@ -305,7 +357,7 @@ export function generateSession(name: string, shape: SessionShape, seed: number)
       const g = Math.min(left, perCall());
       grow(g);
       left -= g;
-      if (r() < 0.12) NOISE[intBetween(r, 0, NOISE.length - 1)]!(t, steps, k);
+      if (r() < NOISE_SHARE) NOISE[intBetween(r, 0, NOISE.length - 1)]!(t, steps, k);
       else WORK[intBetween(r, 0, WORK.length - 1)]!(t);
     }
     grow(shape.perCall * between(r, 0.3, 1));
@@ -335,14 +387,20 @@ export function generateSession(name: string, shape: SessionShape, seed: number)
     );
     windows.push([first, t.line]);
     if (!last) return;
-    // Half the phases end the turn (the person asks for the next); half run straight on.
+    // Half the phases end the turn (the person asks for the next); half run straight on: the closing
+    // response goes on with the next phase's first call (same message id, one usage). That call's growth
+    // comes with its results, before the next request (so does the recorded tool's compaction if it is
+    // due): the phase grows as much as before. Its record continues the response (a fixed clock step);
+    // the clock draw of earlier versions is still drawn, unused, so the session's later draws stay as they were.
     if (r() < 0.5) t.user(`Good. Go on with phase ${k + 2}.`);
     else {
-      grow(perCall());
-      WORK[0]!(t);
+      const g = perCall();
+      r();
+      readParser(t, { continues: true });
+      grow(g);
     }
   });
-  return { name, text: t.lines.join('\n') + '\n', labels: { window: shape.window, points: t.points, windows, original_compactions: originalCompactions } };
+  return { name, text: t.jsonl(), labels: { window: shape.window, points: t.points, windows, original_compactions: originalCompactions } };
 }
 
 /** The seed of session k of family f (its shape; the session's own draws use the next one). */
