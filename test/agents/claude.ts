@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startScriptedAnthropic, type AnthropicServerOptions, type ScriptedAnthropic } from '../support/scriptedAnthropic';
-import { REPO, RAWR_CLI, baseEnv, filesUnder, occurrences, project, run } from './support';
+import { REPO, RAWR_BUNDLED_CLI, baseEnv, filesUnder, occurrences, project, run } from './support';
 
 export const CACHE = process.env.CLAUDE_TEST_CACHE ?? path.join(REPO, '.claude-test');
 export const CLAUDE = path.join(CACHE, 'node_modules/.bin/claude');
@@ -33,7 +33,13 @@ export async function setUp(
 ): Promise<Scenario> {
   const p = await project(`rawr-cc-${prefix}-`);
   const s = await startScriptedAnthropic({ cwd: p.repo, ...server });
-  const installed = await run(process.execPath, [RAWR_CLI, 'hooks', 'claude', 'install', '--write', ...install], { cwd: p.repo, env: baseEnv(p.home, {}) });
+  // Installed as a user of the bundled CLI or the extension has it: Claude Code runs dist/hook.js (with
+  // its resident engine), through the command line install writes.
+  assert.ok(fs.existsSync(RAWR_BUNDLED_CLI), `${RAWR_BUNDLED_CLI} missing: run npm run build`);
+  const installed = await run(process.execPath, [RAWR_BUNDLED_CLI, 'hooks', 'claude', 'install', '--write', ...install], {
+    cwd: p.repo,
+    env: baseEnv(p.home, {}),
+  });
   assert.equal(installed.code, 0, installed.stderr);
   return { ...p, server: s, turns: 0, env };
 }
@@ -47,6 +53,9 @@ export async function turn(s: Scenario, prompt: string, ...extra: string[]): Pro
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
     DISABLE_ERROR_REPORTING: '1',
+    // The resident hook engine a run starts leaves soon after the test, not 5 minutes later.
+    RAWR_HOOK_SERVER_IDLE_MS: '20000',
+    ...(process.env.RAWR_HOOK_SERVER ? { RAWR_HOOK_SERVER: process.env.RAWR_HOOK_SERVER } : {}),
     ...s.env,
   });
   const r = await run(

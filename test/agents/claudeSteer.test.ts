@@ -71,6 +71,7 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     const local = JSON.parse(fs.readFileSync(path.join(s.repo, '.claude/settings.local.json'), 'utf8')) as { autoCompactWindow?: number; hooks?: object };
     assert.equal(local.autoCompactWindow, 563_000, "Claude Code's threshold (W - 33k) 2% before rawr's early line (55% of 1M)");
     assert.ok(local.hooks);
+    assert.match(JSON.stringify(local.hooks), /dist\/hook\.js'? hooks claude PreCompact/, 'the hooks entry, as the bundled CLI installs it');
     assert.equal(fs.existsSync(path.join(s.repo, '.claude/settings.json')), false);
   });
 
@@ -96,6 +97,9 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     const after = s.server.requests.filter((r) => r.n > compact.n && r.kind === 'main');
     assert.ok(after.length >= 1 && after.every((r) => r.status === 200), `the turn went on after the compaction: ${report(s)}`);
     assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
+    // The steering calls after the first were answered by the resident hook engine the first one started.
+    const cache = path.join(s.home, '.cache', 'rawr');
+    assert.ok(fs.existsSync(cache) && fs.readdirSync(cache).some((f) => f.endsWith('.sock')), `a resident hook engine ran: ${report(s)}`);
   });
 
   it('S2: no boundary: compacted past the emergency line and before the window; the turn never ends in "Prompt is too long"', async () => {

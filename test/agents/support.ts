@@ -13,6 +13,8 @@ import { sharedRequired } from '../support/sharedData';
 /** Compiled to out/test/agents/: the repository is three levels up. */
 export const REPO = path.resolve(__dirname, '../../..');
 export const RAWR_CLI = path.join(REPO, 'out/src/cli/main.js');
+/** The bundled CLI (`npm run build`), as the extension ships it: its install writes the hooks entry dist/hook.js. */
+export const RAWR_BUNDLED_CLI = path.join(REPO, 'dist/cli.js');
 export const TMP = fs.realpathSync(os.tmpdir());
 
 export interface Proc {

@@ -23,6 +23,10 @@ export class Transcript {
   }
   /** One model response: a text and a Bash call, with the context it reports. */
   bash(command: string, context: number, output: string) {
+    this.bashResult(this.bashCall(command, context), output);
+  }
+  /** The response with the Bash call alone (its result not written yet); its call id. */
+  bashCall(command: string, context: number): string {
     const id = `toolu_${++this.n}`;
     this.write({
       type: 'assistant',
@@ -37,6 +41,9 @@ export class Transcript {
         usage: { input_tokens: context, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       },
     });
+    return id;
+  }
+  bashResult(id: string, output: string) {
     this.write({
       type: 'user',
       message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output }] },

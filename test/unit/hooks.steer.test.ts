@@ -79,6 +79,25 @@ const blocked = (stdout: string): string | undefined => {
 describe('rawr hooks claude PreCompact: steering the compaction to a phase boundary', function () {
   this.timeout(60_000);
 
+  it('a compaction decided at a point the hook reads only with the next call (Claude Code had not written it yet) is still given', async () => {
+    const { root, tr } = project();
+    tr.prompt('Do phase 1 then phase 2 of PLAN.md');
+    tr.bash('echo step 0', 200_000, 'step 0');
+    tr.bash('echo step 1', 600_000, 'step 1');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+    tr.bash('git add -A && git commit -m "phase 1 done"', 640_000, '[main 3f2a1c9] phase 1 done\n 1 file changed, 1 insertion(+)');
+    assert.match(blocked((await preCompact(root, 'auto')).stdout) ?? '', /compacting once this phase close is over\)$/);
+    // The next response is on disk, its tool result is not yet: the close is not over where the hook reads.
+    const step3 = tr.bashCall('echo step 3', 650_000);
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+    // Claude Code writes the result and the next response before it asks again: the held compaction fired
+    // at that result (replay decides there), and this call, reading both at once, still gives it.
+    tr.bashResult(step3, 'step 3');
+    tr.bashCall('echo step 4', 655_000);
+    const late = await preCompact(root, 'auto');
+    assert.equal(blocked(late.stdout), 'rawr: compacting at commit 3f2a1c9 after the continuation packet (66% used; heads-up to the model)', late.stdout);
+  });
+
   it('refuses until the commit, then allows there with the summary instructions on stdout', async () => {
     const { root, tr } = project();
     tr.prompt('Do phase 1 then phase 2 of PLAN.md');

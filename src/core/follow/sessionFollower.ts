@@ -163,6 +163,16 @@ export class SessionFollower {
     return this.lastDecision && this.lastDecision.line >= this.lastItemLine ? this.lastDecision : null;
   }
 
+  /**
+   * The newest evaluation point's decision when it compacts and was made past `afterLine` (the line a
+   * previous caller had read to), though more was read after it: the steering hook, asked only now,
+   * honours it (claude/steer.ts). Null when a later point decided otherwise or it was already offered.
+   */
+  unactedCompaction(afterLine: number): ReplayDecision | null {
+    const d = this.lastDecision;
+    return d && d.action === 'compact' && d.line > afterLine ? d : null;
+  }
+
   /** Model responses read so far, and the newest recorded context (the hooks' reactive-compaction test). */
   get calls(): { modelCalls: number; lastUsage: number | null } {
     return { modelCalls: this.modelCalls, lastUsage: this.lastUsage };

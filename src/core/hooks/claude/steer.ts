@@ -106,7 +106,10 @@ export function steerVerdict(i: VerdictInput): SteerVerdict {
   const used = st.contextTokens;
   const pct = window > 0 ? Math.round((used / window) * 100) : 0;
   const base = { usedTokens: used, window };
-  const now = i.follower.decisionNow();
+  // A compaction the replay decided at a point read only now (Claude Code asked before it had written
+  // that point's records, or did not ask there) is still the decision: a hook that answers quickly must
+  // not let the boundary pass (the later points are not evaluated yet: the next call has no result).
+  const now = i.follower.decisionNow() ?? i.follower.unactedCompaction(i.previous?.line ?? 0);
   const decision = now
     ? { line: now.line, action: now.action, code: now.code, tier: now.tier, reason: now.reason, boundaries: now.boundaries, point: now.point }
     : undefined;
@@ -273,7 +276,7 @@ export async function steerPreCompact(o: {
     } else verdict = steerVerdict({ ...input, golden: { enabled: false, pending: null, packet: null } }); // no usable .scratch/: allow now
   }
   if (verdict.allow) clearGolden(o.dir);
-  s.previous = { modelCalls: s.follower.calls.modelCalls, allowed: verdict.allow, at: o.now.toISOString() };
+  s.previous = { modelCalls: s.follower.calls.modelCalls, allowed: verdict.allow, at: o.now.toISOString(), line: s.follower.state().lines };
   saveSession(o.dir, s);
   logVerdict(o.dir, {
     at: o.now.toISOString(),

@@ -25,7 +25,13 @@ const MAX_STATE_BYTES = 32 * 1024 * 1024;
 export const MAX_TAIL_BYTES = 256 * 1024 * 1024;
 const VERSION = 1;
 
-const Previous = z.object({ modelCalls: z.number().int(), allowed: z.boolean(), at: z.string() });
+const Previous = z.object({
+  modelCalls: z.number().int(),
+  allowed: z.boolean(),
+  at: z.string(),
+  /** The transcript line the follower had read to (absent in states written before it was kept). */
+  line: z.number().int().optional(),
+});
 export type PreviousPreCompact = z.infer<typeof Previous>;
 
 const Saved = z.object({
