@@ -7,7 +7,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HookEvent } from '../core/hooks/shared/input';
-import { rawrCacheDir, writeHookOutput, type HookEventOutput } from './hookMain';
+import { rawrCacheDir, writeHookOutput } from './hookMain';
+import type { HookEventOutput } from './hookResident';
 import { runHook, type AgentSpec } from '../core/hooks/shared/run';
 import { CLAUDE } from '../core/hooks/claude/agent';
 import { CODEX } from '../core/hooks/codex/agent';

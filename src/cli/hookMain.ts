@@ -18,12 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isHookEvent, type HookEvent } from '../core/hooks/shared/events';
 import { nothingToDo } from '../core/hooks/shared/fastPath';
-
-/** What one hook event prints: stdout for the agent, lines for stderr. */
-export interface HookEventOutput {
-  stdout: string;
-  stderr: string[];
-}
+import type { HookEventOutput } from './hookResident';
 
 export interface HookEngine {
   runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;

@@ -17,7 +17,12 @@ import * as fs from 'node:fs';
 import type * as Net from 'node:net';
 import * as path from 'node:path';
 import type { HookEvent } from '../core/hooks/shared/events';
-import type { HookEventOutput } from './hookMain';
+
+/** What one hook event prints: stdout for the agent, lines for stderr. */
+export interface HookEventOutput {
+  stdout: string;
+  stderr: string[];
+}
 
 /** What a hook sends: its event, its input and the environment and folder it runs in. */
 export interface ResidentRequest {
