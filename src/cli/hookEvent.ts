@@ -31,10 +31,15 @@ export async function hookEventOutput(
   event: HookEvent,
   stdin: string,
   env: Record<string, string | undefined>,
+  later?: (work: () => void) => void,
 ): Promise<HookEventOutput> {
   const agent = AGENTS[agentName]!;
   try {
-    const r = await runHook(agent, event, stdin, { env, promptCache: { dir: path.join(rawrCacheDir(env), 'prompt-sets'), codeKey: codeKey() } });
+    const r = await runHook(agent, event, stdin, {
+      env,
+      promptCache: { dir: path.join(rawrCacheDir(env), 'prompt-sets'), codeKey: codeKey() },
+      ...(later ? { later } : {}),
+    });
     return { stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     return { stdout: '', stderr: [`rawr hooks ${agent.id} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done`] };

@@ -23,7 +23,13 @@ import type { HookEventOutput } from './hookResident';
 export interface HookEngine {
   runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
   /** The same run, its output returned (the resident engine answers with it: hookServer.ts). */
-  hookEventOutput(agent: 'claude' | 'codex', event: HookEvent, stdin: string, env: Record<string, string | undefined>): Promise<HookEventOutput>;
+  hookEventOutput(
+    agent: 'claude' | 'codex',
+    event: HookEvent,
+    stdin: string,
+    env: Record<string, string | undefined>,
+    later?: (work: () => void) => void,
+  ): Promise<HookEventOutput>;
 }
 
 export function writeHookOutput(out: HookEventOutput): void {

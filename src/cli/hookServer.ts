@@ -51,8 +51,21 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
       const text = Buffer.concat(chunks).toString('utf8');
       // One run at a time: each owns the process's environment and folder while it runs.
       queue = queue.then(async () => {
-        const out = await runOne(engine, text);
-        conn.end(JSON.stringify(out));
+        const after: Array<() => void> = [];
+        const out = await runOne(engine, text, (work) => after.push(work));
+        // The answer is out (written and the connection half-closed) before the writes that do not
+        // change it (the steering state and log), which still come before the next run.
+        await new Promise<void>((resolve) => {
+          conn.once('error', () => resolve());
+          conn.end(JSON.stringify(out), () => resolve());
+        });
+        for (const work of after) {
+          try {
+            work();
+          } catch {
+            /* as a hook process that failed there: the next run reads the state it finds (steerState.ts) */
+          }
+        }
         armIdle(true);
       });
     });
@@ -89,7 +102,7 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
   return server;
 }
 
-async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, text: string): Promise<HookEventOutput> {
+async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, text: string, later: (work: () => void) => void): Promise<HookEventOutput> {
   let parsed: z.infer<typeof Request>;
   try {
     parsed = Request.parse(JSON.parse(text));
@@ -106,7 +119,7 @@ async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, text: string)
     } catch {
       /* a hook's folder that is gone: the run works from absolute paths (its input names them) */
     }
-    return await engine.hookEventOutput(agent, event, stdin, env);
+    return await engine.hookEventOutput(agent, event, stdin, env, later);
   } finally {
     replaceEnv(savedEnv);
     try {

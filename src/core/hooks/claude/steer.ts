@@ -255,6 +255,8 @@ export async function steerPreCompact(o: {
   prompts: Prompts;
   env: Record<string, string | undefined>;
   now: Date;
+  /** Runs the state and log writes after the answer is out (HookRunOptions.later); without it, here. */
+  later?: (work: () => void) => void;
 }): Promise<SteerRun> {
   const s = await loadSession(o.dir, o.transcript, { settings: o.settings, prompts: o.prompts });
   const pending = await readGolden(o.dir);
@@ -277,8 +279,7 @@ export async function steerPreCompact(o: {
   }
   if (verdict.allow) clearGolden(o.dir);
   s.previous = { modelCalls: s.follower.calls.modelCalls, allowed: verdict.allow, at: o.now.toISOString(), line: s.follower.state().lines };
-  saveSession(o.dir, s);
-  logVerdict(o.dir, {
+  const entry: Parameters<typeof logVerdict>[1] = {
     at: o.now.toISOString(),
     trigger: o.trigger ?? null,
     allow: verdict.allow,
@@ -288,7 +289,15 @@ export async function steerPreCompact(o: {
     window: verdict.window,
     ...(verdict.decision ? { line: verdict.decision.line, code: verdict.decision.code, reason: verdict.decision.reason } : {}),
     ...(pending ? { packet: pending.packet, packetWritten: packet !== null } : {}),
-  });
+  };
+  const persist = () => {
+    saveSession(o.dir, s);
+    logVerdict(o.dir, entry);
+  };
+  // The answer does not depend on these writes; the next call (queued behind this one in the resident
+  // engine) reads what they wrote.
+  if (o.later) o.later(persist);
+  else persist();
   return {
     verdict,
     readBytes: s.readBytes,

@@ -76,6 +76,11 @@ export interface HookRunOptions {
    * and the running code's identity (a rebuilt rawr parses again); without it, parsed on each run.
    */
   promptCache?: { dir: string; codeKey: string };
+  /**
+   * Where a run may hand the writes that do not change its answer (the steering state and log), to be
+   * done once the answer is out (the resident hook engine: hookServer.ts). Without it, done in the run.
+   */
+  later?: (work: () => void) => void;
 }
 
 export interface HookRunResult {
@@ -218,6 +223,7 @@ async function steer(
       prompts: prompts.prompts,
       env: opts.env,
       now,
+      ...(opts.later ? { later: opts.later } : {}),
     });
     const v = run.verdict;
     if (!v.allow) {
