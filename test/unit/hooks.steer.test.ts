@@ -14,6 +14,7 @@ import { runHook } from '../../src/core/hooks/shared/run';
 import { CLAUDE } from '../../src/core/hooks/claude/agent';
 import { autoCompactWindowFor, writeSteerConfig, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { steerVerdict } from '../../src/core/hooks/claude/steer';
+import { MAX_WAIT_MS } from '../../src/core/hooks/claude/transcriptCaughtUp';
 import { loadSession, saveSession } from '../../src/core/hooks/claude/steerState';
 import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
 import { installClaude } from '../../src/core/hooks/shared/installer';
@@ -96,6 +97,35 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     tr.bashCall('echo step 4', 655_000);
     const late = await preCompact(root, 'auto');
     assert.equal(blocked(late.stdout), 'rawr: compacting at commit 3f2a1c9 after the continuation packet (66% used; heads-up to the model)', late.stdout);
+  });
+
+  it('waits for Claude Code to write the result it is behind on (a response with a tool call is the newest record), within a bound', async () => {
+    const { root, tr } = project();
+    tr.prompt('Do phase 1 then phase 2 of PLAN.md');
+    tr.bash('echo step 0', 200_000, 'step 0');
+    tr.bash('echo step 1', 600_000, 'step 1');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+    // The commit's response is on disk, its result comes 150 ms after Claude Code asked (measured: it
+    // writes behind itself); the hook reads it before deciding, so the close is seen at this request.
+    const commit = tr.bashCall('git add -A && git commit -m "phase 1 done"', 640_000);
+    const late = setTimeout(() => tr.bashResult(commit, '[main 3f2a1c9] phase 1 done\n 1 file changed, 1 insertion(+)'), 150);
+    const t0 = Date.now();
+    const r = await preCompact(root, 'auto');
+    clearTimeout(late);
+    assert.ok(Date.now() - t0 >= 140, 'it waited for the result');
+    assert.match(blocked(r.stdout) ?? '', /compacting once this phase close is over\)$/, r.stdout);
+    const log = fs
+      .readFileSync(path.join(sessionDir(root, 'claude', 'sess', false)!, 'steer-log.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
+    assert.ok((JSON.parse(log.at(-1)!) as { waitedMs?: number }).waitedMs! >= 140, log.at(-1));
+    // A result that never comes: the answer after the bound (MAX_WAIT_MS), from what is there.
+    tr.bashCall('echo never answered', 650_000);
+    const t1 = Date.now();
+    const stuck = await preCompact(root, 'auto');
+    const took = Date.now() - t1;
+    assert.ok(took >= MAX_WAIT_MS && took < MAX_WAIT_MS + 2000, `bounded: ${took} ms`);
+    assert.ok(stuck.stdout !== '', 'an answer');
   });
 
   it('refuses until the commit, then allows there with the summary instructions on stdout', async () => {

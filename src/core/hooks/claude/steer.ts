@@ -27,6 +27,7 @@ import type { Settings } from '../../settings/schema';
 import type { BoundaryKind } from '../../signals/types';
 import { claudeThreshold, type SteerConfig } from './steerConfig';
 import { loadSession, saveSession, type PreviousPreCompact } from './steerState';
+import { waitForTranscript } from './transcriptCaughtUp';
 import { clearGolden, ensureScratch, headsUpFor, packetPathFor, PACKET_DEADLINE_REQUESTS, readGolden, readPacket, writeGolden, type Golden } from './golden';
 
 /** Claude Code ends a turn instead of sending a request from about 98% of the real window: rawr allows well before. */
@@ -257,7 +258,11 @@ export async function steerPreCompact(o: {
   now: Date;
   /** Runs the state and log writes after the answer is out (HookRunOptions.later); without it, here. */
   later?: (work: () => void) => void;
+  /** How the transcript is waited for (transcriptCaughtUp.ts); tests give a shorter one. */
+  waitForTranscript?: (transcript: string) => Promise<number>;
 }): Promise<SteerRun> {
+  // An automatic compaction is asked inside a tool loop: the transcript must hold the result it is behind on.
+  const waitedMs = o.trigger === 'manual' ? 0 : await (o.waitForTranscript ?? waitForTranscript)(o.transcript);
   const s = await loadSession(o.dir, o.transcript, { settings: o.settings, prompts: o.prompts });
   const pending = await readGolden(o.dir);
   const packet = pending ? readPacket(o.root, pending) : null;
@@ -289,6 +294,7 @@ export async function steerPreCompact(o: {
     window: verdict.window,
     ...(verdict.decision ? { line: verdict.decision.line, code: verdict.decision.code, reason: verdict.decision.reason } : {}),
     ...(pending ? { packet: pending.packet, packetWritten: packet !== null } : {}),
+    ...(waitedMs >= 20 ? { waitedMs } : {}),
   };
   const persist = () => {
     saveSession(o.dir, s);

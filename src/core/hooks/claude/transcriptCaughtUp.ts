@@ -1,0 +1,51 @@
+/**
+ * Claude Code asks PreCompact right before a model request, but writes the transcript behind itself:
+ * measured with the real CLI (2.1.332, the real-agent tier), the previous tool call's result can still
+ * be missing from the file when a hook that answers in ~100 ms reads it. The request being prepared
+ * carries that result, so a transcript whose newest record is a response with a tool call has not caught
+ * up yet. The steering hook waits for it (a few polls, a bounded time) before it decides: the decision
+ * at that point is the one `rawr replay` makes there, and a boundary (the commit whose result is late)
+ * must not pass unseen.
+ */
+import { readTextFromBytes } from '../shared/readFrom';
+
+/** How far back the newest record is looked for; a longer record is not a response awaiting a result. */
+const TAIL_BYTES = 512 * 1024;
+const POLL_MS = 20;
+/** Claude Code wrote within ~100 ms in the tier's runs; a transcript that never catches up costs this once. */
+export const MAX_WAIT_MS = 600;
+
+/** True when the newest complete record is an assistant response holding a tool call, or a record is half written. */
+export async function awaitsToolResult(transcript: string): Promise<boolean> {
+  const { size } = await readTextFromBytes(transcript, 0, 0);
+  const from = Math.max(0, size - TAIL_BYTES);
+  const { bytes } = await readTextFromBytes(transcript, from, TAIL_BYTES);
+  if (bytes.length === 0) return false;
+  // A record without its newline yet: Claude Code is writing.
+  if (bytes[bytes.length - 1] !== 0x0a) return true;
+  const text = bytes.toString('utf8').trimEnd();
+  const last = text.slice(text.lastIndexOf('\n') + 1);
+  try {
+    const rec = JSON.parse(last) as { type?: unknown; message?: { content?: unknown } };
+    if (rec.type !== 'assistant' || !Array.isArray(rec.message?.content)) return false;
+    return rec.message.content.some((b) => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'tool_use');
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (polling) until the transcript has caught up or MAX_WAIT_MS passed; the milliseconds waited. */
+export async function waitForTranscript(transcript: string, maxWaitMs = MAX_WAIT_MS): Promise<number> {
+  const start = Date.now();
+  while (Date.now() - start < maxWaitMs) {
+    let behind: boolean;
+    try {
+      behind = await awaitsToolResult(transcript);
+    } catch {
+      return Date.now() - start; // a missing or unreadable transcript is the caller's to report
+    }
+    if (!behind) break;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  return Date.now() - start;
+}
