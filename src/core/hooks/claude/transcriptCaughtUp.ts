@@ -7,26 +7,29 @@
  * at that point is the one `rawr replay` makes there, and a boundary (the commit whose result is late)
  * must not pass unseen.
  */
-import { readTextFromBytes } from '../shared/readFrom';
+import { readTailBytes } from '../shared/readFrom';
 
-/** How far back the newest record is looked for; a longer record is not a response awaiting a result. */
-const TAIL_BYTES = 512 * 1024;
+/** How far back the newest record is looked for first, then at most (a response with a large tool input). */
+const FIRST_BYTES = 64 * 1024;
+const MAX_BYTES = 1024 * 1024;
 const POLL_MS = 20;
 /** Claude Code wrote within ~100 ms in the tier's runs; a transcript that never catches up costs this once. */
 export const MAX_WAIT_MS = 600;
 
 /** True when the newest complete record is an assistant response holding a tool call, or a record is half written. */
 export async function awaitsToolResult(transcript: string): Promise<boolean> {
-  const { size } = await readTextFromBytes(transcript, 0, 0);
-  const from = Math.max(0, size - TAIL_BYTES);
-  const { bytes } = await readTextFromBytes(transcript, from, TAIL_BYTES);
+  let { bytes, whole } = await readTailBytes(transcript, FIRST_BYTES);
   if (bytes.length === 0) return false;
   // A record without its newline yet: Claude Code is writing.
   if (bytes[bytes.length - 1] !== 0x0a) return true;
-  const text = bytes.toString('utf8').trimEnd();
-  const last = text.slice(text.lastIndexOf('\n') + 1);
+  let start = bytes.lastIndexOf(0x0a, bytes.length - 2) + 1;
+  if (start === 0 && !whole) {
+    ({ bytes, whole } = await readTailBytes(transcript, MAX_BYTES));
+    start = bytes.lastIndexOf(0x0a, bytes.length - 2) + 1;
+    if (start === 0 && !whole) return false; // a record larger than that is not one to wait on
+  }
   try {
-    const rec = JSON.parse(last) as { type?: unknown; message?: { content?: unknown } };
+    const rec = JSON.parse(bytes.subarray(start).toString('utf8')) as { type?: unknown; message?: { content?: unknown } };
     if (rec.type !== 'assistant' || !Array.isArray(rec.message?.content)) return false;
     return rec.message.content.some((b) => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'tool_use');
   } catch {

@@ -30,6 +30,24 @@ export async function regularFileSize(file: string): Promise<number> {
   return st.size;
 }
 
+/** The last `maxBytes` of a regular file (one open), and whether that is the whole file. */
+export async function readTailBytes(file: string, maxBytes: number): Promise<{ bytes: Buffer; whole: boolean }> {
+  const { fh, st } = await openRegular(file);
+  try {
+    const from = Math.max(0, st.size - maxBytes);
+    const buf = Buffer.alloc(st.size - from);
+    let n = 0;
+    while (n < buf.length) {
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, from + n);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+    }
+    return { bytes: buf.subarray(0, n), whole: from === 0 };
+  } finally {
+    await fh.close();
+  }
+}
+
 /** Up to `maxBytes` from byte `from` on, as bytes; `shrank` when the file is now smaller than `from` (replaced). */
 export async function readTextFromBytes(file: string, from: number, maxBytes: number): Promise<{ bytes: Buffer; size: number; shrank: boolean }> {
   const { fh, st } = await openRegular(file);

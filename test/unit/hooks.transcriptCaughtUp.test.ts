@@ -1,0 +1,48 @@
+/**
+ * Whether Claude Code's transcript has caught up with the request it is preparing
+ * (src/core/hooks/claude/transcriptCaughtUp.ts): the newest record decides, read from the file's end.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { awaitsToolResult } from '../../src/core/hooks/claude/transcriptCaughtUp';
+
+const assistant = (content: unknown[]) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content } });
+const result = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] } });
+
+describe('the steering hook: has the transcript caught up?', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-caughtup-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = (text: string) => {
+    const f = path.join(dir, 't.jsonl');
+    fs.writeFileSync(f, text);
+    return f;
+  };
+
+  it('behind: the newest record is a response with a tool call, or a record is half written', async () => {
+    const call = assistant([
+      { type: 'text', text: 'x' },
+      { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } },
+    ]);
+    assert.equal(await awaitsToolResult(file(`${call}\n`)), true);
+    assert.equal(await awaitsToolResult(file(`${call}\n${result.slice(0, 20)}`)), true);
+  });
+
+  it('caught up: a tool result, a text-only response, a prompt, an empty file', async () => {
+    const call = assistant([{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } }]);
+    assert.equal(await awaitsToolResult(file(`${call}\n${result}\n`)), false);
+    assert.equal(await awaitsToolResult(file(`${assistant([{ type: 'text', text: 'done' }])}\n`)), false);
+    assert.equal(await awaitsToolResult(file(`${JSON.stringify({ type: 'user', message: { role: 'user', content: 'go' } })}\n`)), false);
+    assert.equal(await awaitsToolResult(file('')), false);
+    assert.equal(await awaitsToolResult(file('not json\n')), false);
+  });
+
+  it('a response with a large tool input (past the first 64 KB read) is still recognised; one past 1 MB is not waited on', async () => {
+    const big = assistant([{ type: 'tool_use', id: 't1', name: 'Write', input: { file_path: 'a.ts', content: 'x'.repeat(300_000) } }]);
+    assert.equal(await awaitsToolResult(file(`${result}\n${big}\n`)), true);
+    const huge = assistant([{ type: 'tool_use', id: 't1', name: 'Write', input: { file_path: 'a.ts', content: 'x'.repeat(1_200_000) } }]);
+    assert.equal(await awaitsToolResult(file(`${result}\n${huge}\n`)), false);
+  });
+});
