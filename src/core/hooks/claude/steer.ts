@@ -263,7 +263,8 @@ export async function steerPreCompact(o: {
 }): Promise<SteerRun> {
   // An automatic compaction is asked inside a tool loop: the transcript must hold the result it is behind on.
   const waitedMs = o.trigger === 'manual' ? 0 : await (o.waitForTranscript ?? waitForTranscript)(o.transcript);
-  const s = await loadSession(o.dir, o.transcript, { settings: o.settings, prompts: o.prompts });
+  const followerOptions = { settings: o.settings, prompts: o.prompts };
+  const s = await loadSession(o.dir, o.transcript, followerOptions);
   const pending = await readGolden(o.dir);
   const packet = pending ? readPacket(o.root, pending) : null;
   const input: VerdictInput = { trigger: o.trigger, follower: s.follower, previous: s.previous, config: o.config, settings: o.settings, env: o.env };
@@ -297,7 +298,7 @@ export async function steerPreCompact(o: {
     ...(waitedMs >= 20 ? { waitedMs } : {}),
   };
   const persist = () => {
-    saveSession(o.dir, s);
+    saveSession(o.dir, s, followerOptions);
     logVerdict(o.dir, entry);
   };
   // The answer does not depend on these writes; the next call (queued behind this one in the resident

@@ -61,10 +61,11 @@ type FollowerOptions = Omit<ReplayOptions, 'live' | 'needJudgments' | 'judgments
 /** The session's state with the transcript's new whole lines read into it. */
 export async function loadSession(dir: string, transcript: string, opts: FollowerOptions): Promise<SteerSession> {
   let restarted: string | undefined;
-  let s: SteerSession | null = null;
+  let s: SteerSession | null = takeRecent(path.join(dir, STEER_STATE), transcript, optionsKey(opts));
   try {
-    const text = recentText(path.join(dir, STEER_STATE)) ?? (await safeReadTextIfExists(path.join(dir, STEER_STATE), { maxBytes: MAX_STATE_BYTES }));
-    if (text === undefined) restarted = 'first call';
+    const text = s ? undefined : await safeReadTextIfExists(path.join(dir, STEER_STATE), { maxBytes: MAX_STATE_BYTES });
+    if (s) restarted = undefined;
+    else if (text === undefined) restarted = 'first call';
     else {
       const parsed = Saved.safeParse(JSON.parse(text));
       if (!parsed.success) restarted = 'state unreadable';
@@ -98,21 +99,23 @@ export async function loadSession(dir: string, transcript: string, opts: Followe
   return restarted !== undefined ? { ...s, restarted } : s;
 }
 
-export function saveSession(dir: string, s: SteerSession): void {
+export function saveSession(dir: string, s: SteerSession, opts?: FollowerOptions): void {
   const saved = { version: VERSION, transcript: s.transcript, offset: s.offset, previous: s.previous, follower: s.follower.save() };
   const file = path.join(dir, STEER_STATE);
-  const text = JSON.stringify(saved);
-  writeFileAtomic(file, text);
-  remember(file, text);
+  writeFileAtomic(file, JSON.stringify(saved));
+  if (opts) remember(file, s, optionsKey(opts));
 }
 
 /**
- * The text of the state files this process wrote last (a few sessions), with the file's identity then:
- * the resident hook engine (src/cli/hookServer.ts) answers a session's calls one after another and would
- * otherwise read and decode again what it has just written. A file another process wrote since (a new
- * inode: every write is a rename) is read from disk. The text is the file's, so the answer is the same.
+ * The sessions this process saved last (a few), with their state file's identity then: the resident
+ * hook engine (src/cli/hookServer.ts) answers a session's calls one after another and would otherwise
+ * read, parse and restore what it has just written. Restoring a saved follower gives the follower that
+ * was saved (the chunking property in test/unit/hooks.steer.test.ts: saved and restored at every cut, the
+ * answers are a fresh read's), so the live one is kept instead, taken out while a run uses it (a run that
+ * fails before saving leaves none) and kept only with the same options (settings, prompts). A state file
+ * another process wrote since (a new inode: every write is a rename) is read from disk.
  */
-const recent = new Map<string, { id: string; text: string }>();
+const recent = new Map<string, { id: string; session: SteerSession; options: string }>();
 const MAX_RECENT = 8;
 const identity = (file: string): string | null => {
   try {
@@ -122,14 +125,18 @@ const identity = (file: string): string | null => {
     return null;
   }
 };
-function remember(file: string, text: string): void {
+const optionsKey = (opts: FollowerOptions): string => JSON.stringify(opts);
+function remember(file: string, session: SteerSession, options: string): void {
   const id = identity(file);
   recent.delete(file);
   if (id === null) return;
-  recent.set(file, { id, text });
+  recent.set(file, { id, session: { ...session, readBytes: 0 }, options });
   if (recent.size > MAX_RECENT) recent.delete(recent.keys().next().value!);
 }
-function recentText(file: string): string | undefined {
+function takeRecent(file: string, transcript: string, options: string): SteerSession | null {
   const r = recent.get(file);
-  return r && identity(file) === r.id ? r.text : undefined;
+  recent.delete(file);
+  if (!r || r.options !== options || r.session.transcript !== transcript || identity(file) !== r.id) return null;
+  const { restarted: _restarted, ...session } = r.session;
+  return session;
 }
