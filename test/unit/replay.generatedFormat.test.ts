@@ -33,12 +33,16 @@ const contextOf = (r: Rec) => {
   return u.input_tokens! + u.cache_creation_input_tokens! + u.cache_read_input_tokens!;
 };
 
-/** Every violation of the format in one session (empty: none), as `line N: what`. */
-export function formatViolations(s: GeneratedSession): string[] {
-  const recs = s.text
+/** A generated session's records, one per line. */
+const recordsOf = (s: GeneratedSession): Rec[] =>
+  s.text
     .trimEnd()
     .split('\n')
     .map((l) => JSON.parse(l) as Rec);
+
+/** Every violation of the format in one session (empty: none), as `line N: what`. */
+export function formatViolations(s: GeneratedSession): string[] {
+  const recs = recordsOf(s);
   const bad: string[] = [];
   const at = (i: number, what: string) => bad.push(`${s.name} line ${i + 1}: ${what}`);
   const seenIds = new Set<string>();
@@ -139,10 +143,7 @@ describe('generated phased sessions: the Claude Code transcript format', () => {
   it('a phase that runs straight on: the closing text and the next call are one response, and a compaction due there waits for its results', () => {
     // seed 1, even-2: phase 3 ran straight on with the context at the recorded tool's threshold.
     const s = generateFamilies(1, 2)[0]!.sessions[1]!;
-    const recs = s.text
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Rec);
+    const recs = recordsOf(s);
     const [, last] = s.labels.windows[2]!;
     const [closing, call, result] = [recs[last - 1]!, recs[last]!, recs[last + 1]!];
     assert.equal(blocks(closing)[0]!.type, 'text');
@@ -160,10 +161,7 @@ describe('generated phased sessions: the Claude Code transcript format', () => {
     // seed 1, even-2 as earlier generators wrote phase 3's close: the closing text a response of its own
     // that says tool_use, the recorded tool's compaction after it, then the Read under a new message id.
     const s = generateFamilies(1, 2)[0]!.sessions[1]!;
-    const recs = s.text
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Rec);
+    const recs = recordsOf(s);
     const [, last] = s.labels.windows[2]!;
     const boundary = recs.findIndex((r, k) => k > last && r.subtype === 'compact_boundary');
     const old = [...recs.slice(0, last), ...recs.slice(boundary, boundary + 2), ...recs.slice(last, boundary), ...recs.slice(boundary + 2)].map((r) =>

@@ -258,11 +258,9 @@ export async function steerPreCompact(o: {
   now: Date;
   /** Runs the state and log writes after the answer is out (HookRunOptions.later); without it, here. */
   later?: (work: () => void) => void;
-  /** How the transcript is waited for (transcriptCaughtUp.ts); tests give a shorter one. */
-  waitForTranscript?: (transcript: string) => Promise<number>;
 }): Promise<SteerRun> {
   // An automatic compaction is asked inside a tool loop: the transcript must hold the result it is behind on.
-  const waitedMs = o.trigger === 'manual' ? 0 : await (o.waitForTranscript ?? waitForTranscript)(o.transcript);
+  const waitedMs = o.trigger === 'manual' ? 0 : await waitForTranscript(o.transcript);
   const followerOptions = { settings: o.settings, prompts: o.prompts };
   const s = await loadSession(o.dir, o.transcript, followerOptions);
   const pending = await readGolden(o.dir);

@@ -63,10 +63,10 @@ export async function loadSession(dir: string, transcript: string, opts: Followe
   let restarted: string | undefined;
   let s: SteerSession | null = takeRecent(path.join(dir, STEER_STATE), transcript, optionsKey(opts));
   try {
-    const text = s ? undefined : await safeReadTextIfExists(path.join(dir, STEER_STATE), { maxBytes: MAX_STATE_BYTES });
-    if (s) restarted = undefined;
-    else if (text === undefined) restarted = 'first call';
-    else {
+    // Read from disk unless this process just saved the session (takeRecent).
+    const text = s ? null : await safeReadTextIfExists(path.join(dir, STEER_STATE), { maxBytes: MAX_STATE_BYTES });
+    if (text === undefined) restarted = 'first call';
+    else if (text !== null) {
       const parsed = Saved.safeParse(JSON.parse(text));
       if (!parsed.success) restarted = 'state unreadable';
       else if (parsed.data.transcript !== transcript) restarted = 'another transcript';

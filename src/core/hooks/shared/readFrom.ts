@@ -30,19 +30,24 @@ export async function regularFileSize(file: string): Promise<number> {
   return st.size;
 }
 
+/** `length` bytes from `from` on (fewer if the file ends first). */
+async function readRange(fh: Awaited<ReturnType<typeof openRegular>>['fh'], from: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  let n = 0;
+  while (n < buf.length) {
+    const { bytesRead } = await fh.read(buf, n, buf.length - n, from + n);
+    if (bytesRead === 0) break;
+    n += bytesRead;
+  }
+  return buf.subarray(0, n);
+}
+
 /** The last `maxBytes` of a regular file (one open), and whether that is the whole file. */
 export async function readTailBytes(file: string, maxBytes: number): Promise<{ bytes: Buffer; whole: boolean }> {
   const { fh, st } = await openRegular(file);
   try {
     const from = Math.max(0, st.size - maxBytes);
-    const buf = Buffer.alloc(st.size - from);
-    let n = 0;
-    while (n < buf.length) {
-      const { bytesRead } = await fh.read(buf, n, buf.length - n, from + n);
-      if (bytesRead === 0) break;
-      n += bytesRead;
-    }
-    return { bytes: buf.subarray(0, n), whole: from === 0 };
+    return { bytes: await readRange(fh, from, st.size - from), whole: from === 0 };
   } finally {
     await fh.close();
   }
@@ -53,14 +58,7 @@ export async function readTextFromBytes(file: string, from: number, maxBytes: nu
   const { fh, st } = await openRegular(file);
   try {
     if (st.size < from) return { bytes: Buffer.alloc(0), size: st.size, shrank: true };
-    const buf = Buffer.alloc(Math.min(maxBytes, st.size - from));
-    let n = 0;
-    while (n < buf.length) {
-      const { bytesRead } = await fh.read(buf, n, buf.length - n, from + n);
-      if (bytesRead === 0) break;
-      n += bytesRead;
-    }
-    return { bytes: buf.subarray(0, n), size: st.size, shrank: false };
+    return { bytes: await readRange(fh, from, Math.min(maxBytes, st.size - from)), size: st.size, shrank: false };
   } finally {
     await fh.close();
   }
