@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { requireWithCodeCache } from './codeCache';
-import { hookProcess, isHookRun, rawrCacheDir, type HookEngine } from './hookMain';
+import { finishHook, hookProcess, isHookRun, rawrCacheDir, type HookEngine } from './hookMain';
 import { RESIDENT_FLAG, residentSocket, startResident } from './hookResident';
 import type { serveHooks } from './hookServer';
 
@@ -22,9 +22,7 @@ if (args[0] === 'hooks' && isHookRun(hookArgs)) {
     const socket = residentSocket(rawrCacheDir(), beside('hookEngine.js'));
     return socket ? { socket, start: () => startResident(__filename, socket) } : null;
   };
-  void hookProcess(hookArgs, () => engine(hookArgs[1]), resident).then((code) => {
-    process.exitCode = code;
-  });
+  void hookProcess(hookArgs, () => engine(hookArgs[1]), resident).then(finishHook);
 } else if (args[0] === RESIDENT_FLAG && args[1]) {
   // The resident hook engine (hookServer.ts), started by a hook run (hookResident.ts startResident).
   const e = engine('server');

@@ -17,8 +17,9 @@ import type * as NodeModule from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isHookEvent, type HookEvent } from '../core/hooks/shared/events';
-import { nothingToDo } from '../core/hooks/shared/fastPath';
+import { mayExitFast, nothingToDo } from '../core/hooks/shared/fastPath';
 import type { HookEventOutput } from './hookResident';
+import { readStdin, stdinAbandoned, writeFd } from './hookStdio';
 
 export interface HookEngine {
   runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
@@ -33,39 +34,13 @@ export interface HookEngine {
 }
 
 export function writeHookOutput(out: HookEventOutput): void {
-  for (const line of out.stderr) process.stderr.write(`${line}\n`);
-  if (out.stdout) process.stdout.write(out.stdout);
+  writeFd(2, out.stderr.map((line) => `${line}\n`).join(''));
+  writeFd(1, out.stdout);
 }
 
 /** `rawr hooks <claude|codex> <Event>`, what the agents run (`argv`: what follows `hooks`); anything else (install, --help, a usage error) is the CLI's. */
 export function isHookRun(argv: readonly string[]): argv is ['claude' | 'codex', HookEvent, ...string[]] {
   return (argv[0] === 'claude' || argv[0] === 'codex') && isHookEvent(argv[1]);
-}
-
-/** Hook input is small; anything beyond this is not a hook input. */
-const MAX_STDIN = 16 * 1024 * 1024;
-const STDIN_TIMEOUT_MS = 5_000;
-
-/** stdin as text, at most MAX_STDIN bytes (more: what was read so far), '' for a terminal; never rejects. */
-export function readStdin(): Promise<string> {
-  return new Promise((resolve) => {
-    if (process.stdin.isTTY) return resolve('');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => {
-      clearTimeout(timer);
-      process.stdin.destroy();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const timer = setTimeout(done, STDIN_TIMEOUT_MS);
-    process.stdin.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_STDIN) chunks.push(c);
-      else done();
-    });
-    process.stdin.on('end', done);
-    process.stdin.on('error', done);
-  });
 }
 
 /**
@@ -117,20 +92,26 @@ export async function hookProcess(
 ): Promise<number> {
   enableCompileCache();
   const [agent, event] = argv;
-  const stdin = await readStdin();
+  const input = readStdin();
+  // An event the fast exit never answers (PreCompact: before every model request while rawr defers)
+  // connects to the resident engine while its input is being read (in libuv's worker thread).
+  const early = resident && !mayExitFast(event) ? resident() : null;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const connect = () => (require('./hookResident') as typeof import('./hookResident')).connectResident;
+  const opened = early ? connect()(early.socket) : null;
+  const stdin = await input;
   if (nothingToDo(agent, event, stdin, process.env)) return 0;
-  const there = resident?.() ?? null;
+  const there = early ?? resident?.() ?? null;
   if (there) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { askResident } = require('./hookResident') as typeof import('./hookResident');
-    const answer = await askResident(there.socket, { v: 1, agent, event, stdin, env: process.env, cwd: process.cwd() });
+    const conn = opened ?? connect()(there.socket);
+    const answer = await conn.ask({ v: 1, agent, event, stdin, env: process.env, cwd: process.cwd() });
     switch (answer.kind) {
       case 'answer':
         writeHookOutput(answer.output);
         return 0;
       case 'lost':
         // Not run again here: the resident engine may have acted on it (hookResident.ts).
-        process.stderr.write(`rawr hooks ${agent} ${event}: the resident hook engine did not answer (${answer.why}); nothing done\n`);
+        writeFd(2, `rawr hooks ${agent} ${event}: the resident hook engine did not answer (${answer.why}); nothing done\n`);
         return 0;
       case 'unavailable':
         break;
@@ -139,9 +120,20 @@ export async function hookProcess(
   try {
     return await engine().runHookEvent(agent, event, stdin);
   } catch (err) {
-    process.stderr.write(`rawr hooks ${agent} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done\n`);
+    writeFd(2, `rawr hooks ${agent} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done\n`);
     return 0;
   } finally {
     there?.start();
   }
+}
+
+/**
+ * Ends a hook process with `code` once its output is written (synchronously: writeHookOutput). A stdin
+ * read given up at its time limit is still blocked in a libuv worker thread, and Node's exit waits for
+ * those threads: that process ends by SIGKILL instead. Only an agent that never closes the hook's stdin
+ * gets there; it reads a failed hook and goes on, as it does for a hook that printed nothing.
+ */
+export function finishHook(code: number): void {
+  process.exitCode = code;
+  if (stdinAbandoned()) process.kill(process.pid, 'SIGKILL');
 }

@@ -66,38 +66,76 @@ export function residentSocket(cacheDir: string, engineFile: string, env: Record
 
 /** Hands one hook run to the resident engine at `socket`. Never rejects. */
 export function askResident(socket: string, request: ResidentRequest, timeoutMs = ANSWER_TIMEOUT_MS): Promise<ResidentAnswer> {
-  return new Promise((resolve) => {
-    let sent = false;
-    let settled = false;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    // Loaded here, not with the hooks entry: a hook the fast exit answers never needs it (~5 ms).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const conn = (require('node:net') as typeof Net).createConnection(socket);
-    const finish = (a: ResidentAnswer) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      conn.destroy();
-      resolve(a);
-    };
-    const timer = setTimeout(() => finish(sent ? { kind: 'lost', why: `no answer in ${timeoutMs} ms` } : { kind: 'unavailable' }), timeoutMs);
-    conn.on('connect', () => {
-      sent = true;
-      conn.end(JSON.stringify(request));
-    });
-    conn.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_ANSWER_BYTES) finish({ kind: 'lost', why: 'an answer larger than a hook prints' });
-      else chunks.push(c);
-    });
-    conn.on('end', () => {
-      const output = parseAnswer(Buffer.concat(chunks).toString('utf8'));
-      finish(output ? { kind: 'answer', output } : { kind: 'lost', why: 'the connection closed without an answer' });
-    });
-    // Before `connect`: no engine there (ENOENT, ECONNREFUSED: a stale socket of one that exited).
-    conn.on('error', (err) => finish(sent ? { kind: 'lost', why: err.message } : { kind: 'unavailable' }));
+  return connectResident(socket, timeoutMs).ask(request);
+}
+
+/** A connection to the resident engine, opened before the hook's input is read (hookMain.ts). */
+export interface ResidentConnection {
+  /** Sends the run (once) and waits for its answer. Never rejects. */
+  ask(request: ResidentRequest): Promise<ResidentAnswer>;
+}
+
+/**
+ * Opens a connection to the resident engine at `socket` at once, so that loading node:net and
+ * connecting (~6 ms) overlap the read of the hook's input. Nothing is sent before `ask`: a connection
+ * that is never asked holds nothing open and runs nothing.
+ */
+export function connectResident(socket: string, timeoutMs = ANSWER_TIMEOUT_MS): ResidentConnection {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let connected = false;
+  let sent = false;
+  let settled: ResidentAnswer | undefined;
+  let resolveAnswer: ((a: ResidentAnswer) => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let request: ResidentRequest | undefined;
+  let answer: Promise<ResidentAnswer> | undefined;
+  // Loaded here, not with the hooks entry: a hook the fast exit answers never needs it (~5 ms).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const conn = (require('node:net') as typeof Net).createConnection(socket);
+  // Until asked, the connection does not hold the process open (a hook that ends without asking exits).
+  conn.unref();
+  const finish = (a: ResidentAnswer) => {
+    if (settled) return;
+    settled = a;
+    clearTimeout(timer);
+    conn.destroy();
+    resolveAnswer?.(a);
+  };
+  const send = () => {
+    if (!connected || !request || sent || settled) return;
+    sent = true;
+    conn.end(JSON.stringify(request));
+  };
+  conn.on('connect', () => {
+    connected = true;
+    send();
   });
+  conn.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_ANSWER_BYTES) finish({ kind: 'lost', why: 'an answer larger than a hook prints' });
+    else chunks.push(c);
+  });
+  conn.on('end', () => {
+    const output = parseAnswer(Buffer.concat(chunks).toString('utf8'));
+    finish(output ? { kind: 'answer', output } : { kind: 'lost', why: 'the connection closed without an answer' });
+  });
+  // Before the request is sent: no engine there (ENOENT, ECONNREFUSED: a stale socket of one that exited).
+  conn.on('error', (err) => finish(sent ? { kind: 'lost', why: err.message } : { kind: 'unavailable' }));
+  return {
+    ask(r) {
+      if (answer) return answer;
+      if (settled) return (answer = Promise.resolve(settled));
+      request = r;
+      conn.ref();
+      answer = new Promise((resolve) => {
+        resolveAnswer = resolve;
+        timer = setTimeout(() => finish(sent ? { kind: 'lost', why: `no answer in ${timeoutMs} ms` } : { kind: 'unavailable' }), timeoutMs);
+        send();
+      });
+      return answer;
+    },
+  };
 }
 
 /** The resident engine's answer, checked by hand (the hook's side loads no zod: it must stay light). */

@@ -33,6 +33,9 @@ export interface ServeOptions {
 }
 
 export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOutput'>, o: ServeOptions = {}): net.Server {
+  // A hook process parses a few inputs once and runs zod jitless (hookEngine.ts); this process parses
+  // every hook's input and transcript records for minutes, where zod's compiled parsers pay off.
+  z.config({ jitless: false });
   const idleMs = o.idleMs ?? idleFromEnv();
   const exit = o.exit ?? (() => process.exit(0));
   let queue: Promise<unknown> = Promise.resolve();

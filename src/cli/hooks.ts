@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isHookEvent } from '../core/hooks/shared/input';
-import { readStdin } from './hookMain';
+import { readStdin } from './hookStdio';
 import { nodeCommandPrefix } from '../core/hooks/shared/hooksConfig';
 import { installClaude, installCodex } from '../core/hooks/shared/installer';
 import { AGENTS, runHookEvent } from './hookEvent';

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadPromptSetCached } from '../../src/core/prompts/cache';
+import { forgetHeldPromptSets, loadPromptSetCached } from '../../src/core/prompts/cache';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet, PROMPT_FILES } from '../../src/core/prompts/promptSet';
 
@@ -11,6 +11,7 @@ describe('prompt-set cache for the hooks', () => {
   let tmp = '';
   beforeEach(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-pcache-'));
+    forgetHeldPromptSets();
   });
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -33,6 +34,20 @@ describe('prompt-set cache for the hooks', () => {
     assert.deepEqual(loadPromptSetCached(readers(), cache, 'k'), changed, 'from the cache, problems included');
   });
 
+  it('in one process (the resident hook engine) the same files give the same set without reading the cache file again', () => {
+    const over = path.join(tmp, 'prompts');
+    fs.mkdirSync(over);
+    const readers = () => [dirReader(over), dirReader(shippedPromptsDir())];
+    const cache = path.join(tmp, 'prompt-cache.json');
+    const first = loadPromptSetCached(readers(), cache, 'k');
+    fs.writeFileSync(cache, '{"key":'); // were the file read, it would parse again (a new object)
+    assert.equal(loadPromptSetCached(readers(), cache, 'k'), first, 'held');
+    fs.writeFileSync(path.join(over, PROMPT_FILES.handoff), 'HANDOFF {x}');
+    const changed = loadPromptSetCached(readers(), cache, 'k');
+    assert.equal(changed.prompts.handoff, 'HANDOFF {x}', 'a changed file is a new key');
+    assert.deepEqual(changed, loadPromptSet(readers()));
+  });
+
   it('a corrupt, foreign or symlinked cache file, or another code key, only means parsing again', () => {
     const readers = [dirReader(shippedPromptsDir())];
     const want = loadPromptSet(readers);
@@ -42,7 +57,9 @@ describe('prompt-set cache for the hooks', () => {
     const entry = JSON.parse(fs.readFileSync(cache, 'utf8')) as { key: string; set: { prompts: { handoff: string } } };
     entry.set.prompts.handoff = 'FORGED';
     fs.writeFileSync(cache, JSON.stringify(entry));
+    forgetHeldPromptSets();
     assert.equal(loadPromptSetCached(readers, cache, 'k').prompts.handoff, 'FORGED', 'the same key answers from the file (it is rawr’s own state)');
+    forgetHeldPromptSets();
     assert.deepEqual(loadPromptSetCached(readers, cache, 'other code'), want, 'another code key parses again');
     fs.rmSync(cache);
     const target = path.join(tmp, 'target.json');

@@ -52,10 +52,30 @@ export function loadPromptSetCached(readers: PromptReader[], cacheFile: string, 
     }
   }
   const key = hash.digest('hex');
+  const held = inMemory.get(key);
+  if (held) return held;
   const cached = readCache(cacheFile, key);
-  if (cached) return cached;
+  if (cached) return hold(key, cached);
   const set = loadPromptSet(memo);
   writeCache(cacheFile, key, set);
+  return hold(key, set);
+}
+
+/**
+ * The sets this process parsed or read last, by the same key: the resident hook engine
+ * (src/cli/hookServer.ts) runs hook after hook and would otherwise read and parse the cache file each
+ * time (~2 ms). A set is never changed by its users (the engine is pure), so the same object serves.
+ */
+const inMemory = new Map<string, PromptSet>();
+const IN_MEMORY = 4;
+/** Forgets the sets held in memory, so the next load reads the cache file (its tests). */
+export function forgetHeldPromptSets(): void {
+  inMemory.clear();
+}
+function hold(key: string, set: PromptSet): PromptSet {
+  inMemory.delete(key);
+  inMemory.set(key, set);
+  if (inMemory.size > IN_MEMORY) inMemory.delete(inMemory.keys().next().value!);
   return set;
 }
 

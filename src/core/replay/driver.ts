@@ -282,9 +282,38 @@ export class Replayer {
   peekToolLoop(): ReplayDecision | null {
     if (!this.toolLoopDue) return null;
     let made: ReplayDecision | null = null;
-    const copy = Replayer.restore(this.save(), { ...this.opts, onDecision: (d) => (made = d) });
+    const copy = this.fork({ ...this.opts, onDecision: (d) => (made = d) });
     copy.push({ type: 'assistant_text', line: this.line, at: this.at, text: '' });
     return made;
+  }
+
+  /**
+   * A copy to evaluate on (peekToolLoop), without save()'s deep clone: the Claude Code hook peeks before
+   * every model request while rawr defers, and cloning the whole engine state there was ~4 ms of each
+   * call. The engine state is shared, since step() never changes the state it is given (the core is
+   * pure: it returns a new one); what the replay changes in place — the summary, its counters and lists,
+   * the adapter's open calls, the decisions — is the copy's own. (driver.peek test: a peek leaves save()
+   * unchanged and decides as a restored copy does.)
+   */
+  private fork(opts: ReplayOptions): Replayer {
+    const copy = Object.assign(Object.create(Replayer.prototype) as Replayer, this);
+    const s = this.summary;
+    const own = {
+      opts,
+      decisions: [] as ReplayDecision[],
+      pendingDecisions: [] as Decision[],
+      adapter: AgentAdapter.restore(this.adapter.save()),
+      summary: {
+        ...s,
+        compactions: [...s.compactions],
+        nativeCompactions: [...s.nativeCompactions],
+        overflowLines: [...s.overflowLines],
+        baseline: { ...s.baseline, compactions: [...s.baseline.compactions] },
+        analysisProblems: [...s.analysisProblems],
+        ...(s.idle ? { idle: [...s.idle] } : {}),
+      },
+    };
+    return Object.assign(copy, own);
   }
 
   /** Live follow: the window can become known later (Codex states it with its first token count). */

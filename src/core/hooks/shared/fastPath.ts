@@ -82,12 +82,17 @@ function headsUpMayBePending(dir: string): boolean {
   }
 }
 
+/** The events the fast exit may answer; PreCompact and PostCompact always run in full. */
+export function mayExitFast(event: HookEvent): boolean {
+  return event === 'PostToolUse' || event === 'UserPromptSubmit' || event === 'SessionStart';
+}
+
 /**
  * True when the hook run for `event` would have nothing to do (see the file comment); false when the
- * full run must decide. PreCompact and PostCompact always run in full.
+ * full run must decide.
  */
 export function nothingToDo(agent: AgentId, event: HookEvent, stdinText: string, env: Record<string, string | undefined>): boolean {
-  if (event !== 'PostToolUse' && event !== 'UserPromptSubmit' && event !== 'SessionStart') return false;
+  if (!mayExitFast(event)) return false;
   const input = quickInput(event, stdinText);
   if (!input) return false;
   try {
