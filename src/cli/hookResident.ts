@@ -117,6 +117,8 @@ export function connectResident(socket: string, timeoutMs = ANSWER_TIMEOUT_MS): 
     else chunks.push(c);
   });
   conn.on('end', () => {
+    // Closed before anything was sent (an engine on its way out): nothing ran there, the hook runs itself.
+    if (!sent) return finish({ kind: 'unavailable' });
     const output = parseAnswer(Buffer.concat(chunks).toString('utf8'));
     finish(output ? { kind: 'answer', output } : { kind: 'lost', why: 'the connection closed without an answer' });
   });

@@ -11,7 +11,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookEventOutput } from '../../src/cli/hookEvent';
-import { askResident, residentSocket, type ResidentRequest } from '../../src/cli/hookResident';
+import { askResident, connectResident, residentSocket, type ResidentRequest } from '../../src/cli/hookResident';
 import { serveHooks } from '../../src/cli/hookServer';
 import { autoCompactWindowFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { agentStateDir } from '../../src/core/hooks/shared/store';
@@ -187,6 +187,33 @@ describe('the resident hook engine', function () {
       assert.equal(a.kind, 'lost');
     } finally {
       await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('a connection opened before the input is read: asked later it is answered; closed by the engine before it was asked, the hook runs itself', async () => {
+    const socket = path.join(cache, 'rawr', 'early.sock');
+    const req: ResidentRequest = { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp };
+    const answering = net.createServer({ allowHalfOpen: true }, (c) => {
+      let got = '';
+      c.on('data', (d: Buffer) => (got += d.toString('utf8')));
+      c.on('end', () => c.end(JSON.stringify({ stdout: `ran ${(JSON.parse(got) as ResidentRequest).event}`, stderr: [] })));
+    });
+    await new Promise<void>((r) => answering.listen(socket, r));
+    try {
+      const conn = connectResident(socket, 2000);
+      await sleep(50); // the hook reading its input
+      assert.deepEqual(await conn.ask(req), { kind: 'answer', output: { stdout: 'ran PreCompact', stderr: [] } });
+    } finally {
+      await new Promise((r) => answering.close(r));
+    }
+    const closing = net.createServer((c) => c.end());
+    await new Promise<void>((r) => closing.listen(socket, r));
+    try {
+      const conn = connectResident(socket, 2000);
+      await sleep(50);
+      assert.deepEqual(await conn.ask(req), { kind: 'unavailable' });
+    } finally {
+      await new Promise((r) => closing.close(r));
     }
   });
 
