@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { initialState } from '../../src/core/engine/state';
 import { step } from '../../src/core/engine/step';
 import type { EngineEvent, EngineState } from '../../src/core/engine/types';
-import { EventLog, readLog } from '../../src/core/log/eventLog';
+import { EventLog, streamLog, type LogProblem } from '../../src/core/log/eventLog';
 import { rebuild } from '../../src/core/log/rebuild';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
@@ -118,8 +118,9 @@ function coldReplay(n: number, runs: number): { events: number; seconds: number;
   try {
     for (let k = 0; k < runs; k++) {
       const t0 = process.hrtime.bigint();
-      const { records, problems } = readLog(path);
-      const rebuilt = rebuild(records, fresh());
+      // As the core's cold replay reads a thread (coreService.ts load): each record stepped as it is read.
+      const problems: LogProblem[] = [];
+      const rebuilt = rebuild(streamLog(path, problems), fresh());
       times.push(Number(process.hrtime.bigint() - t0) / 1e9);
       if (problems.length || rebuilt.events !== n) throw new Error(`cold replay lost events: ${rebuilt.events}/${n}, ${problems.length} problems`);
     }

@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { initialState } from '../../src/core/engine/state';
 import { step } from '../../src/core/engine/step';
 import type { EngineEvent, EngineState } from '../../src/core/engine/types';
-import { EventLog, parseLog, readLog } from '../../src/core/log/eventLog';
+import { EventLog, parseLog, readLog, streamLog } from '../../src/core/log/eventLog';
 import type { LogRecord, NewLogRecord } from '../../src/core/log/records';
 import { rebuild } from '../../src/core/log/rebuild';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
@@ -146,6 +146,33 @@ describe('event log: damaged files are reported by line and skipped', () => {
       { line: 3, message: 'not valid JSON — skipped' },
       { line: 6, message: 'truncated last line (interrupted write?) — skipped' },
     ]);
+  });
+
+  it('streamLog (the core cold replay) gives the records and problems readLog gives, one at a time; a missing log is empty, a FIFO a problem', () => {
+    const file = path.join(tmp, 'th.jsonl');
+    fs.writeFileSync(file, [rec({ kind: 'undo', seqId: 's1' }), '{"rawr":1,garbage', '', rec({ kind: 'undo', seqId: 's4' }), '{"rawr":1,"th'].join('\n'));
+    const problems: Array<{ line: number; message: string }> = [];
+    const counted = { lines: 0 };
+    const it = streamLog(file, problems, counted);
+    const first = it.next();
+    assert.equal(first.done, false);
+    assert.deepEqual(problems, [], 'nothing past the first record is read yet');
+    const streamed = [first.value, ...it];
+    const whole = readLog(file);
+    assert.deepEqual(streamed, whole.records);
+    assert.deepEqual(problems, whole.problems);
+    assert.equal(counted.lines, whole.lines);
+    const none: unknown[] = [];
+    assert.deepEqual([...streamLog(path.join(tmp, 'nope.jsonl'), none)], []);
+    assert.deepEqual(none, []);
+    if (process.platform !== 'win32') {
+      const fifo = path.join(tmp, 'fifo.jsonl');
+      spawnSync('mkfifo', [fifo]);
+      const bad: Array<{ line: number; message: string }> = [];
+      assert.deepEqual([...streamLog(fifo, bad)], []);
+      assert.equal(bad.length, 1);
+      assert.match(bad[0]!.message, /cannot read the log: .*not a regular file/);
+    }
   });
 
   it('an invalid last line that does end with a newline is corrupt, not truncated', () => {

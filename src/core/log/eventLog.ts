@@ -75,9 +75,19 @@ export function forEachLogRecord(
   problems: { push(p: LogProblem): unknown },
   onRecord: (record: LogRecord, line: number) => void,
 ): number {
-  let lines = 0;
+  const counted = { lines: 0 };
+  for (const { record, line } of logRecords(source, problems, counted)) onRecord(record, line);
+  return counted.lines;
+}
+
+/** forEachLogRecord as an iterable: records are parsed as they are taken (`lines`: the last line read so far). */
+export function* logRecords(
+  source: string | Iterable<RawLine>,
+  problems: { push(p: LogProblem): unknown },
+  counted: { lines: number } = { lines: 0 },
+): Generator<{ line: number; record: LogRecord }> {
   for (const raw of typeof source === 'string' ? linesOfText(source) : source) {
-    lines = raw.line;
+    counted.lines = raw.line;
     if (raw.text === undefined) {
       problems.push({ line: raw.line, message: `line of ${raw.tooLong} bytes is over the ${MAX_LOG_LINE_BYTES / 1024 / 1024} MiB limit — skipped` });
       continue;
@@ -89,9 +99,8 @@ export function forEachLogRecord(
       const message = got.problem === 'not valid JSON — skipped' && raw.unterminated ? 'truncated last line (interrupted write?) — skipped' : got.problem;
       problems.push({ line: raw.line, message });
     }
-    if (got.record) onRecord(got.record, raw.line);
+    if (got.record) yield { line: raw.line, record: got.record };
   }
-  return lines;
 }
 
 const RECORD_START = '{"rawr":1,';
@@ -128,12 +137,29 @@ function parseRecord(text: string): { record?: LogRecord; problem?: string } {
  * read that hangs or fills memory.
  */
 export function readLog(path: string): ReturnType<typeof parseLog> {
+  const problems: LogProblem[] = [];
+  const records: Array<{ line: number; record: LogRecord }> = [];
+  const counted = { lines: 0 };
+  for (const r of streamLog(path, problems, counted)) records.push(r);
+  return { records, problems, lines: counted.lines };
+}
+
+/**
+ * A thread's log as records taken one at a time (the core's cold replay steps each as it is read and
+ * keeps none: memory bounded by the longest line, and no 100,000 parsed records for the collector to
+ * walk). The same file checks and problems as readLog; a missing file is an empty log.
+ */
+export function* streamLog(
+  path: string,
+  problems: { push(p: LogProblem): unknown },
+  counted: { lines: number } = { lines: 0 },
+): Generator<{ line: number; record: LogRecord }> {
   let opened;
   try {
     opened = openLines(path, { maxLineBytes: MAX_LOG_LINE_BYTES });
   } catch (err) {
-    if (err instanceof SafeReadError && err.problem === 'not_found') return { records: [], problems: [], lines: 0 };
-    return { records: [], problems: [{ line: 0, message: `cannot read the log: ${(err as Error).message}` }], lines: 0 };
+    if (!(err instanceof SafeReadError && err.problem === 'not_found')) problems.push({ line: 0, message: `cannot read the log: ${(err as Error).message}` });
+    return;
   }
-  return parseLog(opened.lines());
+  yield* logRecords(opened.lines(), problems, counted);
 }

@@ -12,7 +12,7 @@ import { step } from '../engine/step';
 import { MAX_LOG_BYTES, safeReadTextIfExistsSync } from '../io/safeRead';
 import { initialState } from '../engine/state';
 import type { EngineEvent, EngineState, StepOutput } from '../engine/types';
-import { EventLog, readLog } from '../log/eventLog';
+import { EventLog, streamLog, type LogProblem } from '../log/eventLog';
 import { stepRecords } from '../log/loggedEffect';
 import type { DecisionRecord } from '../log/records';
 import { AppliedRequests, rebuild } from '../log/rebuild';
@@ -81,13 +81,27 @@ export class CoreService {
     let t = this.threads.get(threadId);
     if (t) return t;
     const path = join(this.logDir, `${threadId}.jsonl`);
-    const { records, problems } = readLog(path);
+    const problems: LogProblem[] = [];
+    // Cold replay: each record is stepped as it is read, none is kept (a long thread's log holds
+    // hundreds of thousands); only the decisions the panel lists are gathered on the way.
+    let records = 0;
+    let decisions: DecisionRecord[] = [];
+    const read = function* () {
+      for (const r of streamLog(path, problems)) {
+        records++;
+        if (r.record.kind === 'decision') {
+          decisions.push(r.record.decision);
+          if (decisions.length >= 2 * KEPT_DECISIONS) decisions = decisions.slice(-KEPT_DECISIONS);
+        }
+        yield r;
+      }
+    };
     const init = initialState({ threadId, settings: this.config.settings, prompts: this.config.prompts });
-    const rebuilt = rebuild(records, init);
+    const rebuilt = rebuild(read(), init);
     // The current configuration wins over whatever the log's last settings event said.
     let state = step(rebuilt.state, { type: 'settings', at: Date.now(), settings: this.config.settings, prompts: this.config.prompts }).state;
     const log = new EventLog(path, threadId);
-    if (records.length === 0) {
+    if (records === 0) {
       // A new thread: the phases of earlier threads in this workspace are its forecast's prior. The
       // event is logged, so a rebuild sees the same prior.
       const phases = workspacePhasePrior(this.logDir, threadId);
@@ -97,14 +111,12 @@ export class CoreService {
         state = step(state, ev).state;
       }
     }
-    const decisions: DecisionRecord[] = [];
-    for (const { record } of records) if (record.kind === 'decision') decisions.push(record.decision);
     t = {
       log,
       state,
       messages: rebuilt.thread,
       compactions: rebuilt.compactions,
-      decisions: decisions.slice(-500),
+      decisions: decisions.slice(-KEPT_DECISIONS),
       problems: [...problems, ...rebuilt.problems].map((p) => `${path}:${p.line}: ${p.message}`),
       requests: rebuilt.requests,
     };
@@ -136,7 +148,7 @@ export class CoreService {
       t.log.append(record);
       if (record.kind === 'decision') {
         t.decisions.push(record.decision);
-        if (t.decisions.length > 500) t.decisions.shift();
+        if (t.decisions.length > KEPT_DECISIONS) t.decisions.shift();
       }
     }
     if (event.type === 'judgment_result') t.log.append({ kind: 'judgment', at: event.at, corrId: event.corrId, phase: 'result', text: event.text });
@@ -233,6 +245,8 @@ export class CoreService {
 }
 
 /** How much of the end of an earlier thread's log is read for its phase sizes (bounded work per thread). */
+/** Decisions a loaded thread keeps for the panel (its newest). */
+const KEPT_DECISIONS = 500;
 const PRIOR_TAIL_BYTES = 256 * 1024;
 const PRIOR_THREADS = 5;
 
