@@ -58,12 +58,20 @@ export class EventLog {
   }
 }
 
+/** A whole log read: its records, the problems of the lines that were skipped, and its line count. */
+export type ParsedLog = { records: Array<{ line: number; record: LogRecord }>; problems: LogProblem[]; lines: number };
+
 /** The log's records (validated) and the problems of the lines that were skipped. */
-export function parseLog(source: string | Iterable<RawLine>): { records: Array<{ line: number; record: LogRecord }>; problems: LogProblem[]; lines: number } {
-  const records: Array<{ line: number; record: LogRecord }> = [];
+export function parseLog(source: string | Iterable<RawLine>): ParsedLog {
+  return collect((problems, counted) => logRecords(source, problems, counted));
+}
+
+/** Every record of a record stream (logRecords, streamLog) in one array, with its problems and line count. */
+function collect(stream: (problems: LogProblem[], counted: { lines: number }) => Iterable<{ line: number; record: LogRecord }>): ParsedLog {
   const problems: LogProblem[] = [];
-  const lines = forEachLogRecord(source, problems, (record, line) => records.push({ line, record }));
-  return { records, problems, lines };
+  const counted = { lines: 0 };
+  const records = [...stream(problems, counted)];
+  return { records, problems, lines: counted.lines };
 }
 
 /**
@@ -136,12 +144,8 @@ function parseRecord(text: string): { record?: LogRecord; problem?: string } {
  * is an empty log; a log that is not a regular file (a symlink to a device, a FIFO) is a problem, not a
  * read that hangs or fills memory.
  */
-export function readLog(path: string): ReturnType<typeof parseLog> {
-  const problems: LogProblem[] = [];
-  const records: Array<{ line: number; record: LogRecord }> = [];
-  const counted = { lines: 0 };
-  for (const r of streamLog(path, problems, counted)) records.push(r);
-  return { records, problems, lines: counted.lines };
+export function readLog(path: string): ParsedLog {
+  return collect((problems, counted) => streamLog(path, problems, counted));
 }
 
 /**

@@ -244,9 +244,9 @@ export class CoreService {
   }
 }
 
-/** How much of the end of an earlier thread's log is read for its phase sizes (bounded work per thread). */
 /** Decisions a loaded thread keeps for the panel (its newest). */
 const KEPT_DECISIONS = 500;
+/** How much of the end of an earlier thread's log is read for its phase sizes (bounded work per thread). */
 const PRIOR_TAIL_BYTES = 256 * 1024;
 const PRIOR_THREADS = 5;
 
