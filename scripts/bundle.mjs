@@ -1,7 +1,7 @@
 // Bundles the extension, the core process, the CLI and the search worker with esbuild (one file each,
 // `vscode` external), so the .vsix ships a few small files instead of node_modules. dist/hook.js (with dist/hookEngine.js) is what the agent hooks run
 // (through the launcher the extension writes; see src/host/hooks/launcher.ts): no clone of rawr needed.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // RAWR_MINIFY=1 (npm run package): minified, no source maps; otherwise readable with maps for debugging.
@@ -36,6 +36,9 @@ for (const file of ['dist/hook.js', 'dist/hookEngine.js']) unwrapBuiltins(file);
 // Node looks up the nearest package.json of every CommonJS entry it runs to read its "type": without this
 // one it is rawr's own manifest (37 KB, read and parsed by each hook process, ~2 ms of a PreCompact hook).
 writeFileSync('dist/package.json', '{ "type": "commonjs" }\n');
+// The bash hook client the installed hook commands run where bash is (src/cli/hook.sh: why there).
+copyFileSync('src/cli/hook.sh', 'dist/hook.sh');
+chmodSync('dist/hook.sh', 0o755);
 
 /**
  * `import * as fs from 'node:fs'` becomes `__toESM(require("node:fs"))` in a CommonJS bundle: a copy of

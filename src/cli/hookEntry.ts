@@ -4,6 +4,7 @@
  * ./hookEngine.ts: one hook event, nothing else) only when there is something to do. Any other command
  * (install, usage) runs the full CLI beside it (dist/cli.js), which reads the same command line.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { requireWithCodeCache } from './codeCache';
 import { finishHook, hookProcess, isHookRun, rawrCacheDir, type HookEngine } from './hookMain';
@@ -20,13 +21,27 @@ const engine = (tag: string) => requireWithCodeCache(beside('hookEngine.js'), pa
 if (args[0] === 'hooks' && isHookRun(hookArgs)) {
   const resident = () => {
     const socket = residentSocket(rawrCacheDir(), beside('hookEngine.js'));
-    return socket ? { socket, start: () => startResident(__filename, socket) } : null;
+    // The bash client (hook.sh) finds the engine by its folder as the hook command names it (argv, not
+    // the real path Node resolves __dirname to).
+    const clientDir = path.dirname(path.resolve(process.argv[1] ?? __filename));
+    return socket ? { socket, start: () => startResident(__filename, socket, clientDir) } : null;
   };
   void hookProcess(hookArgs, () => engine(hookArgs[1]), resident).then(finishHook);
 } else if (args[0] === RESIDENT_FLAG && args[1]) {
   // The resident hook engine (hookServer.ts), started by a hook run (hookResident.ts startResident).
   const e = engine('server');
-  e.serveHooks(args[1], e);
+  const engineFile = beside('hookEngine.js');
+  const stamp = (): string => {
+    try {
+      const st = fs.statSync(engineFile);
+      return `${st.size}:${st.mtimeMs}`;
+    } catch {
+      return '';
+    }
+  };
+  const started = stamp();
+  const clientDir = args[2];
+  e.serveHooks(args[1], e, clientDir ? { tcp: { cacheDir: rawrCacheDir(), clientDir, current: () => stamp() === started } } : {});
 } else {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   require(beside('cli.js'));

@@ -152,14 +152,19 @@ function parseAnswer(text: string): HookEventOutput | null {
 }
 
 /**
- * Starts the resident engine for `socket`: `node <entry> --rawr-hook-server <socket>`, in its own
+ * Starts the resident engine for `socket`: `node <entry> --rawr-hook-server <socket> [<clientDir>]`
+ * (clientDir: the folder of the bash client it also answers, hookTcp.ts), in its own
  * session, holding none of the hook's stdio (Claude Code waits for the hook's output to close).
  */
-export function startResident(entry: string, socket: string): void {
+export function startResident(entry: string, socket: string, clientDir?: string): void {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { spawn } = require('node:child_process') as typeof import('node:child_process');
-    const child = spawn(process.execPath, [entry, RESIDENT_FLAG, socket], { detached: true, stdio: 'ignore', cwd: path.dirname(socket) });
+    const child = spawn(process.execPath, [entry, RESIDENT_FLAG, socket, ...(clientDir ? [clientDir] : [])], {
+      detached: true,
+      stdio: 'ignore',
+      cwd: path.dirname(socket),
+    });
     child.on('error', () => undefined);
     child.unref();
   } catch {

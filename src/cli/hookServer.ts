@@ -12,6 +12,7 @@ import * as z from 'zod';
 import { HOOK_EVENTS } from '../core/hooks/shared/events';
 import type { HookEngine } from './hookMain';
 import type { HookEventOutput } from './hookResident';
+import { openTcpDoor, type TcpDoor, type TcpDoorOptions } from './hookTcp';
 
 const IDLE_MS = 5 * 60_000;
 /** A request carries one hook input (capped at 16 MB by the hook) and its environment. */
@@ -30,16 +31,43 @@ export interface ServeOptions {
   idleMs?: number;
   /** What ends the process: exit (the resident engine); a test closes its server instead. */
   exit?: (server: net.Server) => void;
+  /** Also answer the bash hook client (./hookTcp.ts) for the hook.sh in `tcp.clientDir`. */
+  tcp?: TcpDoorOptions;
 }
+
+type Request = z.infer<typeof Request>;
 
 export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOutput'>, o: ServeOptions = {}): net.Server {
   // A hook process parses a few inputs once and runs zod jitless (hookEngine.ts); this process parses
   // every hook's input and transcript records for minutes, where zod's compiled parsers pay off.
   z.config({ jitless: false });
   const idleMs = o.idleMs ?? idleFromEnv();
-  const exit = o.exit ?? (() => process.exit(0));
+  const exitWith = o.exit ?? (() => process.exit(0));
+  const exit = (s: net.Server) => {
+    door?.close();
+    exitWith(s);
+  };
+  let door: TcpDoor | null = null;
   let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
+  // One run at a time, from either door: each owns the process's environment and folder while it runs.
+  // The answer is out (written and the connection half-closed) before the writes that do not change it
+  // (the steering state and log), which still come before the next run.
+  const runQueued = (request: Request | null, reply: (out: HookEventOutput) => Promise<void>) => {
+    armIdle(false);
+    queue = queue.then(async () => {
+      const after: Array<() => void> = [];
+      await reply(await runOne(engine, request, (work) => after.push(work)));
+      for (const work of after) {
+        try {
+          work();
+        } catch {
+          /* as a hook process that failed there: the next run reads the state it finds (steerState.ts) */
+        }
+      }
+      armIdle(true);
+    });
+  };
   const server = net.createServer({ allowHalfOpen: true }, (conn) => {
     armIdle(false);
     const chunks: Buffer[] = [];
@@ -51,26 +79,14 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     });
     conn.on('error', () => undefined);
     conn.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      // One run at a time: each owns the process's environment and folder while it runs.
-      queue = queue.then(async () => {
-        const after: Array<() => void> = [];
-        const out = await runOne(engine, text, (work) => after.push(work));
-        // The answer is out (written and the connection half-closed) before the writes that do not
-        // change it (the steering state and log), which still come before the next run.
-        await new Promise<void>((resolve) => {
-          conn.once('error', () => resolve());
-          conn.end(JSON.stringify(out), () => resolve());
-        });
-        for (const work of after) {
-          try {
-            work();
-          } catch {
-            /* as a hook process that failed there: the next run reads the state it finds (steerState.ts) */
-          }
-        }
-        armIdle(true);
-      });
+      runQueued(
+        parseRequest(Buffer.concat(chunks).toString('utf8')),
+        (out) =>
+          new Promise<void>((resolve) => {
+            conn.once('error', () => resolve());
+            conn.end(JSON.stringify(out), () => resolve());
+          }),
+      );
     });
   });
   const armIdle = (on: boolean) => {
@@ -94,25 +110,45 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
       }
     });
   });
+  server.on('close', () => door?.close());
   server.listen(socket, () => {
     try {
       fs.chmodSync(socket, 0o600);
     } catch {
       /* the folder is the user's alone (hookResident.ts residentSocket) */
     }
+    // Only the engine that holds the socket opens the bash client's door (its file names one engine).
+    if (o.tcp) {
+      door = openTcpDoor(
+        o.tcp,
+        (run) => checked({ ...run, stdin: '' }) !== null,
+        (run, stdin, reply) => runQueued(checked({ ...run, stdin }), reply),
+      );
+    }
     armIdle(true);
   });
   return server;
 }
 
-async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, text: string, later: (work: () => void) => void): Promise<HookEventOutput> {
-  let parsed: z.infer<typeof Request>;
+function parseRequest(text: string): Request | null {
   try {
-    parsed = Request.parse(JSON.parse(text));
+    return Request.parse(JSON.parse(text));
   } catch {
+    return null;
+  }
+}
+
+/** The bash client's request, checked as the socket's is. */
+function checked(request: Omit<Request, 'v' | 'agent' | 'event'> & { agent: string; event: string }): Request | null {
+  const r = Request.safeParse({ v: 1, ...request });
+  return r.success ? r.data : null;
+}
+
+async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, request: Request | null, later: (work: () => void) => void): Promise<HookEventOutput> {
+  if (!request) {
     return { stdout: '', stderr: ['rawr hooks: the resident hook engine got a request it does not read (a different rawr?); nothing done'] };
   }
-  const { agent, event, stdin, env, cwd } = parsed;
+  const { agent, event, stdin, env, cwd } = request;
   const savedEnv = { ...process.env };
   const savedCwd = process.cwd();
   try {

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isHookEvent } from '../core/hooks/shared/input';
 import { readStdin } from './hookStdio';
-import { nodeCommandPrefix } from '../core/hooks/shared/hooksConfig';
+import { hookCommandPrefix } from './hookCommand';
 import { installClaude, installCodex } from '../core/hooks/shared/installer';
 import { AGENTS, runHookEvent } from './hookEvent';
 
@@ -40,7 +40,7 @@ export const HOOKS_USAGE = `usage: rawr hooks <claude|codex> <PreCompact|PostCom
 
 /**
  * The command the agent runs: this Node binary and this CLI by absolute path (out/src/cli/main.js of a
- * checkout, or the extension's bundled dist/cli.js). Chosen over `npx --no-install rawr …` because
+ * checkout, or the bundled hooks entry beside dist/cli.js, through its bash client: hookCommand.ts). Chosen over `npx --no-install rawr …` because
  * rawr is not a dependency of the projects it watches, and npx adds start-up time to every prompt.
  * Re-run install after moving rawr or upgrading Node; the extension's commands use a stable launcher.
  */
@@ -49,7 +49,7 @@ function commandPrefix(): string {
   // The bundled CLI installs its small hooks entry beside it (dist/hook.js, hookEntry.ts) when there is one.
   const hook = path.join(path.dirname(script), 'hook.js');
   const entry = path.basename(script) === 'cli.js' && fs.existsSync(hook) ? hook : script;
-  return nodeCommandPrefix(process.execPath, entry);
+  return hookCommandPrefix(entry);
 }
 
 async function install(agent: string, args: string[]): Promise<number> {

@@ -71,7 +71,12 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     const local = JSON.parse(fs.readFileSync(path.join(s.repo, '.claude/settings.local.json'), 'utf8')) as { autoCompactWindow?: number; hooks?: object };
     assert.equal(local.autoCompactWindow, 563_000, "Claude Code's threshold (W - 33k) 2% before rawr's early line (55% of 1M)");
     assert.ok(local.hooks);
-    assert.match(JSON.stringify(local.hooks), /dist\/hook\.js'? hooks claude PreCompact/, 'the hooks entry, as the bundled CLI installs it');
+    // The bundled CLI installs the hooks entry's bash client (src/cli/hookCommand.ts): bash, hook.sh, node.
+    assert.match(
+      JSON.stringify(local.hooks),
+      /bash'? '?\S*\/dist\/hook\.sh'? '?\S+'? hooks claude PreCompact/,
+      'the hooks entry, as the bundled CLI installs it',
+    );
     assert.equal(fs.existsSync(path.join(s.repo, '.claude/settings.json')), false);
   });
 
@@ -100,6 +105,10 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     // The steering calls after the first were answered by the resident hook engine the first one started.
     const cache = path.join(s.home, '.cache', 'rawr');
     assert.ok(fs.existsSync(cache) && fs.readdirSync(cache).some((f) => f.endsWith('.sock')), `a resident hook engine ran: ${report(s)}`);
+    assert.ok(
+      fs.readdirSync(cache).some((f) => f.endsWith('.tcp')),
+      `it opened its door for the bash client: ${report(s)}`,
+    );
   });
 
   it('S2: no boundary: compacted past the emergency line and before the window; the turn never ends in "Prompt is too long"', async () => {

@@ -25,7 +25,11 @@ describe('agent-hook launcher (extension update safe)', function () {
   const installVersion = (version: string) => {
     const ext = path.join(tmp, 'extensions', `rawr-dev.rawr-${version}`);
     fs.mkdirSync(path.join(ext, 'dist'), { recursive: true });
-    fs.copyFileSync(BUNDLED_CLI, path.join(ext, 'dist/cli.js'));
+    // What the .vsix ships in dist/ for the hooks (.vscodeignore): the CLI, the hooks entry, its engine
+    // and its bash client.
+    for (const f of ['cli.js', 'hook.js', 'hookEngine.js', 'hook.sh', 'package.json'])
+      fs.copyFileSync(path.join(path.dirname(BUNDLED_CLI), f), path.join(ext, 'dist', f));
+    fs.chmodSync(path.join(ext, 'dist/hook.sh'), 0o755);
     fs.cpSync(PROMPTS, path.join(ext, 'prompts'), { recursive: true });
     return ext;
   };
@@ -34,7 +38,13 @@ describe('agent-hook launcher (extension update safe)', function () {
       input: stdin,
       encoding: 'utf8',
       cwd,
-      env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+      // The resident engine a hook starts: in this test's cache folder, gone soon after the test.
+      env: {
+        ...process.env,
+        PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+        XDG_CACHE_HOME: path.join(tmp, 'cache'),
+        RAWR_HOOK_SERVER_IDLE_MS: '3000',
+      },
     });
 
   it('runs the bundled CLI, survives an update that removed the old folder, and is re-pointed on activation', () => {
@@ -53,6 +63,10 @@ describe('agent-hook launcher (extension update safe)', function () {
     const project = fs.mkdtempSync(path.join(tmp, 'project-'));
     const event = (e: string) => runLauncher(launcher, ['hooks', 'claude', e], JSON.stringify({ session_id: 's1', cwd: project, hook_event_name: e }), project);
     assert.equal(event('PreCompact').status, 0);
+    // That first run found no engine: it ran in Node and started one, whose door the bash client uses next.
+    const door = () => fs.existsSync(path.join(tmp, 'cache', 'rawr')) && fs.readdirSync(path.join(tmp, 'cache', 'rawr')).some((f) => f.endsWith('.tcp'));
+    for (let i = 0; i < 100 && !door(); i++) spawnSync('sleep', ['0.1']);
+    assert.ok(door(), 'the resident engine opened its door for the bash client');
     assert.equal(event('PostCompact').status, 0);
     const inj = event('UserPromptSubmit');
     assert.match(inj.stdout, /CONTEXT COMPACTION DETECTED/, inj.stderr);

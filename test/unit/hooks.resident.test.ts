@@ -13,6 +13,8 @@ import * as path from 'node:path';
 import { hookEventOutput } from '../../src/cli/hookEvent';
 import { askResident, connectResident, residentSocket, type ResidentRequest } from '../../src/cli/hookResident';
 import { serveHooks } from '../../src/cli/hookServer';
+import { hookCommandPrefix } from '../../src/cli/hookCommand';
+import { tcpFile } from '../../src/cli/hookTcp';
 import { autoCompactWindowFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { agentStateDir } from '../../src/core/hooks/shared/store';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
@@ -64,9 +66,9 @@ describe('the resident hook engine', function () {
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   /** The installed command through `sh -c`, as Claude Code runs it; async: a test's own server must go on answering. */
-  const hook = (root: string, t: Transcript, env: Record<string, string> = {}) =>
+  const hook = (root: string, t: Transcript, env: Record<string, string> = {}, command = `'${process.execPath}' '${HOOK_ENTRY}'`) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn('/bin/sh', ['-c', `'${process.execPath}' '${HOOK_ENTRY}' hooks claude PreCompact`], {
+      const child = spawn('/bin/sh', ['-c', `${command} hooks claude PreCompact`], {
         cwd: root,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp, XDG_CACHE_HOME: cache, CLAUDE_PROJECT_DIR: root, ...env },
       });
@@ -78,10 +80,16 @@ describe('the resident hook engine', function () {
       child.stdin.end(JSON.stringify({ session_id: 's1', transcript_path: t.file, cwd: root, hook_event_name: 'PreCompact', trigger: 'auto' }));
     });
 
-  it('answers every call of a steered session exactly as the hook running alone does', async () => {
+  /**
+   * A steered session run twice, step by step: once through `command` with a resident engine answering
+   * (over its Unix socket, or `tcp`: its door for the bash client), once by the hook running alone. Each
+   * call must give the same answer, and the engine must have answered every one.
+   */
+  const sameAsAlone = async (command: string, tcp: boolean) => {
     const socket = residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {});
     assert.ok(socket, 'a socket path in a 0700 cache folder');
     let served = 0;
+    const dist = path.dirname(HOOK_ENTRY);
     const server = serveHooks(
       socket,
       {
@@ -90,9 +98,9 @@ describe('the resident hook engine', function () {
           return hookEventOutput(...a);
         },
       },
-      { idleMs: 60_000, exit: (s) => s.close() },
+      { idleMs: 60_000, exit: (s) => s.close(), ...(tcp ? { tcp: { cacheDir: path.join(cache, 'rawr'), clientDir: dist, current: () => true } } : {}) },
     );
-    await until('the socket', () => fs.existsSync(socket));
+    await until('the engine', () => fs.existsSync(socket) && (!tcp || fs.existsSync(tcpFile(path.join(cache, 'rawr'), dist))));
     try {
       const a = path.join(tmp, 'a');
       const b = path.join(tmp, 'b');
@@ -108,7 +116,7 @@ describe('the resident hook engine', function () {
       for (const step of steps) {
         step(ta);
         step(tb);
-        const viaResident = await hook(a, ta);
+        const viaResident = await hook(a, ta, {}, command);
         const alone = await hook(b, tb, { RAWR_HOOK_SERVER: '0' });
         assert.equal(viaResident.status, 0, viaResident.stderr);
         assert.equal(alone.status, 0, alone.stderr);
@@ -126,6 +134,14 @@ describe('the resident hook engine', function () {
     } finally {
       await new Promise((r) => server.close(r));
     }
+  };
+
+  it('answers every call of a steered session exactly as the hook running alone does', () => sameAsAlone(`'${process.execPath}' '${HOOK_ENTRY}'`, false));
+
+  it('the installed command (the bash client, through the engine’s TCP door) answers a steered session exactly as the hook alone', async () => {
+    const installed = hookCommandPrefix(HOOK_ENTRY);
+    assert.match(installed, /hook\.sh/, 'install writes the bash client here');
+    await sameAsAlone(installed, true);
   });
 
   it('a stale socket file: the hook runs alone, then starts an engine that replaces it and exits when idle', async () => {

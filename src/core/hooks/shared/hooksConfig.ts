@@ -5,7 +5,8 @@
  * reads and writes the file (configFile.ts).
  *
  * Merge by identity: an entry is rawr's when its command is a rawr entry point (the CLI `…/out/src/cli/
- * main.js`, the bundled `…rawr…/dist/cli.js` or its hooks entry `…rawr…/dist/hook.js`, the extension's `rawr-hooks` launcher or a `rawr` binary)
+ * main.js`, the bundled `…rawr…/dist/cli.js`, its hooks entry `…rawr…/dist/hook.js` or that entry's bash
+ * client `…rawr…/dist/hook.sh`, the extension's `rawr-hooks` launcher or a `rawr` binary)
  * followed by exactly `hooks <agent> <Event>`. Only such entries are updated in place (e.g. after rawr
  * moved) or de-duplicated; another tool's command is never changed, even one that ends in the same words.
  */
@@ -77,7 +78,7 @@ export function isRawrEntryPoint(word: string): boolean {
   const base = w.slice(w.lastIndexOf('/') + 1);
   return (
     w.endsWith('/out/src/cli/main.js') ||
-    ((base === 'cli.js' || base === 'hook.js') && /\/dist\/(cli|hook)\.js$/.test(w) && /rawr/i.test(w)) ||
+    ((base === 'cli.js' || base === 'hook.js' || base === 'hook.sh') && /\/dist\/(cli\.js|hook\.js|hook\.sh)$/.test(w) && /rawr/i.test(w)) ||
     /^rawr-hooks(\.cmd|\.sh)?$/.test(base) ||
     base === 'rawr'
   );

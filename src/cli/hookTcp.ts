@@ -1,0 +1,241 @@
+/**
+ * The resident hook engine's door for the bash hook client (./hook.sh, why there): loopback TCP, since
+ * bash has /dev/tcp and no Unix sockets. Another user on the machine can reach a loopback port, so the
+ * door opens only to whoever can read the file it writes in rawr's per-user cache folder (mode 0600 in
+ * a folder that is the user's alone): the client sends the file's first token; the engine then proves
+ * itself with the second before the client sends anything else (a program that took the port of an
+ * engine that has exited gets nothing but a dead token).
+ *
+ * Protocol, one run per connection, each step answered before the client sends the next:
+ *   1. `<client token>\n` → `<engine token>\n`;
+ *   2. the run: NUL-separated fields `rawr-hook 2`, the client's folder, agent, event, working folder,
+ *      then `NAME=value` environment entries ended by an empty field → `go\n`, or `again\n` when this
+ *      engine does not run it (another copy's folder, a rebuilt rawr, a run it cannot read): the client
+ *      then runs the Node hook itself, its input still unread;
+ *   3. the hook input ended by a NUL (JSON holds none) → `rawr-answer <stdout bytes>\n<stdout><stderr>`
+ *      and the end of the connection.
+ * Before an answer, a `.` per chunk read (see onData).
+ */
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import type { HookEventOutput } from './hookResident';
+
+export interface TcpDoorOptions {
+  /** rawr's per-user cache folder (hookMain.ts rawrCacheDir). */
+  cacheDir: string;
+  /** The folder of the hook.sh this engine answers, as the hook commands name it (the client sends it). */
+  clientDir: string;
+  /** False once this engine's code changed on disk (a rebuilt or upgraded rawr): it answers "again". */
+  current(): boolean;
+}
+
+/** A run as the client sent it (step 2), before the engine checks it (hookServer.ts: the socket's schema). */
+export interface TcpRun {
+  agent: string;
+  event: string;
+  env: Record<string, string>;
+  cwd: string;
+}
+
+export interface TcpDoor {
+  /** Stops listening and removes the door's file (when it is still this door's). */
+  close(): void;
+}
+
+/** Before the client's next step arrives (it sends each at once): then the connection is dropped. */
+const STEP_TIMEOUT_MS = 5_000;
+/** A request carries one hook input (the Node hook caps it at 16 MB) and its environment. */
+const MAX_REQUEST_BYTES = 24 * 1024 * 1024;
+const VERSION = 'rawr-hook 2';
+/** Version, folder, agent, event, working folder. */
+const HEADER_FIELDS = 5;
+
+/** The file naming the door of the engine for the hook.sh in `clientDir` (hook.sh computes the same name). */
+export function tcpFile(cacheDir: string, clientDir: string): string {
+  return path.join(cacheDir, `hooks-${clientDir.replace(/[^A-Za-z0-9._-]/g, '_')}.tcp`);
+}
+
+/**
+ * Listens on a loopback port and writes the door's file. `accepts` says whether a run is this engine's
+ * (step 2); `run` runs one with its input and hands the output to `reply` (hookServer.ts queues it with
+ * the socket's runs). Null when there is no door to open (a cache folder not the user's alone, a name
+ * too long for a file).
+ */
+export function openTcpDoor(
+  o: TcpDoorOptions,
+  accepts: (run: TcpRun) => boolean,
+  run: (r: TcpRun, stdin: string, reply: (out: HookEventOutput) => Promise<void>) => void,
+): TcpDoor | null {
+  if (typeof process.getuid !== 'function') return null;
+  const file = tcpFile(o.cacheDir, o.clientDir);
+  if (Buffer.byteLength(path.basename(file)) > 250) return null;
+  try {
+    const dir = fs.lstatSync(o.cacheDir);
+    if (!dir.isDirectory() || dir.uid !== process.getuid() || (dir.mode & 0o077) !== 0) return null;
+  } catch {
+    return null;
+  }
+  const clientToken = Buffer.from(crypto.randomBytes(16).toString('hex'));
+  const engineToken = crypto.randomBytes(16).toString('hex');
+  let content = '';
+  const server = net.createServer((conn) => {
+    // Each step's answer must leave at once (Nagle's algorithm would hold it for an acknowledgement).
+    conn.setNoDelay(true);
+    conn.setTimeout(STEP_TIMEOUT_MS, () => conn.destroy());
+    conn.on('error', () => undefined);
+    const read = requestReader(clientToken);
+    let accepted: TcpRun | undefined;
+    const onData = (chunk: Buffer) => {
+      const step = read(chunk);
+      switch (step.kind) {
+        case 'more':
+          // Bash writes a step in several writes and cannot turn Nagle's algorithm off: each write after
+          // the first waits for the acknowledgement of the one before, which a receiver delays (~40 ms on
+          // Linux) unless it sends data. A byte per chunk carries it at once; the client skips these.
+          if (step.ack) conn.write('.');
+          return;
+        case 'prove':
+          conn.write(`${engineToken}\n`);
+          return;
+        case 'refuse':
+          conn.destroy();
+          return;
+        case 'run':
+          if (step.version === VERSION && step.clientDir === o.clientDir && o.current() && accepts(step.run)) {
+            accepted = step.run;
+            conn.write('go\n');
+          } else {
+            conn.off('data', onData);
+            conn.end('again\n');
+          }
+          return;
+        case 'input': {
+          conn.off('data', onData);
+          conn.setTimeout(0);
+          if (accepted) run(accepted, step.stdin, (out) => answer(conn, out));
+          else conn.destroy();
+          return;
+        }
+        default: {
+          const never: never = step;
+          return never;
+        }
+      }
+    };
+    conn.on('data', onData);
+  });
+  server.on('error', () => server.close());
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    if (!address || typeof address === 'string') return server.close();
+    content = `${address.port} ${clientToken.toString()} ${engineToken}\n`;
+    const tmp = `${file}.${process.pid}.tmp`;
+    try {
+      fs.writeFileSync(tmp, content, { mode: 0o600 });
+      fs.renameSync(tmp, file);
+    } catch {
+      fs.rmSync(tmp, { force: true });
+      server.close();
+    }
+  });
+  return {
+    close() {
+      server.close();
+      try {
+        // Only this door's: a newer engine for the same folder may have written its own since.
+        if (content && fs.readFileSync(file, 'utf8') === content) fs.rmSync(file, { force: true });
+      } catch {
+        /* already gone */
+      }
+    },
+  };
+}
+
+/** Writes the answer and ends the connection (resolves once written, or on an error). */
+function answer(conn: net.Socket, out: HookEventOutput): Promise<void> {
+  return new Promise((resolve) => {
+    conn.once('error', () => resolve());
+    // Bash cannot hold a NUL byte: the byte count must be of what it will print.
+    const stdout = out.stdout.replace(/\0/g, '');
+    const stderr = out.stderr.map((line) => `${line.replace(/\0/g, '')}\n`).join('');
+    conn.end(`rawr-answer ${Buffer.byteLength(stdout)}\n${stdout}${stderr}`, () => resolve());
+  });
+}
+
+type ReadStep =
+  | { kind: 'more'; ack: boolean }
+  | { kind: 'prove' }
+  | { kind: 'refuse' }
+  | { kind: 'run'; version: string; clientDir: string; run: TcpRun }
+  | { kind: 'input'; stdin: string };
+
+/**
+ * The steps of one connection, read as its chunks arrive (see the file comment). A client sends each
+ * step only once the one before was answered: bytes past the end of a step are a protocol error.
+ */
+export function requestReader(clientToken: Buffer): (chunk: Buffer) => ReadStep {
+  let phase: 'token' | 'run' | 'input' | 'done' = 'token';
+  let pending: Buffer[] = [];
+  let size = 0;
+  const fields: string[] = [];
+  return (chunk) => {
+    size += chunk.length;
+    if (size > MAX_REQUEST_BYTES || phase === 'done') return { kind: 'refuse' };
+    switch (phase) {
+      case 'token': {
+        const nl = chunk.indexOf(0x0a);
+        const head = Buffer.concat([...pending, nl < 0 ? chunk : chunk.subarray(0, nl)]);
+        if (head.length > clientToken.length) return { kind: 'refuse' };
+        if (nl < 0) {
+          pending.push(chunk);
+          return { kind: 'more', ack: false };
+        }
+        if (nl + 1 < chunk.length || head.length !== clientToken.length || !crypto.timingSafeEqual(head, clientToken)) return { kind: 'refuse' };
+        pending = [];
+        phase = 'run';
+        return { kind: 'prove' };
+      }
+      case 'run': {
+        let start = 0;
+        for (let nul = chunk.indexOf(0); nul >= 0; start = nul + 1, nul = chunk.indexOf(0, start)) {
+          const field = Buffer.concat([...pending, chunk.subarray(start, nul)]).toString('utf8');
+          pending = [];
+          fields.push(field);
+          if (fields.length > HEADER_FIELDS && field === '') {
+            if (nul + 1 < chunk.length) return { kind: 'refuse' };
+            phase = 'input';
+            return runOf(fields);
+          }
+        }
+        pending.push(chunk.subarray(start));
+        return { kind: 'more', ack: true };
+      }
+      case 'input': {
+        const nul = chunk.indexOf(0);
+        if (nul < 0) {
+          pending.push(chunk);
+          return { kind: 'more', ack: true };
+        }
+        phase = 'done';
+        return { kind: 'input', stdin: Buffer.concat([...pending, chunk.subarray(0, nul)]).toString('utf8') };
+      }
+      default: {
+        const never: never = phase;
+        return never;
+      }
+    }
+  };
+}
+
+function runOf(fields: string[]): ReadStep {
+  const [version, clientDir, agent, event, cwd] = fields as [string, string, string, string, string];
+  const env: Record<string, string> = {};
+  for (const entry of fields.slice(HEADER_FIELDS, -1)) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) return { kind: 'refuse' };
+    env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return { kind: 'run', version, clientDir, run: { agent, event, cwd, env } };
+}

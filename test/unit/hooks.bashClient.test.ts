@@ -1,0 +1,323 @@
+/**
+ * The bash hook client (src/cli/hook.sh) and the resident engine's TCP door (src/cli/hookTcp.ts): what the
+ * installed hook commands run where bash is. The client is run for real (bash, loopback TCP) from a copy
+ * beside a stand-in Node hook (hook.js printing what it was given), so each test sees whether the engine
+ * answered or the client fell back to the Node hook, and with which input. The rule under test: a change
+ * of speed, never of behaviour — every miss runs the Node hook with the same input, nothing is run
+ * twice, and nothing is sent to a program that cannot prove it is this user's engine.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { hookCommandPrefix } from '../../src/cli/hookCommand';
+import type { HookEventOutput } from '../../src/cli/hookResident';
+import { serveHooks } from '../../src/cli/hookServer';
+import { requestReader, tcpFile } from '../../src/cli/hookTcp';
+import { HOOK_EVENTS, type HookEvent } from '../../src/core/hooks/shared/events';
+import { rawrEventOf } from '../../src/core/hooks/shared/hooksConfig';
+
+const CLIENT = path.resolve(__dirname, '../../../src/cli/hook.sh');
+const BASH = '/bin/bash';
+// The stand-in Node hook: prints its arguments and its input, so a test sees the fallback and what it got.
+const FAKE_NODE_HOOK = `process.stdout.write('NODE ' + process.argv.slice(2).join(' ') + '\\n' + require('fs').readFileSync(0, 'utf8'));\n`;
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('the bash hook client and the resident engine’s TCP door', function () {
+  this.timeout(60_000);
+  let tmp: string;
+  let dist: string;
+  let cache: string;
+  let socket: string;
+  before(() => {
+    // The client is bash: where there is none (Windows), install writes the Node command (hookCommand.ts).
+    assert.ok(fs.existsSync(BASH), `${BASH} missing: the bash client cannot be tested on this machine`);
+  });
+  beforeEach(() => {
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-bash-client-')));
+    dist = path.join(tmp, 'rawr', 'dist');
+    fs.mkdirSync(dist, { recursive: true });
+    fs.copyFileSync(CLIENT, path.join(dist, 'hook.sh'));
+    fs.writeFileSync(path.join(dist, 'hook.js'), FAKE_NODE_HOOK);
+    cache = path.join(tmp, 'cache');
+    fs.mkdirSync(path.join(cache, 'rawr'), { recursive: true, mode: 0o700 });
+    fs.chmodSync(path.join(cache, 'rawr'), 0o700);
+    socket = path.join(cache, 'rawr', 't.sock');
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  /** The client as an installed hook command runs it: `sh -c '<bash> <hook.sh> <node> hooks …'`. */
+  const client = (stdin: string, args = 'hooks claude PreCompact', env: Record<string, string> = {}, cwd = tmp) =>
+    new Promise<Run>((resolve) => {
+      const child = spawn('/bin/sh', ['-c', `${hookCommandPrefix(path.join(dist, 'hook.js'))} ${args}`], {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: tmp, XDG_CACHE_HOME: cache, ...env },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(stdin);
+    });
+
+  type Call = { agent: string; event: HookEvent; stdin: string; env: Record<string, string | undefined>; cwd: string };
+  /** A resident engine with its TCP door for `dist`, running `answer` instead of the hook engine. */
+  const engine = async (answer: (c: Call) => HookEventOutput, o: { current?: () => boolean; clientDir?: string } = {}) => {
+    const calls: Call[] = [];
+    const server = serveHooks(
+      socket,
+      {
+        hookEventOutput: (agent, event, stdin, env) => {
+          const call = { agent, event, stdin, env, cwd: process.cwd() };
+          calls.push(call);
+          return Promise.resolve(answer(call));
+        },
+      },
+      {
+        idleMs: 60_000,
+        exit: (s) => s.close(),
+        tcp: { cacheDir: path.join(cache, 'rawr'), clientDir: o.clientDir ?? dist, current: o.current ?? (() => true) },
+      },
+    );
+    const file = tcpFile(path.join(cache, 'rawr'), o.clientDir ?? dist);
+    await until('the door’s file', () => fs.existsSync(file));
+    return { calls, file, close: () => new Promise<void>((r) => server.close(() => r())) };
+  };
+
+  it('the engine answers: its stdout and stderr exactly (multi-byte text included), with the hook’s input, environment and folder', async () => {
+    const e = await engine((c) => ({ stdout: `{"decision":"block","reason":"wait — ${c.event} ✓"}`, stderr: ['first line', 'second «line»'] }));
+    try {
+      const input = JSON.stringify({ session_id: 's1', hook_event_name: 'PreCompact', note: 'naïve — ünïcödé 🎉', nl: 'a\nb' });
+      const work = path.join(tmp, 'work dir');
+      fs.mkdirSync(work);
+      const r = await client(input, 'hooks claude PreCompact', { MULTI: 'one\ntwo', EQ: 'a=b', EMPTY: '' }, work);
+      assert.equal(r.status, 0);
+      assert.equal(r.stdout, '{"decision":"block","reason":"wait — PreCompact ✓"}');
+      assert.equal(r.stderr, 'first line\nsecond «line»\n');
+      assert.equal(e.calls.length, 1);
+      const [c] = e.calls;
+      assert.equal(c!.agent, 'claude');
+      assert.equal(c!.event, 'PreCompact');
+      assert.equal(c!.stdin, input);
+      assert.equal(c!.cwd, work);
+      assert.equal(c!.env.MULTI, 'one\ntwo');
+      assert.equal(c!.env.EQ, 'a=b');
+      assert.equal(c!.env.EMPTY, '');
+      assert.equal(c!.env.XDG_CACHE_HOME, cache);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('a large input (2 MB) and a large answer (1 MB) pass whole', async () => {
+    const big = 'x'.repeat(1024 * 1024);
+    const e = await engine((c) => ({ stdout: `${big}${c.stdin.length}`, stderr: [] }));
+    try {
+      const input = JSON.stringify({ tool_response: 'é'.repeat(1024 * 1024) });
+      const r = await client(input, 'hooks claude PostToolUse');
+      assert.equal(r.status, 0, r.stderr);
+      assert.ok(r.stdout === `${big}${input.length}`, `stdout of ${r.stdout.length} characters, ending ${r.stdout.slice(-20)}`);
+      assert.ok(e.calls[0]!.stdin === input, 'the input arrived whole');
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('no engine (no door file, or a port nobody listens on): the Node hook runs with the same input', async () => {
+    const input = '{"session_id":"s1"}';
+    const none = await client(input);
+    assert.equal(none.status, 0);
+    assert.equal(none.stdout.trimEnd(), `NODE hooks claude PreCompact\n${input}`);
+    const dead = net.createServer();
+    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
+    const port = (dead.address() as net.AddressInfo).port;
+    await new Promise((r) => dead.close(r));
+    fs.writeFileSync(tcpFile(path.join(cache, 'rawr'), dist), `${port} ${'a'.repeat(32)} ${'b'.repeat(32)}\n`, { mode: 0o600 });
+    const refused = await client(input);
+    assert.equal(refused.stdout.trimEnd(), `NODE hooks claude PreCompact\n${input}`);
+  });
+
+  it('a program on the port that cannot prove it is the engine gets the dead token only; the Node hook runs', async () => {
+    let received = '';
+    const impostor = net.createServer((c) => {
+      c.on('data', (d: Buffer) => {
+        received += d.toString();
+        c.write('not-the-engine-token-0123456789ab\n');
+      });
+      c.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => impostor.listen(0, '127.0.0.1', r));
+    try {
+      const port = (impostor.address() as net.AddressInfo).port;
+      fs.writeFileSync(tcpFile(path.join(cache, 'rawr'), dist), `${port} ${'c'.repeat(32)} ${'d'.repeat(32)}\n`, { mode: 0o600 });
+      const input = '{"session_id":"secret-session"}';
+      const r = await client(input, 'hooks claude PreCompact', { ANTHROPIC_API_KEY: 'sk-secret' });
+      assert.equal(r.stdout.trimEnd(), `NODE hooks claude PreCompact\n${input}`);
+      assert.equal(received, `${'c'.repeat(32)}\n`, 'nothing but the token');
+    } finally {
+      await new Promise((r) => impostor.close(r));
+    }
+  });
+
+  it('a door file another user could have written (a symlink, a folder not the user’s own) is not followed', async () => {
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
+    try {
+      const real = `${e.file}.real`;
+      fs.renameSync(e.file, real);
+      fs.symlinkSync(real, e.file);
+      const r = await client('{}');
+      assert.match(r.stdout, /^NODE /);
+      assert.equal(e.calls.length, 0);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('a rebuilt rawr (the engine’s code changed) or another copy’s folder: "again", nothing run, the Node hook answers', async () => {
+    let current = true;
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }), { current: () => current });
+    try {
+      assert.equal((await client('{}')).stdout, 'ENGINE');
+      current = false;
+      const r = await client('{"a":1}');
+      assert.equal(r.stdout.trimEnd(), 'NODE hooks claude PreCompact\n{"a":1}');
+      assert.equal(e.calls.length, 1);
+    } finally {
+      await e.close();
+    }
+    // An engine for another folder whose door file has this folder's name (names are folder paths with
+    // their punctuation replaced, so two folders can share one).
+    const other = await engine(() => ({ stdout: 'OTHER', stderr: [] }), { clientDir: path.join(tmp, 'other', 'dist') });
+    try {
+      fs.copyFileSync(other.file, tcpFile(path.join(cache, 'rawr'), dist));
+      const r = await client('{"b":2}');
+      assert.equal(r.stdout.trimEnd(), 'NODE hooks claude PreCompact\n{"b":2}');
+      assert.equal(other.calls.length, 0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('an engine lost after the input was sent: nothing printed, not run again, a line on stderr', async () => {
+    const [ctok, etok] = ['e'.repeat(32), 'f'.repeat(32)];
+    let got = '';
+    // Proves itself, accepts the run, then dies once the input arrived.
+    const dying = net.createServer((c) => {
+      c.on('data', (d: Buffer) => {
+        got += d.toString();
+        if (got === `${ctok}\n`) c.write(`${etok}\n`);
+        else if (got.endsWith('\0\0')) c.write('go\n');
+        else if (got.includes('{"x":1}')) c.destroy();
+      });
+      c.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => dying.listen(0, '127.0.0.1', r));
+    try {
+      const port = (dying.address() as net.AddressInfo).port;
+      fs.writeFileSync(tcpFile(path.join(cache, 'rawr'), dist), `${port} ${ctok} ${etok}\n`, { mode: 0o600 });
+      const r = await client('{"x":1}');
+      assert.equal(r.status, 0);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /rawr hooks claude PreCompact: the resident hook engine did not answer .*nothing done/);
+      assert.ok(got.includes('{"x":1}'), 'the request was sent');
+    } finally {
+      await new Promise((r) => dying.close(r));
+    }
+  });
+
+  it('the door closes on a wrong token without running anything, and its file goes with the engine', async () => {
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
+    const [port] = fs.readFileSync(e.file, 'utf8').split(' ');
+    assert.equal(fs.statSync(e.file).mode & 0o777, 0o600);
+    const closed = await new Promise<string>((resolve) => {
+      let got = '';
+      const c = net.createConnection(Number(port), '127.0.0.1', () => c.write(`${'0'.repeat(32)}\n`));
+      c.on('data', (d: Buffer) => (got += d.toString()));
+      c.on('close', () => resolve(got));
+      c.on('error', () => undefined);
+    });
+    assert.equal(closed, '', 'no token, no answer');
+    assert.equal(e.calls.length, 0);
+    await e.close();
+    assert.ok(!fs.existsSync(e.file), 'the door file is removed');
+  });
+
+  it('anything but a hook event, or RAWR_HOOK_SERVER=0: the Node hook, with stdin untouched', async () => {
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
+    try {
+      const install = await client('left alone', 'hooks claude install --write');
+      assert.equal(install.stdout, 'NODE hooks claude install --write\nleft alone');
+      const off = await client('{"off":1}', 'hooks claude PreCompact', { RAWR_HOOK_SERVER: '0' });
+      assert.equal(off.stdout.trimEnd(), 'NODE hooks claude PreCompact\n{"off":1}');
+      assert.equal(e.calls.length, 0);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('knows the same hook events as rawr; install writes it for the bundled entry only, and rawr recognises its command', () => {
+    const script = fs.readFileSync(CLIENT, 'utf8');
+    const listed = new Set([...script.matchAll(/hooks:(claude|codex):(\w+):3/g)].map((m) => `${m[1]}:${m[2]}`));
+    assert.deepEqual(listed, new Set(['claude', 'codex'].flatMap((a) => HOOK_EVENTS.map((ev) => `${a}:${ev}`))));
+    const prefix = hookCommandPrefix(path.join(dist, 'hook.js'), '/usr/bin/node');
+    assert.equal(prefix, `${BASH} ${dist}/hook.sh /usr/bin/node`);
+    assert.equal(rawrEventOf(`${prefix} hooks claude PreCompact`, 'claude'), 'PreCompact');
+    fs.rmSync(path.join(dist, 'hook.sh'));
+    assert.match(hookCommandPrefix(path.join(dist, 'hook.js'), '/usr/bin/node'), /^NODE_EXTRA_CA_CERTS= \/usr\/bin\/node .*\/dist\/hook\.js$/);
+    assert.match(
+      hookCommandPrefix('/opt/rawr/out/src/cli/main.js', '/usr/bin/node'),
+      /^NODE_EXTRA_CA_CERTS= \/usr\/bin\/node \/opt\/rawr\/out\/src\/cli\/main\.js$/,
+    );
+  });
+
+  it('reads a connection’s steps the same way in any chunking, and refuses what a client would not send', () => {
+    const token = Buffer.from('t'.repeat(32));
+    const line = Buffer.from(`${token.toString()}\n`);
+    const run = Buffer.from(['rawr-hook 2', '/d', 'claude', 'PreCompact', '/w', 'A=1', 'B=x=y', ''].map((f) => `${f}\0`).join(''));
+    const input = Buffer.from('{"a":"é"}\0');
+    for (const size of [1, 2, 3, 7, 33, 1000]) {
+      const read = requestReader(token);
+      const steps = (b: Buffer) => {
+        const out: Array<ReturnType<typeof read>> = [];
+        for (let i = 0; i < b.length; i += size) out.push(read(b.subarray(i, i + size)));
+        return out;
+      };
+      const proof = steps(line);
+      assert.deepEqual(proof.pop(), { kind: 'prove' });
+      assert.ok(proof.every((st) => st.kind === 'more'));
+      const header = steps(run);
+      assert.deepEqual(header.pop(), {
+        kind: 'run',
+        version: 'rawr-hook 2',
+        clientDir: '/d',
+        run: { agent: 'claude', event: 'PreCompact', cwd: '/w', env: { A: '1', B: 'x=y' } },
+      });
+      assert.ok(header.every((st) => st.kind === 'more'));
+      const rest = steps(input);
+      assert.deepEqual(rest.pop(), { kind: 'input', stdin: '{"a":"é"}' });
+    }
+    assert.equal(requestReader(token)(Buffer.from(`${'x'.repeat(32)}\n`)).kind, 'refuse', 'a wrong token');
+    assert.equal(requestReader(token)(Buffer.concat([line, run])).kind, 'refuse', 'the run before the proof was read');
+    const early = requestReader(token);
+    early(line);
+    assert.equal(early(Buffer.concat([run, input])).kind, 'refuse', 'the input before "go"');
+  });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
