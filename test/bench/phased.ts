@@ -26,7 +26,7 @@ import {
 import type { Settings } from '../../src/core/settings/schema';
 import { CAUSAL_PS, LOOKAHEAD_LAMBDAS, causalFrontier, causalRule, familyPool, lookaheadRule } from './phasedCausal';
 import { generateFamilies, sessionSeed } from './phasedGen';
-import { limits, PREDICTORS } from './phasedLimits';
+import { GUARD_BOUND, limits, PREDICTORS } from './phasedLimits';
 
 export const phasedDir = () => process.env.RAWR_PHASED ?? resolve(__dirname, '../../../../shared/data/phased-sessions');
 
@@ -299,12 +299,17 @@ export function leaveOneOut(sessions: PhasedSession[], settings: Settings, promp
  */
 export function printLimits(seed: number, count: number): void {
   console.log(`what a forecast from past phases can reach (seed ${seed}, ${count} per family; compactions = x optimum, outside a close):`);
-  console.log(`  family       optimum  ${PREDICTORS.map((p) => p.name.padEnd(24)).join('')}`);
+  console.log(`  family       optimum  ${[...PREDICTORS.map((p) => p.name), GUARD_BOUND].map((name) => name.padEnd(24)).join('')}`);
   for (const { family, sessions } of generateFamilies(seed, count)) {
-    const { rows, optimum } = limits(sessions);
-    const cells = rows.map((r) => `${r.compactions} = ${(r.compactions / Math.max(1, optimum)).toFixed(2)}x, ${r.compactions - r.aligned}`.padEnd(24));
+    const { rows, optimum, bound } = limits(sessions, family.exchangeable);
+    const cells = [...rows, bound].map((r) =>
+      (r ? `${r.compactions} = ${(r.compactions / Math.max(1, optimum)).toFixed(2)}x, ${r.compactions - r.aligned}` : '— (phases not alike)').padEnd(24),
+    );
     console.log(`  ${family.name.padEnd(12)} ${String(optimum).padStart(7)}  ${cells.join('')}`);
   }
+  console.log(
+    `  (${GUARD_BOUND}: the fewest compactions of any policy that cannot see the future and never risks a phase reaching the line where a compaction at the close before it would have prevented it — phasedLimits.ts guardSchedule; a rule below it on these sessions took such risks, and they did not happen here)`,
+  );
   printCausalLimit(seed, count);
 }
 

@@ -49,6 +49,12 @@ export interface Family {
   /** What the family varies, for the bench's table. */
   what: string;
   shape: (r: Rand) => SessionShape;
+  /**
+   * Its phases that fit a fresh context are drawn alike, independently of their order (any of them could
+   * have come next): the bench's bound for policies without avoidable emergencies holds (phasedLimits.ts
+   * guardSchedule). Not where phases grow or the first one differs.
+   */
+  exchangeable: boolean;
 }
 
 const W200 = 200_000;
@@ -68,11 +74,13 @@ export const FAMILIES: readonly Family[] = [
   {
     name: 'even',
     what: 'even phases, 25-45% of the window',
+    exchangeable: true,
     shape: (r) => in200k(r, steady(r, intBetween(r, 6, 10), W200 * between(r, 0.25, 0.45), 0.12)),
   },
   {
     name: 'one-huge',
     what: 'even phases and one larger than the room (80-130%)',
+    exchangeable: true,
     shape: (r) => {
       const phases = steady(r, intBetween(r, 6, 9), W200 * between(r, 0.2, 0.4), 0.12);
       phases[intBetween(r, 1, phases.length - 2)] = Math.round(W200 * between(r, 0.8, 1.3));
@@ -82,6 +90,7 @@ export const FAMILIES: readonly Family[] = [
   {
     name: 'growing',
     what: 'each phase 10-30% larger than the last',
+    exchangeable: false,
     shape: (r) => {
       const n = intBetween(r, 6, 9);
       const g = between(r, 1.1, 1.3);
@@ -94,6 +103,7 @@ export const FAMILIES: readonly Family[] = [
   {
     name: 'tiny',
     what: 'many tiny phases, 5-12% of the window',
+    exchangeable: true,
     shape: (r) =>
       in200k(
         r,
@@ -104,11 +114,13 @@ export const FAMILIES: readonly Family[] = [
   {
     name: 'noisy',
     what: 'noisy per-call growth (0-2x) and phase sizes (+-35%)',
+    exchangeable: true,
     shape: (r) => in200k(r, steady(r, intBetween(r, 6, 10), W200 * between(r, 0.25, 0.4), 0.35), [2000, 4500], 1),
   },
   {
     name: 'long-first',
     what: 'a first phase of 60-90%, the rest 20-35%',
+    exchangeable: false,
     shape: (r) => {
       const rest = steady(r, intBetween(r, 5, 8), W200 * between(r, 0.2, 0.35), 0.12);
       return in200k(r, [Math.round(W200 * between(r, 0.6, 0.9)), ...rest]);
@@ -117,6 +129,7 @@ export const FAMILIES: readonly Family[] = [
   {
     name: 'window-1M',
     what: 'a 1M window, phases 15-40% of it',
+    exchangeable: true,
     shape: (r) => ({
       window: W1M,
       phases: steady(r, intBetween(r, 5, 8), W1M * between(r, 0.15, 0.4), 0.15),

@@ -109,6 +109,32 @@ export function closeRuleScheduleWith(labels: PhaseLabels, rule: CloseRule, post
   return lines;
 }
 
+/**
+ * A lower bound for policies that never risk a phase reaching the emergency line where a compaction at
+ * the close before it would have prevented it, and that cannot see the future. Such a policy must compact at
+ * a close whenever some next phase the session could still have would not fit; every phase of this
+ * session that fits a fresh context is such a size (its phases are drawn alike: each could have come
+ * next), so the policy compacts at least wherever the session's largest fitting phase would not fit.
+ * Compacting at exactly those closes, as late as that allows, is the fewest compactions under that guard
+ * (the greedy argument of the hindsight optimum). Told the session's own phases, it is not a policy; it
+ * bounds from below what a causal policy that takes no such risk can reach. A policy that takes risks can
+ * land below it on a sample where the risks did not happen: the bound is on the risk, not the outcome.
+ */
+export function guardSchedule(labels: PhaseLabels, postTokens = DEFAULT_POST_TOKENS): number[] {
+  const sizes: number[] = [];
+  closeRuleScheduleWith(
+    labels,
+    (s) => {
+      sizes.push(s.real);
+      return false;
+    },
+    postTokens,
+  );
+  const line = OPTIMUM_LIMIT_FRACTION * labels.window;
+  const guard = Math.max(0, ...sizes.filter((x) => postTokens + x < line));
+  return closeRuleScheduleWith(labels, (s) => guard >= s.line - s.c, postTokens);
+}
+
 export interface LimitRow {
   predictor: string;
   compactions: number;
@@ -116,8 +142,10 @@ export interface LimitRow {
   overflows: number;
 }
 
-/** Each predictor's totals over the sessions, and the optimum's count. */
-export function limits(sessions: ReadonlyArray<{ labels: PhaseLabels }>): { rows: LimitRow[]; optimum: number } {
+export const GUARD_BOUND = 'bound: no avoidable emergency';
+
+/** Each predictor's totals over the sessions, guardSchedule's bound (families whose phases are exchangeable), and the optimum's count. */
+export function limits(sessions: ReadonlyArray<{ labels: PhaseLabels }>, exchangeable: boolean): { rows: LimitRow[]; optimum: number; bound: LimitRow | null } {
   const optimum = sessions.reduce((n, s) => n + (optimalSchedule(s.labels)?.compactions ?? 0), 0);
   const rows = PREDICTORS.map(({ name, predict }) => {
     const row: LimitRow = { predictor: name, compactions: 0, aligned: 0, overflows: 0 };
@@ -129,5 +157,13 @@ export function limits(sessions: ReadonlyArray<{ labels: PhaseLabels }>): { rows
     }
     return row;
   });
-  return { rows, optimum };
+  if (!exchangeable) return { rows, optimum, bound: null };
+  const bound: LimitRow = { predictor: GUARD_BOUND, compactions: 0, aligned: 0, overflows: 0 };
+  for (const s of sessions) {
+    const sc = scoreSchedule(s.labels, guardSchedule(s.labels));
+    bound.compactions += sc.compactions;
+    bound.aligned += sc.aligned;
+    bound.overflows += sc.overflows;
+  }
+  return { rows, optimum, bound };
 }

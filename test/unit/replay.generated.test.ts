@@ -67,9 +67,24 @@ describe('replay on generated phased sessions', () => {
     assert.equal(known.length, 2, `${known.join(',')}`);
     assert.ok(aligned(known));
     assert.equal(closeRuleSchedule(s.labels, () => 90_000).length, 4);
-    const { rows, optimum } = limits([s]);
+    const { rows, optimum, bound } = limits([s], true);
     assert.equal(rows[0]!.compactions, optimum);
     assert.equal(rows[0]!.overflows, 0);
+    // Phases all alike: guarding against the session's largest phase is knowing the next one.
+    assert.equal(bound!.compactions, optimum);
+    assert.equal(bound!.overflows, 0);
+    assert.equal(limits([s], false).bound, null, 'no bound where phases are not alike');
+  });
+
+  it('--limits bound: a policy without avoidable emergencies guards every close against the largest phase the session may still have', () => {
+    // Four 40k phases, then one of 95k: the optimum compacts once (before the 95k phase); a policy that
+    // cannot see which phase comes next must keep 95k of room at every close, so it compacts more often.
+    const s = generateSession('guard', { window: 200_000, phases: [40_000, 40_000, 40_000, 40_000, 95_000], perCall: 3000, spread: 0.2, first: 30_000 }, 5);
+    const { optimum, bound } = limits([s], true);
+    assert.equal(optimum, 1);
+    assert.ok(bound!.compactions > optimum, `the bound compacts ${bound!.compactions} times`);
+    assert.equal(bound!.compactions, bound!.aligned, 'all at closes');
+    assert.equal(bound!.overflows, 0);
   });
 
   it('--limits causal oracle: its growth simulator draws sessions as the generator does (honest conditional draws)', () => {
