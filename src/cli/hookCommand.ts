@@ -4,6 +4,7 @@
  * installed (not Windows), the command runs that client, which hands each run to the resident engine
  * and runs the Node hook when none answers; otherwise the Node hook itself.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { nodeCommandPrefix, shellQuote } from '../core/hooks/shared/hooksConfig';
@@ -12,10 +13,16 @@ import { nodeCommandPrefix, shellQuote } from '../core/hooks/shared/hooksConfig'
 export function hookCommandPrefix(entry: string, node: string = process.execPath, env: Record<string, string | undefined> = process.env): string {
   const client = path.join(path.dirname(entry), 'hook.sh');
   const bash = path.basename(entry) === 'hook.js' && isFile(client) ? findBash(env) : null;
-  return bash ? `${shellQuote(bash)} ${shellQuote(client)} ${shellQuote(node)}` : nodeCommandPrefix(node, entry);
+  // -p: the caller's BASH_ENV, SHELLOPTS and exported functions do not reach the client (a BASH_ENV
+  // script's output would land before the answer; SHELLOPTS=errexit would end it at its first read).
+  return bash ? `${shellQuote(bash)} -p ${shellQuote(client)} ${shellQuote(node)}` : nodeCommandPrefix(node, entry);
 }
 
-/** /bin/bash where it is (Linux, macOS), else the first bash on PATH (NixOS); none on Windows. */
+/**
+ * The bash the client runs with: /bin/bash where it is, else the first bash on PATH (NixOS; Homebrew's
+ * on macOS, whose /bin/bash is 3.2) that is 4.1 or later (hook.sh needs it); none on Windows. Asked once,
+ * at install.
+ */
 export function findBash(env: Record<string, string | undefined> = process.env): string | null {
   if (process.platform === 'win32') return null;
   const dirs = ['/bin', ...(env.PATH ?? '').split(path.delimiter).filter((d) => path.isAbsolute(d))];
@@ -23,7 +30,10 @@ export function findBash(env: Record<string, string | undefined> = process.env):
     const candidate = path.join(dir, 'bash');
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
+      if (!fs.statSync(candidate).isFile()) continue;
+      const v = spawnSync(candidate, ['-p', '-c', 'echo "${BASH_VERSINFO[0]} ${BASH_VERSINFO[1]}"'], { encoding: 'utf8', timeout: 5000 });
+      const [major = 0, minor = 0] = (v.stdout ?? '').trim().split(' ').map(Number);
+      if (major > 4 || (major === 4 && minor >= 1)) return candidate;
     } catch {
       /* not there */
     }

@@ -50,11 +50,22 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
   let door: TcpDoor | null = null;
   let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
+  // What keeps the engine up: connections with a run on its way and runs queued or running. The idle
+  // timer runs only when there is none (an engine that idled out mid-run would lose that run's answer).
+  let busy = 0;
+  const hold = () => {
+    busy++;
+    armIdle(false);
+  };
+  const release = () => {
+    busy = Math.max(0, busy - 1);
+    if (busy === 0) armIdle(true);
+  };
   // One run at a time, from either door: each owns the process's environment and folder while it runs.
   // The answer is out (written and the connection half-closed) before the writes that do not change it
   // (the steering state and log), which still come before the next run.
   const runQueued = (request: Request | null, reply: (out: HookEventOutput) => Promise<void>) => {
-    armIdle(false);
+    hold();
     queue = queue.then(async () => {
       const after: Array<() => void> = [];
       await reply(await runOne(engine, request, (work) => after.push(work)));
@@ -65,11 +76,12 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
           /* as a hook process that failed there: the next run reads the state it finds (steerState.ts) */
         }
       }
-      armIdle(true);
+      release();
     });
   };
   const server = net.createServer({ allowHalfOpen: true }, (conn) => {
-    armIdle(false);
+    hold();
+    conn.once('close', release);
     const chunks: Buffer[] = [];
     let size = 0;
     conn.on('data', (c: Buffer) => {
@@ -79,6 +91,8 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     });
     conn.on('error', () => undefined);
     conn.on('end', () => {
+      // A hook came the Node way: the bash clients' door may have lost its file (hookTcp.ts refresh).
+      door?.refresh();
       runQueued(
         parseRequest(Buffer.concat(chunks).toString('utf8')),
         (out) =>
@@ -121,11 +135,20 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     if (o.tcp) {
       door = openTcpDoor(
         o.tcp,
-        (run) => checked({ ...run, stdin: '' }) !== null,
-        (run, stdin, reply) => runQueued(checked({ ...run, stdin }), reply),
+        (run) => {
+          const ok = checked({ ...run, stdin: '' }) !== null;
+          // Said "go": the engine must not idle out while the input is on its way.
+          if (ok) hold();
+          return ok;
+        },
+        (run, stdin, reply) => {
+          runQueued(checked({ ...run, stdin }), reply);
+          release();
+        },
+        release,
       );
     }
-    armIdle(true);
+    if (busy === 0) armIdle(true);
   });
   return server;
 }

@@ -12,8 +12,8 @@
  *      then `NAME=value` environment entries ended by an empty field → `go\n`, or `again\n` when this
  *      engine does not run it (another copy's folder, a rebuilt rawr, a run it cannot read): the client
  *      then runs the Node hook itself, its input still unread;
- *   3. the hook input ended by a NUL (JSON holds none) → `rawr-answer <stdout bytes>\n<stdout><stderr>`
- *      and the end of the connection.
+ *   3. the hook input ended by a NUL (the agents' JSON holds none) → `rawr-answer <stdout bytes>\n`,
+ *      stdout, stderr and a final `.`, then the end of the connection.
  * Before an answer, a `.` per chunk read (see onData).
  */
 import * as crypto from 'node:crypto';
@@ -42,6 +42,11 @@ export interface TcpRun {
 export interface TcpDoor {
   /** Stops listening and removes the door's file (when it is still this door's). */
   close(): void;
+  /**
+   * Writes the door's file again where it is not this door's any more (an engine for the same folder
+   * that exited removed it, racing this one's rename): bash clients would otherwise miss this engine.
+   */
+  refresh(): void;
 }
 
 /** Before the client's next step arrives (it sends each at once): then the connection is dropped. */
@@ -54,7 +59,13 @@ const HEADER_FIELDS = 5;
 
 /** The file naming the door of the engine for the hook.sh in `clientDir` (hook.sh computes the same name). */
 export function tcpFile(cacheDir: string, clientDir: string): string {
-  return path.join(cacheDir, `hooks-${clientDir.replace(/[^A-Za-z0-9._-]/g, '_')}.tcp`);
+  // Byte by byte, as bash in the C locale replaces them: one `_` per byte of a non-ASCII character.
+  return path.join(
+    cacheDir,
+    `hooks-${Buffer.from(clientDir, 'utf8')
+      .toString('latin1')
+      .replace(/[^A-Za-z0-9._-]/g, '_')}.tcp`,
+  );
 }
 
 /**
@@ -67,6 +78,7 @@ export function openTcpDoor(
   o: TcpDoorOptions,
   accepts: (run: TcpRun) => boolean,
   run: (r: TcpRun, stdin: string, reply: (out: HookEventOutput) => Promise<void>) => void,
+  dropped: () => void,
 ): TcpDoor | null {
   if (typeof process.getuid !== 'function') return null;
   const file = tcpFile(o.cacheDir, o.clientDir);
@@ -87,6 +99,10 @@ export function openTcpDoor(
     conn.on('error', () => undefined);
     const read = requestReader(clientToken);
     let accepted: TcpRun | undefined;
+    let ran = false;
+    conn.on('close', () => {
+      if (accepted && !ran) dropped();
+    });
     const onData = (chunk: Buffer) => {
       const step = read(chunk);
       switch (step.kind) {
@@ -114,8 +130,9 @@ export function openTcpDoor(
         case 'input': {
           conn.off('data', onData);
           conn.setTimeout(0);
-          if (accepted) run(accepted, step.stdin, (out) => answer(conn, out));
-          else conn.destroy();
+          if (!accepted) return conn.destroy();
+          ran = true;
+          run(accepted, step.stdin, (out) => answer(conn, out));
           return;
         }
         default: {
@@ -127,10 +144,7 @@ export function openTcpDoor(
     conn.on('data', onData);
   });
   server.on('error', () => server.close());
-  server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    if (!address || typeof address === 'string') return server.close();
-    content = `${address.port} ${clientToken.toString()} ${engineToken}\n`;
+  const write = () => {
     const tmp = `${file}.${process.pid}.tmp`;
     try {
       fs.writeFileSync(tmp, content, { mode: 0o600 });
@@ -139,16 +153,30 @@ export function openTcpDoor(
       fs.rmSync(tmp, { force: true });
       server.close();
     }
+  };
+  const mine = () => {
+    try {
+      return fs.readFileSync(file, 'utf8') === content;
+    } catch {
+      return false;
+    }
+  };
+  let closed = false;
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    if (!address || typeof address === 'string') return server.close();
+    content = `${address.port} ${clientToken.toString()} ${engineToken}\n`;
+    write();
   });
   return {
     close() {
+      closed = true;
       server.close();
-      try {
-        // Only this door's: a newer engine for the same folder may have written its own since.
-        if (content && fs.readFileSync(file, 'utf8') === content) fs.rmSync(file, { force: true });
-      } catch {
-        /* already gone */
-      }
+      // Only this door's: a newer engine for the same folder may have written its own since.
+      if (content && mine()) fs.rmSync(file, { force: true });
+    },
+    refresh() {
+      if (content && !closed && !fs.existsSync(file)) write();
     },
   };
 }
@@ -160,7 +188,7 @@ function answer(conn: net.Socket, out: HookEventOutput): Promise<void> {
     // Bash cannot hold a NUL byte: the byte count must be of what it will print.
     const stdout = out.stdout.replace(/\0/g, '');
     const stderr = out.stderr.map((line) => `${line.replace(/\0/g, '')}\n`).join('');
-    conn.end(`rawr-answer ${Buffer.byteLength(stdout)}\n${stdout}${stderr}`, () => resolve());
+    conn.end(`rawr-answer ${Buffer.byteLength(stdout)}\n${stdout}${stderr}.`, () => resolve());
   });
 }
 

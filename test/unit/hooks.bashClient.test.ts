@@ -13,7 +13,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
-import type { HookEventOutput } from '../../src/cli/hookResident';
+import { askResident, type HookEventOutput } from '../../src/cli/hookResident';
 import { serveHooks } from '../../src/cli/hookServer';
 import { requestReader, tcpFile } from '../../src/cli/hookTcp';
 import { HOOK_EVENTS, type HookEvent } from '../../src/core/hooks/shared/events';
@@ -54,7 +54,13 @@ describe('the bash hook client and the resident engine’s TCP door', function (
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   /** The client as an installed hook command runs it: `sh -c '<bash> <hook.sh> <node> hooks …'`. */
-  const client = (stdin: string, args = 'hooks claude PreCompact', env: Record<string, string> = {}, cwd = tmp) =>
+  const client = (
+    stdin: string,
+    args = 'hooks claude PreCompact',
+    env: Record<string, string> = {},
+    cwd = tmp,
+    o: { delayMs?: number; keepOpen?: boolean } = {},
+  ) =>
     new Promise<Run>((resolve) => {
       const child = spawn('/bin/sh', ['-c', `${hookCommandPrefix(path.join(dist, 'hook.js'))} ${args}`], {
         cwd,
@@ -66,13 +72,18 @@ describe('the bash hook client and the resident engine’s TCP door', function (
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('close', (status) => resolve({ status, stdout, stderr }));
       child.stdin.on('error', () => undefined);
-      child.stdin.end(stdin);
+      const send = () => (o.keepOpen ? child.stdin.write(stdin) : child.stdin.end(stdin));
+      if (o.delayMs) setTimeout(send, o.delayMs);
+      else send();
+      // A stdin held open: closed once the hook is over, as an agent would on its timeout.
+      child.on('exit', () => child.stdin.destroy());
     });
 
   type Call = { agent: string; event: HookEvent; stdin: string; env: Record<string, string | undefined>; cwd: string };
   /** A resident engine with its TCP door for `dist`, running `answer` instead of the hook engine. */
-  const engine = async (answer: (c: Call) => HookEventOutput, o: { current?: () => boolean; clientDir?: string } = {}) => {
+  const engine = async (answer: (c: Call) => HookEventOutput, o: { current?: () => boolean; clientDir?: string; idleMs?: number } = {}) => {
     const calls: Call[] = [];
+    let exited = false;
     const server = serveHooks(
       socket,
       {
@@ -83,14 +94,17 @@ describe('the bash hook client and the resident engine’s TCP door', function (
         },
       },
       {
-        idleMs: 60_000,
-        exit: (s) => s.close(),
+        idleMs: o.idleMs ?? 60_000,
+        exit: (s) => {
+          exited = true;
+          s.close();
+        },
         tcp: { cacheDir: path.join(cache, 'rawr'), clientDir: o.clientDir ?? dist, current: o.current ?? (() => true) },
       },
     );
     const file = tcpFile(path.join(cache, 'rawr'), o.clientDir ?? dist);
     await until('the door’s file', () => fs.existsSync(file));
-    return { calls, file, close: () => new Promise<void>((r) => server.close(() => r())) };
+    return { calls, file, exited: () => exited, close: () => new Promise<void>((r) => (server.listening ? server.close(() => r()) : r())) };
   };
 
   it('the engine answers: its stdout and stderr exactly (multi-byte text included), with the hook’s input, environment and folder', async () => {
@@ -264,12 +278,91 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     }
   });
 
+  it('the caller’s BASH_ENV, SHELLOPTS and exported functions do not change what it prints', async () => {
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
+    try {
+      const rc = path.join(tmp, 'rc.sh');
+      fs.writeFileSync(rc, 'echo INJECTED\n');
+      const r = await client('{}', 'hooks claude PreCompact', { BASH_ENV: rc, SHELLOPTS: 'errexit:nounset', 'BASH_FUNC_printf%%': '() { echo HIJACKED; }' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, 'ENGINE');
+      assert.equal(e.calls.length, 1);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('an input that never ends: the engine drops the run, the hook ends with nothing done (no hang)', async () => {
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
+    try {
+      const t0 = Date.now();
+      const r = await client('{"partial":', 'hooks claude PreCompact', {}, tmp, { keepOpen: true });
+      assert.equal(r.status, 0);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /did not answer .*nothing done/);
+      assert.ok(Date.now() - t0 < 15_000, 'ended by the engine’s 5 s step limit');
+      assert.equal(e.calls.length, 0);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('an engine about to idle out waits for a run it said "go" to, however late its input comes', async () => {
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }), { idleMs: 800 });
+    try {
+      const r = await client('{"late":1}', 'hooks claude PreCompact', {}, tmp, { delayMs: 1500 });
+      assert.equal(r.stdout, 'ENGINE', r.stderr);
+      await until('the idle exit after the run', e.exited, 5000);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('a folder with non-ASCII characters finds its engine (the door file named byte by byte on both sides)', async () => {
+    const cafe = path.join(tmp, 'café ☕ 𝄞', 'dist');
+    fs.mkdirSync(cafe, { recursive: true });
+    fs.copyFileSync(CLIENT, path.join(cafe, 'hook.sh'));
+    fs.writeFileSync(path.join(cafe, 'hook.js'), FAKE_NODE_HOOK);
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }), { clientDir: cafe });
+    try {
+      for (const lang of ['C', 'C.UTF-8']) {
+        const r = await new Promise<Run>((resolve) => {
+          const child = spawn('/bin/sh', ['-c', `${hookCommandPrefix(path.join(cafe, 'hook.js'))} hooks claude PreCompact`], {
+            cwd: tmp,
+            env: { PATH: process.env.PATH ?? '', HOME: tmp, XDG_CACHE_HOME: cache, LC_ALL: lang },
+          });
+          let stdout = '';
+          child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+          child.on('close', (status) => resolve({ status, stdout, stderr: '' }));
+          child.stdin.end('{}');
+        });
+        assert.equal(r.stdout, 'ENGINE', `LC_ALL=${lang}`);
+      }
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('a door file removed under a running engine is written again when a hook reaches it the Node way', async () => {
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
+    try {
+      fs.rmSync(e.file);
+      // The Node hook's way in: the engine's Unix socket (hookResident.ts).
+      const a = await askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp });
+      assert.equal(a.kind, 'answer');
+      assert.ok(fs.existsSync(e.file), 'the door file is back');
+      assert.equal((await client('{}')).stdout, 'ENGINE');
+    } finally {
+      await e.close();
+    }
+  });
+
   it('knows the same hook events as rawr; install writes it for the bundled entry only, and rawr recognises its command', () => {
     const script = fs.readFileSync(CLIENT, 'utf8');
     const listed = new Set([...script.matchAll(/hooks:(claude|codex):(\w+):3/g)].map((m) => `${m[1]}:${m[2]}`));
     assert.deepEqual(listed, new Set(['claude', 'codex'].flatMap((a) => HOOK_EVENTS.map((ev) => `${a}:${ev}`))));
     const prefix = hookCommandPrefix(path.join(dist, 'hook.js'), '/usr/bin/node');
-    assert.equal(prefix, `${BASH} ${dist}/hook.sh /usr/bin/node`);
+    assert.equal(prefix, `${BASH} -p ${dist}/hook.sh /usr/bin/node`);
     assert.equal(rawrEventOf(`${prefix} hooks claude PreCompact`, 'claude'), 'PreCompact');
     fs.rmSync(path.join(dist, 'hook.sh'));
     assert.match(hookCommandPrefix(path.join(dist, 'hook.js'), '/usr/bin/node'), /^NODE_EXTRA_CA_CERTS= \/usr\/bin\/node .*\/dist\/hook\.js$/);
