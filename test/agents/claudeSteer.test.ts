@@ -71,10 +71,10 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     const local = JSON.parse(fs.readFileSync(path.join(s.repo, '.claude/settings.local.json'), 'utf8')) as { autoCompactWindow?: number; hooks?: object };
     assert.equal(local.autoCompactWindow, 563_000, "Claude Code's threshold (W - 33k) 2% before rawr's early line (55% of 1M)");
     assert.ok(local.hooks);
-    // The bundled CLI installs the hooks entry's bash client (src/cli/hookCommand.ts): bash, hook.sh, node.
+    // The bundled CLI installs the hooks entry's bash client (src/cli/hookCommand.ts): bash -p, hook.sh, node.
     assert.match(
       JSON.stringify(local.hooks),
-      /bash'? '?\S*\/dist\/hook\.sh'? '?\S+'? hooks claude PreCompact/,
+      /bash'? -p '?\S*\/dist\/hook\.sh'? '?\S+'? hooks claude PreCompact/,
       'the hooks entry, as the bundled CLI installs it',
     );
     assert.equal(fs.existsSync(path.join(s.repo, '.claude/settings.json')), false);
