@@ -27,18 +27,18 @@ rawr_node_hook() {
   NODE_EXTRA_CA_CERTS='' exec "$rawr_node" "$rawr_here/hook.js" "$@"
 }
 
-# Only hook events (install and --help are the Node CLI's). Bash ≥ 4.1 (macOS's 3.2: the Node hook).
+# Only hook events (install and --help are the Node CLI's). Bash ≥ 4.4 (${!v@a}; macOS's 3.2: the Node hook).
 case $1:$2:$3:$# in
 hooks:claude:PreCompact:3 | hooks:claude:PostCompact:3 | hooks:claude:UserPromptSubmit:3 | hooks:claude:SessionStart:3 | \
   hooks:claude:PostToolUse:3 | hooks:codex:PreCompact:3 | hooks:codex:PostCompact:3 | hooks:codex:UserPromptSubmit:3 | \
   hooks:codex:SessionStart:3 | hooks:codex:PostToolUse:3) ;;
 *) rawr_node_hook "$@" ;;
 esac
-((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 1))) || rawr_node_hook "$@"
+((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))) || rawr_node_hook "$@"
 # RAWR_HOOK_SERVER=0: no resident engine (hookResident.ts). A terminal: a person typing, no hook input.
 [[ ${RAWR_HOOK_SERVER-} == 0 || -t 0 ]] && rawr_node_hook "$@"
-# head streams the input below, cat the answer: found now, or the input is still the Node hook's.
-hash head cat 2>/dev/null || rawr_node_hook "$@"
+# head streams an input over 4 KB below: found now, or the input is still the Node hook's.
+hash head 2>/dev/null || rawr_node_hook "$@"
 
 # Where the resident engine for this copy of rawr says it listens (hookTcp.ts tcpFile): rawr's per-user
 # cache folder, a file named after this folder. Only this user's own folder and file: whoever could
@@ -67,38 +67,61 @@ IFS= read -r -t 2 rawr_line <&3 2>/dev/null
 [[ $rawr_line == "$rawr_stok" ]] || rawr_node_hook "$@"
 
 # 2. The run: NUL-separated fields (version, this folder, agent, event, working folder), the environment
-#    the Node hook would have (exported variables), an empty field. One printf: a few large writes.
-#    The engine says whether it runs it ("go") or not ("again": a rebuilt rawr, another copy's folder).
+#    the Node hook would have (exported variables, listed without a subshell: a fork costs ~5 ms here),
+#    an empty field. One printf: a few large writes. The engine says whether it runs it ("go") or not
+#    ("again": a rebuilt rawr, another copy's folder).
 rawr_env=()
-for rawr_n in $(compgen -e); do rawr_env+=("$rawr_n=${!rawr_n}"); done
+for rawr_n in ${!A@} ${!B@} ${!C@} ${!D@} ${!E@} ${!F@} ${!G@} ${!H@} ${!I@} ${!J@} ${!K@} ${!L@} ${!M@} \
+  ${!N@} ${!O@} ${!P@} ${!Q@} ${!R@} ${!S@} ${!T@} ${!U@} ${!V@} ${!W@} ${!X@} ${!Y@} ${!Z@} ${!_@} \
+  ${!a@} ${!b@} ${!c@} ${!d@} ${!e@} ${!f@} ${!g@} ${!h@} ${!i@} ${!j@} ${!k@} ${!l@} ${!m@} \
+  ${!n@} ${!o@} ${!p@} ${!q@} ${!r@} ${!s@} ${!t@} ${!u@} ${!v@} ${!w@} ${!x@} ${!y@} ${!z@}; do
+  [[ ${!rawr_n@a} == *x* ]] && rawr_env+=("$rawr_n=${!rawr_n}")
+done
 printf '%s\0' 'rawr-hook 2' "$rawr_here" "$2" "$3" "$PWD" "${rawr_env[@]}" '' >&3 2>/dev/null || rawr_node_hook "$@"
 rawr_line=
 IFS= read -r -t 5 rawr_line <&3 2>/dev/null
 rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chunks (hookTcp.ts onData)
 [[ $rawr_line == go ]] || rawr_node_hook "$@"
 
-# 3. The input, streamed by head (bash would read it a byte at a time) up to the Node hook's cap (16 MB),
-#    ended by a NUL (the agents' JSON holds none), in the background: the wait below is the time limit.
-#    An input that does not end leaves the engine without news, and it drops the connection in 5 s.
-#    From here on the engine may act on the input: no fallback.
-{ head -c 16777216 && printf '\0'; } <&0 >&3 2>/dev/null &
+# 3. The input, ended by a NUL (the agents' JSON holds none). From here on the engine may act on it: no
+#    fallback. Its first 4 KB are read here within the Node hook's time limit (5 s; bash's read with a
+#    time limit costs ~2 µs a byte); a longer one is streamed by head (bash without one would wait for
+#    ever on an input that does not end), up to the Node hook's cap (16 MB), in the background: an
+#    input that stops arriving leaves the engine without news, and it drops the run in 5 s.
+rawr_read() {
+  local LC_ALL=C # bytes
+  IFS= read -r -N 4096 -t 5 rawr_in 2>/dev/null
+}
+rawr_in=
+rawr_read
+case $? in
+0)
+  printf '%s' "$rawr_in" >&3 2>/dev/null
+  { head -c 16773120 && printf '\0'; } <&0 >&3 2>/dev/null &
+  ;;
+1) printf '%s\0' "$rawr_in" >&3 2>/dev/null ;;
+*)
+  printf 'rawr hooks %s %s: the hook input did not end in 5 s; nothing done\n' "$2" "$3" >&2
+  exit 0
+  ;;
+esac
 
-# 4. The answer, once the input is complete: `rawr-answer <stdout bytes>` and a line, then stdout,
-#    stderr and a final `.` (a command substitution drops trailing newlines), then the end.
+# 4. The answer, once the input is complete: `rawr-answer <stdout bytes> <stderr bytes>` and a line, then
+#    stdout and stderr, then the end (read without a time limit: it is all on its way).
 rawr_line=
 IFS= read -r -t 20 rawr_line <&3 2>/dev/null
 rawr_line=${rawr_line##*.}
-rawr_body=
-[[ $rawr_line == 'rawr-answer '* ]] && rawr_body=$(cat <&3 2>/dev/null)
-exec 3>&-
 rawr_print() {
-  local LC_ALL=C # byte offsets
-  [[ $1 =~ ^[0-9]+$ && $rawr_body == *. ]] && ((${#rawr_body} > $1)) || return 1
-  printf '%s' "${rawr_body:0:$1}"
-  rawr_body=${rawr_body:$1}
-  printf '%s' "${rawr_body%.}" >&2
+  local LC_ALL=C # byte counts
+  [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] || return 1
+  local body=
+  (($1 + $2 == 0)) || IFS= read -r -N $(($1 + $2)) body <&3 2>/dev/null
+  ((${#body} == $1 + $2)) || return 1
+  printf '%s' "${body:0:$1}"
+  printf '%s' "${body:$1}" >&2
 }
-[[ $rawr_line == 'rawr-answer '* ]] && rawr_print "${rawr_line#rawr-answer }" && exit 0
+rawr_counts=${rawr_line#rawr-answer }
+[[ $rawr_line == 'rawr-answer '* ]] && rawr_print "${rawr_counts% *}" "${rawr_counts#* }" && exit 0
 printf 'rawr hooks %s %s: the resident hook engine did not answer (%s); nothing done\n' "$2" "$3" \
   "${rawr_line:-the connection closed without an answer}" >&2
 exit 0

@@ -20,7 +20,7 @@ export function hookCommandPrefix(entry: string, node: string = process.execPath
 
 /**
  * The bash the client runs with: /bin/bash where it is, else the first bash on PATH (NixOS; Homebrew's
- * on macOS, whose /bin/bash is 3.2) that is 4.1 or later (hook.sh needs it); none on Windows. Asked once,
+ * on macOS, whose /bin/bash is 3.2) that is 4.4 or later (hook.sh needs it); none on Windows. Asked once,
  * at install.
  */
 export function findBash(env: Record<string, string | undefined> = process.env): string | null {
@@ -33,7 +33,7 @@ export function findBash(env: Record<string, string | undefined> = process.env):
       if (!fs.statSync(candidate).isFile()) continue;
       const v = spawnSync(candidate, ['-p', '-c', 'echo "${BASH_VERSINFO[0]} ${BASH_VERSINFO[1]}"'], { encoding: 'utf8', timeout: 5000 });
       const [major = 0, minor = 0] = (v.stdout ?? '').trim().split(' ').map(Number);
-      if (major > 4 || (major === 4 && minor >= 1)) return candidate;
+      if (major > 4 || (major === 4 && minor >= 4)) return candidate;
     } catch {
       /* not there */
     }

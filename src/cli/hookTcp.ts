@@ -12,8 +12,8 @@
  *      then `NAME=value` environment entries ended by an empty field → `go\n`, or `again\n` when this
  *      engine does not run it (another copy's folder, a rebuilt rawr, a run it cannot read): the client
  *      then runs the Node hook itself, its input still unread;
- *   3. the hook input ended by a NUL (the agents' JSON holds none) → `rawr-answer <stdout bytes>\n`,
- *      stdout, stderr and a final `.`, then the end of the connection.
+ *   3. the hook input ended by a NUL (the agents' JSON holds none) → `rawr-answer <stdout bytes>
+ *      <stderr bytes>\n`, stdout and stderr, then the end of the connection.
  * Before an answer, a `.` per chunk read (see onData).
  */
 import * as crypto from 'node:crypto';
@@ -188,7 +188,7 @@ function answer(conn: net.Socket, out: HookEventOutput): Promise<void> {
     // Bash cannot hold a NUL byte: the byte count must be of what it will print.
     const stdout = out.stdout.replace(/\0/g, '');
     const stderr = out.stderr.map((line) => `${line.replace(/\0/g, '')}\n`).join('');
-    conn.end(`rawr-answer ${Buffer.byteLength(stdout)}\n${stdout}${stderr}.`, () => resolve());
+    conn.end(`rawr-answer ${Buffer.byteLength(stdout)} ${Buffer.byteLength(stderr)}\n${stdout}${stderr}`, () => resolve());
   });
 }
 
