@@ -290,6 +290,19 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     assert.equal((await preCompact(r3, 'auto', { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '300000' })).outcome, 'deferred');
   });
 
+  it('a response Claude Code writes only after the hook started reading is waited for, not taken for a failed request', async () => {
+    // Measured with the real CLI: a hook answering in ~40 ms can read before the response is written.
+    const { root, tr } = project();
+    tr.prompt('work');
+    tr.bash('echo a', 600_000, 'a');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+    const late = preCompact(root, 'auto');
+    await new Promise((r) => setTimeout(r, 120));
+    tr.bash('echo b', 610_000, 'b');
+    const r = await late;
+    assert.equal(r.outcome, 'deferred', `still deferred (not a reactive allow): ${r.stdout}`);
+  });
+
   it('allows at the emergency line, a manual /compact, and where rawr does not steer', async () => {
     const { root, tr } = project();
     tr.prompt('work');

@@ -26,8 +26,8 @@ import type { Prompts } from '../../prompts/promptSet';
 import type { Settings } from '../../settings/schema';
 import type { BoundaryKind } from '../../signals/types';
 import { claudeThreshold, type SteerConfig } from './steerConfig';
-import { loadSession, saveSession, type PreviousPreCompact } from './steerState';
-import { waitForTranscript } from './transcriptCaughtUp';
+import { loadSession, readMore, saveSession, type PreviousPreCompact, type SteerSession } from './steerState';
+import { MAX_WAIT_MS, POLL_MS, waitForTranscript } from './transcriptCaughtUp';
 import { clearGolden, ensureScratch, headsUpFor, packetPathFor, PACKET_DEADLINE_REQUESTS, readGolden, readPacket, writeGolden, type Golden } from './golden';
 
 /** Claude Code ends a turn instead of sending a request from about 98% of the real window: rawr allows well before. */
@@ -260,9 +260,10 @@ export async function steerPreCompact(o: {
   later?: (work: () => void) => void;
 }): Promise<SteerRun> {
   // An automatic compaction is asked inside a tool loop: the transcript must hold the result it is behind on.
-  const waitedMs = o.trigger === 'manual' ? 0 : await waitForTranscript(o.transcript);
+  let waitedMs = o.trigger === 'manual' ? 0 : await waitForTranscript(o.transcript);
   const followerOptions = { settings: o.settings, prompts: o.prompts };
   const s = await loadSession(o.dir, o.transcript, followerOptions);
+  if (o.trigger !== 'manual' && s.previous && s.previous.modelCalls === s.follower.calls.modelCalls) waitedMs += await waitForResponse(s);
   const pending = await readGolden(o.dir);
   const packet = pending ? readPacket(o.root, pending) : null;
   const input: VerdictInput = { trigger: o.trigger, follower: s.follower, previous: s.previous, config: o.config, settings: o.settings, env: o.env };
@@ -309,4 +310,27 @@ export async function steerPreCompact(o: {
     ...(s.restarted !== undefined ? { restarted: s.restarted } : {}),
     ...(verdict.allow && packet ? { packet } : {}),
   };
+}
+
+/**
+ * No model response since the previous PreCompact: a request that failed (a reactive compaction), or a
+ * transcript Claude Code has not written the response to yet — measured with the real CLI: a hook that
+ * answers in ~40 ms (the bash client) can read before it does, and would take a deferred call for a
+ * failed request. So the response is waited for, as a late tool result is (bounded: a reactive
+ * compaction, which never gets one, pays MAX_WAIT_MS once); what arrives is read into the session.
+ */
+async function waitForResponse(s: SteerSession): Promise<number> {
+  const start = Date.now();
+  const calls = s.follower.calls.modelCalls;
+  while (Date.now() - start < MAX_WAIT_MS) {
+    await new Promise((r) => setTimeout(r, POLL_MS));
+    if ((await readMore(s)) === 'shrank') break;
+    if (s.follower.calls.modelCalls !== calls) {
+      // The response is in: its tool result may still be on its way (waitForTranscript's case).
+      await waitForTranscript(s.transcript, Math.max(0, MAX_WAIT_MS - (Date.now() - start)));
+      await readMore(s);
+      break;
+    }
+  }
+  return Date.now() - start;
 }

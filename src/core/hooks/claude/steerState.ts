@@ -84,19 +84,28 @@ export async function loadSession(dir: string, transcript: string, opts: Followe
   }
   const fresh = (): SteerSession => ({ follower: new SessionFollower({ ...opts, format: 'claude' }), transcript, offset: 0, previous: null, readBytes: 0 });
   s ??= fresh();
-  let tail = await readTextFromBytes(transcript, s.offset, MAX_TAIL_BYTES);
-  if (tail.shrank) {
+  if ((await readMore(s)) === 'shrank') {
     restarted = 'the transcript shrank (replaced)';
     s = fresh();
-    tail = await readTextFromBytes(transcript, 0, MAX_TAIL_BYTES);
+    await readMore(s);
   }
+  return restarted !== undefined ? { ...s, restarted } : s;
+}
+
+/**
+ * Feeds the follower the transcript's complete lines after `s.offset` (in place: offset and readBytes
+ * grow). 'shrank': the file is shorter than the offset (replaced), nothing read.
+ */
+export async function readMore(s: SteerSession): Promise<'read' | 'shrank'> {
+  const tail = await readTextFromBytes(s.transcript, s.offset, MAX_TAIL_BYTES);
+  if (tail.shrank) return 'shrank';
   const lastNl = tail.bytes.lastIndexOf(0x0a);
   if (lastNl >= 0) {
     s.follower.append(tail.bytes.subarray(0, lastNl + 1).toString('utf8'));
     s.offset += lastNl + 1;
-    s.readBytes = lastNl + 1;
+    s.readBytes += lastNl + 1;
   }
-  return restarted !== undefined ? { ...s, restarted } : s;
+  return 'read';
 }
 
 export function saveSession(dir: string, s: SteerSession, opts?: FollowerOptions): void {

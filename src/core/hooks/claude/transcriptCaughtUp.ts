@@ -12,7 +12,7 @@ import { readTailBytes } from '../shared/readFrom';
 /** How far back the newest record is looked for first, then at most (a response with a large tool input). */
 const FIRST_BYTES = 64 * 1024;
 const MAX_BYTES = 1024 * 1024;
-const POLL_MS = 20;
+export const POLL_MS = 20;
 /** Claude Code wrote within ~100 ms in the tier's runs; a transcript that never catches up costs this once. */
 export const MAX_WAIT_MS = 600;
 
