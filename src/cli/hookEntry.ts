@@ -4,7 +4,6 @@
  * ./hookEngine.ts: one hook event, nothing else) only when there is something to do. Any other command
  * (install, usage) runs the full CLI beside it (dist/cli.js), which reads the same command line.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { requireWithCodeCache } from './codeCache';
 import { finishHook, hookProcess, isHookRun, rawrCacheDir, type HookEngine } from './hookMain';
@@ -30,18 +29,14 @@ if (args[0] === 'hooks' && isHookRun(hookArgs)) {
 } else if (args[0] === RESIDENT_FLAG && args[1]) {
   // The resident hook engine (hookServer.ts), started by a hook run (hookResident.ts startResident).
   const e = engine('server');
-  const engineFile = beside('hookEngine.js');
-  const stamp = (): string => {
-    try {
-      const st = fs.statSync(engineFile);
-      return `${st.size}:${st.mtimeMs}`;
-    } catch {
-      return '';
-    }
-  };
-  const started = stamp();
+  const socket = args[1];
   const clientDir = args[2];
-  e.serveHooks(args[1], e, clientDir ? { tcp: { cacheDir: rawrCacheDir(), clientDir, current: () => stamp() === started } } : {});
+  // Current while a Node hook would still come to this socket: the same key (Node, engine file, its size
+  // and time) names it, so a rebuilt or upgraded rawr, which hooks reach elsewhere, answers "again".
+  // Computed from this process's own start, not a run's environment (a run replaces it while it runs).
+  const cacheDir = rawrCacheDir();
+  const current = () => residentSocket(cacheDir, beside('hookEngine.js'), {}) === socket;
+  e.serveHooks(socket, e, clientDir ? { tcp: { cacheDir, clientDir, current } } : {});
 } else {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   require(beside('cli.js'));

@@ -136,13 +136,13 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
       door = openTcpDoor(
         o.tcp,
         (run) => {
-          const ok = checked({ ...run, stdin: '' }) !== null;
+          const request = checked({ ...run, stdin: '' });
           // Said "go": the engine must not idle out while the input is on its way.
-          if (ok) hold();
-          return ok;
+          if (request) hold();
+          return request;
         },
-        (run, stdin, reply) => {
-          runQueued(checked({ ...run, stdin }), reply);
+        (request, stdin, reply) => {
+          runQueued({ ...request, stdin }, reply);
           release();
         },
         release,

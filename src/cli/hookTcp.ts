@@ -70,14 +70,14 @@ export function tcpFile(cacheDir: string, clientDir: string): string {
 
 /**
  * Listens on a loopback port and writes the door's file. `accepts` says whether a run is this engine's
- * (step 2); `run` runs one with its input and hands the output to `reply` (hookServer.ts queues it with
+ * (step 2: the run as the engine will run it, or null); `run` runs one with its input and hands the output to `reply` (hookServer.ts queues it with
  * the socket's runs). Null when there is no door to open (a cache folder not the user's alone, a name
  * too long for a file).
  */
-export function openTcpDoor(
+export function openTcpDoor<Run>(
   o: TcpDoorOptions,
-  accepts: (run: TcpRun) => boolean,
-  run: (r: TcpRun, stdin: string, reply: (out: HookEventOutput) => Promise<void>) => void,
+  accepts: (run: TcpRun) => Run | null,
+  run: (r: Run, stdin: string, reply: (out: HookEventOutput) => Promise<void>) => void,
   dropped: () => void,
 ): TcpDoor | null {
   if (typeof process.getuid !== 'function') return null;
@@ -98,10 +98,10 @@ export function openTcpDoor(
     conn.setTimeout(STEP_TIMEOUT_MS, () => conn.destroy());
     conn.on('error', () => undefined);
     const read = requestReader(clientToken);
-    let accepted: TcpRun | undefined;
+    let accepted: Run | null = null;
     let ran = false;
     conn.on('close', () => {
-      if (accepted && !ran) dropped();
+      if (accepted !== null && !ran) dropped();
     });
     const onData = (chunk: Buffer) => {
       const step = read(chunk);
@@ -119,10 +119,9 @@ export function openTcpDoor(
           conn.destroy();
           return;
         case 'run':
-          if (step.version === VERSION && step.clientDir === o.clientDir && o.current() && accepts(step.run)) {
-            accepted = step.run;
-            conn.write('go\n');
-          } else {
+          accepted = step.version === VERSION && step.clientDir === o.clientDir && o.current() ? accepts(step.run) : null;
+          if (accepted !== null) conn.write('go\n');
+          else {
             conn.off('data', onData);
             conn.end('again\n');
           }
@@ -130,7 +129,7 @@ export function openTcpDoor(
         case 'input': {
           conn.off('data', onData);
           conn.setTimeout(0);
-          if (!accepted) return conn.destroy();
+          if (accepted === null) return conn.destroy();
           ran = true;
           run(accepted, step.stdin, (out) => answer(conn, out));
           return;

@@ -18,6 +18,7 @@ import { serveHooks } from '../../src/cli/hookServer';
 import { requestReader, tcpFile } from '../../src/cli/hookTcp';
 import { HOOK_EVENTS, type HookEvent } from '../../src/core/hooks/shared/events';
 import { rawrEventOf } from '../../src/core/hooks/shared/hooksConfig';
+import { until } from '../support/until';
 
 const CLIENT = path.resolve(__dirname, '../../../src/cli/hook.sh');
 const BASH = '/bin/bash';
@@ -59,10 +60,10 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     args = 'hooks claude PreCompact',
     env: Record<string, string> = {},
     cwd = tmp,
-    o: { delayMs?: number; keepOpen?: boolean } = {},
+    o: { delayMs?: number; keepOpen?: boolean; dist?: string } = {},
   ) =>
     new Promise<Run>((resolve) => {
-      const child = spawn('/bin/sh', ['-c', `${hookCommandPrefix(path.join(dist, 'hook.js'))} ${args}`], {
+      const child = spawn('/bin/sh', ['-c', `${hookCommandPrefix(path.join(o.dist ?? dist, 'hook.js'))} ${args}`], {
         cwd,
         env: { PATH: process.env.PATH ?? '', HOME: tmp, XDG_CACHE_HOME: cache, ...env },
       });
@@ -332,16 +333,7 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }), { clientDir: cafe });
     try {
       for (const lang of ['C', 'C.UTF-8']) {
-        const r = await new Promise<Run>((resolve) => {
-          const child = spawn('/bin/sh', ['-c', `${hookCommandPrefix(path.join(cafe, 'hook.js'))} hooks claude PreCompact`], {
-            cwd: tmp,
-            env: { PATH: process.env.PATH ?? '', HOME: tmp, XDG_CACHE_HOME: cache, LC_ALL: lang },
-          });
-          let stdout = '';
-          child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-          child.on('close', (status) => resolve({ status, stdout, stderr: '' }));
-          child.stdin.end('{}');
-        });
+        const r = await client('{}', 'hooks claude PreCompact', { LC_ALL: lang }, tmp, { dist: cafe });
         assert.equal(r.stdout, 'ENGINE', `LC_ALL=${lang}`);
       }
     } finally {
@@ -411,12 +403,3 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     assert.equal(early(Buffer.concat([run, input])).kind, 'refuse', 'the input before "go"');
   });
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}

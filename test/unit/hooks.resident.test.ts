@@ -20,19 +20,11 @@ import { agentStateDir } from '../../src/core/hooks/shared/store';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { Transcript } from '../support/claudeTranscript';
+import { sleep, until } from '../support/until';
 
 const HOOK_ENTRY = path.resolve(__dirname, '../../../dist/hook.js');
 const HOOK_ENGINE = path.resolve(__dirname, '../../../dist/hookEngine.js');
 const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** A Claude Code project with steering on and a transcript over Claude Code's threshold. */
 function project(root: string): Transcript {
