@@ -1,6 +1,6 @@
 /**
  * Schedule quality on labelled phase-structured sessions (`npm run bench`, and on its own:
- * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N] [--count N] [--loo] [--limits]`). For every
+ * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N [--to M]] [--count N] [--loo] [--limits]`). For every
  * session in the folder (enumerated, never a fixed count) and for families of sessions generated from a
  * seed (phasedGen.ts): rawr's compactions through the same replay as `rawr replay`, the hindsight-optimal
  * schedule (src/core/replay/schedule.ts) under 88% of the window and at 100%, and the plain 83.5%
@@ -162,6 +162,32 @@ export function targets(t: Totals): { aligned: boolean; count: boolean; overflow
   };
 }
 
+/**
+ * Whether the targets as written (>= 97% aligned AND <= 1.05x the optimum's count, no overflow) can be met
+ * together by any schedule on these sessions. Every schedule without an overflow has at least as many
+ * compactions outside a boundary as the hindsight optimum judged at the window itself (that optimum
+ * minimises exactly those, under the weakest limit a schedule must keep: not reaching the window), so 97%
+ * aligned needs at least that many / 3% compactions in all, while the count target allows 1.05x the
+ * optimum's. Where the first exceeds the second, no policy — causal or not — meets both, and the bench
+ * judges the aligned target by the optimum's own count outside a boundary instead (`targets`). null: not
+ * ruled out.
+ */
+export function infeasible(t: Totals): { outside: number; needed: number; allowed: number } | null {
+  const outside = t.optimumAtWindow.compactions - t.optimumAtWindow.aligned;
+  if (outside <= 0) return null;
+  const needed = Math.ceil(outside / (1 - TARGETS.aligned) - 1e-9);
+  const allowed = Math.floor(TARGETS.count * t.optimum.compactions + 1e-9);
+  return needed > allowed ? { outside, needed, allowed } : null;
+}
+
+/** "97% aligned with count <= 1.05x is impossible for any schedule here: ..." (or nothing). */
+export function infeasibleNote(t: Totals): string {
+  const x = infeasible(t);
+  return x
+    ? `97% aligned with count <= ${TARGETS.count}x is impossible for any schedule here: every schedule without an overflow compacts at least ${x.outside} time(s) outside a boundary (the optimum at the window itself), so 97% needs >= ${x.needed} compactions, the count target allows ${x.allowed}`
+    : '';
+}
+
 const cell = (c: number, a: number, o?: number) =>
   `${String(c).padStart(3)} ${`(${pct(a, c)})`.padStart(6)}${o === undefined ? '' : ` ${String(o).padStart(2)}`}`;
 const optCell = (o: Tally | null) => (o ? cell(o.compactions, o.aligned) : ' infeasible ');
@@ -190,7 +216,8 @@ export function verdict(t: Totals): string {
       ? `aligned ${pct(t.rawr.aligned, t.rawr.compactions)} < ${TARGETS.aligned * 100}% (out of reach: the optimum itself is ${pct(t.optimum.aligned, t.optimum.compactions)}), ${outside} ${mark(ok.aligned)}`
       : `aligned ${pct(t.rawr.aligned, t.rawr.compactions)} < ${TARGETS.aligned * 100}% (${outside}) ${mark(ok.aligned)}`;
   const reasons = `every compaction says what it avoids: ${t.silent.length ? `${t.silent.length} do not (${t.silent.slice(0, 3).join(', ')}${t.silent.length > 3 ? ', ...' : ''})` : 'yes'} ${mark(ok.reasons)}`;
-  return `${aligned}; count ${t.rawr.compactions} = ${ratio.toFixed(2)}x optimum <= ${TARGETS.count}x ${mark(ok.count)}; overflows ${t.rawr.overflows} ${mark(ok.overflows)}; ${reasons}`;
+  const note = infeasibleNote(t);
+  return `${aligned}; count ${t.rawr.compactions} = ${ratio.toFixed(2)}x optimum <= ${TARGETS.count}x ${mark(ok.count)}; overflows ${t.rawr.overflows} ${mark(ok.overflows)}; ${reasons}${note ? ` (${note})` : ''}`;
 }
 
 const OPTIMUM_NOTE = `  optimum: held under rawr's emergency line (${OPTIMUM_LIMIT_FRACTION * 100}% of the window), the limit of the targets; "at 100%": judged at the window itself (no margin for emergencies), fewer compactions than any policy that keeps a safety margin can make`;
@@ -216,19 +243,29 @@ export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDi
  * The same table on generated families (phasedGen.ts): sessions no one tuned for, one row per family
  * (its sessions summed), a total, and the targets per family and in total.
  */
-export function printGenerated(settings: Settings, prompts: Prompts, seed: number, count: number): Totals {
-  const fams = generateFamilies(seed, count);
-  console.log(`schedule quality on generated phased sessions (seed ${seed}, ${count} per family, post-compaction ${DEFAULT_POST_TOKENS / 1000}k):`);
+export function printGenerated(settings: Settings, prompts: Prompts, seed: number, count: number, last = seed): Totals {
+  // Several seeds: each family's sessions of every seed in one row (a policy is judged on many sessions, not one draw).
+  const seeds = Array.from({ length: Math.max(1, last - seed + 1) }, (_, k) => seed + k);
+  const perSeed = seeds.map((sd) => ({ sd, fams: generateFamilies(sd, count) }));
+  const fams = perSeed[0]!.fams.map(({ family }, f) => ({
+    family,
+    sessions: perSeed.flatMap(({ sd, fams: fs }) => fs[f]!.sessions.map((x) => (seeds.length > 1 ? { ...x, name: `${x.name}@${sd}` } : x))),
+  }));
+  const which = last > seed ? `seeds ${seed}-${last}` : `seed ${seed}`;
+  console.log(`schedule quality on generated phased sessions (${which}, ${count} per family and seed, post-compaction ${DEFAULT_POST_TOKENS / 1000}k):`);
   console.log(`  family                 ${HEADER}   targets`);
   const all: SessionResult[] = [];
   const failing: string[] = [];
+  const impossibleFor: string[] = [];
   for (const { family, sessions } of fams) {
     const rows = evaluateSessions(sessions, settings, prompts);
     all.push(...rows);
     const t = totals(rows);
     const ok = targets(t);
     const missed = (Object.keys(ok) as Array<keyof typeof ok>).filter((k) => !ok[k]);
-    console.log(row(family.name, t, `   ${missed.length ? `MISSED ${missed.join(', ')}` : 'MET'}`));
+    const impossible = infeasible(t) ? ' (as written: impossible for any schedule, see below)' : '';
+    console.log(row(family.name, t, `   ${missed.length ? `MISSED ${missed.join(', ')}` : 'MET'}${impossible}`));
+    if (impossible) impossibleFor.push(`${family.name}: ${infeasibleNote(t)}`);
     if (missed.length) failing.push(family.name);
   }
   const t = totals(all);
@@ -241,6 +278,7 @@ export function printGenerated(settings: Settings, prompts: Prompts, seed: numbe
       ? `  TARGETS MISSED: ${[...failing.map((f) => `family ${f}`), ...(missedTotal.length ? [`total (${missedTotal.join(', ')})`] : [])].join('; ')}`
       : '  all targets MET, per family and in total',
   );
+  for (const n of impossibleFor) console.log(`  targets as written, ${n}`);
   for (const { family } of fams) console.log(`  ${family.name}: ${family.what}`);
   console.log(OPTIMUM_NOTE);
   return t;
@@ -373,14 +411,18 @@ export function printCausalLimit(seed: number, count: number, poolSize = 20_000)
   }
 }
 
-/** `--seed N` (default 1) and `--count N` (sessions per family, default 8) of the generated families. */
-export function generatedOptions(argv: readonly string[]): { seed: number; count: number } {
+/**
+ * `--seed N` (default 1), `--to M` (the seeds N..M summed per family; default N alone) and `--count N`
+ * (sessions per family and seed, default 8) of the generated families.
+ */
+export function generatedOptions(argv: readonly string[]): { seed: number; count: number; to: number } {
   const num = (flag: string, dflt: number) => {
     const k = argv.indexOf(flag);
     const v = k >= 0 ? Number(argv[k + 1]) : dflt;
     return Number.isInteger(v) && v > 0 ? v : dflt;
   };
-  return { seed: num('--seed', 1), count: num('--count', 8) };
+  const seed = num('--seed', 1);
+  return { seed, count: num('--count', 8), to: Math.max(seed, num('--to', seed)) };
 }
 
 /** `--write DIR`: the generated sessions as files (JSONL + labels.json) to replay or inspect. */
@@ -403,14 +445,14 @@ if (require.main === module) {
     const { loadPromptSet } = await import('../../src/core/prompts/promptSet.js');
     const set = loadPromptSet([dirReader(shippedPromptsDir())]);
     const argv = process.argv.slice(2);
-    const flagged = new Set(['--seed', '--count', '--write'].map((f) => argv.indexOf(f) + 1).filter((k) => k > 0));
+    const flagged = new Set(['--seed', '--to', '--count', '--write'].map((f) => argv.indexOf(f) + 1).filter((k) => k > 0));
     const dir = argv.find((a, k) => !a.startsWith('--') && !flagged.has(k)) ?? phasedDir();
-    const { seed, count } = generatedOptions(argv);
+    const { seed, count, to } = generatedOptions(argv);
     const out = argv.indexOf('--write');
     if (out >= 0 && argv[out + 1]) return writeGenerated(argv[out + 1]!, seed, count);
     if (argv.includes('--limits')) return printLimits(seed, count);
     if (!argv.includes('--generated')) printPhased(set.settings, set.prompts, dir);
-    if (!argv.includes('--shared')) printGenerated(set.settings, set.prompts, seed, count);
+    if (!argv.includes('--shared')) printGenerated(set.settings, set.prompts, seed, count, to);
     if (argv.includes('--loo')) leaveOneOut(loadPhased(dir).sessions, set.settings, set.prompts);
   })();
 }

@@ -10,6 +10,7 @@ import { DEFAULT_POST_TOKENS, scoreSchedule } from '../../src/core/replay/schedu
 import { FAMILIES, generateFamilies, generateSession, rng } from '../bench/phasedGen';
 import { familyPool, neighbours, riskRemoved, simulateGrowth } from '../bench/phasedCausal';
 import { closeRuleSchedule, limits } from '../bench/phasedLimits';
+import { evaluateSessions, infeasible, infeasibleNote, totals } from '../bench/phased';
 import { shipped } from '../support/engine';
 
 const run = (text: string, window: number) =>
@@ -85,6 +86,30 @@ describe('replay on generated phased sessions', () => {
     assert.ok(bound!.compactions > optimum, `the bound compacts ${bound!.compactions} times`);
     assert.equal(bound!.compactions, bound!.aligned, 'all at closes');
     assert.equal(bound!.overflows, 0);
+  });
+
+  it('the targets as written are ruled out exactly where the fewest compactions outside a boundary any schedule can make exceed 3% of the count allowed', () => {
+    // One phase of 190k from a fresh 30k reaches even the window: every schedule compacts inside it, once
+    // at least. 97% aligned would then need 34 compactions; the optimum makes a handful.
+    const huge = generateSession('huge', { window: 200_000, phases: [50_000, 190_000, 50_000, 50_000], perCall: 3000, spread: 0.2, first: 30_000 }, 3);
+    const even = generateSession('even', { window: 200_000, phases: [60_000, 60_000, 60_000, 60_000], perCall: 3000, spread: 0.2, first: 30_000 }, 3);
+    const rows = evaluateSessions([huge, even], shipped.settings, shipped.prompts);
+    const [h, e] = rows.map((r) => totals([r]));
+    const x = infeasible(h!);
+    assert.ok(x, 'the huge phase rules the targets out');
+    assert.ok(x.outside >= 1);
+    assert.equal(x.needed, Math.ceil(x.outside / 0.03 - 1e-9));
+    assert.equal(x.allowed, Math.floor(1.05 * h!.optimum.compactions + 1e-9));
+    assert.match(infeasibleNote(h!), /impossible for any schedule here: .* at least \d+ time\(s\) outside a boundary/);
+    // The lower bound holds for the schedules the bench makes: none has fewer compactions outside a boundary.
+    for (const r of rows) {
+      const least = r.optimumAtWindow!.compactions - r.optimumAtWindow!.aligned;
+      assert.ok(r.rawr.compactions - r.rawr.aligned >= least, `${r.name}: rawr below the bound`);
+      assert.ok(r.threshold.compactions - r.threshold.aligned >= least, `${r.name}: threshold below the bound`);
+      assert.ok(r.optimum!.compactions - r.optimum!.aligned >= least, `${r.name}: the 88% optimum below the bound`);
+    }
+    assert.equal(infeasible(e!), null, 'even phases do not rule the targets out');
+    assert.equal(infeasibleNote(e!), '');
   });
 
   it('--limits causal oracle: its growth simulator draws sessions as the generator does (honest conditional draws)', () => {
