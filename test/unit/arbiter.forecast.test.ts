@@ -385,6 +385,19 @@ describe('phase forecast: compacting now against waiting over the phases ahead (
     assert.equal(cmp([20_000, 20_000, 20_000], 150_000, null).compact, false);
   });
 
+  it('a later phase weighs more than an older one: one long phase fades over the closes after it instead of counting as much as the latest', () => {
+    // The same three sizes, three planned phases left, 92k used (84k of room): a 140k phase would not fit,
+    // a 60k one would. As the oldest of the three (a long first phase, then two of 60k) the long one is
+    // the least likely next: waiting is cheaper. As the latest, it is the likeliest: compacting now is.
+    const older = cmp([140_000, 60_000, 60_000], 92_000, 3);
+    const latest = cmp([60_000, 60_000, 140_000], 92_000, 3);
+    assert.equal(older.compact, false, `oldest long: now ${older.now} vs wait ${older.wait}`);
+    assert.equal(latest.compact, true, `latest long: now ${latest.now} vs wait ${latest.wait}`);
+    // Either way the scenarios are the same ones: only their weights differ.
+    assert.equal(older.scenarios, latest.scenarios);
+    assert.equal(older.avoidsIn, latest.avoidsIn);
+  });
+
   it('a recent phase that exceeded the room does not make rawr compact where it cannot help; the later phases are the median', () => {
     // A 200k phase (an emergency from any start), then two of 40k: at 100k used the 200k scenario needs
     // one emergency whether rawr compacts now or not, and the typical 40k phase fits the 76k room.

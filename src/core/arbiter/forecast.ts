@@ -258,7 +258,7 @@ const costOf = (o: Outlook, line: number, fresh: number, open: boolean) =>
 /**
  * Compacting now against waiting, over the phases ahead (the plan's remaining steps, else an open horizon
  * of two fresh contexts' worth): the next phase is each scenario (the recent phases with the margin, and
- * their uncertainty), the ones after it the typical phase (the median: one phase that exceeded the room
+ * their uncertainty; a later phase weighs more), the ones after it the typical phase (the median: one phase that exceeded the room
  * does not make every later one huge). Compacting now is chosen when its expected cost is lower; what it
  * avoids (emergencies in the next phase, compactions outside a boundary later) is what the reason says.
  */
@@ -309,10 +309,14 @@ export function compareNowAndWait(i: {
   const spread = i.phases >= 3 ? 0 : FEW_PHASES_SPREAD;
   const exceeded = (x: number) => fresh + x >= line;
   // Each scenario as measured and with the margin: the forecast may err either way.
-  const scenarios = base.flatMap((from) =>
+  // A recent phase weighs as its rank among them, oldest 1 (and the trend, last, the most): phases drift
+  // over a session (research, then drafting, then implementing), so the latest is the best evidence of the
+  // next, and one long phase — the session's first, read-everything phase most often — fades over the next
+  // closes instead of counting as much as the latest until it drops out of the recent ones.
+  const scenarios = base.flatMap((from, rank) =>
     (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) => [
-      { from, x: Math.round(x) },
-      { from, x: Math.round(x * margin) },
+      { from, x: Math.round(x), weight: rank + 1 },
+      { from, x: Math.round(x * margin), weight: rank + 1 },
     ]),
   );
   const planned = i.remaining !== null && i.remaining > 0;
@@ -322,12 +326,14 @@ export function compareNowAndWait(i: {
   let avoidsIn = 0;
   let largest = 0;
   let largestFrom = 0;
-  for (const { from, x } of scenarios) {
+  let weights = 0;
+  for (const { from, x, weight } of scenarios) {
     const ahead = [Math.max(0, x - into), ...Array.from({ length: horizon - 1 }, () => typical)];
     const w = outlook(i.used, ahead, line, fresh, false);
     const n = outlook(i.used, ahead, line, fresh, true);
-    wait += costOf(w, line, fresh, !planned);
-    now += costOf(n, line, fresh, !planned);
+    weights += weight;
+    wait += weight * costOf(w, line, fresh, !planned);
+    now += weight * costOf(n, line, fresh, !planned);
     const nextW = emergenciesIn(i.used, Math.max(0, x - into), line, fresh);
     const nextN = emergenciesIn(fresh, Math.max(0, x - into), line, fresh);
     if (nextW > nextN) {
@@ -336,7 +342,7 @@ export function compareNowAndWait(i: {
       largest = Math.max(largest, x);
     }
   }
-  const k = Math.max(1, scenarios.length);
+  const k = Math.max(1, weights);
   const typ = [typical, ...Array.from({ length: horizon - 1 }, () => typical)];
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
   now /= k;
