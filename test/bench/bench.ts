@@ -192,7 +192,9 @@ async function main(): Promise<void> {
   // Schedule quality with the shipped policy as it runs (judgment on, answered by its fallback in replay).
   printPhased(set.settings, set.prompts);
   const gen = generatedOptions(process.argv.slice(2));
-  printGenerated(set.settings, set.prompts, gen.seed, gen.count);
+  printGenerated(set.settings, set.prompts, gen.seed, gen.count, gen.to);
+  // One seed is one draw of a few sessions a family: the policy is judged on ten (80 sessions a family).
+  if (gen.to === gen.seed) printGenerated(set.settings, set.prompts, gen.seed, gen.count, gen.seed + 9);
   console.log('');
   console.log(formatHandoffBench(runHandoffBench()));
   console.log('');
