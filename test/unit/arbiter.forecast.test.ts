@@ -98,7 +98,7 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.equal(d.code, 'forecast_held');
     assert.match(
       d.reason,
-      /compacting when this phase close ends avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios\))?: forecast \d+k, room 36k before emergency/,
+      /compacting when this phase close ends avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios, \d+% by recency weight\))?: forecast \d+k, room 36k before emergency/,
     );
     assert.ok(!r.effects.some((e) => e.type === 'inject_heads_up'), 'not at the first signal of the close');
     // The close ends at the next evaluation point: the compaction cites the plan step.
@@ -109,7 +109,7 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.ok(d.matched.some((id) => id.startsWith('plan_checkpoint')));
     assert.match(
       d.reason,
-      /compacting at the end of this phase close avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios\))?: forecast \d+k, room 36k before emergency/,
+      /compacting at the end of this phase close avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios, \d+% by recency weight\))?: forecast \d+k, room 36k before emergency/,
     );
   });
 
@@ -157,7 +157,7 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.equal(d.code, 'forecast_held');
     assert.match(
       d.reason,
-      /^46\.0% remaining; plan_checkpoint .*: compacting when this phase close ends avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios\))?: forecast \d+k, room 68k before emergency/,
+      /^46\.0% remaining; plan_checkpoint .*: compacting when this phase close ends avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios, \d+% by recency weight\))?: forecast \d+k, room 68k before emergency/,
     );
     const fired = run(r.state, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]);
     assert.equal(decisions(fired.effects)[0]!.code, 'forecast');
@@ -181,7 +181,7 @@ describe('phase forecast: decisions at phase closes', () => {
     );
     assert.match(
       req.user,
-      /verdict: compact at this phase close: it avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios\))?: forecast \d+k, room 36k before emergency/,
+      /verdict: compact at this phase close: it avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios, \d+% by recency weight\))?: forecast \d+k, room 36k before emergency/,
     );
   });
 
@@ -231,7 +231,7 @@ describe('phase forecast: decisions at phase closes', () => {
     assert.equal(d.action, 'preflight');
     assert.match(
       d.reason,
-      /compacting before the next request \(the plan is finished\) avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios\))?: forecast \d+k, room 36k before emergency/,
+      /compacting before the next request \(the plan is finished\) avoids an emergency in the next phase( \(in \d+ of \d+ forecast scenarios, \d+% by recency weight\))?: forecast \d+k, room 36k before emergency/,
     );
   });
 });
@@ -303,7 +303,10 @@ describe('phase forecast: what compacting now buys (issue 21)', () => {
     // With a smaller recent phase beside it, that scenario decides: 140k used, 50k (±15%: two phases seen) ahead does not fit.
     const w = verdict([160_000, 50_000], 140_000);
     assert.equal(w.kind, 'compact');
-    assert.match(w.kind === 'compact' ? w.why : '', /avoids an emergency in the next phase \(in 6 of 8 forecast scenarios\): forecast 60k, room 36k/);
+    assert.match(
+      w.kind === 'compact' ? w.why : '',
+      /avoids an emergency in the next phase \(in 6 of 8 forecast scenarios, 86% by recency weight\): forecast 60k, room 36k/,
+    );
   });
 
   it('a huge phase from a full context needs two emergencies, from a fresh one only one: compacting buys one', () => {
@@ -347,7 +350,7 @@ describe('phase forecast: what compacting now buys (issue 21)', () => {
     assert.equal(v.kind, 'compact');
     assert.match(
       v.kind === 'compact' ? v.avoids : '',
-      /^avoids an emergency in the next phase \(in 4 of 6 forecast scenarios\): forecast 79k, room 75k before emergency$/,
+      /^avoids an emergency in the next phase \(in 4 of 6 forecast scenarios, 67% by recency weight\): forecast 79k, room 75k before emergency$/,
     );
   });
 
@@ -357,7 +360,10 @@ describe('phase forecast: what compacting now buys (issue 21)', () => {
     // 118k used: 58k left; the largest phase (50k, 52.5k with the margin) fits, the trend (60k) does not.
     const v = verdict([30_000, 40_000, 50_000], 118_000);
     assert.equal(v.kind, 'compact');
-    assert.match(v.kind === 'compact' ? v.avoids : '', /avoids an emergency in the next phase \(in 2 of 8 forecast scenarios\): forecast 63k, room 58k/);
+    assert.match(
+      v.kind === 'compact' ? v.avoids : '',
+      /avoids an emergency in the next phase \(in 2 of 8 forecast scenarios, 40% by recency weight\): forecast 63k, room 58k/,
+    );
   });
 });
 

@@ -269,6 +269,8 @@ export interface Comparison {
   wait: number;
   /** Scenarios (of all) where compacting now avoids an emergency in the next phase, and the largest of them. */
   avoidsIn: number;
+  /** Their share of the scenarios' weight (recent phases weigh more): the odds the comparison acted on. */
+  avoidsShare: number;
   scenarios: number;
   largest: number;
   /** The recent phase (or trend) the largest such scenario comes from, before its spread and margin. */
@@ -301,7 +303,10 @@ export function compareNowAndWait(i: {
   const fresh = Math.min(i.fresh, i.used);
   const into = Math.max(0, i.into ?? 0);
   const margin = 1 + i.settings.forecast_margin_percent / 100;
-  const base = phaseScenarios(i.samples, i.history ?? i.samples).filter((x) => x > 0);
+  // Ranked before the filter: a dropped (non-positive) sample does not move the others' weights.
+  const base = phaseScenarios(i.samples, i.history ?? i.samples)
+    .map((x, rank) => ({ x, rank }))
+    .filter(({ x }) => x > 0);
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
@@ -313,7 +318,7 @@ export function compareNowAndWait(i: {
   // over a session (research, then drafting, then implementing), so the latest is the best evidence of the
   // next, and one long phase — the session's first, read-everything phase most often — fades over the next
   // closes instead of counting as much as the latest until it drops out of the recent ones.
-  const scenarios = base.flatMap((from, rank) =>
+  const scenarios = base.flatMap(({ x: from, rank }) =>
     (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) => [
       { from, x: Math.round(x), weight: rank + 1 },
       { from, x: Math.round(x * margin), weight: rank + 1 },
@@ -324,6 +329,7 @@ export function compareNowAndWait(i: {
   let now = 0;
   let wait = 0;
   let avoidsIn = 0;
+  let avoidsWeight = 0;
   let largest = 0;
   let largestFrom = 0;
   let weights = 0;
@@ -338,6 +344,7 @@ export function compareNowAndWait(i: {
     const nextN = emergenciesIn(fresh, Math.max(0, x - into), line, fresh);
     if (nextW > nextN) {
       avoidsIn++;
+      avoidsWeight += weight;
       if (x > largest) largestFrom = from;
       largest = Math.max(largest, x);
     }
@@ -348,7 +355,19 @@ export function compareNowAndWait(i: {
   now /= k;
   wait /= k;
   const compact = now < wait - 1e-9;
-  return { compact, now, wait, avoidsIn, scenarios: scenarios.length, largest, largestFrom, avoidsLater, horizon, planned };
+  return {
+    compact,
+    now,
+    wait,
+    avoidsIn,
+    avoidsShare: weights > 0 ? avoidsWeight / weights : 0,
+    scenarios: scenarios.length,
+    largest,
+    largestFrom,
+    avoidsLater,
+    horizon,
+    planned,
+  };
 }
 
 export function forecastVerdict(i: {
@@ -413,7 +432,10 @@ export function forecastVerdict(i: {
     let tokens: number;
     if (cmp.avoidsIn > 0) {
       tokens = cmp.largestFrom;
-      const odds = cmp.avoidsIn === cmp.scenarios ? '' : ` (in ${cmp.avoidsIn} of ${cmp.scenarios} forecast scenarios)`;
+      const odds =
+        cmp.avoidsIn === cmp.scenarios
+          ? ''
+          : ` (in ${cmp.avoidsIn} of ${cmp.scenarios} forecast scenarios, ${Math.round(100 * cmp.avoidsShare)}% by recency weight)`;
       avoids = `avoids an emergency in the ${what}${odds}: forecast ${kTok(cmp.largest)}, room ${kTok(room)} before emergency`;
     } else {
       tokens = f.nextPhaseTokens;
