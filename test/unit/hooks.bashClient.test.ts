@@ -52,7 +52,13 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     fs.chmodSync(path.join(cache, 'rawr'), 0o700);
     socket = path.join(cache, 'rawr', 't.sock');
   });
-  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  // What a test opened (engines, stand-in servers) is closed after it, passed or failed.
+  const opened: Array<() => Promise<unknown>> = [];
+  const closeAfter = (close: () => Promise<unknown>) => opened.push(close);
+  afterEach(async () => {
+    for (const close of opened.splice(0)) await close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
 
   /** The client as an installed hook command runs it: `sh -c '<bash> <hook.sh> <node> hooks …'`. */
   const client = (
@@ -105,46 +111,40 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     );
     const file = tcpFile(path.join(cache, 'rawr'), o.clientDir ?? dist);
     await until('the door’s file', () => fs.existsSync(file));
-    return { calls, file, exited: () => exited, close: () => new Promise<void>((r) => (server.listening ? server.close(() => r()) : r())) };
+    const close = () => new Promise<void>((r) => (server.listening ? server.close(() => r()) : r()));
+    closeAfter(close);
+    return { calls, file, exited: () => exited, close };
   };
 
   it('the engine answers: its stdout and stderr exactly (multi-byte text included), with the hook’s input, environment and folder', async () => {
     const e = await engine((c) => ({ stdout: `{"decision":"block","reason":"wait — ${c.event} ✓"}`, stderr: ['first line', 'second «line»'] }));
-    try {
-      const input = JSON.stringify({ session_id: 's1', hook_event_name: 'PreCompact', note: 'naïve — ünïcödé 🎉', nl: 'a\nb' });
-      const work = path.join(tmp, 'work dir');
-      fs.mkdirSync(work);
-      const r = await client(input, 'hooks claude PreCompact', { MULTI: 'one\ntwo', EQ: 'a=b', EMPTY: '' }, work);
-      assert.equal(r.status, 0);
-      assert.equal(r.stdout, '{"decision":"block","reason":"wait — PreCompact ✓"}');
-      assert.equal(r.stderr, 'first line\nsecond «line»\n');
-      assert.equal(e.calls.length, 1);
-      const [c] = e.calls;
-      assert.equal(c!.agent, 'claude');
-      assert.equal(c!.event, 'PreCompact');
-      assert.equal(c!.stdin, input);
-      assert.equal(c!.cwd, work);
-      assert.equal(c!.env.MULTI, 'one\ntwo');
-      assert.equal(c!.env.EQ, 'a=b');
-      assert.equal(c!.env.EMPTY, '');
-      assert.equal(c!.env.XDG_CACHE_HOME, cache);
-    } finally {
-      await e.close();
-    }
+    const input = JSON.stringify({ session_id: 's1', hook_event_name: 'PreCompact', note: 'naïve — ünïcödé 🎉', nl: 'a\nb' });
+    const work = path.join(tmp, 'work dir');
+    fs.mkdirSync(work);
+    const r = await client(input, 'hooks claude PreCompact', { MULTI: 'one\ntwo', EQ: 'a=b', EMPTY: '' }, work);
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout, '{"decision":"block","reason":"wait — PreCompact ✓"}');
+    assert.equal(r.stderr, 'first line\nsecond «line»\n');
+    assert.equal(e.calls.length, 1);
+    const [c] = e.calls;
+    assert.equal(c!.agent, 'claude');
+    assert.equal(c!.event, 'PreCompact');
+    assert.equal(c!.stdin, input);
+    assert.equal(c!.cwd, work);
+    assert.equal(c!.env.MULTI, 'one\ntwo');
+    assert.equal(c!.env.EQ, 'a=b');
+    assert.equal(c!.env.EMPTY, '');
+    assert.equal(c!.env.XDG_CACHE_HOME, cache);
   });
 
   it('a large input (2 MB) and a large answer (1 MB) pass whole', async () => {
     const big = 'x'.repeat(1024 * 1024);
     const e = await engine((c) => ({ stdout: `${big}${c.stdin.length}`, stderr: [] }));
-    try {
-      const input = JSON.stringify({ tool_response: 'é'.repeat(1024 * 1024) });
-      const r = await client(input, 'hooks claude PostToolUse');
-      assert.equal(r.status, 0, r.stderr);
-      assert.ok(r.stdout === `${big}${input.length}`, `stdout of ${r.stdout.length} characters, ending ${r.stdout.slice(-20)}`);
-      assert.ok(e.calls[0]!.stdin === input, 'the input arrived whole');
-    } finally {
-      await e.close();
-    }
+    const input = JSON.stringify({ tool_response: 'é'.repeat(1024 * 1024) });
+    const r = await client(input, 'hooks claude PostToolUse');
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.stdout === `${big}${input.length}`, `stdout of ${r.stdout.length} characters, ending ${r.stdout.slice(-20)}`);
+    assert.ok(e.calls[0]!.stdin === input, 'the input arrived whole');
   });
 
   it('no engine (no door file, or a port nobody listens on): the Node hook runs with the same input', async () => {
@@ -171,55 +171,41 @@ describe('the bash hook client and the resident engine’s TCP door', function (
       c.on('error', () => undefined);
     });
     await new Promise<void>((r) => impostor.listen(0, '127.0.0.1', r));
-    try {
-      const port = (impostor.address() as net.AddressInfo).port;
-      fs.writeFileSync(tcpFile(path.join(cache, 'rawr'), dist), `${port} ${'c'.repeat(32)} ${'d'.repeat(32)}\n`, { mode: 0o600 });
-      const input = '{"session_id":"secret-session"}';
-      const r = await client(input, 'hooks claude PreCompact', { ANTHROPIC_API_KEY: 'sk-secret' });
-      assert.equal(r.stdout.trimEnd(), `NODE hooks claude PreCompact\n${input}`);
-      assert.equal(received, `${'c'.repeat(32)}\n`, 'nothing but the token');
-    } finally {
-      await new Promise((r) => impostor.close(r));
-    }
+    closeAfter(() => new Promise((r) => impostor.close(r)));
+    const port = (impostor.address() as net.AddressInfo).port;
+    fs.writeFileSync(tcpFile(path.join(cache, 'rawr'), dist), `${port} ${'c'.repeat(32)} ${'d'.repeat(32)}\n`, { mode: 0o600 });
+    const input = '{"session_id":"secret-session"}';
+    const r = await client(input, 'hooks claude PreCompact', { ANTHROPIC_API_KEY: 'sk-secret' });
+    assert.equal(r.stdout.trimEnd(), `NODE hooks claude PreCompact\n${input}`);
+    assert.equal(received, `${'c'.repeat(32)}\n`, 'nothing but the token');
   });
 
   it('a door file another user could have written (a symlink, a folder not the user’s own) is not followed', async () => {
     const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
-    try {
-      const real = `${e.file}.real`;
-      fs.renameSync(e.file, real);
-      fs.symlinkSync(real, e.file);
-      const r = await client('{}');
-      assert.match(r.stdout, /^NODE /);
-      assert.equal(e.calls.length, 0);
-    } finally {
-      await e.close();
-    }
+    const real = `${e.file}.real`;
+    fs.renameSync(e.file, real);
+    fs.symlinkSync(real, e.file);
+    const r = await client('{}');
+    assert.match(r.stdout, /^NODE /);
+    assert.equal(e.calls.length, 0);
   });
 
   it('a rebuilt rawr (the engine’s code changed) or another copy’s folder: "again", nothing run, the Node hook answers', async () => {
     let current = true;
     const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }), { current: () => current });
-    try {
-      assert.equal((await client('{}')).stdout, 'ENGINE');
-      current = false;
-      const r = await client('{"a":1}');
-      assert.equal(r.stdout.trimEnd(), 'NODE hooks claude PreCompact\n{"a":1}');
-      assert.equal(e.calls.length, 1);
-    } finally {
-      await e.close();
-    }
+    assert.equal((await client('{}')).stdout, 'ENGINE');
+    current = false;
+    const r = await client('{"a":1}');
+    assert.equal(r.stdout.trimEnd(), 'NODE hooks claude PreCompact\n{"a":1}');
+    assert.equal(e.calls.length, 1);
+    await e.close(); // the next engine listens on the same socket
     // An engine for another folder whose door file has this folder's name (names are folder paths with
     // their punctuation replaced, so two folders can share one).
     const other = await engine(() => ({ stdout: 'OTHER', stderr: [] }), { clientDir: path.join(tmp, 'other', 'dist') });
-    try {
-      fs.copyFileSync(other.file, tcpFile(path.join(cache, 'rawr'), dist));
-      const r = await client('{"b":2}');
-      assert.equal(r.stdout.trimEnd(), 'NODE hooks claude PreCompact\n{"b":2}');
-      assert.equal(other.calls.length, 0);
-    } finally {
-      await other.close();
-    }
+    fs.copyFileSync(other.file, tcpFile(path.join(cache, 'rawr'), dist));
+    const elsewhere = await client('{"b":2}');
+    assert.equal(elsewhere.stdout.trimEnd(), 'NODE hooks claude PreCompact\n{"b":2}');
+    assert.equal(other.calls.length, 0);
   });
 
   it('an engine lost after the input was sent: nothing printed, not run again, a line on stderr', async () => {
@@ -236,17 +222,14 @@ describe('the bash hook client and the resident engine’s TCP door', function (
       c.on('error', () => undefined);
     });
     await new Promise<void>((r) => dying.listen(0, '127.0.0.1', r));
-    try {
-      const port = (dying.address() as net.AddressInfo).port;
-      fs.writeFileSync(tcpFile(path.join(cache, 'rawr'), dist), `${port} ${ctok} ${etok}\n`, { mode: 0o600 });
-      const r = await client('{"x":1}');
-      assert.equal(r.status, 0);
-      assert.equal(r.stdout, '');
-      assert.match(r.stderr, /rawr hooks claude PreCompact: the resident hook engine did not answer .*nothing done/);
-      assert.ok(got.includes('{"x":1}'), 'the request was sent');
-    } finally {
-      await new Promise((r) => dying.close(r));
-    }
+    closeAfter(() => new Promise((r) => dying.close(r)));
+    const port = (dying.address() as net.AddressInfo).port;
+    fs.writeFileSync(tcpFile(path.join(cache, 'rawr'), dist), `${port} ${ctok} ${etok}\n`, { mode: 0o600 });
+    const r = await client('{"x":1}');
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /rawr hooks claude PreCompact: the resident hook engine did not answer .*nothing done/);
+    assert.ok(got.includes('{"x":1}'), 'the request was sent');
   });
 
   it('the door closes on a wrong token without running anything, and its file goes with the engine', async () => {
@@ -268,61 +251,45 @@ describe('the bash hook client and the resident engine’s TCP door', function (
 
   it('anything but a hook event, or RAWR_HOOK_SERVER=0: the Node hook, with stdin untouched', async () => {
     const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
-    try {
-      const install = await client('left alone', 'hooks claude install --write');
-      assert.equal(install.stdout, 'NODE hooks claude install --write\nleft alone');
-      const off = await client('{"off":1}', 'hooks claude PreCompact', { RAWR_HOOK_SERVER: '0' });
-      assert.equal(off.stdout.trimEnd(), 'NODE hooks claude PreCompact\n{"off":1}');
-      assert.equal(e.calls.length, 0);
-    } finally {
-      await e.close();
-    }
+    const install = await client('left alone', 'hooks claude install --write');
+    assert.equal(install.stdout, 'NODE hooks claude install --write\nleft alone');
+    const off = await client('{"off":1}', 'hooks claude PreCompact', { RAWR_HOOK_SERVER: '0' });
+    assert.equal(off.stdout.trimEnd(), 'NODE hooks claude PreCompact\n{"off":1}');
+    assert.equal(e.calls.length, 0);
   });
 
   it('the caller’s BASH_ENV, SHELLOPTS and exported functions do not change what it prints', async () => {
     const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
-    try {
-      const rc = path.join(tmp, 'rc.sh');
-      fs.writeFileSync(rc, 'echo INJECTED\n');
-      const r = await client('{}', 'hooks claude PreCompact', { BASH_ENV: rc, SHELLOPTS: 'errexit:nounset', 'BASH_FUNC_printf%%': '() { echo HIJACKED; }' });
-      assert.equal(r.status, 0, r.stderr);
-      assert.equal(r.stdout, 'ENGINE');
-      assert.equal(e.calls.length, 1);
-    } finally {
-      await e.close();
-    }
+    const rc = path.join(tmp, 'rc.sh');
+    fs.writeFileSync(rc, 'echo INJECTED\n');
+    const r = await client('{}', 'hooks claude PreCompact', { BASH_ENV: rc, SHELLOPTS: 'errexit:nounset', 'BASH_FUNC_printf%%': '() { echo HIJACKED; }' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, 'ENGINE');
+    assert.equal(e.calls.length, 1);
   });
 
   it('an input that never ends, short or long: the hook ends with nothing done within seconds (no hang)', async () => {
     const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
-    try {
-      // A short one: the client's own 5 s limit. A long one (streamed by head): the engine's 5 s step limit.
-      for (const [input, why] of [
-        ['{"partial":', /the hook input did not end in 5 s; nothing done/],
-        [`{"big":"${'x'.repeat(10_000)}`, /did not answer .*nothing done/],
-      ] as const) {
-        const t0 = Date.now();
-        const r = await client(input, 'hooks claude PreCompact', {}, tmp, { keepOpen: true });
-        assert.equal(r.status, 0);
-        assert.equal(r.stdout, '');
-        assert.match(r.stderr, why);
-        assert.ok(Date.now() - t0 < 15_000, `ended in ${Date.now() - t0} ms`);
-      }
-      assert.equal(e.calls.length, 0);
-    } finally {
-      await e.close();
+    // A short one: the client's own 5 s limit. A long one (streamed by head): the engine's 5 s step limit.
+    for (const [input, why] of [
+      ['{"partial":', /the hook input did not end in 5 s; nothing done/],
+      [`{"big":"${'x'.repeat(10_000)}`, /did not answer .*nothing done/],
+    ] as const) {
+      const t0 = Date.now();
+      const r = await client(input, 'hooks claude PreCompact', {}, tmp, { keepOpen: true });
+      assert.equal(r.status, 0);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, why);
+      assert.ok(Date.now() - t0 < 15_000, `ended in ${Date.now() - t0} ms`);
     }
+    assert.equal(e.calls.length, 0);
   });
 
   it('an engine about to idle out waits for a run it said "go" to, however late its input comes', async () => {
     const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }), { idleMs: 800 });
-    try {
-      const r = await client('{"late":1}', 'hooks claude PreCompact', {}, tmp, { delayMs: 1500 });
-      assert.equal(r.stdout, 'ENGINE', r.stderr);
-      await until('the idle exit after the run', e.exited, 5000);
-    } finally {
-      await e.close();
-    }
+    const r = await client('{"late":1}', 'hooks claude PreCompact', {}, tmp, { delayMs: 1500 });
+    assert.equal(r.stdout, 'ENGINE', r.stderr);
+    await until('the idle exit after the run', e.exited, 5000);
   });
 
   it('a folder with non-ASCII characters finds its engine (the door file named byte by byte on both sides)', async () => {
@@ -330,29 +297,21 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     fs.mkdirSync(cafe, { recursive: true });
     fs.copyFileSync(CLIENT, path.join(cafe, 'hook.sh'));
     fs.writeFileSync(path.join(cafe, 'hook.js'), FAKE_NODE_HOOK);
-    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }), { clientDir: cafe });
-    try {
-      for (const lang of ['C', 'C.UTF-8']) {
-        const r = await client('{}', 'hooks claude PreCompact', { LC_ALL: lang }, tmp, { dist: cafe });
-        assert.equal(r.stdout, 'ENGINE', `LC_ALL=${lang}`);
-      }
-    } finally {
-      await e.close();
+    await engine(() => ({ stdout: 'ENGINE', stderr: [] }), { clientDir: cafe });
+    for (const lang of ['C', 'C.UTF-8']) {
+      const r = await client('{}', 'hooks claude PreCompact', { LC_ALL: lang }, tmp, { dist: cafe });
+      assert.equal(r.stdout, 'ENGINE', `LC_ALL=${lang}`);
     }
   });
 
   it('a door file removed under a running engine is written again when a hook reaches it the Node way', async () => {
     const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
-    try {
-      fs.rmSync(e.file);
-      // The Node hook's way in: the engine's Unix socket (hookResident.ts).
-      const a = await askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp });
-      assert.equal(a.kind, 'answer');
-      assert.ok(fs.existsSync(e.file), 'the door file is back');
-      assert.equal((await client('{}')).stdout, 'ENGINE');
-    } finally {
-      await e.close();
-    }
+    fs.rmSync(e.file);
+    // The Node hook's way in: the engine's Unix socket (hookResident.ts).
+    const a = await askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp });
+    assert.equal(a.kind, 'answer');
+    assert.ok(fs.existsSync(e.file), 'the door file is back');
+    assert.equal((await client('{}')).stdout, 'ENGINE');
   });
 
   it('knows the same hook events as rawr; install writes it for the bundled entry only, and rawr recognises its command', () => {
