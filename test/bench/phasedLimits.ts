@@ -144,26 +144,21 @@ export interface LimitRow {
 
 export const GUARD_BOUND = 'bound: no avoidable emergency';
 
+/** One schedule's totals over the sessions, judged by the labels' rules. */
+function tally(predictor: string, sessions: ReadonlyArray<{ labels: PhaseLabels }>, schedule: (labels: PhaseLabels) => number[]): LimitRow {
+  const row: LimitRow = { predictor, compactions: 0, aligned: 0, overflows: 0 };
+  for (const s of sessions) {
+    const sc = scoreSchedule(s.labels, schedule(s.labels));
+    row.compactions += sc.compactions;
+    row.aligned += sc.aligned;
+    row.overflows += sc.overflows;
+  }
+  return row;
+}
+
 /** Each predictor's totals over the sessions, guardSchedule's bound (families whose phases are exchangeable), and the optimum's count. */
 export function limits(sessions: ReadonlyArray<{ labels: PhaseLabels }>, exchangeable: boolean): { rows: LimitRow[]; optimum: number; bound: LimitRow | null } {
   const optimum = sessions.reduce((n, s) => n + (optimalSchedule(s.labels)?.compactions ?? 0), 0);
-  const rows = PREDICTORS.map(({ name, predict }) => {
-    const row: LimitRow = { predictor: name, compactions: 0, aligned: 0, overflows: 0 };
-    for (const s of sessions) {
-      const sc = scoreSchedule(s.labels, closeRuleSchedule(s.labels, predict));
-      row.compactions += sc.compactions;
-      row.aligned += sc.aligned;
-      row.overflows += sc.overflows;
-    }
-    return row;
-  });
-  if (!exchangeable) return { rows, optimum, bound: null };
-  const bound: LimitRow = { predictor: GUARD_BOUND, compactions: 0, aligned: 0, overflows: 0 };
-  for (const s of sessions) {
-    const sc = scoreSchedule(s.labels, guardSchedule(s.labels));
-    bound.compactions += sc.compactions;
-    bound.aligned += sc.aligned;
-    bound.overflows += sc.overflows;
-  }
-  return { rows, optimum, bound };
+  const rows = PREDICTORS.map(({ name, predict }) => tally(name, sessions, (labels) => closeRuleSchedule(labels, predict)));
+  return { rows, optimum, bound: exchangeable ? tally(GUARD_BOUND, sessions, (labels) => guardSchedule(labels)) : null };
 }

@@ -78,7 +78,7 @@ export function isRawrEntryPoint(word: string): boolean {
   const base = w.slice(w.lastIndexOf('/') + 1);
   return (
     w.endsWith('/out/src/cli/main.js') ||
-    ((base === 'cli.js' || base === 'hook.js' || base === 'hook.sh') && /\/dist\/(cli\.js|hook\.js|hook\.sh)$/.test(w) && /rawr/i.test(w)) ||
+    (/\/dist\/(cli\.js|hook\.js|hook\.sh)$/.test(w) && /rawr/i.test(w)) ||
     /^rawr-hooks(\.cmd|\.sh)?$/.test(base) ||
     base === 'rawr'
   );
