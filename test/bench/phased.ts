@@ -283,9 +283,11 @@ export function printGenerated(settings: Settings, prompts: Prompts, seed: numbe
     const t = totals(rows);
     const ok = targets(t);
     const missed = (Object.keys(ok) as Array<keyof typeof ok>).filter((k) => !ok[k]);
-    const impossible = infeasible(t) ? ' (as written: impossible for any schedule, see below)' : '';
-    console.log(row(family.name, t, `   ${missed.length ? `MISSED ${missed.join(', ')}` : 'MET'}${impossible}`));
-    if (impossible) impossibleFor.push(`${family.name}: ${infeasibleNote(t)}`);
+    const note = infeasibleNote(t);
+    console.log(
+      row(family.name, t, `   ${missed.length ? `MISSED ${missed.join(', ')}` : 'MET'}${note ? ' (as written: impossible for any schedule, see below)' : ''}`),
+    );
+    if (note) impossibleFor.push(`${family.name}: ${note}`);
     if (missed.length) failing.push(family.name);
   }
   const t = totals(all);
