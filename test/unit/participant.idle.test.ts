@@ -8,6 +8,7 @@ import { FakeClock } from '../support/fakeClock';
 import { heldAt, participantHarness, type Harness } from '../support/participantHarness';
 import { multiPhaseScript, type Script } from '../support/scriptedModel';
 import type { Settings } from '../../src/core/settings/schema';
+import type { Session } from '../../src/host/participant/session';
 
 const PROMPT = 'Build the limiter in three phases.';
 const MINUTES = 5;
@@ -37,6 +38,13 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   }
   assert.fail(`never happened: ${what}`);
 }
+
+/**
+ * Whether a background compaction started. The watch's timer starts it synchronously (IdleCompactor.fire),
+ * so right after the fake clock moves this says whether the deadline passed in rawr's eyes — no waiting
+ * that could hide an early or a late start.
+ */
+const backgroundRunning = (session: Session): boolean => session.idle?.running === true;
 
 describe('participant: idle compaction (fake clock, scripted model double)', function () {
   this.timeout(30_000);
@@ -71,10 +79,14 @@ describe('participant: idle compaction (fake clock, scripted model double)', fun
     const before = session.messages.length;
     const calls = h.model.requests.length;
 
-    clock.advance(MINUTES * 60_000 - 1000);
-    await new Promise((r) => setImmediate(r));
-    assert.equal(ended(threadId).length, 0, 'nothing before the setting has passed');
-    clock.advance(1000);
+    // One millisecond before the setting has passed: the watch still waits, nothing runs.
+    assert.equal(clock.pending, 1, 'one watch armed');
+    clock.advance(MINUTES * 60_000 - 1);
+    assert.equal(backgroundRunning(session), false, 'nothing starts before the setting has passed');
+    assert.equal(clock.pending, 1, 'the watch still waits');
+    assert.equal(h.model.requests.length, calls);
+    clock.advance(1);
+    assert.equal(backgroundRunning(session), true, 'the background compaction starts when the setting has passed');
     await until(() => ended(threadId).length > 0, 'the background compaction ended');
     assert.deepEqual(ended(threadId), ['compacted']);
     const idle = decisions(threadId).find((d) => d.code === 'idle');
@@ -112,18 +124,41 @@ describe('participant: idle compaction (fake clock, scripted model double)', fun
     assert.doesNotMatch(again.text, /while you were away/);
   });
 
-  it('any message before the setting has passed disarms it: no compaction while the person is there', async () => {
+  it('any message before the setting has passed disarms it: no compaction at the first deadline, the new watch counts from the message', async () => {
     const clock = start();
     const { threadId } = await h.ask(PROMPT);
     clock.advance(60_000);
     await h.ask('continue', { threadId });
+    const session = await h.participant.session(threadId);
+    // The first watch was disarmed by the message (its timer gone); the second turn armed a new one, which
+    // ends 5 min after the message.
+    assert.equal(clock.pending, 1, 'only the new watch waits');
     const calls = h.model.requests.length;
     const idleBefore = decisions(threadId).filter((d) => d.code === 'idle').length;
-    // The first watch was disarmed by the message; the second turn armed a new one, which ends 5 min later.
-    clock.advance(MINUTES * 60_000 - 60_001);
-    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
-    assert.equal(decisions(threadId).filter((d) => d.code === 'idle').length, idleBefore, 'the first watch never fired');
+    clock.advance(MINUTES * 60_000 - 60_000 + 1000); // a second past the first watch's deadline
+    assert.equal(backgroundRunning(session), false, 'the first watch never fired');
+    assert.equal(clock.pending, 1, 'the new watch still waits');
+    assert.equal(decisions(threadId).filter((d) => d.code === 'idle').length, idleBefore);
     assert.equal(h.model.requests.length, calls);
+    // The new watch ends 5 min after the message, and runs.
+    clock.advance(60_000 - 1000 - 1);
+    assert.equal(backgroundRunning(session), false, 'not before its own deadline');
+    clock.advance(1);
+    assert.equal(backgroundRunning(session), true, 'the new watch fires at its own deadline');
+    await until(() => ended(threadId).length > 0, 'the background compaction ended');
+    assert.deepEqual(ended(threadId), ['compacted']);
+    assert.equal(decisions(threadId).filter((d) => d.code === 'idle').length, idleBefore + 1);
+  });
+
+  it('the window closes while a watch is armed: its timer goes with it, nothing runs later', async () => {
+    const clock = start();
+    await h.ask(PROMPT);
+    assert.equal(clock.pending, 1, 'one watch armed');
+    const calls = h.model.requests.length;
+    h.reopen(); // the old window's participant is disposed, with its sessions
+    assert.equal(clock.pending, 0, 'the watch was disarmed with its session');
+    clock.advance(2 * MINUTES * 60_000);
+    assert.equal(h.model.requests.length, calls, 'no model call after the window closed');
   });
 
   it('back while it runs: the message waits for the swap, then goes in after the handoff', async () => {
@@ -173,10 +208,11 @@ describe('participant: idle compaction (fake clock, scripted model double)', fun
   it('rawr.idleCompactMinutes 0: no watch, no background call', async () => {
     const clock = start(script(), { idle_compact_minutes: 0 });
     const { threadId } = await h.ask(PROMPT);
+    const session = await h.participant.session(threadId);
     const calls = h.model.requests.length;
     assert.equal(clock.pending, 0, 'no timer armed');
     clock.advance(60 * 60_000);
-    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(backgroundRunning(session), false);
     assert.equal(h.model.requests.length, calls);
     assert.equal(decisions(threadId).filter((d) => d.code === 'idle').length, 0);
   });
