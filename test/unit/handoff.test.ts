@@ -203,6 +203,22 @@ describe('trail facts and the watcher packet', () => {
     assert.deepEqual(validateAgentPacket(p, 300), { ok: true });
   });
 
+  it("an agent's packet is accepted with three of its four sections, refused with two missing, whatever its length", () => {
+    const filler = 'Details of the work, long enough to pass the length check. '.repeat(10);
+    const sections = ['## What just completed', '## Where we are now', "## What's next", '## Decisions and traps'];
+    const packet = (hs: string[]) => hs.map((h) => `${h}\n${filler}`).join('\n\n');
+    assert.deepEqual(validateAgentPacket(packet(sections), 300), { ok: true });
+    assert.deepEqual(validateAgentPacket(packet(sections.slice(0, 3)), 300), { ok: true });
+    assert.deepEqual(validateAgentPacket(packet(sections.slice(0, 2)), 300), {
+      ok: false,
+      why: "missing sections: What's next, Decisions, invariants and traps",
+    });
+    assert.deepEqual(validateAgentPacket(filler.repeat(5), 300), {
+      ok: false,
+      why: "missing sections: What just completed, Where we are now, What's next, Decisions, invariants and traps",
+    });
+  });
+
   it("the current ask of a 50 MB prompt says how much of the real prompt was left out, not of the trail's clip (issue 22, item 10)", () => {
     const prompt = `Rewrite the parser. ${'data '.repeat(10_400_000)}`;
     const { state } = run(mkState(), [

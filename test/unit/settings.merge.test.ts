@@ -166,6 +166,8 @@ describe('settings merge: host-only settings', () => {
     assert.ok(!toolAllowed('runTestsX', ['runTests']));
     assert.ok(toolAllowed('mcp_github_create_issue', ['mcp_github_*']));
     assert.ok(!toolAllowed('mcp_gitlab_x', ['mcp_github_*']));
+    assert.ok(!toolAllowed('evil_mcp_github_x', ['mcp_github_*']), 'a glob matches the whole name, not a part of it');
+    assert.ok(!toolAllowed('rawr_read_file_and_more_x', ['rawr_*_file']));
     assert.ok(toolAllowed('anything', ['*']));
     assert.ok(!toolAllowed('aXb', ['a.b']));
     assert.ok(toolAllowed('a.b', ['a.*']));

@@ -114,6 +114,17 @@ const CASES: Case[] = [
     boundary: { key: B, detail: 'b2c3d4e feat: x' },
   },
   {
+    // Git abbreviates to 7 characters at least; a shorter prefix may name another commit.
+    name: 'a before hash shorter than 7 characters is not taken as the same commit',
+    input: {
+      before: { commit: A.slice(0, 4), branch: 'main' },
+      after: { commit: A, branch: 'main' },
+      newCommits: [],
+      beforeIsAncestorOfAfter: false,
+    },
+    kind: 'reset_or_rebase',
+  },
+  {
     name: 'amend: one new commit with the same parent as before',
     input: {
       before: { commit: A, branch: 'main', parents: [P] },

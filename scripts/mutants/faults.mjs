@@ -1,0 +1,166 @@
+// The planted faults of the mutation check (scripts/mutants.mjs): each one exact text in a source file,
+// what replaces it, and the test files that must notice. Each is a mistake someone could really make;
+// `find` must occur exactly once in `file`. Tests are named by their path under test/.
+
+/**
+ * `also`: a second edit in the same file, for a fault that takes two changes.
+ * @type {Array<{ id: string; file: string; what: string; find: string; replace: string; tests: string[]; also?: { find: string; replace: string } }>}
+ */
+export const FAULTS = [
+  // Idle compaction in the chat participant (issue 35: these three once passed the whole unit tier).
+  {
+    id: 'idle-early',
+    file: 'src/host/participant/idleCompactor.ts',
+    what: 'the idle watch fires 2 s before the setting has passed',
+    find: 'this.session.clock.setTimer(() => this.fire(timerId), ms)',
+    replace: 'this.session.clock.setTimer(() => this.fire(timerId), ms - 2000)',
+    tests: ['unit/participant.idle.test.ts'],
+  },
+  {
+    id: 'idle-disarm-noop',
+    file: 'src/host/participant/idleCompactor.ts',
+    what: 'disarm() does nothing (a message, a cancel or a closed window leaves the watch armed)',
+    find: '    this.armed?.timer.dispose();\n    this.armed = undefined;\n',
+    replace: '',
+    tests: ['unit/participant.idle.test.ts'],
+  },
+  {
+    // The timerId check alone cannot be caught: a disarmed watch's timer is disposed, and a Clock never
+    // calls a disposed timer (systemClock is clearTimeout), so no stale timer ever reaches fire(). The
+    // check is the second of two guards; with the first one (dispose) gone too, a stale timer fires.
+    id: 'idle-stale-timer',
+    file: 'src/host/participant/idleCompactor.ts',
+    what: 'the timerId check removed and a disarmed watch keeps its timer (a replaced watch fires)',
+    find: '    if (!armed || armed.timerId !== timerId) return;',
+    replace: '    if (!armed) return;',
+    tests: ['unit/participant.idle.test.ts'],
+    also: { find: '    this.armed?.timer.dispose();\n', replace: '' },
+  },
+  // The arbiter.
+  {
+    id: 'tier-asap-as-ready',
+    file: 'src/core/arbiter/tiers.ts',
+    what: 'the asap tier is reported as ready',
+    find: "if (percent < s.asap_percent_remaining_lt) return 'asap';",
+    replace: "if (percent < s.asap_percent_remaining_lt) return 'ready';",
+    tests: ['unit/engine.decide.test.ts', 'unit/engine.step.test.ts'],
+  },
+  {
+    id: 'cooldown-or',
+    file: 'src/core/arbiter/decide.ts',
+    what: 'the cooldown lasts until both its turns and its seconds have passed (|| for &&)',
+    find: 'return c.turnsSince < s.cooldown_turns && c.secondsSince < s.cooldown_seconds;',
+    replace: 'return c.turnsSince < s.cooldown_turns || c.secondsSince < s.cooldown_seconds;',
+    tests: ['unit/engine.decide.test.ts', 'unit/engine.step.test.ts'],
+  },
+  // The engine's step.
+  {
+    id: 'step-idle-not-cancelled',
+    file: 'src/core/engine/step.ts',
+    what: 'activity in the thread clears the idle watch without cancelling its timer',
+    find: "  fx.push({ type: 'cancel_timer', timerId: s.idle.timerId });\n  return withState(s, { idle: null });",
+    replace: '  return withState(s, { idle: null });',
+    tests: ['unit/engine.idle.test.ts'],
+  },
+  {
+    id: 'step-idle-any-point',
+    file: 'src/core/engine/step.ts',
+    what: 'an idle watch is armed at any evaluation point, not only at a turn end',
+    find: "if (point !== 'turn_complete' || !(minutes > 0)",
+    replace: 'if (!(minutes > 0)',
+    tests: ['unit/engine.idle.test.ts'],
+  },
+  // The sequence.
+  {
+    id: 'packet-sections-unchecked',
+    file: 'src/core/sequence/packet.ts',
+    what: "an agent's packet missing required sections is accepted",
+    find: '.filter((s) => !headings.some((h) => s.pattern.test(h)))',
+    replace: '.filter(() => false)',
+    tests: ['unit/engine.step.test.ts', 'unit/handoff.test.ts'],
+  },
+  // Signals.
+  {
+    id: 'githead-short-prefix',
+    file: 'src/core/signals/gitHead.ts',
+    what: 'any hash prefix counts as the same commit (no 7-character minimum)',
+    find: 'return Math.min(x.length, y.length) >= 7 && (x.startsWith(y) || y.startsWith(x));',
+    replace: 'return x.startsWith(y) || y.startsWith(x);',
+    tests: ['unit/signals.gitHead.test.ts'],
+  },
+  {
+    id: 'shell-amend-is-commit',
+    file: 'src/core/signals/shell.ts',
+    what: 'a `git commit --amend` counts as a new phase boundary',
+    find: '        if (inv.amend) break; // an amend rewrites the boundary commit; not a new phase\n',
+    replace: '',
+    tests: ['unit/signals.shell.test.ts'],
+  },
+  // Documented values, pinned in the tests as the docs' numbers (not imported from the code).
+  {
+    id: 'steer-wait-halved',
+    file: 'src/core/hooks/claude/transcriptCaughtUp.ts',
+    what: 'the steering hook waits 300 ms for a late tool result, not the documented 600 ms',
+    find: 'export const MAX_WAIT_MS = 600;',
+    replace: 'export const MAX_WAIT_MS = 300;',
+    tests: ['unit/hooks.steer.test.ts'],
+  },
+  {
+    id: 'id-memory-halved',
+    file: 'src/core/replay/bounded.ts',
+    what: 'the adapter remembers 5,000 waiting shell calls, not the documented 10,000',
+    find: 'export const ID_MEMORY = 10_000;',
+    replace: 'export const ID_MEMORY = 5_000;',
+    tests: ['unit/agent.adapter.test.ts'],
+  },
+  {
+    id: 'problem-detail-halved',
+    file: 'src/core/replay/stream.ts',
+    what: 'the first 10 problems are kept with their lines, not the documented 20',
+    find: 'export const MAX_PROBLEM_DETAIL = 20;',
+    replace: 'export const MAX_PROBLEM_DETAIL = 10;',
+    tests: ['unit/replay.stream.test.ts'],
+  },
+  // Hostile text.
+  {
+    id: 'quote-compaction-marker',
+    file: 'src/core/text/quote.ts',
+    what: "model-written text can forge Claude Code's compaction marker",
+    find: ".replace(COMPACTION_MARKER, '(quoted) context-compaction-detected')",
+    replace: '',
+    tests: ['unit/hardening.quote.test.ts'],
+  },
+  // The host's tools and file reads.
+  {
+    id: 'workspace-sibling-prefix',
+    file: 'src/host/tools/workspacePath.ts',
+    what: 'a sibling folder sharing the workspace name as a prefix (/ws-evil) counts as inside',
+    find: 'p.startsWith(root.endsWith(path.sep) ? root : root + path.sep)',
+    replace: 'p.startsWith(root)',
+    tests: ['unit/tools.confinement.test.ts'],
+  },
+  {
+    id: 'tools-allowed-unanchored',
+    file: 'src/host/settingsMerge.ts',
+    what: 'a rawr.tools.allowed glob matches anywhere in a name ("rawr_*" allows "evil_rawr_x")',
+    find: '? new RegExp(\n          `^${pattern',
+    replace: '? new RegExp(\n          `${pattern',
+    tests: ['unit/settings.merge.test.ts'],
+  },
+  {
+    id: 'edit-writes-utf8',
+    file: 'src/host/tools/fileTools.ts',
+    what: 'an edit writes the file back as UTF-8 whatever its encoding (a UTF-16 file re-encoded)',
+    find: '  const bytes = encodeText(text, encoding);',
+    replace: "  const bytes = encodeText(text, encoding === 'utf8bom' ? 'utf8bom' : 'utf8');",
+    tests: ['property/tools.property.test.ts'],
+  },
+  {
+    id: 'safe-read-cap',
+    file: 'src/core/io/safeRead.ts',
+    what: 'files up to twice the size cap are read whole',
+    find: 'if (st.size <= o.maxBytes) return',
+    replace: 'if (st.size <= o.maxBytes * 2) return',
+    tests: ['unit/hardening.inputs.test.ts', 'unit/hardening.log.test.ts'],
+  },
+];
