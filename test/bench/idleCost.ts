@@ -5,8 +5,8 @@
  * engine armed its watch, the watch fires first). At each such point the person's next request starts on
  * the compacted context (`with`) instead of the whole one (`without`), which after the provider's
  * prompt-cache lifetime is sent again uncached. The golden path's own packet turn reads the whole context
- * once, while the person is away — what that next request would have read anyway; every request after
- * it starts smaller. Counted from the recordings' own timestamps and token counts, never timed.
+ * once, while the person is away, and is counted with the next request (issue 35: leaving it out made
+ * the return look cheaper than it is); what idle compaction saves is on every request after it. Counted from the recordings' own timestamps and token counts, never timed.
  */
 import { basename } from 'node:path';
 import { loadRecording } from '../../src/cli/replayCommand';
@@ -56,14 +56,25 @@ export function formatIdleCostBench(rows: IdleCostRow[], minutes: number): strin
         `  ${r.file.slice(0, 48).padEnd(48)} line ${String(p.line).padStart(6)}  away ${String(p.awayMinutes).padStart(5)} min  next request ${k(p.tokensWithout).padStart(7)} → ${k(p.tokensWith).padStart(6)} tokens`,
       );
   }
+  // Without idle compaction the next request sends the whole context again (uncached after the absence).
+  // With it, the background packet turn reads that same whole context once, and the next request then
+  // sends the compacted one: both count, so on that request alone idle compaction costs more, never less.
+  // What it saves comes after: every later request starts on the compacted context.
   const without = points.reduce((a, p) => a + p.tokensWithout, 0);
+  const packetTurns = without;
   const withIt = points.reduce((a, p) => a + p.tokensWith, 0);
   const gaps = rows.reduce((a, r) => a + r.longGaps, 0);
   out.push(
-    `  total: ${rows.length} recordings, ${gaps} absences longer than ${minutes} min, ${points.length} idle compaction(s) (the others ended outside a tier, or where rawr compacted anyway); next requests ${k(without)} → ${k(withIt)} tokens` +
+    `  total: ${rows.length} recordings, ${gaps} absences longer than ${minutes} min, ${points.length} idle compaction(s) (the others ended outside a tier, or where rawr compacted anyway)` +
       (without > 0
-        ? ` (${Math.round((1 - withIt / without) * 100)}% fewer; the background packet turn reads the ${k(without)} once, while the person is away)`
+        ? `; tokens read at the return, without → with: ${k(without)} (next requests) → ${k(packetTurns + withIt)} (${k(packetTurns)} background packet turns + ${k(withIt)} next requests, ${signedPercent(packetTurns + withIt, without)}); every later request starts ${k(without - withIt)} smaller in all`
         : ''),
   );
   return out.join('\n');
+}
+
+/** "+18% more" / "-40% fewer" of `after` against `before`. */
+function signedPercent(after: number, before: number): string {
+  const d = Math.round((after / before - 1) * 100);
+  return d >= 0 ? `${d}% more` : `${-d}% fewer`;
 }
