@@ -6,6 +6,8 @@
  * fills them is then a visible diff in test/snapshots/prompts/.
  *
  * Update after an intended change:  RAWR_UPDATE_SNAPSHOTS=1 npx mocha out/test/unit/prompts.snapshot.test.js
+ * (that run fails after writing, so it is never taken for a check, and refuses to run under CI), then
+ * read the diff and run again without it.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -13,16 +15,16 @@ import * as path from 'node:path';
 import type { Effect, EngineEvent } from '../../src/core/engine/types';
 import { recentIntroText } from '../../src/core/sequence/recentTail';
 import { GOOD_PACKET, mkState, run, usedFor, WINDOW } from '../support/engine';
+import { updateMode } from '../support/updateMode';
 
 // Compiled to out/test/unit/: the snapshots live in the source tree.
 const DIR = path.resolve(__dirname, '../../../test/snapshots/prompts');
-const UPDATE = process.env.RAWR_UPDATE_SNAPSHOTS === '1';
+const UPDATE = updateMode('RAWR_UPDATE_SNAPSHOTS');
 
 function expectSnapshot(name: string, text: string): void {
   const file = path.join(DIR, `${name}.txt`);
-  if (UPDATE) {
-    fs.mkdirSync(DIR, { recursive: true });
-    fs.writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
+  if (UPDATE.on) {
+    UPDATE.write(file, text.endsWith('\n') ? text : `${text}\n`);
     return;
   }
   if (!fs.existsSync(file)) throw new Error(`no snapshot ${path.relative(process.cwd(), file)}: run with RAWR_UPDATE_SNAPSHOTS=1 to write it`);
@@ -75,6 +77,7 @@ const first = <T extends Effect['type']>(fx: Effect[], type: T) => {
 };
 
 describe('prompt snapshots (every rendered text a model sees)', () => {
+  after(() => UPDATE.failIfUpdating());
   it('golden path with the agent packet: judgment, heads-up, one turn for the scratch notes and the packet, handoff', () => {
     let r = run(mkState(), session());
     const judgment = first(r.effects, 'request_judgment');

@@ -8,8 +8,9 @@
  * `rawr handoff` puts into the thread at the end of the recording and at its first rawr compaction.
  *
  * The recordings are enumerated from the shared data folders, never listed here: a recording without a
- * golden file fails (write it with RAWR_UPDATE_GOLDEN=1 after checking the change is intended), and so
- * does a golden file whose recording is gone. A deliberate change of the decision rule (settings, the
+ * golden file fails (write it with RAWR_UPDATE_GOLDEN=1 after checking the change is intended: that run
+ * fails after writing, and refuses to run under CI — test/support/updateMode.ts), and so does a golden
+ * file whose recording is gone. A deliberate change of the decision rule (settings, the
  * arbiter) updates these files in the same commit, with the reason.
  */
 import * as assert from 'node:assert/strict';
@@ -22,12 +23,13 @@ import { replay, type ReplayDecision } from '../../src/core/replay/driver';
 import { handoffAt } from '../../src/core/replay/handoffAt';
 import { loadRecording, replayFile } from '../../src/cli/replayCommand';
 import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
+import { updateMode } from '../support/updateMode';
 
 /** The shared data root: the folder of the transcripts folder (RAWR_TRANSCRIPTS moves both). */
 const DATA = path.dirname(TRANSCRIPTS_DIR);
 /** Compiled to out/test/unit/; the golden files live in the source tree. */
 const GOLDEN = path.resolve(__dirname, '../../../test/golden/replay');
-const UPDATE = process.env.RAWR_UPDATE_GOLDEN === '1';
+const UPDATE = updateMode('RAWR_UPDATE_GOLDEN');
 
 /** One decision, in the fields the issue names: line, point, action, tier, boundaries, reason code. */
 type Row = [line: number, point: string, action: string, tier: string | null, code: string, boundaries: string[]];
@@ -96,13 +98,13 @@ describe('golden replay: the decisions on every shared recording are the checked
   before(function () {
     needShared(this, DATA);
   });
+  after(() => UPDATE.failIfUpdating());
 
   it('every recording has a golden file and every golden file a recording', () => {
     const recs = recordings();
     assert.ok(recs.length > 0, `no recording under ${DATA}`);
     const missing = recs.filter((r) => !fs.existsSync(goldenPath(r)));
-    if (UPDATE) return;
-    assert.deepEqual(missing, [], `recordings with no golden file (write them with RAWR_UPDATE_GOLDEN=1): ${missing.join(', ')}`);
+    if (!UPDATE.on) assert.deepEqual(missing, [], `recordings with no golden file (write them with RAWR_UPDATE_GOLDEN=1): ${missing.join(', ')}`);
     const stale: string[] = [];
     for (const dir of fs.existsSync(GOLDEN) ? fs.readdirSync(GOLDEN) : [])
       for (const f of fs.readdirSync(path.join(GOLDEN, dir))) if (!recs.includes(`${dir}/${f.replace(/\.json$/, '.jsonl')}`)) stale.push(`${dir}/${f}`);
@@ -114,9 +116,8 @@ describe('golden replay: the decisions on every shared recording are the checked
     for (const rel of recordings()) {
       const now = serialize(goldenOf(rel));
       const file = goldenPath(rel);
-      if (UPDATE) {
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        fs.writeFileSync(file, now);
+      if (UPDATE.on) {
+        UPDATE.write(file, now);
         continue;
       }
       if (!fs.existsSync(file)) continue; // reported by the test above

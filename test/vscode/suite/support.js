@@ -61,6 +61,7 @@ async function panelText() {
  *  a plain test run never rewrites tracked files. */
 function copyToDocs(file, name) {
   if (process.env.RAWR_UPDATE_DOCS_IMAGES !== '1') return;
+  if (process.env.CI) throw new Error("RAWR_UPDATE_DOCS_IMAGES=1 under CI: updating the docs images is for a person's machine only");
   const dir = path.resolve(__dirname, '../../../docs/images');
   fs.mkdirSync(dir, { recursive: true });
   fs.copyFileSync(file, path.join(dir, name));
