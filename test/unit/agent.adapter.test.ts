@@ -6,7 +6,6 @@
 import * as assert from 'node:assert/strict';
 import { AgentAdapter, recordedActivity } from '../../src/core/agent/adapter';
 import { commandOf, isEditTool, isShellTool } from '../../src/core/agent/tools';
-import { ID_MEMORY } from '../../src/core/replay/bounded';
 
 const kinds = (events: Array<{ type: string; boundary?: { kind: string } }>) =>
   events.map((e) => (e.type === 'boundary' ? `boundary ${e.boundary!.kind}` : e.type));
@@ -88,7 +87,8 @@ describe('agent adapter: activity → engine events', () => {
     assert.ok(r.problem && r.problem.length > 0);
   });
 
-  it('remembers only the shell calls waiting for their result, and at most ID_MEMORY of those', () => {
+  it('remembers only the shell calls waiting for their result, and at most 10,000 of those (docs/ARCHITECTURE.md)', () => {
+    const ID_MEMORY = 10_000; // the documented bound, not the code's constant
     const a = new AgentAdapter();
     for (let i = 0; i < 50; i++) {
       a.adapt({ type: 'tool_call', at: i, id: `c${i}`, name: 'Bash', input: { command: 'git commit -m x' } });

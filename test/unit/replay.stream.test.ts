@@ -8,13 +8,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadRecording, replayFile, replayFileWithJudge } from '../../src/cli/replayCommand';
 import { judgmentKey, replay, type ReplayDecision } from '../../src/core/replay/driver';
-import { ID_MEMORY } from '../../src/core/replay/bounded';
 import type { RawLine } from '../../src/core/io/lines';
-import { MAX_PROBLEM_DETAIL, replayScanned, scanRecording, type HeldCounts } from '../../src/core/replay/stream';
+import { replayScanned, scanRecording, type HeldCounts } from '../../src/core/replay/stream';
 import { shipped } from '../support/engine';
 import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
 
 const opts = { settings: shipped.settings, prompts: shipped.prompts };
+/** The documented bounds, not the code's constants: at most 10,000 shell calls waiting for a result
+ *  (docs/ARCHITECTURE.md) and the first 20 problems with their lines (README, "Live follow"). */
+const ID_MEMORY = 10_000;
+const MAX_PROBLEM_DETAIL = 20;
 
 /**
  * A long Claude Code session, generated line by line (never as a whole): each turn a prompt, one API

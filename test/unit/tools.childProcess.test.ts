@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { EXIT_GRACE_MS, KILL_GRACE_MS, runInChildProcess } from '../../src/host/tools/childProcessRunner';
+import { runInChildProcess } from '../../src/host/tools/childProcessRunner';
 
 /** Whether a process is gone (a zombie waiting for its reaper counts as gone: it runs no more). */
 function gone(pid: number): boolean {
@@ -23,6 +23,10 @@ async function eventuallyGone(pid: number, ms = 3000): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (gone(pid)) return true;
   return gone(pid);
 }
+
+/** The documented bounds (README "The terminal's child-process fallback", docs/TOOLS.md), not the code's constants. */
+const EXIT_GRACE_MS = 500; // "answers when the shell exits plus 0.5 s"
+const KILL_GRACE_MS = 2_000; // "kills the command's process group and answers at most 2 s later"
 
 /** Time to answer beyond the bound under test (process start-up on a loaded 2-core machine). */
 const SLACK_MS = 2_500;
