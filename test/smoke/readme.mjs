@@ -67,29 +67,41 @@ async function portOpen(port) {
   });
 }
 
-/** Every live descendant of `pid` (Linux /proc): what npm started, however deep. */
-function descendants(pid) {
+/**
+ * Every live process `npm start` started (Linux /proc), found three ways so that none escapes: its
+ * descendants by parent id, however deep; everything in its session (npm runs as a session leader, see
+ * npmStart) — a child's parent may exit and leave it to init; and everything whose environment carries
+ * this run's tag — a child that left the session too (setsid, double fork) still inherits it.
+ */
+function startedBy(pid, tag) {
   const children = new Map();
+  const found = new Set();
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
+    const p = Number(d);
+    if (p === pid) continue;
     try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(/\)\s+\S+\s+(\d+)/.exec(stat)?.[1]);
+      // After the command's ")": state, parent id, process group, session.
+      const [, ppid, , sid] = /\)\s+(\S)\s+(\d+)\s+(\d+)\s+(\d+)/
+        .exec(fs.readFileSync(`/proc/${d}/stat`, 'utf8'))
+        .slice(1)
+        .map(Number);
       if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(d));
+      children.get(ppid).push(p);
+      if (sid === pid) found.add(p);
+      if (fs.readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').includes(tag)) found.add(p);
     } catch {
-      /* gone */
+      /* gone, or another user's */
     }
   }
-  const out = [];
   const walk = (p) => {
     for (const c of children.get(p) ?? []) {
-      out.push(c);
+      found.add(c);
       walk(c);
     }
   };
   walk(pid);
-  return out;
+  return [...found];
 }
 function alive(pid) {
   try {
@@ -107,36 +119,47 @@ const cmdline = (pid) => {
   }
 };
 
+/** What `npm start` prints about its demo root: "Demo workspace: <root>/workspace (deleted on exit; …)". */
+const DEMO_ROOT = /Demo workspace:\s+(.+?)\/workspace(?: \(|$)/m;
+
 /** `npm start` as the README says (PORT picks a free port: the README's "Another port"). */
 async function npmStart(label) {
   const port = await freePort();
   const out = fs.createWriteStream(path.join(ART, `npm-start-${label}.log`));
-  const npm = cp.spawn('npm', ['start'], { cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own session (detached), so its processes are told from this script's; the tag marks them all.
+  const tag = `RAWR_SMOKE_RUN=${process.pid}-${label}-${Date.now()}`;
+  const npm = cp.spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), RAWR_SMOKE_RUN: tag.slice(tag.indexOf('=') + 1) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const seen = new Set();
   const track = setInterval(() => {
-    for (const p of descendants(npm.pid)) seen.add(p);
+    for (const p of startedBy(npm.pid, tag)) seen.add(p);
   }, 250);
   let text = '';
   const url = await new Promise((resolve, reject) => {
     const on = (b) => {
       out.write(b);
       text += b;
+      // The URL and the demo root are printed together; both must be there (a changed wording fails).
       const m = /1\. Open\s+(http:\/\/\S+)/.exec(text);
-      if (m) resolve(m[1]);
+      if (m && DEMO_ROOT.test(text)) resolve(m[1]);
     };
     npm.stdout.on('data', on);
     npm.stderr.on('data', on);
     npm.on('exit', (c, s) => reject(new Error(`npm start exited (${c ?? s}) before printing the URL; see ${out.path}`)));
     setTimeout(() => reject(new Error(`npm start printed no URL within 15 min; see ${out.path}`)), 15 * 60000).unref();
   });
-  const demoRoot = /Demo workspace:\s+(\S+)\/workspace/.exec(text)?.[1];
+  const demoRoot = DEMO_ROOT.exec(text)?.[1];
   log(`${label}: npm start (pid ${npm.pid}) printed ${url} after ${((Date.now() - T0) / 1000).toFixed(0)}s`);
-  return { npm, port, url, demoRoot, seen, track, out };
+  return { npm, tag, port, url, demoRoot, seen, track, out };
 }
 
 /** Sends `signal` to npm's pid only (not its group), then checks that nothing it started is left. */
 async function stopAndCheck(run, signal) {
-  for (const p of descendants(run.npm.pid)) run.seen.add(p);
+  for (const p of startedBy(run.npm.pid, run.tag)) run.seen.add(p);
   clearInterval(run.track);
   const exited = new Promise((r) => run.npm.once('exit', (c, s) => r(c ?? s)));
   log(`${signal} → npm (pid ${run.npm.pid}); it had started ${run.seen.size} processes`);
@@ -147,7 +170,8 @@ async function stopAndCheck(run, signal) {
   const until = Date.now() + 20000;
   let left;
   do {
-    left = [...run.seen].filter(alive);
+    // What was seen, and what carries the tag now (a process started after the last sample).
+    left = [...new Set([...run.seen, ...startedBy(run.npm.pid, run.tag)])].filter(alive);
     if (!left.length) break;
     await sleep(250);
   } while (Date.now() < until);
@@ -156,7 +180,8 @@ async function stopAndCheck(run, signal) {
     `${signal}: nothing npm started is left running${left.length ? ` — left: ${left.map((p) => `${p} ${cmdline(p)}`).join('; ')}` : ''}`,
   );
   check(!(await portOpen(run.port)), `${signal}: port ${run.port} is free again`);
-  check(!run.demoRoot || !fs.existsSync(run.demoRoot), `${signal}: the demo root ${run.demoRoot} is deleted`);
+  check(run.demoRoot !== undefined && path.isAbsolute(run.demoRoot), `${signal}: npm start named its demo root (${run.demoRoot})`);
+  check(run.demoRoot !== undefined && !fs.existsSync(run.demoRoot), `${signal}: the demo root ${run.demoRoot} is deleted`);
   for (const p of left) {
     try {
       process.kill(p, 'SIGKILL');

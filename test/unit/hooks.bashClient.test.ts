@@ -66,7 +66,7 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     args = 'hooks claude PreCompact',
     env: Record<string, string> = {},
     cwd = tmp,
-    o: { delayMs?: number; keepOpen?: boolean; dist?: string } = {},
+    o: { delayMs?: number; sendWhen?: () => Promise<void>; keepOpen?: boolean; dist?: string } = {},
   ) =>
     new Promise<Run>((resolve) => {
       const child = spawn('/bin/sh', ['-c', `${hookCommandPrefix(path.join(o.dist ?? dist, 'hook.js'))} ${args}`], {
@@ -80,7 +80,8 @@ describe('the bash hook client and the resident engine’s TCP door', function (
       child.on('close', (status) => resolve({ status, stdout, stderr }));
       child.stdin.on('error', () => undefined);
       const send = () => (o.keepOpen ? child.stdin.write(stdin) : child.stdin.end(stdin));
-      if (o.delayMs) setTimeout(send, o.delayMs);
+      if (o.sendWhen) void o.sendWhen().then(send);
+      else if (o.delayMs) setTimeout(send, o.delayMs);
       else send();
       // A stdin held open: closed once the hook is over, as an agent would on its timeout.
       child.on('exit', () => child.stdin.destroy());
@@ -286,10 +287,21 @@ describe('the bash hook client and the resident engine’s TCP door', function (
   });
 
   it('an engine about to idle out waits for a run it said "go" to, however late its input comes', async () => {
-    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }), { idleMs: 800 });
-    const r = await client('{"late":1}', 'hooks claude PreCompact', {}, tmp, { delayMs: 1500 });
+    // The input is sent only once the engine's idle deadline (counted from its start) has passed, whatever
+    // the machine's speed; the engine must still be there then, holding the run it said "go" to.
+    const IDLE_MS = 2000;
+    const started = Date.now();
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }), { idleMs: IDLE_MS });
+    let upPastIdle: boolean | undefined;
+    const r = await client('{"late":1}', 'hooks claude PreCompact', {}, tmp, {
+      sendWhen: async () => {
+        await until('the idle deadline to pass', () => Date.now() - started > IDLE_MS + 500, IDLE_MS + 10_000);
+        upPastIdle = !e.exited();
+      },
+    });
+    assert.equal(upPastIdle, true, 'the engine idled out with a run it said "go" to on its way');
     assert.equal(r.stdout, 'ENGINE', r.stderr);
-    await until('the idle exit after the run', e.exited, 5000);
+    await until('the idle exit after the run', e.exited, IDLE_MS + 10_000);
   });
 
   it('a folder with non-ASCII characters finds its engine (the door file named byte by byte on both sides)', async () => {

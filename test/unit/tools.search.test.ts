@@ -48,6 +48,13 @@ const TWO_MB = 2 * 1024 * 1024 - 16;
 const BUDGET = { perFileMs: 1_500, totalMs: 4_000 };
 /** Time to answer after the budget runs out (terminating the worker, a loaded 2-core machine). */
 const SLACK_MS = 3_000;
+/**
+ * The event loop's bound while a pattern grinds: what tells a worker from the host thread, not a speed.
+ * On the host thread a runaway pattern holds the loop for the whole per-file budget (or for ever, with
+ * nothing left to stop it); in a worker the loop only reads files and posts messages. Half the per-file
+ * budget sits far from both, so neither a loaded machine nor a slow one decides the verdict.
+ */
+const STALL_BOUND_MS = BUDGET.perFileMs / 2;
 
 describe('rawr_search_text: never on the extension host thread', () => {
   let tmp: string;
@@ -67,16 +74,19 @@ describe('rawr_search_text: never on the extension host thread', () => {
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   for (const query of ['(a+)+$', '.*foo.*bar']) {
-    it(`${query} over a 2 MB single-line file: answers within its budget, says the search stopped, the event loop never stalls > 100 ms`, async () => {
+    it(`${query} over a 2 MB single-line file: answers within its budget, says the search stopped, the event loop keeps turning (the pattern runs elsewhere)`, async () => {
       const started = performance.now();
       const { result, maxStallMs, maxGapMs } = await withHeartbeat(() => runTool(makeSearchTextTool(BUDGET), { query, isRegex: true, glob: 'big/**' }, [ws]));
       const took = performance.now() - started;
       assert.ok(result.ok, result.text);
       assert.match(result.text, /search stopped: time budget/);
       assert.ok(took < BUDGET.totalMs + SLACK_MS, `answered after ${took.toFixed(0)} ms (budget ${BUDGET.totalMs} ms)`);
-      assert.ok(maxStallMs < 100, `the event loop stalled ${maxStallMs.toFixed(0)} ms while searching (longest gap between beats ${maxGapMs.toFixed(0)} ms)`);
+      assert.ok(
+        maxStallMs < STALL_BOUND_MS,
+        `the event loop stalled ${maxStallMs.toFixed(0)} ms while searching (longest gap between beats ${maxGapMs.toFixed(0)} ms)`,
+      );
       // The same on the wall clock, with room for a loaded machine's scheduling (the old search blocked for seconds).
-      assert.ok(maxGapMs < 1_000, `no heartbeat for ${maxGapMs.toFixed(0)} ms while searching`);
+      assert.ok(maxGapMs < BUDGET.perFileMs, `no heartbeat for ${maxGapMs.toFixed(0)} ms while searching`);
     });
   }
 
