@@ -17,9 +17,9 @@ const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package
 const walkthrough = pkg.contributes.walkthroughs[0];
 const title = (id) => walkthrough.steps.find((s) => s.id === id).title;
 
-/** The titles of the steps the walkthrough shows as done (VS Code marks a finished step `.complete`). */
+/** The titles of the steps the walkthrough shows as done (VS Code checks a finished step: aria-checked). */
 async function doneSteps() {
-  return (await bridge('text', { selector: '.gettingStartedContainer .getting-started-step.complete' })).join('\n');
+  return (await bridge('text', { selector: '.gettingStartedContainer .getting-started-step[aria-checked="true"]' })).join('\n');
 }
 
 /** "Rawr: Get Started", then wait until the walkthrough's page is shown. */
@@ -42,7 +42,11 @@ async function clickButton(stepId, label) {
 
 async function completes(stepId) {
   await openWalkthrough();
-  await poll(async () => (await doneSteps()).includes(title(stepId)), 30000, `step "${title(stepId)}" marked done`);
+  try {
+    await poll(async () => (await doneSteps()).includes(title(stepId)), 30000, `step "${title(stepId)}" marked done`);
+  } finally {
+    await bridge('screenshot', { name: `walkthrough-${stepId}` });
+  }
 }
 
 describe('Getting Started walkthrough (real VS Code)', function () {
@@ -63,7 +67,9 @@ describe('Getting Started walkthrough (real VS Code)', function () {
 
   it('1. choose a model: "Configure an Endpoint" opens the endpoint settings and completes the step', async () => {
     await clickButton('chooseModel', 'Configure an Endpoint');
-    await poll(async () => (await bridge('text', { selector: '.settings-editor' })).join(' ').includes('Base Url'), 20000, 'the rawr.openai settings');
+    // The Settings editor, filtered to the endpoint's two settings (a query that finds nothing would show
+    // "No Settings Found").
+    await poll(async () => (await bridge('text', { selector: '.settings-editor' })).join(' ').includes('Base Url'), 20000, 'the endpoint settings');
     await completes('chooseModel');
   });
 
