@@ -110,7 +110,7 @@ export const SettingsSchema = z
 export type Settings = z.infer<typeof SettingsSchema>;
 export type SettingKey = keyof Settings;
 
-/** One-line documentation per knob: used for the Settings UI descriptions, hovers and the README table. */
+/** One-line documentation per knob: used for the Settings UI descriptions, hovers and the settings reference (docs/settings.md). */
 export const SETTING_DOCS: Record<SettingKey, string> = {
   mode: 'What rawr does when the context runs low at the end of a phase (a commit, a finished plan step). auto: compacts it — a heads-up to the agent, the agent writes a continuation packet (its notes for after), the compaction, then a handoff that gives the packet back. suggest: offers a "Compact now" button instead. tag: only notes in the chat where it would compact. off: nothing.',
   early_percent_remaining_lt: 'Early tier starts when the percent of context remaining drops below this.',
