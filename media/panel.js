@@ -91,6 +91,10 @@
       if (x.t === 'bold') frag.appendChild(el('strong', {}, v));
       else if (x.t === 'italic') frag.appendChild(el('em', {}, v));
       else if (x.t === 'code') frag.appendChild(el('code', {}, v));
+      // Only http(s)/mailto targets reach here (checked on the host and by the message schema); VS Code opens
+      // a webview's link outside it.
+      else if (x.t === 'link' && typeof x.href === 'string' && /^(https?:\/\/|mailto:)/i.test(x.href))
+        frag.appendChild(el('a', { href: x.href, title: x.href }, v));
       else frag.appendChild(document.createTextNode(v));
     }
     return frag;
@@ -116,6 +120,25 @@
         case 'rule':
           root.appendChild(el('hr'));
           break;
+        case 'table': {
+          const align = Array.isArray(b.align) ? b.align : [];
+          // Alignment by class: the CSP allows no inline style attribute.
+          const cell = (tag, c, i) => el(tag, ['left', 'center', 'right'].includes(align[i]) ? { class: `align-${align[i]}` } : {}, inlines(c));
+          const head = el(
+            'tr',
+            {},
+            (Array.isArray(b.header) ? b.header : []).map((c, i) => cell('th', c, i)),
+          );
+          const body = (Array.isArray(b.rows) ? b.rows : []).map((r) =>
+            el(
+              'tr',
+              {},
+              (Array.isArray(r) ? r : []).map((c, i) => cell('td', c, i)),
+            ),
+          );
+          root.appendChild(el('div', { class: 'md-table' }, el('table', {}, el('thead', {}, head), el('tbody', {}, body))));
+          break;
+        }
         case 'list': {
           const list = el(b.ordered ? 'ol' : 'ul', b.ordered && b.start !== 1 ? { start: String(b.start) } : {});
           for (const it of Array.isArray(b.items) ? b.items : []) {

@@ -22,6 +22,13 @@ if (vsce.status !== 0 || warnings.length) {
   console.error(`package: vsce ${vsce.status !== 0 ? `failed (exit ${vsce.status})` : `warned:\n${warnings.join('\n')}`}`);
   process.exit(1);
 }
+// The README as the package shows it (Marketplace page, Extensions view): every relative link must be an
+// entry of the .vsix (scripts/linkCheck.cjs; e.g. vsce ships LICENSE as LICENSE.txt).
+const links = spawnSync(process.execPath, ['scripts/linkCheck.cjs', '--vsix', 'rawr.vsix'], { stdio: 'inherit' });
+if (links.status !== 0) {
+  console.error('package: a link in the packaged README does not resolve (above)');
+  process.exit(1);
+}
 const kb = (statSync('rawr.vsix').size / 1024).toFixed(0);
 console.log(`rawr.vsix: ${kb} KB`);
 for (const f of readdirSync('dist')) if (f.endsWith('.js')) console.log(`  dist/${f}: ${(statSync(`dist/${f}`).size / 1024).toFixed(0)} KB`);

@@ -38,6 +38,13 @@ export interface RawrApi {
 const ACTIVE_THREAD_KEY = 'rawr.activeThread';
 
 /**
+ * Context key: this window has an @rawr thread. The thread-only commands (Compact Now, Undo Last Compaction,
+ * Show Status: package.json `menus.commandPalette`) are listed in the command palette only then.
+ */
+const HAS_THREAD_KEY = 'rawr.hasThread';
+const markThread = () => void vscode.commands.executeCommand('setContext', HAS_THREAD_KEY, true);
+
+/**
  * Activation (package.json `activationEvents`, docs/ARCHITECTURE.md#activation): after startup
  * (onStartupFinished) as well as on use (the participant, a command, the panel restored, rawr's models,
  * prompt overrides). On use alone is too late for the first message of a window: VS Code 1.139 resolves a
@@ -99,13 +106,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
     },
     onStatus: (view) => statusBar.update(view),
     onDecision: (_threadId, d) => statusBar.update({ ...statusBar.view, lastDecision: d }),
-    onActiveThread: (threadId) => void context.workspaceState.update(ACTIVE_THREAD_KEY, threadId),
+    onActiveThread: (threadId) => {
+      void context.workspaceState.update(ACTIVE_THREAD_KEY, threadId);
+      markThread();
+    },
   });
   // After a window reload the status bar shows the thread of the last request again, not a blank "rawr".
   const lastActive = context.workspaceState.get<unknown>(ACTIVE_THREAD_KEY);
   if (typeof lastActive === 'string') {
     participant.restoreActive(lastActive).then(
-      (restored) => restored && log.info(`active thread ${lastActive} restored from the last session`),
+      (restored) => {
+        if (!restored) return;
+        markThread();
+        log.info(`active thread ${lastActive} restored from the last session`);
+      },
       (err: unknown) => log.warn(`could not restore the active thread ${lastActive}: ${(err as Error)?.message ?? err}`),
     );
   }

@@ -7,6 +7,9 @@ import { PROMPT_FILES } from '../core/prompts/promptSet';
 import type { CoreApi } from '../core/protocol/coreProtocol';
 import type { Participant } from './participant/participant';
 
+/** The walkthrough's id in package.json `contributes.walkthroughs` (opened as `<extension id>#<this>`). */
+export const WALKTHROUGH_ID = 'rawr.getStarted';
+
 async function openChat(query: string): Promise<void> {
   await vscode.commands.executeCommand('workbench.action.chat.open', { query, isPartialQuery: false });
 }
@@ -31,6 +34,10 @@ export function registerCommands(
     }
     await openChat(`@rawr /compact ${instructions}`.trim());
   });
+  // The Getting Started walkthrough (package.json `contributes.walkthroughs`) and its step buttons.
+  reg('rawr.getStarted', () => vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false));
+  reg('rawr.configureEndpoint', () => vscode.commands.executeCommand('workbench.action.openSettings', 'rawr.openai'));
+  reg('rawr.askRawr', () => vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rawr ', isPartialQuery: true }));
   reg('rawr.undoLastCompaction', () => openChat('@rawr /undo'));
   reg('rawr.showStatus', () => openChat('@rawr /status'));
   reg('rawr.showDecisionLog', () => deps.log.show(true));

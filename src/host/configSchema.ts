@@ -64,9 +64,9 @@ export const HOST_KEYS = { toolsAllowed: 'tools.allowed', judgmentModel: 'judgme
 export const ENUM_DESCRIPTIONS = {
   mode: {
     off: 'Do nothing: no decisions, no annotations.',
-    tag: 'Annotate decisions only; never compact.',
+    tag: 'Only note in the chat where rawr would compact; never compact.',
     suggest: 'Offer a "Compact now" button when rawr would compact.',
-    auto: 'Run the golden path: heads-up, continuation packet, compaction, handoff.',
+    auto: 'Compact at the end of a phase: a heads-up to the agent, its continuation packet, the compaction, the handoff.',
   } satisfies Record<(typeof MODES)[number], string>,
   packet_author: {
     agent: 'The agent writes its own continuation packet (the agent packet).',
@@ -98,7 +98,16 @@ function knobSchema(key: SettingKey): JsonSchema {
   return addEnumDescriptions(js, key);
 }
 
-/** Adds `enumDescriptions` next to every `enum` (recursively: the boundary lists' items). */
+/**
+ * One enum style in the Settings UI: every value shows as a capitalised phrase (`golden_path` → "Golden
+ * path", `auto` → "Auto"), whatever its spelling in settings.json (values are kept: users' settings name them).
+ */
+export function enumLabel(value: string): string {
+  const words = value.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Adds `enumDescriptions` and `enumItemLabels` next to every `enum` (recursively: the boundary lists' items). */
 function addEnumDescriptions(node: JsonSchema, key: SettingKey): JsonSchema {
   const out: JsonSchema = {};
   for (const [k, v] of Object.entries(node)) {
@@ -121,12 +130,13 @@ function addEnumDescriptions(node: JsonSchema, key: SettingKey): JsonSchema {
       if (!d) throw new Error(`configSchema: no description for ${key} value "${v}"`);
       return d;
     });
+    out.enumItemLabels = values.map(enumLabel);
   }
   return out;
 }
 
 /** The host-only properties (full keys). */
-function hostProperties(firstOrder: number): Record<string, JsonSchema> {
+function hostProperties(): Record<string, JsonSchema> {
   return {
     [`${CONFIG_SECTION}.${HOST_KEYS.toolsAllowed}`]: {
       type: 'array',
@@ -135,42 +145,66 @@ function hostProperties(firstOrder: number): Record<string, JsonSchema> {
       default: [...DEFAULT_ALLOWED_TOOLS],
       markdownDescription:
         'Language-model tools the @rawr agent may call, by name or glob (`*` matches any characters). The default is rawr\'s own tool set (read, list, search, create, edit, git status/diff, terminal). Add Copilot\'s or MCP tools with globs (e.g. `["rawr_*", "copilot_*", "mcp_github_*"]`), or list fewer to restrict. `rawr_update_plan` and `rawr_write_scratch` are always offered. Writing and executing tools ask before they run; in Restricted Mode only reading tools are offered.',
-      order: firstOrder,
     },
     [`${CONFIG_SECTION}.${HOST_KEYS.judgmentModel}`]: {
       type: 'string',
       default: '',
       pattern: '^$|^[^/\\s]+/\\S+$',
       patternErrorMessage: "Use vendor/id (e.g. copilot/gpt-4o-mini), or leave empty for the chat's model.",
-      markdownDescription: 'Language model for the judgment call, as `vendor/id` (e.g. `copilot/gpt-4o-mini`). Empty: the model of the chat request.',
-      order: firstOrder + 1,
+      markdownDescription:
+        'The model for rawr\'s short check before a compaction ("is this a good moment?"), as `vendor/id` (e.g. `copilot/gpt-4o-mini`: a small, cheap model is enough). Empty: the model you chat with.',
     },
   };
 }
 
 /**
- * Every property of rawr's configuration object, keyed by full setting name (`rawr.…`), in order.
- * Pure and deterministic: package.json's contribution must equal it (unit test).
+ * The handful of settings a person sets first, in plain words: what rawr does (mode), which tools the agent
+ * may use, the judgment's model and idle compaction. Shown on top, in the "Rawr" category; every other knob
+ * of the engine is under "Advanced" (the OpenAI-compatible endpoint has its own category in package.json).
+ */
+export const FIRST_SETTINGS: ReadonlyArray<string> = [
+  `${CONFIG_SECTION}.mode`,
+  `${CONFIG_SECTION}.${HOST_KEYS.toolsAllowed}`,
+  `${CONFIG_SECTION}.${HOST_KEYS.judgmentModel}`,
+  `${CONFIG_SECTION}.idleCompactMinutes`,
+];
+
+/** The ids and titles of rawr's generated categories (the endpoint's, `rawr.openai`, is written by hand). */
+export const CATEGORIES = {
+  first: { id: CONFIG_ID, title: CONFIG_TITLE, order: 1 },
+  advanced: { id: `${CONFIG_ID}.advanced`, title: 'Advanced', order: 3 },
+} as const;
+
+/**
+ * Every setting reads in a window (the host reads `getConfiguration('rawr')` without a folder), so each
+ * declares `window`: the Settings UI then offers it in User and Workspace settings, not per folder.
+ */
+const SCOPE = 'window';
+
+/**
+ * Every property rawr's generated categories contribute, keyed by full setting name (`rawr.…`): the policy
+ * knobs in schema order, the host-only knobs, the deprecated old names. Pure and deterministic: package.json's
+ * contribution must equal it (unit test). `order` is set per category by configurationContribution().
  */
 export function configurationProperties(): Record<string, object> {
   const props: Record<string, object> = {};
-  SETTING_KEYS.forEach((key, order) => {
+  SETTING_KEYS.forEach((key) => {
     props[`${CONFIG_SECTION}.${vscodeKey(key)}`] = {
       ...knobSchema(key),
       default: structuredClone(DEFAULT_SETTINGS[key]),
       markdownDescription: docMarkdown(SETTING_DOCS[key]),
-      order,
+      scope: SCOPE,
     };
   });
-  Object.assign(props, hostProperties(SETTING_KEYS.length));
-  LEGACY_NAMES.forEach(({ name, knob }, i) => {
+  for (const [k, v] of Object.entries(hostProperties())) props[k] = { ...v, scope: SCOPE };
+  LEGACY_NAMES.forEach(({ name, knob }) => {
     const now = `${CONFIG_SECTION}.${vscodeKey(knob)}`;
     props[`${CONFIG_SECTION}.${name}`] = {
       ...knobSchema(knob),
       default: structuredClone(DEFAULT_SETTINGS[knob]),
       markdownDescription: docMarkdown(SETTING_DOCS[knob]),
       markdownDeprecationMessage: `Renamed to \`#${now}#\`. This name is still read when \`${now}\` is not set.`,
-      order: SETTING_KEYS.length + 2 + i,
+      scope: SCOPE,
     };
   });
   return props;
@@ -184,21 +218,35 @@ export function docMarkdown(doc: string): string {
   return doc.replace(/[<>]/g, '\\$&');
 }
 
-/** Rawr's object in `contributes.configuration`. */
-export function configurationContribution(): { id: string; title: string; properties: Record<string, object> } {
-  return { id: CONFIG_ID, title: CONFIG_TITLE, properties: configurationProperties() };
+type Category = { id: string; title: string; order: number; properties: Record<string, object> };
+
+/** Rawr's generated categories of `contributes.configuration`: the first settings, then "Advanced". */
+export function configurationContribution(): Category[] {
+  const all = configurationProperties();
+  const pick = (keys: string[]) => Object.fromEntries(keys.map((k, order) => [k, { ...all[k], order }]));
+  const first = FIRST_SETTINGS.filter((k) => k in all);
+  const rest = Object.keys(all).filter((k) => !first.includes(k));
+  return [
+    { ...CATEGORIES.first, properties: pick(first) },
+    { ...CATEGORIES.advanced, properties: pick(rest) },
+  ];
 }
 
+const OUR_IDS: ReadonlySet<unknown> = new Set(Object.values(CATEGORIES).map((c) => c.id));
+
 /**
- * `contributes.configuration` with rawr's object put in (replacing an earlier rawr object in place, else
- * appended); every other object is kept as it is. A single object (the other form VS Code accepts)
- * becomes a one-element array first.
+ * `contributes.configuration` with rawr's generated categories put in: the first one where an earlier one
+ * was (else at the start), "Advanced" last; every other object (the endpoint's category) is kept as it is. A
+ * single object (the other form VS Code accepts) becomes a one-element array first.
  */
 export function withRawrConfiguration(existing: unknown): object[] {
   const list: object[] = Array.isArray(existing) ? [...existing] : existing && typeof existing === 'object' ? [existing] : [];
-  const ours = configurationContribution();
-  const at = list.findIndex((o) => (o as { id?: unknown }).id === CONFIG_ID);
-  if (at >= 0) list[at] = ours;
-  else list.push(ours);
-  return list;
+  const [first, advanced] = configurationContribution();
+  const at = Math.max(
+    0,
+    list.findIndex((o) => OUR_IDS.has((o as { id?: unknown }).id)),
+  );
+  const others = list.filter((o) => !OUR_IDS.has((o as { id?: unknown }).id));
+  others.splice(Math.min(at, others.length), 0, first!);
+  return [...others, advanced!];
 }

@@ -1,5 +1,5 @@
 /**
- * What idle compaction saves (issue 21; README "Compaction while you are away"): on every shared
+ * What idle compaction saves (issue 21; docs/user-guide.md "Compaction while you are away"): on every shared
  * recording, the replay is run with the person's absences played as the live host plays them
  * (ReplayOptions.idle: when a prompt comes more than rawr.idleCompactMinutes after a turn end where the
  * engine armed its watch, the watch fires first). At each such point the person's next request starts on

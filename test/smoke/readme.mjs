@@ -37,14 +37,16 @@ const check = (ok, what) => {
 
 // ---- what the README says --------------------------------------------------------------------------
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const quick = readme.slice(readme.indexOf('## Quick start'));
+// The front page's "Try it / develop" section (issue 31: the README is a front page; the demo stays on it).
+const at = readme.indexOf('## Try it / develop');
+const quick = at < 0 ? '' : readme.slice(at);
 const startCmd = /^npm start\b/m.exec(quick)?.[0];
 const prompt = /3\. Type\s+(@rawr .+)$/m.exec(quick)?.[1]?.trim();
 const chatKey = /Open the Chat view \((Ctrl\+Alt\+I)\)/.exec(quick)?.[1];
 const modelName = /The model picker shows\s+"([^"]+)"/.exec(quick)?.[1];
 if (!startCmd || !prompt || !chatKey || !modelName) {
   console.error(
-    `smoke: the README's quick start no longer says how to start (${startCmd}), what to type (${prompt}), how to open the Chat view (${chatKey}) or which model shows (${modelName})`,
+    `smoke: the README's "Try it / develop" no longer says how to start (${startCmd}), what to type (${prompt}), how to open the Chat view (${chatKey}) or which model shows (${modelName})`,
   );
   process.exit(1);
 }

@@ -27,6 +27,14 @@ export class Transcript {
   }
   /** The response with the Bash call alone (its result not written yet); its call id. */
   bashCall(command: string, context: number): string {
+    return this.toolCall('Bash', { command }, context);
+  }
+  /** One model response calling any tool (Read, Write, Edit…), then its result. */
+  tool(name: string, input: object, context: number, output: string) {
+    this.bashResult(this.toolCall(name, input, context), output);
+  }
+  /** The response with a tool call alone (its result not written yet); its call id. */
+  toolCall(name: string, input: object, context: number): string {
     const id = `toolu_${++this.n}`;
     this.write({
       type: 'assistant',
@@ -36,7 +44,7 @@ export class Transcript {
         model: 'claude-opus-5-5',
         content: [
           { type: 'text', text: 'Working.' },
-          { type: 'tool_use', id, name: 'Bash', input: { command } },
+          { type: 'tool_use', id, name, input },
         ],
         usage: { input_tokens: context, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       },

@@ -1,7 +1,7 @@
 /**
  * Tests that read the shared recordings (../shared/data/transcripts, or RAWR_TRANSCRIPTS) never skip
  * silently: in CI (env CI set, or RAWR_REQUIRE_SHARED=1 as .ci/run sets it) a missing data folder is a
- * failure; locally such tests are skipped and the run ends with how many were skipped and why.
+ * failure; locally such tests are skipped and the run ends with one line saying how many and for which folder.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -43,10 +43,12 @@ export function nonEmpty<T>(list: T[], what: string): T[] {
   return list;
 }
 
+// One summary line at the end of the run: how many tests were skipped and for which missing folder each.
 process.on('exit', () => {
   if (skipped.size === 0) return;
   const total = [...skipped.values()].reduce((a, b) => a + b, 0);
-  process.stderr.write(`\nrawr: ${total} test${total === 1 ? '' : 's'} skipped (shared data missing; in CI this fails):\n`);
-  for (const [why, n] of skipped) process.stderr.write(`  ${n} × ${why}\n`);
-  process.stderr.write('  Set RAWR_TRANSCRIPTS=<folder of recordings> or clone the shared data beside this repository.\n');
+  const what = [...skipped].map(([why, n]) => `${n} × ${why.replace(/^shared test data missing: /, '')}`).join('; ');
+  process.stderr.write(
+    `\nrawr: ${total} test${total === 1 ? '' : 's'} skipped, shared data missing (${what}) — CI fails instead; set RAWR_TRANSCRIPTS or clone the shared data beside this repository.\n`,
+  );
 });

@@ -198,7 +198,7 @@ describe('agent tools: what the chat shows', () => {
 
 describe('agent: model errors say what to do next', () => {
   it('per LanguageModelError kind and per HTTP status', () => {
-    assert.match(modelErrorAdvice('NoPermissions', 'HTTP 401: bad key')!, /Set OpenAI-compatible API Key/);
+    assert.match(modelErrorAdvice('NoPermissions', 'HTTP 401: bad key')!, /Set OpenAI-Compatible API Key/);
     assert.match(modelErrorAdvice('NoPermissions', 'not allowed')!, /Manage Models/);
     assert.match(modelErrorAdvice('Blocked', 'quota')!, /wait a moment/);
     assert.match(modelErrorAdvice('NotFound', 'gone')!, /Pick another model/);

@@ -11,7 +11,9 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { DEFAULT_SETTINGS, SETTING_DOCS, SettingsSchema, type SettingKey } from '../../src/core/settings/schema';
 import {
-  CONFIG_ID,
+  CATEGORIES,
+  FIRST_SETTINGS,
+  enumLabel,
   HOST_KEYS,
   SETTING_KEYS,
   LEGACY_NAMES,
@@ -41,20 +43,47 @@ function zodEnum(schema: z.ZodType): string[] | undefined {
 }
 
 describe('configuration contribution: package.json', () => {
-  it('contributes.configuration is an array holding exactly one rawr object, equal to the generator output', () => {
+  it("contributes.configuration is an array holding rawr's generated categories, equal to the generator output", () => {
     const conf = pkg().contributes?.configuration;
-    assert.ok(Array.isArray(conf), 'contributes.configuration must be an array (other objects, e.g. rawr.openai.*, live beside ours)');
-    const ours = conf.filter((o: { id?: string }) => o.id === CONFIG_ID);
-    assert.equal(ours.length, 1, 'exactly one object with id "rawr"');
-    assert.deepEqual(ours[0], JSON.parse(JSON.stringify(configurationContribution())), 'package.json is stale: run `npm run gen-config`');
+    assert.ok(Array.isArray(conf), 'contributes.configuration must be an array of categories');
+    const ours = conf.filter((o: { id?: string }) => o.id === CATEGORIES.first.id || o.id === CATEGORIES.advanced.id);
+    assert.deepEqual(ours, JSON.parse(JSON.stringify(configurationContribution())), 'package.json is stale: run `npm run gen-config`');
   });
 
   it("no other configuration object declares one of rawr's keys", () => {
     const conf = pkg().contributes.configuration as Array<{ id?: string; properties?: Record<string, unknown> }>;
     const ours = new Set(Object.keys(props));
-    for (const o of conf.filter((c) => c.id !== CONFIG_ID)) {
+    for (const o of conf.filter((c) => c.id !== CATEGORIES.first.id && c.id !== CATEGORIES.advanced.id)) {
       for (const k of Object.keys(o.properties ?? {})) assert.ok(!ours.has(k), `${k} is declared twice`);
     }
+  });
+
+  it('settings a person can scan: the first settings on top, the engine under "Advanced", every category ordered, every setting scoped', () => {
+    const conf = pkg().contributes.configuration as Array<{ id: string; title: string; order: number; properties: Record<string, Prop> }>;
+    const byOrder = [...conf].sort((a, b) => a.order - b.order);
+    assert.deepEqual(
+      byOrder.map((c) => c.title),
+      ['Rawr', 'OpenAI-Compatible Endpoint', 'Advanced'],
+    );
+    assert.deepEqual(Object.keys(byOrder[0]!.properties), FIRST_SETTINGS);
+    assert.deepEqual(Object.keys(byOrder[1]!.properties), ['rawr.openai.baseUrl', 'rawr.openai.models']);
+    assert.ok(Object.keys(byOrder[2]!.properties).includes('rawr.tiers.earlyBelowPercent'));
+    for (const c of conf) {
+      Object.values(c.properties).forEach((p, i) => {
+        assert.equal(p.scope, 'window', `${c.title}: scope`);
+        assert.equal(p.order, i, `${c.title}: order`);
+        // One enum style: every enum shows capitalised labels, whatever its values' spelling.
+        if (p.enum) assert.deepEqual(p.enumItemLabels, p.enum.map(enumLabel));
+      });
+    }
+    assert.equal(enumLabel('golden_path'), 'Golden path');
+  });
+
+  it('idle compaction is off by default, and its description states its cost and its benefit', () => {
+    const idle = props['rawr.idleCompactMinutes']!;
+    assert.equal(idle.default, 0);
+    assert.match(idle.markdownDescription, /Benefit:/);
+    assert.match(idle.markdownDescription, /Cost: one model call you did not start/);
   });
 
   it('the package.json scripts can regenerate it', () => {
@@ -188,18 +217,12 @@ describe('configuration contribution: generator vs the zod schema', () => {
     }
   });
 
-  it('markdownDescription comes from SETTING_DOCS (angle brackets escaped); order is the schema order', () => {
-    KEYS.forEach((k, i) => {
+  it('markdownDescription comes from SETTING_DOCS (angle brackets escaped)', () => {
+    KEYS.forEach((k) => {
       assert.equal(prop(k).markdownDescription, docMarkdown(SETTING_DOCS[k]), k);
       assert.doesNotMatch(prop(k).markdownDescription.replace(/\\[<>]/g, ''), /[<>]/, `${k}: raw angle bracket in Markdown`);
-      assert.equal(prop(k).order, i, k);
     });
     assert.match(prop('scratch_write_enabled').markdownDescription, /agent-\\<name\\>/);
-    const orders = Object.values(props).map((p) => p.order);
-    assert.deepEqual(
-      orders,
-      orders.map((_, i) => i),
-    );
   });
 
   it('host-only knobs: rawr.tools.allowed (string list, default rawr\'s tool set) and rawr.judgment.model (string, default "")', () => {
@@ -230,26 +253,23 @@ describe('configuration contribution: generator vs the zod schema', () => {
 });
 
 describe('configuration contribution: withRawrConfiguration (what gen-config writes)', () => {
-  const openai = { id: 'rawr.openai', title: 'Rawr: OpenAI-compatible models', properties: { 'rawr.openai.baseUrl': { type: 'string' } } };
+  const openai = { id: 'rawr.openai', title: 'OpenAI-Compatible Endpoint', order: 2, properties: { 'rawr.openai.baseUrl': { type: 'string' } } };
+  const [first, advanced] = configurationContribution();
 
-  it("appends rawr's object and leaves other objects untouched", () => {
+  it("puts rawr's categories around the others and leaves them untouched", () => {
     const before = [structuredClone(openai)];
     const out = withRawrConfiguration(before);
-    assert.equal(out.length, 2);
-    assert.deepEqual(out[0], openai);
-    assert.deepEqual(out[1], configurationContribution());
+    assert.deepEqual(out, [first, openai, advanced]);
     assert.deepEqual(before, [openai], 'input not mutated');
   });
 
-  it('replaces an earlier rawr object in place', () => {
-    const out = withRawrConfiguration([{ id: 'rawr', title: 'old', properties: {} }, openai]);
-    assert.equal(out.length, 2);
-    assert.deepEqual(out[0], configurationContribution());
-    assert.deepEqual(out[1], openai);
+  it('replaces earlier rawr objects (the single flat one of older versions too)', () => {
+    assert.deepEqual(withRawrConfiguration([{ id: 'rawr', title: 'old', properties: {} }, openai]), [first, openai, advanced]);
+    assert.deepEqual(withRawrConfiguration([first, openai, advanced]), [first, openai, advanced]);
   });
 
   it('accepts a missing configuration or the single-object form', () => {
-    assert.deepEqual(withRawrConfiguration(undefined), [configurationContribution()]);
-    assert.deepEqual(withRawrConfiguration(openai), [openai, configurationContribution()]);
+    assert.deepEqual(withRawrConfiguration(undefined), [first, advanced]);
+    assert.deepEqual(withRawrConfiguration(openai), [first, openai, advanced]);
   });
 });

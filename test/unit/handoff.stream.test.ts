@@ -15,6 +15,7 @@ import type { RecordingItem } from '../../src/core/replay/recording';
 import { selectRecentTail } from '../../src/core/sequence/recentTail';
 import { shipped } from '../support/engine';
 import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
+import { generatedSessions } from '../support/generatedSessions';
 
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
 
@@ -126,28 +127,39 @@ describe('rawr handoff streams: the same handoff as from the whole recording in 
   it('on every shared recording, at a third, two thirds and the end', () => {
     const names = fs.readdirSync(TRANSCRIPTS_DIR).filter((n) => n.endsWith('.jsonl'));
     assert.ok(names.length > 0);
-    for (const name of names) {
-      const file = path.join(TRANSCRIPTS_DIR, name);
-      const rec = loadRecording(fs.readFileSync(file, 'utf8'));
-      for (const line of [Math.max(1, Math.floor(rec.lines / 3)), Math.max(1, Math.floor((rec.lines * 2) / 3)), rec.lines + 1]) {
-        // The reference: every item before the line in memory, the whole thread kept (as before streaming).
-        const feed = new HandoffFeed(shipped.settings, shipped.prompts, rec.window, { wholeThread: true });
-        for (const it of rec.items) if (it.line < line) feed.push(it);
-        const h = feed.handoff(line);
-        const expected = {
-          file: name,
-          format: rec.format,
-          line,
-          itemsBefore: h.itemsBefore,
-          parts: { packet: h.packet, handoff: h.handoff, tail: h.tail },
-          tokens: h.tokens,
-          thread: h.thread,
-        };
-        const streamed = JSON.parse(
-          handoffFile({ path: file }, { settings: shipped.settings, prompts: shipped.prompts, line, json: true, file: name }),
-        ) as unknown;
-        assert.deepEqual(streamed, JSON.parse(JSON.stringify(expected)), `${name} at line ${line}`);
-      }
-    }
+    for (const name of names) sameHandoff(path.join(TRANSCRIPTS_DIR, name));
   });
 });
+
+describe('rawr handoff streams: the same handoff as in memory, on generated sessions (no shared data needed)', function () {
+  this.timeout(300_000);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-handoff-gen-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('one session of every generated family, at a third, two thirds and the end', () => {
+    for (const file of generatedSessions(dir)) sameHandoff(file);
+  });
+});
+
+/** The streamed handoff of a file, at a third, two thirds and its end, equals the in-memory one. */
+function sameHandoff(file: string): void {
+  const name = path.basename(file);
+  const rec = loadRecording(fs.readFileSync(file, 'utf8'));
+  for (const line of [Math.max(1, Math.floor(rec.lines / 3)), Math.max(1, Math.floor((rec.lines * 2) / 3)), rec.lines + 1]) {
+    // The reference: every item before the line in memory, the whole thread kept (as before streaming).
+    const feed = new HandoffFeed(shipped.settings, shipped.prompts, rec.window, { wholeThread: true });
+    for (const it of rec.items) if (it.line < line) feed.push(it);
+    const h = feed.handoff(line);
+    const expected = {
+      file: name,
+      format: rec.format,
+      line,
+      itemsBefore: h.itemsBefore,
+      parts: { packet: h.packet, handoff: h.handoff, tail: h.tail },
+      tokens: h.tokens,
+      thread: h.thread,
+    };
+    const streamed = JSON.parse(handoffFile({ path: file }, { settings: shipped.settings, prompts: shipped.prompts, line, json: true, file: name })) as unknown;
+    assert.deepEqual(streamed, JSON.parse(JSON.stringify(expected)), `${name} at line ${line}`);
+  }
+}

@@ -12,10 +12,10 @@ import { assembleWatcherPacketText, statedIntent, telling } from '../../src/core
 import { validateAgentPacket } from '../../src/core/sequence/packet';
 import type { ThreadMessage } from '../../src/core/thread/thread';
 import { unansweredToolCalls } from '../../src/core/thread/thread';
+import { Transcript } from '../support/claudeTranscript';
 import { mkState, run } from '../support/engine';
 
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
-const DATA = path.resolve(__dirname, '../../../../shared/data');
 
 function rawr(...args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
@@ -251,8 +251,21 @@ describe('trail facts and the watcher packet', () => {
   });
 });
 
-describe('rawr handoff (CLI)', () => {
-  const manual = path.join(DATA, 'claude-code-2.1/claude-2.1.332-scripted-manual-compact.jsonl');
+describe('rawr handoff (CLI)', function () {
+  // Each case starts the CLI (a Node process): on a loaded 2-core machine that alone takes seconds.
+  this.timeout(300_000);
+  // A Claude Code 2.1 session generated here (no shared data needed): step 1 of a plan — read, write, commit —
+  // then Claude Code's own compaction record.
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-handoff-session-'));
+  const t = new Transcript(root);
+  t.prompt('DO_WORK please do step 1 of PLAN.md');
+  t.tool('Read', { file_path: path.join(root, 'PLAN.md') }, 1000, '1. write hello.txt and commit\n2. follow PLAN.md');
+  t.tool('Write', { file_path: path.join(root, 'hello.txt'), content: 'hello\n' }, 1200, 'File created successfully');
+  t.bash('git add -A && git commit -qm "step 1: hello.txt" && git log --oneline -1', 1400, '73a1097 step 1: hello.txt');
+  t.answer('Step 1 is done: hello.txt is committed.', 1500);
+  t.compacted(1500);
+  const manual = t.file;
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
   const Json = z.object({
     file: z.string(),
     format: z.enum(['claude', 'codex', 'rawr']),
@@ -262,8 +275,7 @@ describe('rawr handoff (CLI)', () => {
     thread: z.array(z.object({ role: z.string() }).passthrough()).min(1),
   });
 
-  it('at a recorded compaction: the tail verbatim, then the handoff with the watcher packet', function () {
-    if (!fs.existsSync(manual)) throw new Error(`shared recording missing: ${manual}`);
+  it('at a recorded compaction: the tail verbatim, then the handoff with the watcher packet', () => {
     const line =
       fs
         .readFileSync(manual, 'utf8')
@@ -275,7 +287,8 @@ describe('rawr handoff (CLI)', () => {
     const handoffAt = r.stdout.indexOf('[rawr handoff]');
     assert.ok(handoffAt > 0, 'the handoff is in the output');
     assert.ok(r.stdout.indexOf('kept verbatim') < handoffAt, 'the tail comes before the handoff');
-    assert.match(r.stdout.slice(handoffAt), /<continuation-packet>[\s\S]*73a1097[\s\S]*\/home\/user\/repo\/hello\.txt[\s\S]*Continue from here\./);
+    const hello = path.join(root, 'hello.txt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    assert.match(r.stdout.slice(handoffAt), new RegExp(`<continuation-packet>[\\s\\S]*73a1097[\\s\\S]*${hello}[\\s\\S]*Continue from here\\.`));
     const j = rawr('handoff', manual, '--line', String(line), '--json');
     assert.equal(j.code, 0, j.stderr);
     const parsed = Json.parse(JSON.parse(j.stdout));

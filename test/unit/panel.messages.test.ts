@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { contentSecurityPolicy, panelHtml } from '../../src/host/panel/html';
 import { blocksText, parseInline, parseMarkdown } from '../../src/host/panel/markdown';
-import { HostMessageSchema, parsePanelState, parseWebviewMessage, ViewModelSchema } from '../../src/host/panel/messages';
+import { BlockSchema, HostMessageSchema, parsePanelState, parseWebviewMessage, ViewModelSchema } from '../../src/host/panel/messages';
 import { gaugeOf } from '../../src/host/panel/viewModel';
 import { shipped } from '../support/engine';
 
@@ -205,7 +205,7 @@ describe('panel Markdown reader (data, never HTML)', () => {
     assert.ok(text.includes('<script>alert(1)</script>'));
     assert.ok(text.includes('<b>not bold</b>'));
     assert.ok(text.includes('<div onclick="x()">raw block</div>'));
-    for (const b of blocks) assert.ok(['heading', 'paragraph', 'quote', 'list', 'code', 'rule'].includes(b.type));
+    for (const b of blocks) assert.ok(['heading', 'paragraph', 'quote', 'list', 'code', 'rule', 'table'].includes(b.type));
   });
 
   it('inline edge cases: snake_case stays text, unclosed markers stay text, escapes', () => {
@@ -219,6 +219,77 @@ describe('panel Markdown reader (data, never HTML)', () => {
       { t: 'italic', v: 'it' },
       { t: 'text', v: ' now' },
     ]);
+  });
+
+  it('GFM tables (packets often hold them): header, alignment, rows, inline spans in cells', () => {
+    const blocks = parseMarkdown(['| file | status | lines |', '|:---|:---:|---:|', '| `src/a.ts` | **done** | 12 |', '| b.md | open | 3 |'].join('\n'));
+    assert.deepEqual(blocks, [
+      {
+        type: 'table',
+        header: [[{ t: 'text', v: 'file' }], [{ t: 'text', v: 'status' }], [{ t: 'text', v: 'lines' }]],
+        align: ['left', 'center', 'right'],
+        rows: [
+          [[{ t: 'code', v: 'src/a.ts' }], [{ t: 'bold', v: 'done' }], [{ t: 'text', v: '12' }]],
+          [[{ t: 'text', v: 'b.md' }], [{ t: 'text', v: 'open' }], [{ t: 'text', v: '3' }]],
+        ],
+      },
+    ]);
+    assert.equal(blocksText(blocks), 'file | status | lines\nsrc/a.ts | done | 12\nb.md | open | 3');
+  });
+
+  it('links: http(s) and mailto keep their target; any other scheme is plain text; a bare URL stays text', () => {
+    assert.deepEqual(parseInline('see [the PR](https://github.com/o/r/pull/1) or [mail](mailto:a@b.c)'), [
+      { t: 'text', v: 'see ' },
+      { t: 'link', v: 'the PR', href: 'https://github.com/o/r/pull/1' },
+      { t: 'text', v: ' or ' },
+      { t: 'link', v: 'mail', href: 'mailto:a@b.c' },
+    ]);
+    for (const bad of ['javascript:alert(1)', 'command:workbench.action.reloadWindow', 'file:///etc/passwd', 'vscode://x', 'data:text/html,<b>x</b>']) {
+      const spans = parseInline(`[click](${bad})`);
+      assert.ok(
+        spans.every((x) => x.t !== 'link' && x.href === undefined),
+        `${bad}: ${JSON.stringify(spans)}`,
+      );
+    }
+    assert.deepEqual(parseInline('https://example.com'), [{ t: 'text', v: 'https://example.com' }]);
+    assert.deepEqual(parseInline('![alt text](https://example.com/x.png)'), [{ t: 'text', v: 'alt text' }]);
+  });
+
+  it('a hostile packet: HTML, tags in table cells and links, forged attributes — all text, and valid for the message schema', () => {
+    const src = [
+      '# <script>alert(1)</script>',
+      '',
+      '| <img src=x onerror=alert(1)> | [x](javascript:alert(1)) |',
+      '|---|---|',
+      '| <iframe src="https://evil"></iframe> | [ok](https://example.com/"onmouseover="alert(1)) |',
+      '',
+      '<style>body{display:none}</style>',
+      '',
+      '> <a href="javascript:alert(1)">quoted</a>',
+    ].join('\n');
+    const blocks = parseMarkdown(src);
+    const text = blocksText(blocks);
+    for (const s of [
+      '<script>alert(1)</script>',
+      '<img src=x onerror=alert(1)>',
+      '<iframe src="https://evil"></iframe>',
+      '<style>body{display:none}</style>',
+      '<a href="javascript:alert(1)">quoted</a>',
+    ])
+      assert.ok(text.includes(s), s);
+    const hrefs = JSON.stringify(blocks).match(/"href":"[^"]*"/g) ?? [];
+    assert.deepEqual(hrefs, ['"href":"https://example.com/%22onmouseover=%22alert(1)"']);
+    for (const b of blocks) assert.ok(BlockSchema.safeParse(b).success, JSON.stringify(b));
+    assert.ok(
+      !BlockSchema.safeParse({ type: 'paragraph', inlines: [{ t: 'link', v: 'x', href: 'javascript:alert(1)' }] }).success,
+      'the schema refuses a script link',
+    );
+  });
+
+  it('deep nesting and many markers do not blow the stack or the time (markdown-it caps nesting)', () => {
+    const deep = parseMarkdown('> '.repeat(5_000) + 'x\n\n' + '- '.repeat(5_000) + 'y\n\n' + '*'.repeat(20_000));
+    assert.ok(deep.length > 0);
+    for (const b of deep) assert.ok(BlockSchema.safeParse(b).success);
   });
 
   it('an unterminated fence takes the rest; a huge packet is clipped', () => {

@@ -30,7 +30,7 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
 
   it('golden path: heads-up → packet (shown once) → compaction → handoff → the agent continues to the end', async () => {
     // Tiers only: with the phase forecast, this scripted session's last phase fits and rawr compacts at
-    // its end instead of at step 5 (README, "Forecasting the next phase"); this test is about the path.
+    // its end instead of at step 5 (docs/benchmarks.md, "Forecasting the next phase"); this test is about the path.
     h = participantHarness({ script: session6(), window: 20_000, settings: { forecast_enabled: false } });
     const { result, text, threadId } = await h.ask(PROMPT);
     assert.ok(!result.errorDetails, result.errorDetails?.message);

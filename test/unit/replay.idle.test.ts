@@ -33,6 +33,7 @@ const settings = {
   ...shipped.settings,
   judgment_enabled: false,
   forecast_enabled: false,
+  idle_compact_minutes: 5, // off by default (no background call unless asked): the replay plays it turned on
   auto_requires_any_boundary: { early: ['plan_checkpoint' as const], ready: ['plan_checkpoint' as const], asap: ['commit' as const] },
 };
 

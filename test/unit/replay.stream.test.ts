@@ -12,6 +12,7 @@ import type { RawLine } from '../../src/core/io/lines';
 import { replayScanned, scanRecording, type HeldCounts } from '../../src/core/replay/stream';
 import { shipped } from '../support/engine';
 import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
+import { generatedSessions } from '../support/generatedSessions';
 
 const opts = { settings: shipped.settings, prompts: shipped.prompts };
 /** The documented bounds, not the code's constants: at most 10,000 shell calls waiting for a result
@@ -106,6 +107,33 @@ describe('rawr replay streams (bounded memory)', function () {
   });
 });
 
+/** The streamed replay of a file (from its text and from the file) equals the whole-recording replay's. */
+function sameAsWhole(file: string, window?: number): void {
+  const name = path.basename(file);
+  const text = fs.readFileSync(file, 'utf8');
+  const o = { ...opts, json: true, file: name, ...(window ? { window } : {}) };
+  const rec = loadRecording(text);
+  const whole = replay(rec, { ...opts, ...(window ? { window } : {}) });
+  const expected = [
+    ...whole.decisions.map((d) => JSON.stringify(d)),
+    JSON.stringify({ ...whole.summary, file: name, problemsDetail: rec.problems.slice(0, MAX_PROBLEM_DETAIL) }),
+  ].join('\n');
+  assert.equal(replayFile(text, o), `${expected}\n`, `${name}: streamed from a text`);
+  assert.equal(replayFile({ path: file }, o), `${expected}\n`, `${name}: streamed from the file`);
+}
+
+describe('rawr replay streams: the same result as the whole-recording replay, on generated sessions (no shared data needed)', function () {
+  this.timeout(180_000);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-replay-gen-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  for (const window of [undefined, 150_000]) {
+    it(`one session of every generated family, with its native compactions${window ? ` (--window ${window})` : ''}`, () => {
+      for (const s of generatedSessions(dir)) sameAsWhole(s, window);
+    });
+  }
+});
+
 describe('rawr replay streams: the same result as the whole-recording replay', function () {
   this.timeout(180_000);
 
@@ -117,19 +145,7 @@ describe('rawr replay streams: the same result as the whole-recording replay', f
     it(`on every shared recording, from a text and from a file${window ? ` (--window ${window})` : ''}`, () => {
       const names = fs.readdirSync(TRANSCRIPTS_DIR).filter((n) => n.endsWith('.jsonl'));
       assert.ok(names.length > 0);
-      for (const name of names) {
-        const file = path.join(TRANSCRIPTS_DIR, name);
-        const text = fs.readFileSync(file, 'utf8');
-        const o = { ...opts, json: true, file: name, ...(window ? { window } : {}) };
-        const rec = loadRecording(text);
-        const whole = replay(rec, { ...opts, ...(window ? { window } : {}) });
-        const expected = [
-          ...whole.decisions.map((d) => JSON.stringify(d)),
-          JSON.stringify({ ...whole.summary, file: name, problemsDetail: rec.problems.slice(0, MAX_PROBLEM_DETAIL) }),
-        ].join('\n');
-        assert.equal(replayFile(text, o), `${expected}\n`, `${name}: streamed from a text`);
-        assert.equal(replayFile({ path: file }, o), `${expected}\n`, `${name}: streamed from the file`);
-      }
+      for (const name of names) sameAsWhole(path.join(TRANSCRIPTS_DIR, name), window);
     });
   }
 

@@ -1,5 +1,5 @@
 /**
- * The phase forecast (README, "Forecasting the next phase"): how many tokens will the next phase add?
+ * The phase forecast (docs/benchmarks.md, "Forecasting the next phase"): how many tokens will the next phase add?
  *
  * A phase is the work between two phase closes — evaluation points that see a commit, a completed plan
  * step or a PR step. Its size is the growth of the context between the two closes, counted across rawr's

@@ -75,7 +75,7 @@ export interface Decision {
   /** The boundaries that satisfied the tier's requirement. */
   matched: string[];
   reason: string;
-  /** The phase forecast at this point, when it was computed (README, "Forecasting the next phase"). */
+  /** The phase forecast at this point, when it was computed (docs/benchmarks.md, "Forecasting the next phase"). */
   forecast?: DecisionForecast;
 }
 

@@ -80,7 +80,7 @@ export interface ReplayDecision {
   point: string;
   code: string;
   contextTokens: number;
-  /** The phase forecast at this point (README, "Forecasting the next phase"), when it was computed. */
+  /** The phase forecast at this point (docs/benchmarks.md, "Forecasting the next phase"), when it was computed. */
   forecast?: { nextPhaseTokens: number; roomTokens: number; verdict: string; drove: boolean };
 }
 
@@ -94,7 +94,7 @@ export interface ReplaySummary {
   windowWhy: string;
   postTokens: number;
   evaluationPoints: number;
-  /** `forecast`: the phase forecast drove this compaction (README, "Forecasting the next phase"). */
+  /** `forecast`: the phase forecast drove this compaction (docs/benchmarks.md, "Forecasting the next phase"). */
   compactions: Array<{ line: number; tier: string | null; percentRemaining: number | null; boundaries: string[]; code: string; forecast: boolean }>;
   nativeCompactions: Array<{ line: number; trigger: string; preTokens?: number }>;
   counterfactualOverflows: number;

@@ -1,7 +1,7 @@
 /**
  * Schedule quality on labelled phase-structured sessions: how a compaction schedule (a list of lines where
  * a policy decided to compact) is judged, the plain threshold policy, and the hindsight-optimal schedule.
- * The rules (README, "Forecasting the next phase"; the same for every policy):
+ * The rules (docs/benchmarks.md, "Forecasting the next phase"; the same for every policy):
  *
  * - the context is modelled over the labelled points (one per model call): it starts at the first point's
  *   tokens and adds every positive step between consecutive points (a drop is the recorded tool's own

@@ -72,7 +72,7 @@ export const DEFAULT_SETTINGS = {
   forecast_margin_percent: 5,
   forecast_recent_phases: 3,
   forecast_first_phase_percent: 30,
-  idle_compact_minutes: 5,
+  idle_compact_minutes: 0,
 };
 
 export const SettingsSchema = z
@@ -110,15 +110,16 @@ export const SettingsSchema = z
 export type Settings = z.infer<typeof SettingsSchema>;
 export type SettingKey = keyof Settings;
 
-/** One-line documentation per knob: used for the Settings UI descriptions, hovers and the README table. */
+/** One-line documentation per knob: used for the Settings UI descriptions, hovers and the settings reference (docs/settings.md). */
 export const SETTING_DOCS: Record<SettingKey, string> = {
-  mode: 'off: do nothing; tag: annotate decisions only; suggest: offer a "Compact now" button; auto: run the golden path.',
+  mode: 'What rawr does when the context runs low at the end of a phase (a commit, a finished plan step). auto: compacts it — a heads-up to the agent, the agent writes a continuation packet (its notes for after), the compaction, then a handoff that gives the packet back. suggest: offers a "Compact now" button instead. tag: only notes in the chat where it would compact. off: nothing.',
   early_percent_remaining_lt: 'Early tier starts when the percent of context remaining drops below this.',
   ready_percent_remaining_lt: 'Ready tier starts below this percent remaining.',
   asap_percent_remaining_lt: 'ASAP tier starts below this percent remaining.',
   emergency_percent_remaining_lt: 'Emergency tier: compact at the next safe point even without a boundary.',
   auto_requires_any_boundary: 'Per tier, the boundary kinds of which at least one must be present to compact.',
-  packet_author: 'agent: the agent writes its continuation packet (the agent packet); watcher: rawr assembles it from the session trail (the watcher packet).',
+  packet_author:
+    'Who writes the continuation packet (the notes the agent gets back after a compaction). agent: the agent writes it, one model call. watcher: rawr assembles it from what it recorded (commits, files, plan, last commands), no model call.',
   scratch_write_enabled:
     'Ask the agent to save its working notes to .scratch/agent-<name>.scratch.md: in the packet turn (one model call for both), or in a turn of its own when rawr writes the packet.',
   cooldown_turns: 'No new compaction until this many user turns completed since the last one (or the cooldown seconds passed), unless emergency.',
@@ -146,5 +147,5 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
   forecast_first_phase_percent:
     'Before the thread completed a phase and without earlier threads in the workspace log, the next phase is assumed to add this percent of the context window.',
   idle_compact_minutes:
-    'When a turn ended at a boundary in a tier where rawr waited and nobody sends a message for this many minutes (the common 5-minute prompt-cache lifetime: the next request would pay for the whole context again anyway), rawr runs the golden path in the background, so the next message starts on a small context. 0 turns it off.',
+    "Compact in the background while you are away: when a turn ended at a phase boundary with the context already low and nobody writes for this many minutes, rawr runs the compaction then. Benefit: your next message starts on a small context instead of sending the whole context again after the provider's prompt cache (about 5 minutes) has lapsed. Cost: one model call you did not start, reading the whole context once. 0 (the default) turns it off, so rawr makes no model call while you are away unless you ask for it; 5 matches the common prompt-cache lifetime.",
 };

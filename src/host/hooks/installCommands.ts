@@ -1,5 +1,5 @@
 /**
- * "Rawr: Install Claude Code hooks" and "Rawr: Install Codex hooks": rawr's compaction detection for
+ * "Rawr: Install Claude Code Hooks" and "Rawr: Install Codex Hooks": rawr's compaction detection for
  * the agents people run beside VS Code, without a clone of rawr. The hook entries run the stable
  * launcher (launcher.ts), which runs the CLI bundled in the extension.
  *

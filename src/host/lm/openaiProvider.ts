@@ -10,7 +10,7 @@
  *   `contextWindow` is reported as the model's `maxInputTokens`; `maxOutputTokens` (when set) is also sent
  *   as `max_tokens`; `toolCalling: false` stops tools from being sent to that model;
  * - the API key lives only in SecretStorage (`rawr.openai.apiKey`, set with the command
- *   "Rawr: Set OpenAI-compatible API Key"). Without one the placeholder key `not-needed` is sent: the
+ *   "Rawr: Set OpenAI-Compatible API Key"). Without one the placeholder key `not-needed` is sent: the
  *   openai client insists on a string, and keyless local servers ignore the Authorization header.
  *   The stored key is withheld (placeholder sent, warning logged) when the effective base URL comes from
  *   workspace or folder settings and differs from the user setting: a cloned repository must not be able
@@ -261,7 +261,7 @@ class OpenAICompatibleProvider implements vscode.LanguageModelChatProvider {
           `${OPENAI_VENDOR}/${id}: the server at ${baseUrl} rejected the API key (HTTP 401: ${e.serverMessage}). ` +
             (this.apiKey && this.config.baseUrlFromWorkspace
               ? 'The stored key was not sent because rawr.openai.baseUrl comes from workspace settings: set the URL in your user settings.'
-              : 'Set it with "Rawr: Set OpenAI-compatible API Key".'),
+              : 'Set it with "Rawr: Set OpenAI-Compatible API Key".'),
         );
       case 'forbidden':
         return vscode.LanguageModelError.NoPermissions(`${OPENAI_VENDOR}/${id}: access denied by ${baseUrl} (HTTP 403: ${e.serverMessage}).`);

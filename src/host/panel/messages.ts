@@ -24,7 +24,18 @@ const time = z.number().finite();
 
 // ---- Markdown as data (rendered inert by the webview) ------------------------------------------------
 
-export const InlineSchema = z.object({ t: z.enum(['text', 'bold', 'italic', 'code']), v: text(200_000) }).strict();
+// A link keeps its target only when it is http(s) or mailto (markdown.ts); the webview opens nothing else.
+export const InlineSchema = z
+  .object({
+    t: z.enum(['text', 'bold', 'italic', 'code', 'link']),
+    v: text(200_000),
+    href: z
+      .string()
+      .max(2_000)
+      .regex(/^(https?:\/\/|mailto:)/i)
+      .optional(),
+  })
+  .strict();
 export type Inline = z.infer<typeof InlineSchema>;
 const Inlines = z.array(InlineSchema).max(5_000);
 
@@ -42,6 +53,14 @@ export const BlockSchema = z.discriminatedUnion('type', [
     .strict(),
   z.object({ type: z.literal('code'), lang: text(40), text: text(200_000) }).strict(),
   z.object({ type: z.literal('rule') }).strict(),
+  z
+    .object({
+      type: z.literal('table'),
+      header: z.array(Inlines).max(100),
+      align: z.array(z.enum(['left', 'center', 'right']).nullable()).max(100),
+      rows: z.array(z.array(Inlines).max(100)).max(5_000),
+    })
+    .strict(),
 ]);
 export type Block = z.infer<typeof BlockSchema>;
 

@@ -7,7 +7,7 @@ export type ModelErrorKind = 'NoPermissions' | 'Blocked' | 'NotFound' | 'Unknown
 export function modelErrorAdvice(kind: ModelErrorKind | undefined, message: string): string | undefined {
   if (kind === 'NoPermissions') {
     return /HTTP 401|API key/i.test(message)
-      ? 'Set the key with "Rawr: Set OpenAI-compatible API Key", then send the message again.'
+      ? 'Set the key with "Rawr: Set OpenAI-Compatible API Key", then send the message again.'
       : 'Allow @rawr to use this model (the model picker\'s "Manage Models…", or accept the access prompt), then send the message again.';
   }
   if (kind === 'Blocked')

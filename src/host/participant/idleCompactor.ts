@@ -1,5 +1,5 @@
 /**
- * Idle compaction in the extension host (README, "Compaction while you are away"). The arbiter arms a
+ * Idle compaction in the extension host (docs/user-guide.md, "Compaction while you are away"). The arbiter arms a
  * watch (`arm_idle`) when a turn ends at a boundary in a tier where it waited; this class holds its timer.
  * When the timer ends with nobody using the thread, the golden path runs in the background — the same
  * `timeout` event, the same executor and the same agent model calls as in a chat request, only with no

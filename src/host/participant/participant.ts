@@ -116,6 +116,8 @@ export class Participant implements vscode.Disposable {
     const session = await this.session(threadId);
     if (!request.model) {
       stream.markdown('No language model is selected. Pick one in the Chat view, or configure an OpenAI-compatible endpoint (`rawr.openai.baseUrl`).');
+      // The Getting Started walkthrough's first step sets one up (package.json `contributes.walkthroughs`).
+      stream.button({ command: 'rawr.getStarted', title: 'Get Started: Choose a Model' });
       return result;
     }
     // The panel's Cancel (Session.cancel) stops this request through this source, linked to the chat's Stop.

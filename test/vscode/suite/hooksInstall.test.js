@@ -1,4 +1,4 @@
-// "Rawr: Install Claude Code hooks" in the real VS Code: the command writes the workspace's
+// "Rawr: Install Claude Code Hooks" in the real VS Code: the command writes the workspace's
 // .claude/settings.local.json (personal; steering on: autoCompactWindow) with hook commands that run the extension's stable launcher
 // (<globalStorage>/bin/rawr-hooks -> this extension's bundled dist/cli.js), and those commands work
 // when run through a shell the way Claude Code runs them: PreCompact, PostCompact, then the injection.
