@@ -31,7 +31,8 @@ ${INSTALL_USAGE}
   refused (exit 1). Claude Code: rawr steers its automatic compaction to phase boundaries
   (autoCompactWindow at rawr's early line for a --window N model, default the settings' model or 1M;
   PreCompact refuses until a boundary); --no-steer leaves Claude Code's own threshold. --move moves
-  rawr's hooks an earlier rawr wrote into the shared ./.claude/settings.json.
+  rawr's hooks an earlier rawr wrote into the shared ./.claude/settings.json. --no-hooks: steering only
+  (the hooks come from rawr's Claude Code plugin).
   Codex skips untrusted hooks silently: --trust writes their trust entries into $CODEX_HOME/config.toml,
   through a TOML parser; a file it cannot edit safely (malformed, an inline [hooks] state table) is left
   as it is and the entries to add are shown (exit 1).`;

@@ -9,7 +9,7 @@ import { installClaude, installCodex } from '../core/hooks/shared/installer';
 import { uninstallClaude, uninstallCodex } from '../core/hooks/shared/uninstaller';
 import { hookCommandPrefix, installedHookEntry } from './hookCommand';
 
-export const INSTALL_USAGE = `       rawr hooks claude install [--write [--move]] [--no-steer] [--window N] [--follow-symlinks]
+export const INSTALL_USAGE = `       rawr hooks claude install [--write [--move]] [--no-steer] [--no-hooks] [--window N] [--follow-symlinks]
        rawr hooks claude uninstall [--purge] [--follow-symlinks]
        rawr hooks codex install [--write [--trust]] [--follow-symlinks]
        rawr hooks codex uninstall [--purge] [--follow-symlinks]`;
@@ -37,7 +37,8 @@ function printed(r: { ok: boolean; lines: string[] }): number {
 }
 
 export async function installMain(agent: 'claude' | 'codex', args: string[], usage: string, env: Env = process.env): Promise<number> {
-  const allowed = agent === 'codex' ? ['--write', '--trust', '--follow-symlinks'] : ['--write', '--follow-symlinks', '--no-steer', '--move', '--window'];
+  const allowed =
+    agent === 'codex' ? ['--write', '--trust', '--follow-symlinks'] : ['--write', '--follow-symlinks', '--no-steer', '--no-hooks', '--move', '--window'];
   const windowAt = agent === 'claude' ? args.indexOf('--window') : -1;
   const windowArg = windowAt >= 0 ? args[windowAt + 1] : undefined;
   if (windowAt >= 0 && !(windowArg !== undefined && /^\d+$/.test(windowArg) && Number(windowArg) >= 50_000 && Number(windowArg) <= 100_000_000)) {
@@ -68,6 +69,7 @@ export async function installMain(agent: 'claude' | 'codex', args: string[], usa
           followSymlinks,
           steer: !args.includes('--no-steer'),
           move: args.includes('--move'),
+          hooks: !args.includes('--no-hooks'),
           ...(env.HOME ? { home: env.HOME } : {}),
           ...(windowArg !== undefined ? { window: Number(windowArg) } : {}),
         });

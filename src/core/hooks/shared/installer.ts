@@ -132,6 +132,8 @@ export interface ClaudeInstallOptions {
   followSymlinks: boolean;
   /** Steer Claude Code's compaction (default true): its auto-compact threshold at rawr's early line, PreCompact answering. */
   steer?: boolean;
+  /** Write rawr's hook entries (default true); false: only steering, for hooks that come from the Claude Code plugin. */
+  hooks?: boolean;
   /** Move rawr's hooks that an earlier rawr wrote into the shared `.claude/settings.json` to the personal file. */
   move?: boolean;
   /** The model's context window (default: the window of the model the settings name, else 1M). */
@@ -213,7 +215,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     const before = await readSteerConfig(o.projectDir);
     const rawrWrote = before?.autoCompactWindow ?? null;
     let kept = false;
-    const withHooks = !legacy || o.move === true;
+    const withHooks = o.hooks !== false && (!legacy || o.move === true);
     const r = await editJsonFile(
       local,
       (existing) => {
