@@ -17,6 +17,9 @@ import { replayTo, replayToWithJudge } from './replayCommand';
 import { handoffFile } from './handoffCommand';
 import { HOOKS_USAGE } from './hooks';
 
+/** The npm name of the self-contained CLI package (scripts/cli-package.mjs): `rawr` on npm is someone else's. */
+export const CLI_PACKAGE = '@rawr-ai/cli';
+
 const USAGE = `usage: rawr replay FILE [--json] [--format claude|codex|rawr] [--window TOKENS] [--post-tokens TOKENS] [--prompts DIR]
                    [--judge-url URL --judge-model ID]
   Runs rawr's arbiter over a recorded Claude Code session, Codex rollout or rawr event log and shows
@@ -33,12 +36,12 @@ const USAGE = `usage: rawr replay FILE [--json] [--format claude|codex|rawr] [--
 ${HOOKS_USAGE.replace(/^usage: /, '       ')}
        rawr --help | --version`;
 
-/** rawr's version, from the package.json above this file (out/src/cli/ in the repo, dist/ in the package). */
+/** rawr's version, from the package.json above this file (out/src/cli/ in the repo, dist/ in the extension or the CLI package `@rawr-ai/cli`). */
 function version(): string {
   for (let dir = __dirname; ; dir = dirname(dir)) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === 'rawr' && typeof pkg.version === 'string') return pkg.version;
+      if ((pkg.name === 'rawr' || pkg.name === CLI_PACKAGE) && typeof pkg.version === 'string') return pkg.version;
     } catch {
       // no package.json here: look further up
     }

@@ -9,6 +9,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { nodeCommandPrefix, shellQuote } from '../core/hooks/shared/hooksConfig';
 
+/**
+ * The entry `rawr hooks <agent> install` writes, whichever way rawr was started: the bundled hooks entry
+ * (dist/hook.js, with its bash client) beside the bundled CLI (the CLI package, the extension, a
+ * checkout's `dist/`); from a checkout's compiled CLI (out/src/cli/main.js, `npm run rawr -- …`) the
+ * checkout's `dist/hook.js` too (scripts/rawr.js bundles it first), so every way in installs the same
+ * fast hook; the compiled CLI itself only when there is no bundle.
+ */
+export function installedHookEntry(here: string = __dirname): string {
+  for (const candidate of [path.join(here, 'hook.js'), path.resolve(here, '../../../dist/hook.js')])
+    if (isFile(candidate) && isFile(path.join(path.dirname(candidate), 'hookEngine.js'))) return candidate;
+  return path.join(here, 'main.js');
+}
+
 /** `entry`: the CLI or hooks entry the command runs (dist/hook.js, or a checkout's out/src/cli/main.js). */
 export function hookCommandPrefix(entry: string, node: string = process.execPath, env: Record<string, string | undefined> = process.env): string {
   const client = path.join(path.dirname(entry), 'hook.sh');

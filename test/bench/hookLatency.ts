@@ -15,6 +15,8 @@
  *     src/cli/hookMain.ts, before any engine is loaded;
  *   - the decision alone, in this process (state read, tail read, verdict, state written);
  *   - Node starting with nothing to run (an empty script, in every round beside the calls), the floor under any hook on this machine.
+ *   - each way in (docs/claude-code.md#install): the command the CLI package, the Claude Code plugin and
+ *     the extension's launcher install, run as it stands in the settings through `sh -c`;
  * The first call, which reads the whole file, is reported apart.
  */
 import { spawnSync } from 'node:child_process';
@@ -26,7 +28,8 @@ import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
 import { autoCompactWindowFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { steerPreCompact } from '../../src/core/hooks/claude/steer';
-import { nodeCommandPrefix } from '../../src/core/hooks/shared/hooksConfig';
+import { nodeCommandPrefix, shellQuote } from '../../src/core/hooks/shared/hooksConfig';
+import { ensureLauncher } from '../../src/host/hooks/launcher';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
 
 const CLI = resolve(__dirname, '../../src/cli/main.js');
@@ -97,6 +100,38 @@ function generate(file: string, cwd: string): { tail: string[] } {
   return { tail: Array.from({ length: CALLS }, (_, i) => w.step(context(i), output)) };
 }
 
+/**
+ * The hook command each way in installs (docs/claude-code.md#install), as it stands in the settings: the
+ * packed CLI package and the plugin folder (scripts/cli-package.mjs, when build/ has them; the checkout's
+ * own command is the "as installed" row) and the extension's launcher (written into the bench folder).
+ */
+function installPaths(root: string): Array<{ name: string; path: string; id: string; command: string; env?: NodeJS.ProcessEnv }> {
+  const build = resolve(__dirname, '../../../build');
+  const out: Array<{ name: string; path: string; id: string; command: string; env?: NodeJS.ProcessEnv }> = [];
+  const pkgEntry = join(build, 'cli/dist/hook.js');
+  if (existsSync(pkgEntry))
+    out.push({ name: 'install path: the CLI package (build/cli)', path: pkgEntry, id: 'bench-path-package', command: hookCommandPrefix(pkgEntry) });
+  const plugin = join(build, 'claude-plugin/rawr');
+  if (existsSync(join(plugin, 'dist/hook.sh')))
+    out.push({
+      name: 'install path: the Claude Code plugin (hooks/hooks.json)',
+      path: join(plugin, 'dist/hook.js'),
+      id: 'bench-path-plugin',
+      command: '/bin/bash -p "${CLAUDE_PLUGIN_ROOT}/dist/hook.sh" node',
+      env: { CLAUDE_PLUGIN_ROOT: plugin },
+    });
+  if (existsSync(HOOK_ENTRY) && process.platform !== 'win32') {
+    const launcher = ensureLauncher({
+      storageDir: join(root, 'storage'),
+      extensionPath: resolve(__dirname, '../../..'),
+      extensionId: 'rawr.rawr',
+      runtime: process.execPath,
+    });
+    out.push({ name: "install path: the extension's launcher", path: HOOK_ENTRY, id: 'bench-path-launcher', command: shellQuote(launcher) });
+  }
+  return out;
+}
+
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
@@ -134,7 +169,7 @@ export async function hookLatencyBench(): Promise<string> {
     const env: NodeJS.ProcessEnv = { ...process.env, CLAUDE_PROJECT_DIR: root, XDG_CACHE_HOME: join(root, 'cache'), RAWR_HOOK_SERVER_IDLE_MS: '15000' };
     // RAWR_HOOK_BENCH_BASELINE=<another rawr's dist/cli.js>: measured beside, for a before/after table.
     const baseline = process.env.RAWR_HOOK_BENCH_BASELINE;
-    type Cli = { name: string; path: string; id: string; installed?: boolean; direct?: boolean; env?: NodeJS.ProcessEnv };
+    type Cli = { name: string; path: string; id: string; installed?: boolean; direct?: boolean; env?: NodeJS.ProcessEnv; command?: string };
     const clis: Cli[] = [
       ...(baseline && existsSync(baseline) ? [{ name: `baseline ${baseline}`, path: baseline, id: 'bench-baseline' }] : []),
       ...(existsSync(HOOK_ENTRY)
@@ -156,6 +191,7 @@ export async function hookLatencyBench(): Promise<string> {
             },
           ]
         : []),
+      ...installPaths(root),
       ...(existsSync(BUNDLED) ? [{ name: 'bundled dist/cli.js', path: BUNDLED, id: 'bench-bundled' }] : []),
       { name: 'compiled out/src/cli/main.js', path: CLI, id: 'bench-compiled' },
     ];
@@ -164,14 +200,18 @@ export async function hookLatencyBench(): Promise<string> {
     // a hook command; `direct`: the Node entry's own command (nodeCommandPrefix), as before the bash
     // client and wherever there is no bash; the others as `node <cli>`.
     const spawnHook = (c: Cli, event: string, stdin: string) =>
-      c.installed && process.platform !== 'win32'
-        ? spawnSync('/bin/sh', ['-c', `${c.direct ? nodeCommandPrefix(process.execPath, c.path) : hookCommandPrefix(c.path)} hooks claude ${event}`], {
-            input: stdin,
-            encoding: 'utf8',
-            // RAWR_HOOK_BENCH_NODE_ARGS reach this one through NODE_OPTIONS (the command is the installed one)
-            env: { ...env, ...c.env, ...(NODE_ARGS.length ? { NODE_OPTIONS: [env.NODE_OPTIONS ?? '', ...NODE_ARGS].join(' ').trim() } : {}) },
-            cwd: root,
-          })
+      (c.installed || c.command) && process.platform !== 'win32'
+        ? spawnSync(
+            '/bin/sh',
+            ['-c', `${c.command ?? (c.direct ? nodeCommandPrefix(process.execPath, c.path) : hookCommandPrefix(c.path))} hooks claude ${event}`],
+            {
+              input: stdin,
+              encoding: 'utf8',
+              // RAWR_HOOK_BENCH_NODE_ARGS reach this one through NODE_OPTIONS (the command is the installed one)
+              env: { ...env, ...c.env, ...(NODE_ARGS.length ? { NODE_OPTIONS: [env.NODE_OPTIONS ?? '', ...NODE_ARGS].join(' ').trim() } : {}) },
+              cwd: root,
+            },
+          )
         : spawnSync(process.execPath, [...NODE_ARGS, c.path, 'hooks', 'claude', event], {
             input: stdin,
             encoding: 'utf8',

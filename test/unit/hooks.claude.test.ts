@@ -14,6 +14,8 @@ import { needShared, nonEmpty } from '../support/sharedData';
 
 // Compiled to out/test/unit/; the CLI is out/src/cli/main.js; the shared data sits beside the repo.
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
+/** What install writes from this checkout: the fast hook, the bash client beside the bundle (issue 29). */
+const INSTALLED = path.resolve(__dirname, '../../../dist/hook.sh');
 const DIR = process.env.RAWR_TRANSCRIPTS ?? path.resolve(__dirname, '../../../../shared/data/transcripts');
 const HANDOFF_FIRST_LINE = '[rawr handoff] ⚠️ CONTEXT COMPACTION DETECTED';
 const TMP = fs.realpathSync(os.tmpdir());
@@ -579,7 +581,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
         const h = groups[0]!.hooks[0]!;
         assert.equal(h.type, 'command');
         assert.ok(h.command.endsWith(` hooks claude ${event}`), h.command);
-        assert.ok(h.command.includes(CLI), `absolute CLI path in ${h.command}`);
+        assert.ok(h.command.includes(INSTALLED), `absolute path of the fast hook in ${h.command}`);
       }
       // the printed command works from another folder, through a shell, as Claude Code runs it
       const root = project();
@@ -633,11 +635,11 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       // the stale rawr PreCompact entry was updated in place, not duplicated
       assert.equal(merged.hooks.PreCompact.length, 1);
       assert.equal(merged.hooks.PreCompact[0].hooks[0].command, 'echo precompact');
-      assert.ok(merged.hooks.PreCompact[0].hooks[1].command.includes(CLI));
+      assert.ok(merged.hooks.PreCompact[0].hooks[1].command.includes(INSTALLED));
       assert.equal(merged.hooks.SessionStart[0].matcher, 'compact');
       assert.deepEqual(merged.hooks.PostCompact[0], existing.hooks.PostCompact[0], "the other tool's PostCompact command is untouched");
       assert.equal(merged.hooks.PostCompact.length, 2);
-      assert.ok(merged.hooks.PostCompact[1].hooks[0].command.includes(CLI));
+      assert.ok(merged.hooks.PostCompact[1].hooks[0].command.includes(INSTALLED));
 
       const before = fs.readFileSync(file, 'utf8');
       const again = rawr(['hooks', 'claude', 'install', '--write'], '', { cwd: root });
@@ -657,7 +659,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
         'SessionStart',
         'UserPromptSubmit',
       ]);
-      for (const bad of ['{"hooks": {', '{"model": "x",}', '[1, 2]', '{"hooks": []}', '{"hooks": {"PreCompact": {}}}']) {
+      for (const bad of ['{"hooks": {', '{"model": "x" "y"}', '[1, 2]', '{"hooks": []}', '{"hooks": {"PreCompact": {}}}']) {
         fs.writeFileSync(file, bad);
         const r = rawr(['hooks', 'claude', 'install', '--write'], '', { cwd: root });
         assert.equal(r.code, 1, bad);

@@ -261,10 +261,12 @@ describe('hooks claude install --write (issue 11 item 7)', function () {
     const r = install(root);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'mode kept');
-    assert.equal(fs.readFileSync(`${file}.rawr-backup`, 'utf8'), before, 'backup of the previous version');
-    assert.equal(fs.statSync(`${file}.rawr-backup`).mode & 0o777, 0o600, 'the backup is as private as the file');
-    assert.match(r.stdout, /previous version kept in .*settings\.local\.json\.rawr-backup/);
-    assert.deepEqual(fs.readdirSync(path.join(root, '.claude')).sort(), ['settings.local.json', 'settings.local.json.rawr-backup'], 'no temp files left');
+    // the backup in rawr's own state folder, never beside the settings (issue 29)
+    const backup = path.join(root, '.rawr/claude/backup/settings.local.json.rawr-backup');
+    assert.equal(fs.readFileSync(backup, 'utf8'), before, 'backup of the previous version');
+    assert.equal(fs.statSync(backup).mode & 0o777, 0o600, 'the backup is as private as the file');
+    assert.match(r.stdout, /previous version kept in .*\.rawr\/claude\/backup\/settings\.local\.json\.rawr-backup/);
+    assert.deepEqual(fs.readdirSync(path.join(root, '.claude')).sort(), ['settings.local.json'], 'no temp files or backups left beside it');
     assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).env.SECRET_TOKEN, 'x');
   });
 

@@ -9,7 +9,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { runHook } from '../../src/core/hooks/shared/run';
 import { CLAUDE } from '../../src/core/hooks/claude/agent';
@@ -449,31 +448,7 @@ describe('rawr hooks claude install: steering in .claude/settings.local.json', f
     installClaude({ projectDir: root, commandPrefix: PREFIX, write: true, followSymlinks: false, ...o });
   const read = (root: string, file: string) => JSON.parse(fs.readFileSync(path.join(root, '.claude', file), 'utf8')) as Record<string, any>;
 
-  it('adds .claude/settings.local.json to .gitignore in a git work tree where it is not ignored yet, once; nothing outside git', async () => {
-    const git = (cwd: string, ...args: string[]) => {
-      const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CEILING_DIRECTORIES: TMP } });
-      assert.equal(r.status, 0, r.stderr);
-    };
-    const repo = fs.mkdtempSync(path.join(TMP, 'rawr-steer-git-'));
-    git(repo, 'init', '-q');
-    fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules'); // no newline at the end
-    const first = await install(repo);
-    assert.ok(first.ok, first.lines.join('\n'));
-    assert.match(first.lines.join('\n'), /added \/\.claude\/settings\.local\.json to .*\.gitignore/);
-    assert.equal(fs.readFileSync(path.join(repo, '.gitignore'), 'utf8'), 'node_modules\n/.claude/settings.local.json\n');
-    const again = await install(repo);
-    assert.doesNotMatch(again.lines.join('\n'), /\.gitignore/);
-    assert.equal(fs.readFileSync(path.join(repo, '.gitignore'), 'utf8'), 'node_modules\n/.claude/settings.local.json\n', 'not twice');
-    const already = fs.mkdtempSync(path.join(TMP, 'rawr-steer-git-'));
-    git(already, 'init', '-q');
-    fs.writeFileSync(path.join(already, '.gitignore'), '.claude/\n');
-    await install(already);
-    assert.equal(fs.readFileSync(path.join(already, '.gitignore'), 'utf8'), '.claude/\n', 'ignored already: untouched');
-    const plain = fs.mkdtempSync(path.join(TMP, 'rawr-steer-nogit-'));
-    await install(plain);
-    assert.equal(fs.existsSync(path.join(plain, '.gitignore')), false, 'not a git work tree: no .gitignore');
-  });
-
+  // Where the personal settings are ignored (.git/info/exclude, never the tracked .gitignore): hooks.install.test.ts.
   it("writes autoCompactWindow at rawr's early line for the settings' model (1M by default), and --no-steer takes back only rawr's value", async () => {
     const root = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
     assert.ok((await install(root)).ok);

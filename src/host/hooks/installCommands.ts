@@ -9,23 +9,30 @@
  * hooks an earlier rawr wrote into the shared `.claude/settings.json` are offered a move. Codex reads
  * hooks only from `$CODEX_HOME/hooks.json` (all its sessions), so that command asks first, and offers
  * to trust the hooks (Codex skips untrusted hooks silently).
- * Arguments for scripted use (tests): `{ folder?: string, trust?: boolean, move?: boolean, steer?: boolean }`
- * skip the questions.
+ * "Rawr: Remove Claude Code hooks" / "Rawr: Remove Codex hooks" take back exactly what install added
+ * (uninstaller.ts), and ask whether rawr's session state goes too.
+ * Arguments for scripted use (tests): `{ folder?: string, trust?: boolean, move?: boolean, steer?: boolean,
+ * purge?: boolean }` skip the questions.
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { shellQuote } from '../../core/hooks/shared/hooksConfig';
-import { CODEX_TRUST_NOTE, installClaude, installCodex, type InstallResult } from '../../core/hooks/shared/installer';
+import { CODEX_TRUST_NOTE, installClaude, installCodex } from '../../core/hooks/shared/installer';
+import { uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
 import { ensureLauncher } from './launcher';
 
 export const INSTALL_CLAUDE_HOOKS = 'rawr.installClaudeHooks';
 export const INSTALL_CODEX_HOOKS = 'rawr.installCodexHooks';
+export const UNINSTALL_CLAUDE_HOOKS = 'rawr.uninstallClaudeHooks';
+export const UNINSTALL_CODEX_HOOKS = 'rawr.uninstallCodexHooks';
 export const RESTRICTED_MESSAGE =
   'Rawr installs no agent hooks in Restricted Mode: a hook runs a command on every prompt of the agent. Trust this workspace first (Manage Workspace Trust), then run the command again.';
 
 interface Args {
   folder?: string;
+  /** uninstall: also remove rawr's session state (.rawr/<agent>/). */
+  purge?: boolean;
   trust?: boolean;
   move?: boolean;
   steer?: boolean;
@@ -52,13 +59,30 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
     }
   }
 
-  const report = (r: InstallResult, what: string) => {
+  const report = <R extends { ok: boolean; lines: string[] }>(r: R, what: string, done = 'installed', notDone = 'not installed') => {
     for (const l of r.lines) (r.ok ? log.info : log.warn).call(log, l);
     const text = r.lines.map((l) => l.replace(/^rawr: /, '')).join(' ');
-    if (r.ok) void vscode.window.showInformationMessage(`Rawr: ${what} installed. ${text}`);
-    else void vscode.window.showErrorMessage(`Rawr: ${what} not installed: ${text}`);
+    if (r.ok) void vscode.window.showInformationMessage(`Rawr: ${what} ${done}. ${text}`);
+    else void vscode.window.showErrorMessage(`Rawr: ${what} ${notDone}: ${text}`);
     return r;
   };
+  const folderOf = async (a: Args, placeHolder: string) =>
+    a.folder ??
+    (vscode.workspace.workspaceFolders?.length === 1
+      ? vscode.workspace.workspaceFolders[0]!.uri.fsPath
+      : (await vscode.window.showWorkspaceFolderPick({ placeHolder }))?.uri.fsPath);
+  /** Whether rawr's session state goes too (asked unless the arguments say). */
+  const purgeOf = async (a: Args, where: string): Promise<boolean | undefined> => {
+    if (a.purge !== undefined) return a.purge;
+    const pick = await vscode.window.showWarningMessage(
+      `Remove rawr's hooks and settings? rawr's session state (${where}: snapshots, steering state) can go too.`,
+      { modal: true },
+      'Remove hooks',
+      'Remove hooks and state',
+    );
+    return pick === undefined ? undefined : pick === 'Remove hooks and state';
+  };
+  const removed = (r: { ok: boolean; lines: string[] }, what: string) => report(r, what, 'removed', 'not fully removed');
   const precondition = (): string | undefined => {
     if (!vscode.workspace.isTrusted) return RESTRICTED_MESSAGE;
     if (process.platform === 'win32')
@@ -74,11 +98,7 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
         return { ok: false, lines: [refused] };
       }
       const a = argsOf(raw);
-      const folder =
-        a.folder ??
-        (vscode.workspace.workspaceFolders?.length === 1
-          ? vscode.workspace.workspaceFolders[0]!.uri.fsPath
-          : (await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Install Claude Code hooks for which folder?' }))?.uri.fsPath);
+      const folder = await folderOf(a, 'Install Claude Code hooks for which folder?');
       if (!folder) {
         void vscode.window.showWarningMessage('Rawr: open a folder first; Claude Code hooks are installed per project (.claude/settings.local.json).');
         return { ok: false, lines: ['no folder'] };
@@ -128,6 +148,26 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
       }
       const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks: false });
       return report(r, 'Codex hooks');
+    }),
+  );
+
+  // Removing needs no trust: it only takes rawr's own entries out (uninstaller.ts).
+  context.subscriptions.push(
+    vscode.commands.registerCommand(UNINSTALL_CLAUDE_HOOKS, async (raw?: unknown) => {
+      const a = argsOf(raw);
+      const folder = await folderOf(a, 'Remove Claude Code hooks from which folder?');
+      if (!folder) return { ok: false, lines: ['no folder'] };
+      const purge = await purgeOf(a, path.join(folder, '.rawr', 'claude'));
+      if (purge === undefined) return { ok: false, lines: ['cancelled'] };
+      return removed(await uninstallClaude({ projectDir: folder, purge, followSymlinks: false }), 'Claude Code hooks');
+    }),
+    vscode.commands.registerCommand(UNINSTALL_CODEX_HOOKS, async (raw?: unknown) => {
+      const a = argsOf(raw);
+      const codexHome = process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex');
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      const purge = await purgeOf(a, folder ? path.join(folder, '.rawr', 'codex') : 'none in this window');
+      if (purge === undefined) return { ok: false, lines: ['cancelled'] };
+      return removed(await uninstallCodex({ codexHome, followSymlinks: false, ...(purge && folder ? { purgeProject: folder } : {}) }), 'Codex hooks');
     }),
   );
 }

@@ -7,7 +7,9 @@
  *   - only a regular file within a size cap is read (never a FIFO or a device);
  *   - the new text goes to a temp file in the same folder with the old file's mode, is flushed, then
  *     renamed over it (atomic: the agent never reads half a file);
- *   - the previous text is kept in `<file>.rawr-backup` (same mode) before it is replaced;
+ *   - the previous text is kept in a backup (same mode) before it is replaced: where the caller says
+ *     (rawr's own state folder, so nothing new appears beside a project's settings), else
+ *     `<file>.rawr-backup`;
  *   - a read-only file (no write permission bit, or not writable by this user) is not replaced: a rename
  *     would replace it even so (it needs only the folder's permission), and read-only is the owner's
  *     way of saying "leave this alone".
@@ -133,13 +135,14 @@ export function readOnlyReason(f: ConfigFile): string | undefined {
  * Replaces `f.target` with `text` (see the file comment). Returns the backup's path when one was written.
  * Throws, having written nothing, when the file is read-only (readOnlyReason).
  */
-export function writeConfigFile(f: ConfigFile, text: string): { backup?: string } {
+export function writeConfigFile(f: ConfigFile, text: string, backupTo?: string): { backup?: string } {
   const readOnly = readOnlyReason(f);
   if (readOnly !== undefined) throw new Error(readOnly);
   fs.mkdirSync(path.dirname(f.target), { recursive: true });
   let backup: string | undefined;
   if (f.text !== undefined) {
-    backup = `${f.target}.rawr-backup`;
+    backup = backupTo ?? `${f.target}.rawr-backup`;
+    fs.mkdirSync(path.dirname(backup), { recursive: true, mode: 0o700 });
     writeWithMode(backup, f.text, f.mode);
   }
   writeWithMode(f.target, text, f.mode);

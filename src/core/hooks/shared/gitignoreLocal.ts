@@ -1,9 +1,11 @@
 /**
  * `.claude/settings.local.json` holds this machine's hook command paths: it must not be committed. When
- * `install --write` writes it in a git work tree where git does not ignore it yet, rawr appends
- * `/.claude/settings.local.json` to the project folder's `.gitignore` (created if absent; a `.gitignore`
- * that is a symlink or not a regular file is left alone and reported). Outside a git work tree, or
- * when git is missing, nothing is done.
+ * `install --write` writes it in a git work tree where git does not ignore it yet, rawr adds
+ * `/<path from the work tree's top>/.claude/settings.local.json` to the repository's own personal ignore
+ * file, `.git/info/exclude` (git's place for "ignored here, not for everyone"): never the tracked
+ * `.gitignore`, which an agent's `git add -A` would sweep into its next commit. The exact text appended
+ * is returned, so uninstall takes back exactly that (unignoreLocalSettings). Outside a git work tree,
+ * or when git is missing, nothing is done.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,26 +13,70 @@ import * as path from 'node:path';
 
 const run = (cwd: string, args: string[]) => spawnSync('git', args, { cwd, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** One line for the person, or null when nothing needed doing. */
-export function ignoreLocalSettings(projectDir: string, rel = '.claude/settings.local.json'): string | null {
+export interface IgnoreAdded {
+  /** The exclude file. */
+  file: string;
+  /** The text appended to it (the rule, with a newline before it when the file did not end in one). */
+  appended: string;
+  rule: string;
+  /** rawr created the file. */
+  created?: boolean;
+}
+
+/** One line for the person (null when nothing needed doing), and what was appended. */
+export function ignoreLocalSettings(projectDir: string, rel = '.claude/settings.local.json'): { line: string | null; added?: IgnoreAdded } {
   const inside = run(projectDir, ['rev-parse', '--is-inside-work-tree']);
-  if (inside.error || inside.status !== 0 || inside.stdout.trim() !== 'true') return null;
+  if (inside.error || inside.status !== 0 || inside.stdout.trim() !== 'true') return { line: null };
   // exit 0: ignored; 1: not ignored; anything else: git could not tell (leave it).
   const check = run(projectDir, ['check-ignore', '-q', '--no-index', rel]);
-  if (check.status !== 1) return null;
-  const file = path.join(projectDir, '.gitignore');
-  let text = '';
+  if (check.status !== 1) return { line: null };
+  const prefix = run(projectDir, ['rev-parse', '--show-prefix']);
+  const where = run(projectDir, ['rev-parse', '--git-path', 'info/exclude']);
+  if (prefix.status !== 0 || where.status !== 0 || !where.stdout.trim())
+    return { line: `rawr: git could not say where its exclude file is: add /${rel} to your ignore rules yourself (it holds this machine's paths)` };
+  const file = path.resolve(projectDir, where.stdout.trim());
+  const rule = `/${prefix.stdout.trim()}${rel}`;
+  let text: string | undefined;
   try {
     const st = fs.lstatSync(file);
-    if (!st.isFile()) return `rawr: ${file} is not a regular file: add /${rel} to your ignore rules yourself (it holds this machine's paths)`;
+    if (!st.isFile()) return { line: `rawr: ${file} is not a regular file: add ${rule} to your ignore rules yourself (it holds this machine's paths)` };
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return `rawr: could not read ${file} (${(err as Error).message}): add /${rel} to it yourself`;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      return { line: `rawr: could not read ${file} (${(err as Error).message}): add ${rule} to it yourself` };
   }
+  const appended = `${text && !text.endsWith('\n') ? '\n' : ''}${rule}\n`;
   try {
-    fs.appendFileSync(file, `${text && !text.endsWith('\n') ? '\n' : ''}/${rel}\n`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.appendFileSync(file, appended);
   } catch (err) {
-    return `rawr: could not add /${rel} to ${file} (${(err as Error).message}): add it yourself`;
+    return { line: `rawr: could not add ${rule} to ${file} (${(err as Error).message}): add it yourself` };
   }
-  return `rawr: added /${rel} to ${file} (personal settings with this machine's paths: not for the team's repository)`;
+  return {
+    line: `rawr: added ${rule} to ${file} (git's personal ignore file, not committed: the settings hold this machine's paths)`,
+    added: { file, appended, rule, ...(text === undefined ? { created: true } : {}) },
+  };
+}
+
+/** Takes back what ignoreLocalSettings appended: that exact text at the end, else the rule's line; a file rawr created and that is now empty goes. */
+export function unignoreLocalSettings(a: IgnoreAdded): string | null {
+  let text: string;
+  try {
+    if (!fs.lstatSync(a.file).isFile()) return null;
+    text = fs.readFileSync(a.file, 'utf8');
+  } catch {
+    return null;
+  }
+  let next: string;
+  if (text.endsWith(a.appended)) next = text.slice(0, text.length - a.appended.length);
+  else {
+    const lines = text.split('\n');
+    const at = lines.lastIndexOf(a.rule);
+    if (at < 0) return null;
+    lines.splice(at, 1);
+    next = lines.join('\n');
+  }
+  if (next === '' && a.created) fs.unlinkSync(a.file);
+  else fs.writeFileSync(a.file, next);
+  return `rawr: removed ${a.rule} from ${a.file}`;
 }

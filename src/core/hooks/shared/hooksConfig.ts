@@ -6,7 +6,7 @@
  *
  * Merge by identity: an entry is rawr's when its command is a rawr entry point (the CLI `…/out/src/cli/
  * main.js`, the bundled `…rawr…/dist/cli.js`, its hooks entry `…rawr…/dist/hook.js` or that entry's bash
- * client `…rawr…/dist/hook.sh`, the extension's `rawr-hooks` launcher or a `rawr` binary)
+ * client `…/dist/hook.sh` (wherever it is), the extension's `rawr-hooks` launcher or a `rawr` binary)
  * followed by exactly `hooks <agent> <Event>`. Only such entries are updated in place (e.g. after rawr
  * moved) or de-duplicated; another tool's command is never changed, even one that ends in the same words.
  */
@@ -78,7 +78,10 @@ export function isRawrEntryPoint(word: string): boolean {
   const base = w.slice(w.lastIndexOf('/') + 1);
   return (
     w.endsWith('/out/src/cli/main.js') ||
-    (/\/dist\/(cli\.js|hook\.js|hook\.sh)$/.test(w) && /rawr/i.test(w)) ||
+    (/\/dist\/(cli\.js|hook\.js)$/.test(w) && /rawr/i.test(w)) ||
+    // the bash client wherever rawr sits (a checkout named anything): its command line (bash -p …/hook.sh
+    // <node> hooks <agent> <Event>) is rawr's own
+    /\/dist\/hook\.sh$/.test(w) ||
     /^rawr-hooks(\.cmd|\.sh)?$/.test(base) ||
     base === 'rawr'
   );

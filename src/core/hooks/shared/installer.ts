@@ -10,14 +10,16 @@
  * earlier rawr wrote into the shared file keep working; `move` moves them.
  */
 import * as path from 'node:path';
+import * as fs from 'node:fs';
 import { readConfigFile, writeConfigFile, type ConfigFile } from './configFile';
-import { editJson } from './jsonEdit';
+import { editJson, parseJsonc } from './jsonEdit';
+import { backupFile, noteWrite, readRecord, withInstallLock, writeRecord, type InstallRecord } from './installState';
 import { safeReadTextIfExistsSync } from '../../io/safeRead';
 import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, rawrEventsIn, removeRawrHooks, type HooksConfig } from './hooksConfig';
 import { agentStateDir } from './store';
 import { ignoreLocalSettings } from './gitignoreLocal';
 import { applyTrust, rawrTrustEntries } from '../codex/trust';
-import { autoCompactWindowFor, readSteerConfig, writeSteerConfig } from '../claude/steerConfig';
+import { autoCompactWindowFor, claudeThreshold, readSteerConfig, writeSteerConfig } from '../claude/steerConfig';
 import { modelWindow } from '../../replay/windows';
 import type { Settings } from '../../settings/schema';
 import { loadPromptSet } from '../../prompts/promptSet';
@@ -32,9 +34,9 @@ export interface InstallResult {
 }
 
 /** writeConfigFile, its refusal (read-only) or failure as a reason. */
-function tryWrite(f: ConfigFile, text: string): { ok: true; backup?: string } | { ok: false; reason: string } {
+function tryWrite(f: ConfigFile, text: string, backupTo?: string): { ok: true; backup?: string } | { ok: false; reason: string } {
   try {
-    return { ok: true, ...writeConfigFile(f, text) };
+    return { ok: true, ...writeConfigFile(f, text, backupTo) };
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
@@ -51,52 +53,59 @@ const summary = (m: { added: string[]; updated: string[]; unchanged: string[] })
 
 type Edit = (existing: Record<string, unknown>) => { ok: true; settings: Record<string, unknown>; summary: string } | { ok: false; reason: string };
 
-/** Reads a JSON settings file (configFile.ts rules), applies `edit`, and writes it back if it changed. */
-async function editJsonFile(
+/** Where install keeps its record and backups (installState.ts); absent: the backup beside the file, no record. */
+export interface Tracking {
+  stateDir: string;
+  record: InstallRecord;
+}
+
+/**
+ * Reads a JSON settings file (configFile.ts rules; JSONC as Claude Code reads it), applies `edit`, and
+ * writes it back if it changed: its own text, edited where the merge changed something (comments,
+ * numbers and layout kept as written). With `track`, the backup goes to rawr's state folder and the
+ * write is noted for uninstall.
+ */
+export async function editJsonFile(
   file: string,
   edit: Edit,
   followSymlinks: boolean,
   within: string | undefined,
   byHand: () => unknown,
-): Promise<{ ok: true; line: string; merged: Record<string, unknown>; target: string } | { ok: false; line: string }> {
+  track?: Tracking,
+): Promise<{ ok: true; line: string; merged: Record<string, unknown>; target: string; changed: boolean } | { ok: false; line: string }> {
   const read = await readConfigFile(file, { followSymlinks, ...(within !== undefined ? { within } : {}) });
   if (!read.ok) return { ok: false, line: `${read.reason}` };
-  let existing: unknown = {};
-  if (read.file.text !== undefined && read.file.text.trim() !== '') {
-    try {
-      existing = JSON.parse(read.file.text);
-    } catch (err) {
-      return {
-        ok: false,
-        line: `${read.file.target} is not valid JSON (${(err as Error).message}); fix it or merge this by hand:\n${JSON.stringify(byHand(), null, 2)}`,
-      };
-    }
-  }
+  const hand = () => `Merge this by hand:\n${JSON.stringify(byHand(), null, 2)}`;
+  const parsed = parseJsonc(read.file.text ?? '');
+  if (!parsed.ok) return { ok: false, line: `${read.file.target} is not valid JSON (${parsed.reason}); nothing written. Fix it, or ${hand()}` };
+  const existing = parsed.value;
   if (!isObject(existing)) return { ok: false, line: `${read.file.target}: the file is not a JSON object; nothing written` };
   const changed = edit(existing);
   if (!changed.ok) return { ok: false, line: `${read.file.target}: ${changed.reason}; nothing written` };
-  // The file's own text, edited where the merge changed something (numbers and layout kept as written).
   const edited = editJson(read.file.text ?? '', existing, changed.settings);
-  if (!edited.ok)
-    return { ok: false, line: `${read.file.target}: ${edited.reason}; nothing written. Merge this by hand:\n${JSON.stringify(byHand(), null, 2)}` };
+  if (!edited.ok) return { ok: false, line: `${read.file.target}: ${edited.reason}; nothing written. ${hand()}` };
   let backup: string | undefined;
-  if (edited.text !== read.file.text) {
-    const w = tryWrite(read.file, edited.text);
+  const differs = edited.text !== read.file.text;
+  if (differs) {
+    const dirExisted = fs.existsSync(path.dirname(read.file.target));
+    const w = tryWrite(read.file, edited.text, track ? backupFile(track.stateDir, read.file.target) : undefined);
     if (!w.ok) return { ok: false, line: w.reason };
     backup = w.backup;
+    if (track) noteWrite(track.record, read.file.target, read.file.text, edited.text, dirExisted);
   }
   const via = read.file.followedFrom ? ` (through the symlink ${read.file.followedFrom})` : '';
   return {
     ok: true,
     merged: changed.settings,
     target: read.file.target,
+    changed: differs,
     line: `${read.file.target}${via}: ${changed.summary}${backup ? `; previous version kept in ${backup}` : ''}`,
   };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function mergeInto(file: string, config: HooksConfig, agent: 'claude' | 'codex', followSymlinks: boolean, within: string | undefined) {
+function mergeInto(file: string, config: HooksConfig, agent: 'claude' | 'codex', followSymlinks: boolean, within: string | undefined, track: Tracking) {
   return editJsonFile(
     file,
     (existing) => {
@@ -106,6 +115,7 @@ function mergeInto(file: string, config: HooksConfig, agent: 'claude' | 'codex',
     followSymlinks,
     within,
     () => config,
+    track,
   );
 }
 
@@ -122,6 +132,8 @@ export interface ClaudeInstallOptions {
   followSymlinks: boolean;
   /** Steer Claude Code's compaction (default true): its auto-compact threshold at rawr's early line, PreCompact answering. */
   steer?: boolean;
+  /** Write rawr's hook entries (default true); false: only steering, for hooks that come from the Claude Code plugin. */
+  hooks?: boolean;
   /** Move rawr's hooks that an earlier rawr wrote into the shared `.claude/settings.json` to the personal file. */
   move?: boolean;
   /** The model's context window (default: the window of the model the settings name, else 1M). */
@@ -141,7 +153,9 @@ export interface ClaudeInstallResult extends InstallResult {
 function readJsonQuietly(file: string): unknown {
   try {
     const text = safeReadTextIfExistsSync(file, { maxBytes: MAX_SETTINGS_BYTES });
-    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+    if (text === undefined) return undefined;
+    const parsed = parseJsonc(text);
+    return parsed.ok ? parsed.value : undefined;
   } catch {
     return undefined;
   }
@@ -162,88 +176,124 @@ function modelOf(files: Array<string | undefined>): string | undefined {
   return undefined;
 }
 
+/** A number at `key` in a settings file, when it has one. */
+function numberIn(file: string | undefined, key: string): number | undefined {
+  if (file === undefined) return undefined;
+  const o = readJsonQuietly(file);
+  return isObject(o) && typeof o[key] === 'number' ? o[key] : undefined;
+}
+
 export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInstallResult> {
   const steer = o.steer ?? true;
   const settings = o.settings ?? loadPromptSet([dirReader(path.join(o.projectDir, '.rawr', 'prompts')), dirReader(shippedPromptsDir())]).settings;
   const shared = path.join(o.projectDir, CLAUDE_SHARED_SETTINGS);
   const local = path.join(o.projectDir, CLAUDE_LOCAL_SETTINGS);
-  const model = modelOf([local, shared, o.home ? path.join(o.home, '.claude', 'settings.json') : undefined]);
+  const userSettings = o.home ? path.join(o.home, '.claude', 'settings.json') : undefined;
+  const model = modelOf([local, shared, userSettings]);
   const window = o.window ?? (model ? modelWindow(model)?.window : undefined) ?? CLAUDE_DEFAULT_WINDOW;
   const windowWhy = o.window ? `--window ${o.window}` : model ? `model ${model} in the Claude Code settings` : "Claude Code's default models: 1M";
   const wanted = autoCompactWindowFor(window, settings);
   const asks = `Claude Code asks rawr from about ${100 - settings.early_percent_remaining_lt}% of a ${window.toLocaleString('en-US')}-token window (${windowWhy})`;
+  // A value the team committed (or the person set for all projects) is their choice: the personal file
+  // would silently win over it, so rawr leaves it and says so.
+  const theirs = [
+    { file: shared, value: numberIn(shared, 'autoCompactWindow'), whose: `your team's autoCompactWindow in ${CLAUDE_SHARED_SETTINGS}` },
+    { file: userSettings, value: numberIn(userSettings, 'autoCompactWindow'), whose: 'your autoCompactWindow in ~/.claude/settings.json' },
+  ].find((t) => t.value !== undefined);
   const config = hooksConfig('claude', o.commandPrefix, CLAUDE_HOOKS);
   // Absent, not a regular file, or not JSON: nothing of rawr's there (a write to it is refused later if it matters).
   const legacyEvents = rawrEventsIn(readJsonQuietly(shared), 'claude');
   const legacy = legacyEvents.length > 0;
+  const shown = (): Record<string, unknown> => (steer && !theirs ? { autoCompactWindow: wanted, ...config } : { ...config });
   if (!o.write) {
     // Only the JSON (it can be merged by hand as it is): what --write adds is in the usage text.
-    const shown: Record<string, unknown> = steer ? { autoCompactWindow: wanted, ...config } : { ...config };
-    return { ok: true, legacy, config, lines: [JSON.stringify(shown, null, 2)] };
+    return { ok: true, legacy, config, lines: [JSON.stringify(shown(), null, 2)] };
   }
-  agentStateDir(o.projectDir, 'claude', true);
-  const before = await readSteerConfig(o.projectDir);
-  const rawrWrote = before?.autoCompactWindow ?? null;
-  let kept = false;
-  const withHooks = !legacy || o.move === true;
-  const r = await editJsonFile(
-    local,
-    (existing) => {
-      const merged = withHooks
-        ? mergeHooks(existing, config, 'claude')
-        : { ok: true as const, settings: structuredClone(existing), added: [], updated: [], unchanged: [] };
-      if (!merged.ok) return merged;
-      const settings = merged.settings;
-      const parts = withHooks ? [summary(merged)] : [];
-      const current = settings.autoCompactWindow;
-      const ours = current === undefined || current === rawrWrote;
-      if (steer) {
-        if (ours) {
-          if (current !== wanted) parts.push(`autoCompactWindow ${wanted} (${asks})`);
-          settings.autoCompactWindow = wanted;
-        } else {
+  const stateDir = agentStateDir(o.projectDir, 'claude', true)!;
+  return withInstallLock(stateDir, async () => {
+    const track: Tracking = { stateDir, record: readRecord(stateDir) };
+    const before = await readSteerConfig(o.projectDir);
+    const rawrWrote = before?.autoCompactWindow ?? null;
+    let kept = false;
+    const withHooks = o.hooks !== false && (!legacy || o.move === true);
+    const r = await editJsonFile(
+      local,
+      (existing) => {
+        const merged = withHooks
+          ? mergeHooks(existing, config, 'claude')
+          : { ok: true as const, settings: structuredClone(existing), added: [], updated: [], unchanged: [] };
+        if (!merged.ok) return merged;
+        const next = merged.settings;
+        const parts = withHooks ? [summary(merged)] : [];
+        const current = next.autoCompactWindow;
+        const ours = current === undefined || current === rawrWrote;
+        if (steer && ours && theirs) {
+          if (current !== undefined) delete next.autoCompactWindow;
           kept = true;
-          parts.push(`your autoCompactWindow ${JSON.stringify(current)} is kept (Claude Code asks rawr from there)`);
+          parts.push(
+            `${theirs.whose} (${theirs.value}) is kept: Claude Code asks rawr from about ${claudeThreshold(theirs.value!).toLocaleString('en-US')} tokens (rawr's own would be ${wanted}, for a ${window.toLocaleString('en-US')}-token window); set autoCompactWindow in ${CLAUDE_LOCAL_SETTINGS} to override it for yourself`,
+          );
+        } else if (steer) {
+          if (ours) {
+            if (current !== wanted) parts.push(`autoCompactWindow ${wanted} (${asks})`);
+            next.autoCompactWindow = wanted;
+          } else {
+            kept = true;
+            parts.push(`your autoCompactWindow ${JSON.stringify(current)} is kept (Claude Code asks rawr from there)`);
+          }
+        } else if (ours && current !== undefined) {
+          delete next.autoCompactWindow;
+          parts.push("rawr's autoCompactWindow removed (Claude Code's own threshold again)");
         }
-      } else if (ours && current !== undefined) {
-        delete settings.autoCompactWindow;
-        parts.push("rawr's autoCompactWindow removed (Claude Code's own threshold again)");
-      }
-      return { ok: true, settings, summary: parts.filter(Boolean).join('; ') || 'unchanged' };
-    },
-    o.followSymlinks,
-    o.projectDir,
-    () => config,
-  );
-  if (!r.ok) return { ok: false, legacy, lines: [`rawr: Claude Code hooks in ${r.line}`], config };
-  const lines = [`rawr: Claude Code hooks in ${r.line}`];
-  const ignored = ignoreLocalSettings(o.projectDir, CLAUDE_LOCAL_SETTINGS.split(path.sep).join('/'));
-  if (ignored) lines.push(ignored);
-  writeSteerConfig(o.projectDir, { steer, window, autoCompactWindow: steer && !kept ? wanted : null, settingsFile: CLAUDE_LOCAL_SETTINGS });
-  lines.push(
-    steer
-      ? "rawr: steering Claude Code's automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr's emergency line). Turn it off: install --write --no-steer."
-      : "rawr: not steering: Claude Code compacts at its own threshold; rawr's hooks snapshot and hand off.",
-  );
-  if (legacy && o.move) {
-    const m = await editJsonFile(
-      shared,
-      (existing) => ({ ok: true, settings: removeRawrHooks(existing, 'claude'), summary: `rawr's hooks removed (${legacyEvents.join(', ')})` }),
+        return { ok: true, settings: next, summary: parts.filter(Boolean).join('; ') || 'unchanged' };
+      },
       o.followSymlinks,
       o.projectDir,
-      () => ({}),
+      shown,
+      track,
     );
-    if (!m.ok) return { ok: false, legacy, lines: [...lines, `rawr: moving the hooks out of the shared settings: ${m.line}`], config };
-    lines.push(`rawr: moved out of ${m.line}`);
-  } else if (legacy) {
+    if (!r.ok) {
+      writeRecord(stateDir, track.record);
+      return { ok: false, legacy, lines: [`rawr: Claude Code hooks in ${r.line}`], config };
+    }
+    const lines = [`rawr: Claude Code hooks in ${r.line}`];
+    const ignored = ignoreLocalSettings(o.projectDir, CLAUDE_LOCAL_SETTINGS.split(path.sep).join('/'));
+    if (ignored.line) lines.push(ignored.line);
+    if (ignored.added) track.record.ignore = ignored.added;
+    writeSteerConfig(o.projectDir, { steer, window, autoCompactWindow: steer && !kept ? wanted : null, settingsFile: CLAUDE_LOCAL_SETTINGS });
     lines.push(
-      `rawr: rawr's hooks (${legacyEvents.join(', ')}) are in ${shared}, where an earlier rawr wrote them: teams commit that file, and a collaborator's Claude Code would run this machine's paths. They keep working there; install --write --move moves them into ${CLAUDE_LOCAL_SETTINGS}.`,
+      steer
+        ? "rawr: steering Claude Code's automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr's emergency line). Turn it off: install --write --no-steer. Remove everything: rawr hooks claude uninstall."
+        : "rawr: not steering: Claude Code compacts at its own threshold; rawr's hooks snapshot and hand off.",
     );
-  }
-  return { ok: true, legacy: legacy && !o.move, lines, config };
+    if (legacy && o.move) {
+      const m = await editJsonFile(
+        shared,
+        (existing) => ({ ok: true, settings: removeRawrHooks(existing, 'claude'), summary: `rawr's hooks removed (${legacyEvents.join(', ')})` }),
+        o.followSymlinks,
+        o.projectDir,
+        () => ({}),
+        { stateDir, record: { files: {} } }, // the backup in rawr's folder; not rawr's to restore on uninstall
+      );
+      if (!m.ok) {
+        writeRecord(stateDir, track.record);
+        return { ok: false, legacy, lines: [...lines, `rawr: moving the hooks out of the shared settings: ${m.line}`], config };
+      }
+      lines.push(`rawr: moved out of ${m.line}`);
+    } else if (legacy) {
+      lines.push(
+        `rawr: rawr's hooks (${legacyEvents.join(', ')}) are in ${shared}, where an earlier rawr wrote them: teams commit that file, and a collaborator's Claude Code would run this machine's paths. They keep working there; install --write --move moves them into ${CLAUDE_LOCAL_SETTINGS}.`,
+      );
+    }
+    writeRecord(stateDir, track.record);
+    return { ok: true, legacy: legacy && !o.move, lines, config };
+  });
 }
 
 export const CODEX_TRUST_NOTE = 'Codex runs only hooks it trusts and skips the others without a word.';
+
+/** Codex's hooks are per user (`$CODEX_HOME`): rawr's install record, lock and backups sit beside them. */
+export const codexStateDir = (codexHome: string) => path.join(codexHome, '.rawr');
 
 export async function installCodex(o: {
   codexHome: string;
@@ -264,7 +314,25 @@ export async function installCodex(o: {
       ],
     };
   }
-  const r = await mergeInto(hooksPath, config, 'codex', o.followSymlinks, undefined);
+  const stateDir = codexStateDir(o.codexHome);
+  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  return withInstallLock(stateDir, async () => {
+    const track: Tracking = { stateDir, record: readRecord(stateDir) };
+    try {
+      return await codexWrites(o, config, hooksPath, track);
+    } finally {
+      writeRecord(stateDir, track.record);
+    }
+  });
+}
+
+async function codexWrites(
+  o: { codexHome: string; trust: boolean; followSymlinks: boolean },
+  config: HooksConfig,
+  hooksPath: string,
+  track: Tracking,
+): Promise<InstallResult> {
+  const r = await mergeInto(hooksPath, config, 'codex', o.followSymlinks, undefined, track);
   if (!r.ok) return { ok: false, lines: [`rawr: Codex hooks: ${r.line}`], config };
   const lines = [`rawr: Codex hooks in ${r.line}`];
   const entries = rawrTrustEntries(hooksPath, r.merged);
@@ -281,9 +349,10 @@ export async function installCodex(o: {
   if (!applied.ok) return { ok: false, lines: [...lines, `rawr: Codex trust in ${read.file.target}: ${applied.reason}`], config };
   let backup: string | undefined;
   if (applied.changed > 0) {
-    const w = tryWrite(read.file, applied.text);
+    const w = tryWrite(read.file, applied.text, backupFile(track.stateDir, read.file.target));
     if (!w.ok) return { ok: false, lines: [...lines, `rawr: Codex trust: ${w.reason}`], config };
     backup = w.backup;
+    noteWrite(track.record, read.file.target, read.file.text, applied.text, true);
   }
   lines.push(
     `rawr: Codex trust in ${read.file.target}: ${applied.changed ? `${applied.changed} of rawr's ${entries.length} hooks newly trusted` : `rawr's ${entries.length} hooks already trusted`}${backup ? `; previous version kept in ${backup}` : ''}`,

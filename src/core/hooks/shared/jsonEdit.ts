@@ -4,10 +4,24 @@
  * written (a number above 2^53 such as 12345678901234567890 would otherwise become 12345678901234567000,
  * and a person's layout would be lost). The edits are the differences between the parsed file and what
  * it should become, made with jsonc-parser's `modify` (the library VS Code edits settings.json with);
- * the result is parsed again and must equal what was intended, or nothing is written. Pure: no I/O.
+ * the result is parsed again and must equal what was intended, or nothing is written. Claude Code reads
+ * its settings as JSONC (comments, trailing commas): such a file is parsed and edited the same way, its
+ * comments kept where they are. Pure: no I/O.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { applyEdits, modify, type FormattingOptions, type JSONPath } from 'jsonc-parser';
+import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
+
+/** A settings file's text as JSONC (comments and trailing commas allowed, as Claude Code reads it). */
+export function parseJsonc(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+  if (errors.length) {
+    const e = errors[0]!;
+    const line = text.slice(0, e.offset).split('\n').length;
+    return { ok: false, reason: `${printParseErrorCode(e.error)} at line ${line}` };
+  }
+  return { ok: true, value: value ?? {} };
+}
 
 export type JsonEditResult = { ok: true; text: string } | { ok: false; reason: string };
 
@@ -78,13 +92,9 @@ function editWith(text: string, before: unknown, after: unknown, align: boolean)
     }
   };
   walk([], before, after);
-  let reparsed: unknown;
-  try {
-    reparsed = JSON.parse(out);
-  } catch (err) {
-    return { ok: false, reason: `the edited file would not be valid JSON (${(err as Error).message})` };
-  }
-  if (!isDeepStrictEqual(reparsed, after)) return { ok: false, reason: 'the edited file would not hold what was intended' };
+  const reparsed = parseJsonc(out);
+  if (!reparsed.ok) return { ok: false, reason: `the edited file would not be valid JSON (${reparsed.reason})` };
+  if (!isDeepStrictEqual(reparsed.value, after)) return { ok: false, reason: 'the edited file would not hold what was intended' };
   return { ok: true, text: out };
 }
 

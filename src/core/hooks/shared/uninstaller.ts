@@ -1,0 +1,195 @@
+/**
+ * `rawr hooks claude|codex uninstall` and the extension's "Rawr: Remove … hooks": takes back exactly what
+ * install added (installState.ts) and nothing of the person's.
+ *   - A file nobody but rawr changed since rawr's install gets its text from before, byte for byte (or is
+ *     removed, with its folder, when rawr created them).
+ *   - A file someone changed since keeps those changes: rawr's hook entries and the autoCompactWindow
+ *     rawr set (the value steer.json recorded; the person's own value is theirs) are removed from what
+ *     is there, through the same text edit as install (comments kept); if rawr created the file and
+ *     nothing else is left in it, it goes.
+ *   - The ignore line rawr appended to `.git/info/exclude` goes; install's record, backups and
+ *     `steer.json` go; `--purge` also removes the session state (`.rawr/<agent>/`), and `.rawr/` when
+ *     nothing else is in it (a team's `.rawr/prompts/` stays).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { readConfigFile } from './configFile';
+import { editJson, parseJsonc } from './jsonEdit';
+import { removeRawrHooks } from './hooksConfig';
+import { backupFile, forgetInstall, hashText, readRecord, withInstallLock, type InstallRecord } from './installState';
+import { unignoreLocalSettings } from './gitignoreLocal';
+import { CLAUDE_LOCAL_SETTINGS, CLAUDE_SHARED_SETTINGS, codexStateDir, editJsonFile } from './installer';
+import { readSteerConfig, steerConfigFile } from '../claude/steerConfig';
+import { writeConfigFile } from './configFile';
+
+export interface UninstallResult {
+  ok: boolean;
+  lines: string[];
+}
+
+type Remove = (settings: Record<string, unknown>) => Record<string, unknown>;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** One file back to what it was without rawr (see the file comment); null when there was nothing to do. */
+async function takeBack(
+  file: string,
+  record: InstallRecord,
+  remove: Remove,
+  o: { followSymlinks: boolean; within?: string; stateDir: string },
+): Promise<{ ok: boolean; line: string | null }> {
+  const read = await readConfigFile(file, { followSymlinks: o.followSymlinks, ...(o.within !== undefined ? { within: o.within } : {}) });
+  if (!read.ok) return { ok: false, line: `rawr: ${read.reason}` };
+  const text = read.file.text;
+  if (text === undefined) return { ok: true, line: null };
+  const target = read.file.target;
+  const rec = record.files[target];
+  if (rec && rec.before !== 'unknown' && hashText(text) === rec.written) {
+    if (rec.before === 'absent') {
+      fs.unlinkSync(target);
+      if (rec.dirCreated) rmdirQuietly(path.dirname(target)); // only if empty
+      return { ok: true, line: `rawr: removed ${target} (rawr created it)` };
+    }
+    writeConfigFile(read.file, rec.before.text, backupFile(o.stateDir, target));
+    return { ok: true, line: `rawr: ${target} is back as it was before rawr's install` };
+  }
+  const parsed = parseJsonc(text);
+  if (!parsed.ok || !isObject(parsed.value))
+    return { ok: false, line: `rawr: ${target} is not a JSON object (${parsed.ok ? 'shape' : parsed.reason}): remove rawr's entries yourself` };
+  const after = remove(parsed.value);
+  if (isDeepStrictEqual(after, parsed.value)) return { ok: true, line: null };
+  const edited = editJson(text, parsed.value, after);
+  if (!edited.ok) return { ok: false, line: `rawr: ${target}: ${edited.reason}; remove rawr's entries yourself` };
+  if (rec?.created && edited.text.replace(/\s/g, '') === '{}') {
+    fs.unlinkSync(target);
+    if (rec.dirCreated) rmdirQuietly(path.dirname(target));
+    return { ok: true, line: `rawr: removed ${target} (rawr created it; nothing else was in it)` };
+  }
+  const w = await editJsonFile(
+    target,
+    () => ({ ok: true, settings: after, summary: "rawr's entries removed; the rest kept as it is" }),
+    true,
+    undefined,
+    () => ({}),
+    {
+      stateDir: o.stateDir,
+      record: { files: {} },
+    },
+  );
+  return { ok: w.ok, line: `rawr: ${w.line}` };
+}
+
+const rmdirQuietly = (dir: string) => {
+  try {
+    fs.rmdirSync(dir);
+  } catch {
+    /* not empty (someone else's files) or gone */
+  }
+};
+
+/** `dir` when it is a real folder (never through a symlink), else undefined. */
+function realDir(dir: string): string | undefined {
+  try {
+    return fs.lstatSync(dir).isDirectory() ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes `dir` if it holds nothing (or only the entries `ignorable`). */
+function removeIfEmpty(dir: string, ignorable: string[] = []): boolean {
+  try {
+    if (fs.readdirSync(dir).every((e) => ignorable.includes(e))) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      return true;
+    }
+  } catch {
+    /* absent */
+  }
+  return false;
+}
+
+export async function uninstallClaude(o: { projectDir: string; purge: boolean; followSymlinks: boolean }): Promise<UninstallResult> {
+  const top = path.join(o.projectDir, '.rawr');
+  const stateDir = realDir(top) && realDir(path.join(top, 'claude'));
+  const record = stateDir ? readRecord(stateDir) : { files: {} };
+  const rawrWrote = (await readSteerConfig(o.projectDir))?.autoCompactWindow ?? null;
+  const removeLocal: Remove = (s) => {
+    const out = removeRawrHooks(s, 'claude');
+    if (rawrWrote !== null && out.autoCompactWindow === rawrWrote) delete out.autoCompactWindow;
+    return out;
+  };
+  const work = async (): Promise<UninstallResult> => {
+    const lines: string[] = [];
+    let ok = true;
+    const opts = { followSymlinks: o.followSymlinks, within: o.projectDir, stateDir: stateDir ?? top };
+    for (const [file, remove] of [
+      [CLAUDE_LOCAL_SETTINGS, removeLocal],
+      // where an earlier rawr put its hooks; the team's own values there are never rawr's
+      [CLAUDE_SHARED_SETTINGS, (s: Record<string, unknown>) => removeRawrHooks(s, 'claude')],
+    ] as const) {
+      const r = await takeBack(path.join(o.projectDir, file), record, remove, opts);
+      ok &&= r.ok;
+      if (r.line) lines.push(r.line);
+    }
+    if (record.ignore) {
+      const l = unignoreLocalSettings(record.ignore);
+      if (l) lines.push(l);
+    }
+    if (stateDir) {
+      forgetInstall(stateDir);
+      fs.rmSync(steerConfigFile(o.projectDir), { force: true });
+    }
+    return { ok, lines };
+  };
+  const r = stateDir ? await withInstallLock(stateDir, work) : await work();
+  if (stateDir && r.ok) {
+    if (o.purge) {
+      fs.rmSync(stateDir, { recursive: true, force: true });
+      r.lines.push(`rawr: removed ${stateDir} (rawr's session state)`);
+    } else if (removeIfEmpty(stateDir, ['.gitignore'])) r.lines.push(`rawr: removed ${stateDir} (nothing left in it)`);
+    else r.lines.push(`rawr: session state kept in ${stateDir} (uninstall --purge removes it)`);
+    removeIfEmpty(top);
+  }
+  if (r.lines.length === 0) r.lines.push(`rawr: nothing of rawr's in ${o.projectDir}`);
+  return r;
+}
+
+export async function uninstallCodex(o: { codexHome: string; followSymlinks: boolean; purgeProject?: string }): Promise<UninstallResult> {
+  const stateDir = realDir(codexStateDir(o.codexHome));
+  const record = stateDir ? readRecord(stateDir) : { files: {} };
+  const work = async (): Promise<UninstallResult> => {
+    const lines: string[] = [];
+    const opts = { followSymlinks: o.followSymlinks, stateDir: stateDir ?? codexStateDir(o.codexHome) };
+    const hooks = await takeBack(path.join(o.codexHome, 'hooks.json'), record, (s) => removeRawrHooks(s, 'codex'), opts);
+    if (hooks.line) lines.push(hooks.line);
+    // config.toml: rawr's trust entries go with the file's earlier text when nothing else changed it.
+    const toml = path.join(o.codexHome, 'config.toml');
+    const read = await readConfigFile(toml, { followSymlinks: o.followSymlinks });
+    const rec = read.ok ? record.files[read.file.target] : undefined;
+    if (read.ok && rec && read.file.text !== undefined) {
+      if (rec.before !== 'unknown' && hashText(read.file.text) === rec.written) {
+        if (rec.before === 'absent') fs.unlinkSync(read.file.target);
+        else writeConfigFile(read.file, rec.before.text, backupFile(opts.stateDir, read.file.target));
+        lines.push(`rawr: ${read.file.target} is back as it was before rawr trusted its hooks`);
+      } else
+        lines.push(
+          `rawr: ${read.file.target} changed since rawr trusted its hooks: its [hooks.state] entries for the removed hooks are left (Codex ignores them); remove them yourself if you like`,
+        );
+    }
+    if (stateDir) forgetInstall(stateDir);
+    return { ok: hooks.ok, lines };
+  };
+  const r = stateDir ? await withInstallLock(stateDir, work) : await work();
+  if (stateDir) removeIfEmpty(stateDir);
+  if (o.purgeProject) {
+    const state = realDir(path.join(o.purgeProject, '.rawr', 'codex'));
+    if (state) {
+      fs.rmSync(state, { recursive: true, force: true });
+      r.lines.push(`rawr: removed ${state} (rawr's session state)`);
+      removeIfEmpty(path.join(o.purgeProject, '.rawr'));
+    }
+  }
+  if (r.lines.length === 0) r.lines.push(`rawr: nothing of rawr's in ${o.codexHome}`);
+  return r;
+}

@@ -1,0 +1,259 @@
+/**
+ * What `rawr hooks claude|codex install` leaves in a person's repository and settings, and that
+ * `uninstall` takes exactly that back (issue 29 items 3–4, issue 30 item 4): one test per defect found,
+ * each run through the CLI as a person runs it, in a fresh git repository with its own HOME.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const OUT_CLI = path.resolve(__dirname, '../../src/cli/main.js');
+const TMP = fs.realpathSync(os.tmpdir());
+
+/** `.claude/settings.json` as a team commits it: a comment, a trailing comma, their own hook. */
+const TEAM_SETTINGS = `{
+  // shared by the team: keep the formatter hook
+  "permissions": { "allow": ["Bash(npm test)"] },
+  "hooks": {
+    "PostToolUse": [{ "matcher": "Edit", "hooks": [{ "type": "command", "command": "npx prettier --write ." }] }],
+  },
+}
+`;
+/** A person's own `.claude/settings.local.json`: a comment, their own hook. */
+const PERSONAL_SETTINGS = `{
+  /* mine */
+  "model": "opus",
+  "hooks": {
+    "Stop": [
+      { "hooks": [{ "type": "command", "command": "notify-send done" }] } // ping me
+    ]
+  }
+}
+`;
+
+interface Repo {
+  dir: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function git(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): string {
+  const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
+  assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** A git repository with `files` committed and `personal` files written after (not committed). */
+function repo(files: Record<string, string> = {}, personal: Record<string, string> = {}): Repo {
+  const root = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
+  const dir = path.join(root, 'repo');
+  const home = path.join(root, 'home');
+  fs.mkdirSync(dir);
+  fs.mkdirSync(home);
+  const env = {
+    ...process.env,
+    HOME: home,
+    GIT_CEILING_DIRECTORIES: root,
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@example.invalid',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@example.invalid',
+  };
+  git(dir, env, 'init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(dir, 'README.md'), '# demo\n');
+  fs.writeFileSync(path.join(dir, '.gitignore'), 'node_modules'); // no newline at the end
+  for (const [f, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.writeFileSync(path.join(dir, f), text);
+  }
+  git(dir, env, 'add', '-A');
+  git(dir, env, 'commit', '-qm', 'init');
+  for (const [f, text] of Object.entries(personal)) {
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.writeFileSync(path.join(dir, f), text);
+  }
+  return { dir, home, env };
+}
+
+function rawr(r: Repo, args: string[], env: NodeJS.ProcessEnv = r.env) {
+  const p = spawnSync(process.execPath, [OUT_CLI, ...args], { cwd: r.dir, env, encoding: 'utf8', timeout: 60_000 });
+  return { code: p.status, out: `${p.stdout}${p.stderr}` };
+}
+
+/** Every file under `dir` (but .git/objects, logs and the index, which git itself rewrites) with its bytes. */
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const rel = path.relative(dir, path.join(e.parentPath, e.name));
+    if (!e.isFile() || /^\.git\/(objects|logs|index|ORIG_HEAD|FETCH_HEAD|COMMIT_EDITMSG)/.test(rel)) continue;
+    out[rel] = fs.readFileSync(path.join(dir, rel), 'utf8');
+  }
+  return out;
+}
+
+const status = (r: Repo) => git(r.dir, r.env, 'status', '--porcelain', '--ignored', '--untracked-files=all');
+
+describe('rawr hooks install/uninstall leave nothing of rawr in the repository (issue 29)', function () {
+  this.timeout(120_000);
+
+  it('a JSONC settings file (comments, trailing commas) is edited in place, its comments kept', () => {
+    const r = repo({}, { '.claude/settings.local.json': PERSONAL_SETTINGS });
+    const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
+    assert.equal(i.code, 0, i.out);
+    const text = fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8');
+    assert.match(text, /\/\* mine \*\//);
+    assert.match(text, /\/\/ ping me/);
+    assert.match(text, /notify-send done/);
+    assert.match(text, /hooks claude PreCompact/);
+    assert.match(text, /"autoCompactWindow": 139000/, "rawr's line for the model the file names (opus: 200k)");
+  });
+
+  it('a settings file that is not JSON: nothing written, and the text to merge by hand includes autoCompactWindow', () => {
+    const r = repo({ '.claude/settings.local.json': '{ "model": "opus" oops }\n' });
+    const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
+    assert.equal(i.code, 1);
+    assert.match(i.out, /not valid JSON/);
+    assert.match(i.out, /"autoCompactWindow": 563000/);
+    assert.equal(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8'), '{ "model": "opus" oops }\n');
+  });
+
+  it("a team's autoCompactWindow in the committed settings.json is kept, and the install says so", () => {
+    const r = repo({ '.claude/settings.json': '{\n  // the team threshold\n  "autoCompactWindow": 700000\n}\n' });
+    const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
+    assert.equal(i.code, 0, i.out);
+    const local = JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(local.autoCompactWindow, undefined, 'no personal value that would win over the team');
+    assert.match(i.out, /your team's autoCompactWindow in \.claude\/settings\.json \(700000\) is kept/);
+    const steer = JSON.parse(fs.readFileSync(path.join(r.dir, '.rawr/claude/steer.json'), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual([steer.steer, steer.autoCompactWindow], [true, null]);
+  });
+
+  it('the personal settings are ignored through .git/info/exclude; the tracked .gitignore is untouched; no backup beside the settings', () => {
+    const r = repo({}, { '.claude/settings.local.json': PERSONAL_SETTINGS });
+    for (const args of [[], ['--no-steer'], []]) assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write', ...args]).code, 0);
+    assert.equal(fs.readFileSync(path.join(r.dir, '.gitignore'), 'utf8'), 'node_modules');
+    assert.match(fs.readFileSync(path.join(r.dir, '.git/info/exclude'), 'utf8'), /^\/\.claude\/settings\.local\.json$/m);
+    assert.deepEqual(fs.readdirSync(path.join(r.dir, '.claude')).sort(), ['settings.local.json'], 'no .rawr-backup beside it');
+    assert.equal(git(r.dir, r.env, 'status', '--porcelain'), '', 'git status is clean: nothing to commit');
+  });
+
+  it('in a subfolder of a repository the exclude rule names the path from the top', () => {
+    const r = repo({ 'pkg/a/README.md': 'x\n' });
+    const sub = { ...r, dir: path.join(r.dir, 'pkg/a') };
+    assert.equal(rawr(sub, ['hooks', 'claude', 'install', '--write']).code, 0);
+    assert.match(fs.readFileSync(path.join(r.dir, '.git/info/exclude'), 'utf8'), /^\/pkg\/a\/\.claude\/settings\.local\.json$/m);
+    assert.equal(git(r.dir, r.env, 'status', '--porcelain'), '');
+  });
+
+  for (const [name, files, personal] of [
+    ['no settings of its own', { '.claude/settings.json': TEAM_SETTINGS }, {}],
+    ['its own commented settings.local.json', { '.claude/settings.json': TEAM_SETTINGS }, { '.claude/settings.local.json': PERSONAL_SETTINGS }],
+  ] as const) {
+    it(`install, install --no-steer, install, uninstall --purge: every byte back (${name})`, () => {
+      const r = repo(files, personal);
+      if (Object.keys(personal).length) {
+        // the personal file is not committed: ignored the person's own way, so git status starts clean
+        fs.appendFileSync(path.join(r.dir, '.git/info/exclude'), '.claude/settings.local.json\n');
+      }
+      const before = tree(r.dir);
+      const statusBefore = status(r);
+      for (const args of [[], ['--no-steer'], []]) {
+        const i = rawr(r, ['hooks', 'claude', 'install', '--write', ...args]);
+        assert.equal(i.code, 0, i.out);
+      }
+      const u = rawr(r, ['hooks', 'claude', 'uninstall', '--purge']);
+      assert.equal(u.code, 0, u.out);
+      assert.deepEqual(tree(r.dir), before);
+      assert.equal(status(r), statusBefore);
+    });
+  }
+
+  it("after the person changed the settings, uninstall removes only rawr's entries and rawr's autoCompactWindow; without --purge the session state stays", () => {
+    const r = repo({ '.rawr/prompts/rawr-auto-compact.md': '# team prompts\n' });
+    assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);
+    const file = path.join(r.dir, '.claude/settings.local.json');
+    const text = fs.readFileSync(file, 'utf8').replace('{\n', '{\n  // added later\n  "model": "sonnet",\n');
+    fs.writeFileSync(file, text);
+    fs.mkdirSync(path.join(r.dir, '.rawr/claude/some-session'));
+    const u = rawr(r, ['hooks', 'claude', 'uninstall']);
+    assert.equal(u.code, 0, u.out);
+    assert.equal(fs.readFileSync(file, 'utf8'), '{\n  // added later\n  "model": "sonnet"\n}\n');
+    assert.ok(fs.existsSync(path.join(r.dir, '.rawr/claude/some-session')), 'session state kept without --purge');
+    assert.ok(!fs.existsSync(path.join(r.dir, '.rawr/claude/steer.json')), 'steering off');
+    assert.equal(rawr(r, ['hooks', 'claude', 'uninstall', '--purge']).code, 0);
+    assert.ok(!fs.existsSync(path.join(r.dir, '.rawr/claude')));
+    assert.equal(fs.readFileSync(path.join(r.dir, '.rawr/prompts/rawr-auto-compact.md'), 'utf8'), '# team prompts\n', "the team's .rawr/prompts stays");
+    assert.doesNotMatch(fs.readFileSync(path.join(r.dir, '.git/info/exclude'), 'utf8'), /settings\.local/);
+  });
+
+  it("the person's own autoCompactWindow survives install and uninstall", () => {
+    const r = repo({}, { '.claude/settings.local.json': '{ "autoCompactWindow": 400000 }\n' });
+    fs.appendFileSync(path.join(r.dir, '.git/info/exclude'), '.claude/\n');
+    const before = tree(r.dir);
+    assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);
+    assert.equal((JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>).autoCompactWindow, 400000);
+    fs.appendFileSync(path.join(r.dir, '.claude/settings.local.json'), '\n'); // changed since: removed by what it is
+    const u = rawr(r, ['hooks', 'claude', 'uninstall', '--purge']);
+    assert.equal(u.code, 0, u.out);
+    assert.deepEqual(tree(r.dir), { ...before, '.claude/settings.local.json': '{ "autoCompactWindow": 400000 }\n\n' });
+  });
+
+  it('12 installs at once (half --no-steer) leave no orphaned autoCompactWindow, and one uninstall removes everything', async () => {
+    const r = repo();
+    const runs = Array.from(
+      { length: 12 },
+      (_, k) =>
+        new Promise<number | null>((resolve) => {
+          const c = spawn(process.execPath, [OUT_CLI, 'hooks', 'claude', 'install', '--write', ...(k % 2 ? ['--no-steer'] : [])], {
+            cwd: r.dir,
+            env: r.env,
+            stdio: 'ignore',
+          });
+          c.on('close', resolve);
+        }),
+    );
+    assert.deepEqual(await Promise.all(runs), Array(12).fill(0));
+    const local = JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>;
+    const steer = JSON.parse(fs.readFileSync(path.join(r.dir, '.rawr/claude/steer.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(
+      local.autoCompactWindow ?? null,
+      steer.autoCompactWindow,
+      `settings and steer.json agree: ${JSON.stringify([local.autoCompactWindow, steer])}`,
+    );
+    assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write', '--no-steer']).code, 0);
+    assert.equal(
+      (JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>).autoCompactWindow,
+      undefined,
+    );
+    assert.equal(rawr(r, ['hooks', 'claude', 'uninstall', '--purge']).code, 0);
+    assert.deepEqual(fs.readdirSync(r.dir).sort(), ['.git', '.gitignore', 'README.md']);
+  });
+
+  it("from a checkout's compiled CLI, install writes the fast hook (the bash client of dist/), not node out/…/main.js", () => {
+    const r = repo();
+    assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);
+    const text = fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8');
+    assert.match(text, /bash -p \S*\/dist\/hook\.sh \S+ hooks claude PreCompact/);
+    assert.doesNotMatch(text, /out\/src\/cli\/main\.js/);
+  });
+
+  it('Codex: install --trust then uninstall leaves $CODEX_HOME byte for byte as it was; with neither CODEX_HOME nor HOME, nothing is written', () => {
+    const r = repo();
+    const codexHome = path.join(r.home, '.codex');
+    fs.mkdirSync(codexHome);
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), '# mine\nmodel = "o3"\n');
+    const before = tree(codexHome);
+    const i = rawr(r, ['hooks', 'codex', 'install', '--write', '--trust']);
+    assert.equal(i.code, 0, i.out);
+    assert.match(fs.readFileSync(path.join(codexHome, 'config.toml'), 'utf8'), /trusted_hash/);
+    const u = rawr(r, ['hooks', 'codex', 'uninstall']);
+    assert.equal(u.code, 0, u.out);
+    assert.deepEqual(tree(codexHome), before);
+    const { HOME: _home, CODEX_HOME: _codex, ...noHome } = r.env;
+    const n = rawr(r, ['hooks', 'codex', 'install', '--write'], noHome);
+    assert.equal(n.code, 1);
+    assert.match(n.out, /neither CODEX_HOME nor HOME is set/);
+  });
+});
