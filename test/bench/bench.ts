@@ -193,8 +193,12 @@ async function main(): Promise<void> {
   printPhased(set.settings, set.prompts);
   const gen = generatedOptions(process.argv.slice(2));
   printGenerated(set.settings, set.prompts, gen.seed, gen.count, gen.to);
-  // One seed is one draw of a few sessions a family: the policy is judged on ten (80 sessions a family).
-  if (gen.to === gen.seed) printGenerated(set.settings, set.prompts, gen.seed, gen.count, gen.seed + 9);
+  // One seed is one draw of a few sessions a family: the policy is judged on ten (80 sessions a family),
+  // and held out on the next ten (issue 33: seeds 1-10 judged, 11-20 held out).
+  if (gen.to === gen.seed) {
+    printGenerated(set.settings, set.prompts, gen.seed, gen.count, gen.seed + 9);
+    printGenerated(set.settings, set.prompts, gen.seed + 10, gen.count, gen.seed + 19);
+  }
   console.log('');
   console.log(formatHandoffBench(runHandoffBench()));
   console.log('');

@@ -26,7 +26,8 @@ import {
 import type { Settings } from '../../src/core/settings/schema';
 import { CAUSAL_PS, LOOKAHEAD_LAMBDAS, causalFrontier, causalRule, familyPool, lookaheadRule } from './phasedCausal';
 import { generateFamilies, sessionSeed } from './phasedGen';
-import { GUARD_BOUND, limits, PREDICTORS } from './phasedLimits';
+import { frontier } from './phasedFrontier';
+import { GUARD_BOUND, guardSchedule, limits, PREDICTORS } from './phasedLimits';
 
 export const phasedDir = () => process.env.RAWR_PHASED ?? resolve(__dirname, '../../../../shared/data/phased-sessions');
 
@@ -70,8 +71,6 @@ export interface SessionResult {
   /** The hindsight optimum judged at the window itself (100%): fewer compactions, no emergency margin. */
   optimumAtWindow: { compactions: number; aligned: number } | null;
   threshold: ScheduleScore;
-  /** Every close starts at a model call (closesAtCalls): the bound in `infeasible` holds. */
-  closesAtCalls: boolean;
 }
 
 /** Rawr's schedule on one session: the replay's compaction lines, judged by the labels' rules. */
@@ -93,16 +92,6 @@ const optimumOf = (labels: PhaseLabels, limit: number, postTokens: number) => {
   return opt ? { compactions: opt.compactions, aligned: opt.compactions - opt.unaligned } : null;
 };
 
-/**
- * Every close's first line is a model call after the session's first (the labels' README: the TodoWrite
- * that completes the step). Where it is, a compaction anywhere in a close leaves the context as one at
- * that first line or later does, so no schedule has fewer compactions outside a close than the optimum
- * over the points; where it is not, a compaction between two points can be at a close while every point
- * near it is not, and `infeasible` claims nothing.
- */
-export const closesAtCalls = (labels: PhaseLabels): boolean =>
-  labels.points.length > 0 && labels.windows.every(([first]) => first > labels.points[0]![0] && labels.points.some(([l]) => l === first));
-
 export function evaluateSessions(sessions: PhasedSession[], settings: Settings, prompts: Prompts, postTokens = DEFAULT_POST_TOKENS): SessionResult[] {
   return sessions.map((s) => {
     const r = rawrSchedule(s, settings, prompts, postTokens);
@@ -113,7 +102,6 @@ export function evaluateSessions(sessions: PhasedSession[], settings: Settings, 
       silent: r.silent,
       optimum: optimumOf(s.labels, OPTIMUM_LIMIT_FRACTION, postTokens),
       optimumAtWindow: optimumOf(s.labels, 1, postTokens),
-      closesAtCalls: closesAtCalls(s.labels),
       threshold: scoreSchedule(s.labels, thresholdSchedule(s.labels)),
     };
   });
@@ -127,8 +115,8 @@ export interface Totals {
   threshold: Tally & { overflows: number };
   forecastDriven: number;
   silent: string[];
-  /** Every session's closes start at a model call (`infeasible` may claim something). */
-  closesAtCalls: boolean;
+  /** Sessions where no schedule keeps under the emergency line (no optimum): the targets are relaxed (`reference`). */
+  noOptimum: number;
 }
 
 export function totals(rows: SessionResult[]): Totals {
@@ -139,7 +127,7 @@ export function totals(rows: SessionResult[]): Totals {
     threshold: { compactions: 0, aligned: 0, overflows: 0 },
     forecastDriven: 0,
     silent: [],
-    closesAtCalls: true,
+    noOptimum: 0,
   };
   const add = (a: Tally, b: Tally | null) => {
     a.compactions += b?.compactions ?? 0;
@@ -154,7 +142,7 @@ export function totals(rows: SessionResult[]): Totals {
     t.threshold.overflows += r.threshold.overflows;
     t.forecastDriven += r.forecastDriven;
     t.silent.push(...r.silent);
-    t.closesAtCalls &&= r.closesAtCalls;
+    if (!r.optimum) t.noOptimum++;
   }
   return t;
 }
@@ -163,81 +151,66 @@ export const share = (a: number, n: number) => (n === 0 ? 1 : a / n);
 const pct = (a: number, n: number) => `${Math.round(share(a, n) * 100)}%`;
 
 /**
- * The issue-21 targets: >= 97% at phase boundaries, <= 1.05x the optimum's count, no overflow. Where the
- * optimum itself is below 97% (a phase larger than even a fresh context holds), 97% could be reached only
- * by adding compactions at closes, which the count target does not allow (`infeasible`): there the
- * aligned target is no more compactions outside a boundary than the optimum makes.
+ * The targets (issue 33; they replace issue 21's), per family and in total, relative to what the hindsight
+ * optimum itself reaches there: aligned share >= the optimum's share - 3 points (>= 97% where the optimum
+ * is at 100%), count <= 1.15x the optimum's, no overflow, and every compaction says what it avoids.
  */
-export const TARGETS = { aligned: 0.97, count: 1.05 } as const;
+export const TARGETS = { slack: 0.03, full: 0.97, count: 1.15 } as const;
+
+/** The aligned share the targets ask for, given the reference schedule's own share. */
+export const alignedTarget = (ref: Tally) => {
+  const own = share(ref.aligned, ref.compactions);
+  return own >= 1 - 1e-9 ? TARGETS.full : own - TARGETS.slack;
+};
+
+/**
+ * Which schedule the targets are relative to. The hindsight optimum held under rawr's emergency line meets
+ * them itself (its own share, 1.00x its count), so the strict targets are feasible wherever it exists for
+ * every session: the feasibility check. Only where it does not (a single step larger than what the line
+ * leaves after a compaction: no schedule keeps under the line) are they relaxed, to the optimum judged at
+ * the window itself, the weakest limit a schedule without an overflow keeps.
+ */
+export function reference(t: Totals): { ref: Tally; relaxed: string | null } {
+  if (t.noOptimum === 0) return { ref: t.optimum, relaxed: null };
+  return {
+    ref: t.optimumAtWindow,
+    relaxed: `${t.noOptimum} session(s) have no schedule under the ${OPTIMUM_LIMIT_FRACTION * 100}% line (one step alone is too big): the strict targets are impossible, judged against the optimum at the window itself`,
+  };
+}
 
 export function targets(t: Totals): { aligned: boolean; count: boolean; overflows: boolean; reasons: boolean } {
-  const unaligned = (x: Tally) => x.compactions - x.aligned;
+  const { ref } = reference(t);
   return {
-    aligned: share(t.rawr.aligned, t.rawr.compactions) >= TARGETS.aligned || unaligned(t.rawr) <= unaligned(t.optimum),
-    count: t.rawr.compactions <= TARGETS.count * t.optimum.compactions,
+    aligned: share(t.rawr.aligned, t.rawr.compactions) >= alignedTarget(ref) - 1e-9,
+    count: t.rawr.compactions <= TARGETS.count * ref.compactions + 1e-9,
     overflows: t.rawr.overflows === 0,
     reasons: t.silent.length === 0,
   };
 }
 
-/**
- * Whether the targets as written (>= 97% aligned AND <= 1.05x the optimum's count, no overflow) can be met
- * together by any schedule on these sessions. Every schedule without an overflow has at least as many
- * compactions outside a boundary as the hindsight optimum judged at the window itself (that optimum
- * minimises exactly those, under the weakest limit a schedule must keep: not reaching the window), so 97%
- * aligned needs at least that many / 3% compactions in all, while the count target allows 1.05x the
- * optimum's. Where the first exceeds the second, no policy — causal or not — meets both, and the bench
- * judges the aligned target by the optimum's own count outside a boundary instead (`targets`). It holds
- * where every close starts at a model call (`closesAtCalls`: so the labels' README has it); null: not
- * ruled out, or not claimed.
- */
-export function infeasible(t: Totals): { outside: number; needed: number; allowed: number } | null {
-  if (!t.closesAtCalls) return null;
-  const outside = t.optimumAtWindow.compactions - t.optimumAtWindow.aligned;
-  if (outside <= 0) return null;
-  const needed = Math.ceil(outside / (1 - TARGETS.aligned) - 1e-9);
-  const allowed = Math.floor(TARGETS.count * t.optimum.compactions + 1e-9);
-  return needed > allowed ? { outside, needed, allowed } : null;
-}
-
-/** "97% aligned with count <= 1.05x is impossible for any schedule here: ..." (or nothing). */
-export function infeasibleNote(t: Totals): string {
-  const x = infeasible(t);
-  return x
-    ? `97% aligned with count <= ${TARGETS.count}x is impossible for any schedule here: every schedule without an overflow compacts at least ${x.outside} time(s) outside a boundary (the optimum at the window itself), so 97% needs >= ${x.needed} compactions, the count target allows ${x.allowed}`
-    : '';
-}
-
 const cell = (c: number, a: number, o?: number) =>
-  `${String(c).padStart(3)} ${`(${pct(a, c)})`.padStart(6)}${o === undefined ? '' : ` ${String(o).padStart(2)}`}`;
-const optCell = (o: Tally | null) => (o ? cell(o.compactions, o.aligned) : ' infeasible ');
-const HEADER = 'rawr  aligned ovf  forecast   optimum aligned  at 100%        83.5%  aligned ovf';
+  `${String(c).padStart(4)} ${`(${pct(a, c)})`.padStart(6)}${o === undefined ? '' : ` ${String(o).padStart(2)}`}`;
+const optCell = (o: Tally | null) => (o ? cell(o.compactions, o.aligned) : '        —  ');
+const HEADER = 'rawr  aligned ovf  x opt   optimum aligned  risk-free bound  at 100%        83.5%  aligned ovf';
 
-function row(name: string, t: Totals, extra = ''): string {
-  return `  ${name.padEnd(22)} ${cell(t.rawr.compactions, t.rawr.aligned, t.rawr.overflows)}  ${String(t.forecastDriven).padStart(8)}   ${optCell(t.optimum)}  ${optCell(t.optimumAtWindow)}     ${cell(t.threshold.compactions, t.threshold.aligned, t.threshold.overflows)}${extra}`;
+function row(name: string, t: Totals, bound: Tally | null, extra = ''): string {
+  const ratio = (t.rawr.compactions / Math.max(1, reference(t).ref.compactions)).toFixed(2);
+  return `  ${name.padEnd(22)} ${cell(t.rawr.compactions, t.rawr.aligned, t.rawr.overflows)}  ${ratio.padStart(5)}   ${optCell(t.optimum)}      ${optCell(bound)}  ${optCell(t.optimumAtWindow)}     ${cell(t.threshold.compactions, t.threshold.aligned, t.threshold.overflows)}${extra}`;
 }
 
 /**
- * "aligned 98% >= 97% MET; count 40 = 1.03x optimum <= 1.05x MET; overflows 0 MET; reasons ... MET" against
- * the targets. Where 97% is out of reach for any schedule (the optimum itself is below it: a phase larger
- * than a fresh context holds), the aligned target is judged against the optimum's count outside a
- * boundary, and the line says so rather than printing a plain MET.
+ * "aligned 98% >= 97% (the optimum: 100%) MET; count 40 = 1.03x optimum <= 1.15x MET; overflows 0 MET; ..."
+ * against the targets, with the reference they are relative to, and where they are relaxed, why.
  */
 export function verdict(t: Totals): string {
   const ok = targets(t);
-  const ratio = t.optimum.compactions ? t.rawr.compactions / t.optimum.compactions : t.rawr.compactions === 0 ? 1 : Infinity;
+  const { ref, relaxed } = reference(t);
+  const ratio = ref.compactions ? t.rawr.compactions / ref.compactions : t.rawr.compactions === 0 ? 1 : Infinity;
   const mark = (b: boolean) => (b ? 'MET' : 'MISSED');
-  const outside = `${t.rawr.compactions - t.rawr.aligned} outside a boundary vs the optimum's ${t.optimum.compactions - t.optimum.aligned}`;
-  const reached = share(t.rawr.aligned, t.rawr.compactions) >= TARGETS.aligned;
-  const optShare = share(t.optimum.aligned, t.optimum.compactions);
-  const aligned = reached
-    ? `aligned ${pct(t.rawr.aligned, t.rawr.compactions)} >= ${TARGETS.aligned * 100}% MET`
-    : optShare < TARGETS.aligned
-      ? `aligned ${pct(t.rawr.aligned, t.rawr.compactions)} < ${TARGETS.aligned * 100}% (out of reach: the optimum itself is ${pct(t.optimum.aligned, t.optimum.compactions)}), ${outside} ${mark(ok.aligned)}`
-      : `aligned ${pct(t.rawr.aligned, t.rawr.compactions)} < ${TARGETS.aligned * 100}% (${outside}) ${mark(ok.aligned)}`;
+  const want = alignedTarget(ref);
+  const aligned = `aligned ${pct(t.rawr.aligned, t.rawr.compactions)} >= ${(want * 100).toFixed(0)}% (the ${relaxed ? 'optimum at the window' : 'optimum'}: ${pct(ref.aligned, ref.compactions)}) ${mark(ok.aligned)}`;
   const reasons = `every compaction says what it avoids: ${t.silent.length ? `${t.silent.length} do not (${t.silent.slice(0, 3).join(', ')}${t.silent.length > 3 ? ', ...' : ''})` : 'yes'} ${mark(ok.reasons)}`;
-  const note = infeasibleNote(t);
-  return `${aligned}; count ${t.rawr.compactions} = ${ratio.toFixed(2)}x optimum <= ${TARGETS.count}x ${mark(ok.count)}; overflows ${t.rawr.overflows} ${mark(ok.overflows)}; ${reasons}${note ? ` (${note})` : ''}`;
+  return `${aligned}; count ${t.rawr.compactions} = ${ratio.toFixed(2)}x optimum <= ${TARGETS.count}x ${mark(ok.count)}; overflows ${t.rawr.overflows} ${mark(ok.overflows)}; ${reasons}${relaxed ? ` (relaxed: ${relaxed})` : ''}`;
 }
 
 const OPTIMUM_NOTE = `  optimum: held under rawr's emergency line (${OPTIMUM_LIMIT_FRACTION * 100}% of the window), the limit of the targets; "at 100%": judged at the window itself (no margin for emergencies), fewer compactions than any policy that keeps a safety margin can make`;
@@ -249,9 +222,9 @@ export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDi
   if (sessions.length === 0) return;
   const rows = evaluateSessions(sessions, settings, prompts);
   console.log(`  session                ${HEADER}   rawr lines`);
-  for (const r of rows) console.log(row(r.name, totals([r]), `   ${r.rawr.lines.join(',')}`));
+  for (const r of rows) console.log(row(r.name, totals([r]), null, `   ${r.rawr.lines.join(',')}`));
   const t = totals(rows);
-  console.log(row('total', t));
+  console.log(row('total', t, null));
   console.log(`  targets: ${verdict(t)}`);
   const ok = targets(t);
   const missed = (Object.keys(ok) as Array<keyof typeof ok>).filter((k) => !ok[k]);
@@ -259,9 +232,24 @@ export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDi
   console.log(OPTIMUM_NOTE);
 }
 
+/** What guardSchedule (phasedLimits.ts) makes on the sessions: the bound for risk-free policies, given each session's own phases. */
+function riskFreeBound(sessions: readonly PhasedSession[]): Tally {
+  const t: Tally = { compactions: 0, aligned: 0 };
+  for (const s of sessions) {
+    const sc = scoreSchedule(s.labels, guardSchedule(s.labels));
+    t.compactions += sc.compactions;
+    t.aligned += sc.aligned;
+  }
+  return t;
+}
+
+/** Budgets of the frontier, as multiples of the optimum's count. */
+const FRONTIER_RATIOS = [1, 1.05, 1.1, TARGETS.count] as const;
+
 /**
  * The same table on generated families (phasedGen.ts): sessions no one tuned for, one row per family
- * (its sessions summed), a total, and the targets per family and in total.
+ * (its sessions summed), a total, and the targets per family and in total; then per family the hindsight
+ * frontier (count against aligned, phasedFrontier.ts) with rawr's point beside it.
  */
 export function printGenerated(settings: Settings, prompts: Prompts, seed: number, count: number, last = seed): Totals {
   // Several seeds: each family's sessions of every seed in one row (a policy is judged on many sessions, not one draw).
@@ -276,22 +264,35 @@ export function printGenerated(settings: Settings, prompts: Prompts, seed: numbe
   console.log(`  family                 ${HEADER}   targets`);
   const all: SessionResult[] = [];
   const failing: string[] = [];
-  const impossibleFor: string[] = [];
+  const frontiers: string[] = [];
   for (const { family, sessions } of fams) {
     const rows = evaluateSessions(sessions, settings, prompts);
     all.push(...rows);
     const t = totals(rows);
     const ok = targets(t);
     const missed = (Object.keys(ok) as Array<keyof typeof ok>).filter((k) => !ok[k]);
-    const note = infeasibleNote(t);
+    const { relaxed } = reference(t);
     console.log(
-      row(family.name, t, `   ${missed.length ? `MISSED ${missed.join(', ')}` : 'MET'}${note ? ' (as written: impossible for any schedule, see below)' : ''}`),
+      row(
+        family.name,
+        t,
+        family.exchangeable ? riskFreeBound(sessions) : null,
+        `   ${missed.length ? `MISSED ${missed.join(', ')}` : 'MET'}${relaxed ? ' (relaxed)' : ''}`,
+      ),
     );
-    if (note) impossibleFor.push(`${family.name}: ${note}`);
     if (missed.length) failing.push(family.name);
+    const fr = frontier(
+      sessions,
+      rows.map((r) => r.optimum?.compactions ?? null),
+      FRONTIER_RATIOS,
+    );
+    const x = (c: number) => (c / Math.max(1, t.optimum.compactions)).toFixed(2);
+    frontiers.push(
+      `  ${family.name.padEnd(12)} ${fr.map((p) => `${p.ratio.toFixed(2)}x: ${pct(p.aligned, p.compactions)} (${String(p.compactions).padStart(3)})`.padEnd(20)).join('')}  rawr ${x(t.rawr.compactions)}x: ${pct(t.rawr.aligned, t.rawr.compactions)}`,
+    );
   }
   const t = totals(all);
-  console.log(row('total', t));
+  console.log(row('total', t, null));
   console.log(`  targets: ${verdict(t)}`);
   const ok = targets(t);
   const missedTotal = (Object.keys(ok) as Array<keyof typeof ok>).filter((k) => !ok[k]);
@@ -300,9 +301,16 @@ export function printGenerated(settings: Settings, prompts: Prompts, seed: numbe
       ? `  TARGETS MISSED: ${[...failing.map((f) => `family ${f}`), ...(missedTotal.length ? [`total (${missedTotal.join(', ')})`] : [])].join('; ')}`
       : '  all targets MET, per family and in total',
   );
-  for (const n of impossibleFor) console.log(`  targets as written, ${n}`);
+  console.log(
+    `  targets (issue 33): aligned >= the optimum's share - ${TARGETS.slack * 100} points (>= ${TARGETS.full * 100}% where the optimum is at 100%), count <= ${TARGETS.count}x the optimum's, 0 overflows, every compaction says what it avoids`,
+  );
   for (const { family } of fams) console.log(`  ${family.name}: ${family.what}`);
   console.log(OPTIMUM_NOTE);
+  console.log(
+    `  risk-free bound: guardSchedule (phasedLimits.ts), where a family's phases are drawn alike: the fewest compactions of a policy that never risks an emergency a compaction at the close before could have prevented, told the session's own phases. It bounds such policies only; a policy that takes risks may land below it, so it is no yardstick of optimality`,
+  );
+  console.log(`frontier (hindsight, any schedule: the most compactions at a close with at most N x the optimum's count; count in brackets), and rawr's point:`);
+  for (const f of frontiers) console.log(f);
   return t;
 }
 
@@ -368,18 +376,19 @@ export function printLimits(seed: number, count: number): void {
     console.log(`  ${family.name.padEnd(12)} ${String(optimum).padStart(7)}  ${cells.join('')}`);
   }
   console.log(
-    `  (${GUARD_BOUND}: the fewest compactions of any policy that cannot see the future and never risks a phase reaching the line where a compaction at the close before it would have prevented it — phasedLimits.ts guardSchedule; a rule below it on these sessions took such risks, and they did not happen here)`,
+    `  (${GUARD_BOUND}: a bound for risk-free policies given the session's own phases, not a yardstick of optimality: the fewest compactions of a policy that cannot see the future and never risks a phase reaching the line where a compaction at the close before it would have prevented it — phasedLimits.ts guardSchedule; a rule below it on these sessions took such risks, and they did not happen here)`,
   );
   printCausalLimit(seed, count);
 }
 
 /**
- * The causal limit (phasedCausal.ts, bench only): per family, two Monte-Carlo close rules that know the
+ * A causal reference (phasedCausal.ts, bench only): per family, two Monte-Carlo close rules that know the
  * family's distribution but not the judged session's future — the P rule (compact iff the risk a
  * compaction now removes in the next phase > p) and the lookahead rule (compact iff compacting now, then
  * foresight, costs less over the rest of the session than waiting, then foresight, an unaligned
  * compaction costing 1 + lambda) — for each parameter: count = x optimum, aligned share, overflows; and
- * the best count either reaches with aligned >= 97% and no overflow.
+ * the best count either reaches with the aligned target met and no overflow. What these two rule forms
+ * reach with the distribution known, not what any policy could: a rule of another form may do better.
  */
 export function printCausalLimit(seed: number, count: number, poolSize = 20_000): void {
   type Pt = { param: number; compactions: number; aligned: number; overflows: number };
@@ -389,9 +398,8 @@ export function printCausalLimit(seed: number, count: number, poolSize = 20_000)
     { name: 'P rule: p', params: CAUSAL_PS, rule: (pool: Parameters<typeof causalRule>[0]) => (p: number) => causalRule(pool, p) },
     { name: 'lookahead rule: lambda', params: LOOKAHEAD_LAMBDAS, rule: (pool: Parameters<typeof causalRule>[0]) => (l: number) => lookaheadRule(pool, l) },
   ];
-  // The bench's aligned target (targets()): >= 97%, or where the optimum itself is below it, no more outside a boundary than the optimum.
-  const ok = (x: Pt, o: Tally) =>
-    x.overflows === 0 && (share(x.aligned, x.compactions) >= TARGETS.aligned || x.compactions - x.aligned <= o.compactions - o.aligned);
+  // The bench's aligned target (targets()): the optimum's share - 3 points, 97% where the optimum is at 100%.
+  const ok = (x: Pt, o: Tally) => x.overflows === 0 && share(x.aligned, x.compactions) >= alignedTarget(o) - 1e-9;
   const ratio = (x: Pt, o: Tally) => (x.compactions / Math.max(1, o.compactions)).toFixed(2);
   const pools = fams.map(({ family }, f) => {
     const exclude = new Set<number>();
@@ -399,7 +407,7 @@ export function printCausalLimit(seed: number, count: number, poolSize = 20_000)
     return familyPool(family, f, poolSize, exclude);
   });
   console.log(
-    `the causal limit (seed ${seed}, ${count} per family; bench-only oracle: knows each family's distribution through ${poolSize} fresh sessions of it, conditioned on what the session has shown, never its future; cells: count = x optimum, aligned, overflows):`,
+    `two close rules with the distribution known (seed ${seed}, ${count} per family; bench-only oracle of one rule form, not a limit of every policy: knows each family's distribution through ${poolSize} fresh sessions of it, conditioned on what the session has shown, never its future; cells: count = x optimum, aligned, overflows):`,
   );
   const best: Record<string, Array<{ rule: string; pt: Pt; o: Tally }>> = {};
   for (const r of rules) {
@@ -424,11 +432,11 @@ export function printCausalLimit(seed: number, count: number, poolSize = 20_000)
     });
     line('total', tot);
   }
-  console.log('  best count meeting the aligned target (>= 97%, or no more outside a boundary than the optimum) with 0 overflows, either rule:');
+  console.log("  best count meeting the aligned target (the optimum's share - 3 points; 97% where it is 100%) with 0 overflows, either rule:");
   for (const [name, xs] of Object.entries(best)) {
     const b = xs.reduce<(typeof xs)[number] | null>((a, x) => (a === null || x.pt.compactions < a.pt.compactions ? x : a), null);
     console.log(
-      `    ${name.padEnd(12)} ${b ? `${ratio(b.pt, b.o)}x${b.pt.compactions <= TARGETS.count * b.o.compactions ? ' (the oracle meets the count target)' : ' (the oracle misses the count target; it is not a bound: a policy may still do better)'} (${b.pt.compactions} vs ${b.o.compactions}, ${b.pt.compactions - b.pt.aligned} outside a boundary vs ${b.o.compactions - b.o.aligned}, ${b.rule})` : 'none meets the aligned target'}`,
+      `    ${name.padEnd(12)} ${b ? `${ratio(b.pt, b.o)}x${b.pt.compactions <= TARGETS.count * b.o.compactions ? ' (the oracle meets the count target)' : ' (the oracle misses the count target; it is not a bound: a policy of another form may do better)'} (${b.pt.compactions} vs ${b.o.compactions}, ${b.pt.compactions - b.pt.aligned} outside a boundary vs ${b.o.compactions - b.o.aligned}, ${b.rule})` : 'none meets the aligned target'}`,
     );
   }
 }

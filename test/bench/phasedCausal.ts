@@ -1,6 +1,8 @@
 /**
- * The causal limit (`node out/test/bench/phased.js --limits`): what ANY policy that cannot see the judged
- * session's future could reach on a generated family. BENCH ONLY: it knows the family's generating
+ * A causal reference (`node out/test/bench/phased.js --limits`): what two close rules of one form — decide
+ * at each phase close from Monte-Carlo odds — reach on a generated family without seeing the judged
+ * session's future. It is what that rule family reaches with the distribution known, not what any policy
+ * could: a policy of another form (deciding between closes, say) is not bounded by it. BENCH ONLY: it knows the family's generating
  * distribution (it draws fresh sessions of the same family from phasedGen.ts), which the product never
  * does; nothing in src/ may use it.
  *

@@ -70,6 +70,13 @@ const in200k = (r: Rand, phases: number[], perCall: [number, number] = [2000, 40
   first: between(r, 15_000, 40_000),
 });
 
+/** `n` phases in a 200k window from a first size, each next one drawn from the last (`next`). */
+const walk = (r: Rand, first: number, n: number, next: (size: number) => number): SessionShape => {
+  const phases: number[] = [];
+  for (let k = 0, size = first; k < n; k++, size = next(size)) phases.push(Math.round(size));
+  return in200k(r, phases);
+};
+
 export const FAMILIES: readonly Family[] = [
   {
     name: 'even',
@@ -137,6 +144,57 @@ export const FAMILIES: readonly Family[] = [
       spread: 0.5,
       first: between(r, 20_000, 60_000),
     }),
+  },
+  // Issue 33: shapes beyond the first seven, added after them (each family's index seeds its sessions:
+  // the first seven keep theirs). Each varies how the phase sizes run, not what the policy knows.
+  {
+    name: 'random',
+    what: 'phases of independent random length, 5-70% of the window',
+    exchangeable: true,
+    shape: (r) =>
+      in200k(
+        r,
+        Array.from({ length: intBetween(r, 6, 12) }, () => Math.round(W200 * between(r, 0.05, 0.7))),
+      ),
+  },
+  {
+    name: 'near-full',
+    what: 'every phase nearly fills a fresh context, some overrun it (58-82% of the window)',
+    exchangeable: true,
+    shape: (r) =>
+      in200k(
+        r,
+        Array.from({ length: intBetween(r, 5, 9) }, () => Math.round(W200 * between(r, 0.58, 0.82))),
+      ),
+  },
+  {
+    name: 'rare-large',
+    what: 'small phases (6-18%), each one in six large (45-70%) at a random place',
+    exchangeable: true,
+    shape: (r) =>
+      in200k(
+        r,
+        Array.from({ length: intBetween(r, 10, 18) }, () => Math.round(W200 * (r() < 1 / 6 ? between(r, 0.45, 0.7) : between(r, 0.06, 0.18)))),
+      ),
+  },
+  {
+    name: 'shrinking',
+    what: 'a first phase of 45-75%, each next one 10-25% smaller (at least 5%)',
+    exchangeable: false,
+    shape: (r) => walk(r, W200 * between(r, 0.45, 0.75), intBetween(r, 7, 11), (size) => Math.max(W200 * 0.05, size * between(r, 0.75, 0.9))),
+  },
+  {
+    name: 'drifting',
+    what: 'a random walk: each phase 0.6-1.6x the last, within 5-75%',
+    exchangeable: false,
+    shape: (r) =>
+      walk(r, W200 * between(r, 0.1, 0.45), intBetween(r, 7, 12), (size) => Math.min(W200 * 0.75, Math.max(W200 * 0.05, size * between(r, 0.6, 1.6)))),
+  },
+  {
+    name: 'big-steps',
+    what: 'large reads: 7-14k per call, phases 20-45%',
+    exchangeable: true,
+    shape: (r) => in200k(r, steady(r, intBetween(r, 6, 10), W200 * between(r, 0.2, 0.45), 0.2), [7000, 14_000]),
   },
 ];
 

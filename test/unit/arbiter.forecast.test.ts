@@ -57,6 +57,22 @@ describe('phase forecast: sizes and estimate', () => {
     assert.equal(f.closeAt, 46_000);
   });
 
+  it('a phase keeps what it grew before a compaction cut it: a drop as large as a compaction is one, not negative growth (issue 33)', () => {
+    // 100k grown, then the agent's own (emergency) compaction reported as a count: 120k -> 30k. The phase
+    // goes on to 70k and closes: it was 140k, not the 40k grown since the cut (a small phase at the next
+    // close would make rawr wait into the next emergency).
+    let f = onTokens(emptyForecast(), null, 20_000);
+    f = onTokens(f, 20_000, 120_000);
+    f = onTokens(f, 120_000, 30_000);
+    assert.equal(f.grown, 100_000);
+    assert.equal(f.fresh, 30_000, 'what the compaction left is what the next one will leave');
+    f = onTokens(f, 30_000, 70_000);
+    // A small correction down is still an estimate corrected, counted as it is.
+    assert.equal(onTokens(f, 70_000, 66_000).grown, 136_000);
+    f = onPhaseClose(f, WINDOW);
+    assert.deepEqual(f.phases, [140_000]);
+  });
+
   it('the estimate is the largest of the recent phases; a prior stands in before the first', () => {
     const s = { ...shipped.settings, forecast_recent_phases: 3, forecast_first_phase_percent: 30 };
     const f = { ...emptyForecast(), phases: [90_000, 40_000, 50_000, 45_000] };
@@ -389,6 +405,27 @@ describe('phase forecast: compacting now against waiting over the phases ahead (
     // With many phases ahead (no plan) the same point is worth a compaction only if it avoids an emergency:
     // 20k (21k with the margin) fits 26k: it waits.
     assert.equal(cmp([20_000, 20_000, 20_000], 150_000, null).compact, false);
+  });
+
+  it('phases that fell five times in a row: the stale larger sizes are dropped, the next taken as large as the latest (issue 33)', () => {
+    // 125k, 100k, 80k, 64k, 51k: at 110k used (66k of room) the 80k of three phases ago would not fit,
+    // but the trend says the next phase is about the latest (51k) at most.
+    assert.deepEqual(phaseScenarios([80_000, 64_000, 51_000], [125_000, 100_000, 80_000, 64_000, 51_000]), [51_000, 51_000, 51_000]);
+    const shrinking = (history?: number[]) =>
+      compareNowAndWait({
+        used: 110_000,
+        samples: [80_000, 64_000, 51_000],
+        fresh: 30_000,
+        window: WINDOW,
+        settings: s,
+        remaining: null,
+        phases: 5,
+        ...(history ? { history } : {}),
+      });
+    assert.equal(shrinking([125_000, 100_000, 80_000, 64_000, 51_000]).compact, false);
+    assert.equal(shrinking().compact, true, 'without the trend, the 80k phase says compact');
+    // Four falls only (they come by chance once in 24 closes), or one rise among the five: no trend.
+    assert.equal(shrinking([90_000, 100_000, 80_000, 64_000, 51_000]).compact, true);
   });
 
   it('a later phase weighs more than an older one: one long phase fades over the closes after it instead of counting as much as the latest', () => {

@@ -390,6 +390,17 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
     assert.equal(find(again.effects, 'decision')[0]!.decision.code, 'cooldown');
   });
 
+  it('a compaction that frees little but leaves the context above every threshold is no stall: nothing can re-fire (issue 33)', () => {
+    const { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [
+      ...workTurn(30),
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ]);
+    // 60% → 70% remaining: 10 points freed (< min_gain_percent 15), but 70% is above the early threshold (45%).
+    const r = run(state, [{ type: 'compaction_done', at: at(), seqId: seqIdOf(state), tokensBefore: usedFor(60), tokensAfter: usedFor(70) }]);
+    assert.equal(r.state.stall, 'none');
+    assert.equal(find(r.effects, 'annotate').filter((a) => /will not compact again/.test(a.text)).length, 0);
+  });
+
   it('a compaction that frees too little: stalled (only emergency), then suspended', () => {
     let { state } = run(mkState({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [
       ...workTurn(30),

@@ -59,10 +59,22 @@ export function emptyForecast(): ForecastState {
   return { grown: 0, closeAt: 0, phases: [], prior: [], fresh: null };
 }
 
-/** A new context size was reported: the change is growth (a drop too: estimates are noisy both ways). */
+/**
+ * A drop of more than this share of the context is a compaction (the agent's own, or one rawr asked a host
+ * for whose result arrives as a token count), not an estimate corrected down: a few percent either way.
+ */
+export const COMPACTION_DROP_SHARE = 0.25;
+
+/**
+ * A new context size was reported: the change is growth (a small drop too: estimates are noisy both
+ * ways). A drop as large as a compaction is one: the phase keeps what it grew before the cut (its true
+ * size, so the close after an emergency does not see a small phase), and the context it left is what a
+ * compaction leaves.
+ */
 export function onTokens(f: ForecastState, prevUsed: number | null, used: number): ForecastState {
   if (prevUsed === null) return f.fresh === null ? { ...f, fresh: used } : f;
   if (used === prevUsed) return f;
+  if (prevUsed - used > COMPACTION_DROP_SHARE * prevUsed) return { ...f, fresh: used };
   return { ...f, grown: Math.max(f.closeAt, f.grown + used - prevUsed) };
 }
 
@@ -188,17 +200,34 @@ export function phaseScenarios(samples: readonly number[], history: readonly num
   const n = samples.length;
   const h = history.length;
   // Growing for a while: the thread's last four phases each larger than the one before (with phase sizes
-  // that only vary, three sizes in rising order come by chance once in six, four once in twenty-four).
-  // Then every recent size is a stale underestimate: each is carried forward to the next phase by the
-  // growth per phase the recent ones show, keeping their spread.
-  if (h >= 4 && n >= 3 && history.slice(-4).every((x, j, a) => j === 0 || x > a[j - 1]!)) {
+  // that only vary, four sizes in rising order come by chance once in twenty-four). Then every recent size
+  // is a stale underestimate: each is carried forward to the next phase by the growth per phase the recent
+  // ones show, keeping their spread.
+  const trend = h >= 4 && n >= 3 ? trendOf(history) : 0;
+  if (trend === 1) {
     const last = samples.slice(-3);
     const r = Math.sqrt(last[2]! / last[0]!);
     return last.map((x, j) => Math.round(x * r ** (3 - j)));
   }
+  // Shrinking: the larger recent sizes are stale, but four falls in a row also come by chance (once in
+  // twenty-four closes of sizes that only vary), so the next phase is taken as large as the latest, not
+  // carried below it: dropping the stale sizes is the gain, predicting smaller than seen would be a risk.
+  if (trend === -1) return samples.slice(-3).map(() => samples[n - 1]!);
   // Growing: each of the last three larger than the one before (two in a row can be noise).
   if (n >= 3 && samples[n - 1]! > samples[n - 2]! && samples[n - 2]! > samples[n - 3]!) return [...samples, 2 * samples[n - 1]! - samples[n - 2]!];
   return [...samples];
+}
+
+/**
+ * 1: the last four phases rose one after the other; -1: the last five fell (a fall is trusted later than a
+ * rise: believing one by chance makes rawr wait into an emergency, once in 120 closes of sizes that only
+ * vary instead of once in 24); 0: neither.
+ */
+export function trendOf(history: readonly number[]): -1 | 0 | 1 {
+  const order = (k: number, up: boolean) => history.length >= k && history.slice(-k).every((x, j, a) => j === 0 || (up ? x > a[j - 1]! : x < a[j - 1]!));
+  if (order(4, true)) return 1;
+  if (order(5, false)) return -1;
+  return 0;
 }
 
 /** The schedule over the phases ahead: compactions, the emergencies among them, and the context at the end. */
@@ -305,7 +334,7 @@ export function compareNowAndWait(i: {
   const margin = 1 + i.settings.forecast_margin_percent / 100;
   // Ranked before the filter: a dropped (non-positive) sample does not move the others' weights.
   const base = phaseScenarios(i.samples, i.history ?? i.samples)
-    .map((x, rank) => ({ x, rank }))
+    .map((x, rank) => ({ x, weight: rank + 1 }))
     .filter(({ x }) => x > 0);
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
@@ -318,10 +347,10 @@ export function compareNowAndWait(i: {
   // over a session (research, then drafting, then implementing), so the latest is the best evidence of the
   // next, and one long phase — the session's first, read-everything phase most often — fades over the next
   // closes instead of counting as much as the latest until it drops out of the recent ones.
-  const scenarios = base.flatMap(({ x: from, rank }) =>
+  const scenarios = base.flatMap(({ x: from, weight }) =>
     (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) => [
-      { from, x: Math.round(x), weight: rank + 1 },
-      { from, x: Math.round(x * margin), weight: rank + 1 },
+      { from, x: Math.round(x), weight },
+      { from, x: Math.round(x * margin), weight },
     ]),
   );
   const planned = i.remaining !== null && i.remaining > 0;

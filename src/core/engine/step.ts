@@ -755,8 +755,12 @@ function finishCompaction(
   fx.push({ type: 'inject_handoff', seqId: seq.seqId, text: handoff });
 
   // Loop prevention: a compaction that frees too little must not re-fire at once — escalate, then stop.
+  // Only where what it left is still under a tier's threshold: there the tier rules would fire again at
+  // once. A compaction that leaves the context above every threshold (a forecast compaction decided early
+  // at a phase close, from a context not much above what a compaction leaves) cannot loop, and stalling
+  // on it would hold back every compaction but the emergency (issue 33).
   let stall: EngineState['stall'];
-  if (pBefore !== null && pAfter !== null && pAfter - pBefore < s.settings.min_gain_percent) {
+  if (pBefore !== null && pAfter !== null && pAfter - pBefore < s.settings.min_gain_percent && tierOf(pAfter, s.settings) !== null) {
     stall = s.stall === 'none' ? 'stalled' : 'suspended';
     fx.push({
       type: 'annotate',
