@@ -10,10 +10,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isHookEvent } from '../core/hooks/shared/input';
-import { readStdin } from './hookStdio';
+import { readStdin } from './hooks/stdio';
 import { hookCommandPrefix } from './hookCommand';
 import { installClaude, installCodex } from '../core/hooks/shared/installer';
-import { AGENTS, runHookEvent } from './hookEvent';
+import { AGENTS, runHookEvent } from './hooks/event';
 
 export const HOOKS_USAGE = `usage: rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|PostToolUse>   (hook input JSON on stdin)
        rawr hooks claude install [--write [--move]] [--no-steer] [--window N] [--follow-symlinks]

@@ -1,5 +1,5 @@
 /**
- * The bash hook client (src/cli/hook.sh) and the resident engine's TCP door (src/cli/hookTcp.ts): what the
+ * The bash hook client (src/cli/hooks/hook.sh) and the resident engine's TCP door (src/cli/hooks/door.ts): what the
  * installed hook commands run where bash is. The client is run for real (bash, loopback TCP) from a copy
  * beside a stand-in Node hook (hook.js printing what it was given), so each test sees whether the engine
  * answered or the client fell back to the Node hook, and with which input. The rule under test: a change
@@ -13,14 +13,14 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
-import { askResident, type HookEventOutput } from '../../src/cli/hookResident';
-import { serveHooks } from '../../src/cli/hookServer';
-import { requestReader, tcpFile } from '../../src/cli/hookTcp';
+import { askResident, type HookEventOutput } from '../../src/cli/hooks/resident';
+import { serveHooks } from '../../src/cli/hooks/server';
+import { requestReader, tcpFile } from '../../src/cli/hooks/door';
 import { HOOK_EVENTS, type HookEvent } from '../../src/core/hooks/shared/events';
 import { rawrEventOf } from '../../src/core/hooks/shared/hooksConfig';
 import { until } from '../support/until';
 
-const CLIENT = path.resolve(__dirname, '../../../src/cli/hook.sh');
+const CLIENT = path.resolve(__dirname, '../../../src/cli/hooks/hook.sh');
 const BASH = '/bin/bash';
 // The stand-in Node hook: prints its arguments and its input, so a test sees the fallback and what it got.
 const FAKE_NODE_HOOK = `process.stdout.write('NODE ' + process.argv.slice(2).join(' ') + '\\n' + require('fs').readFileSync(0, 'utf8'));\n`;

@@ -1,5 +1,5 @@
 /**
- * The resident hook engine (src/cli/hookServer.ts, hookResident.ts): the installed hooks entry
+ * The resident hook engine (src/cli/hooks/server.ts, hookResident.ts): the installed hooks entry
  * (dist/hook.js) hands a hook run to it and prints its answer, which must be the answer the hook gives
  * running alone; anything wrong with the resident engine (a stale socket, a lost connection, a folder
  * others can enter) falls back to running alone or to printing nothing, never to a different answer.
@@ -10,11 +10,11 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hookEventOutput } from '../../src/cli/hookEvent';
-import { askResident, connectResident, residentSocket, type ResidentRequest } from '../../src/cli/hookResident';
-import { serveHooks } from '../../src/cli/hookServer';
+import { hookEventOutput } from '../../src/cli/hooks/event';
+import { askResident, connectResident, residentSocket, type ResidentRequest } from '../../src/cli/hooks/resident';
+import { serveHooks } from '../../src/cli/hooks/server';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
-import { tcpFile } from '../../src/cli/hookTcp';
+import { tcpFile } from '../../src/cli/hooks/door';
 import { autoCompactWindowFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { agentStateDir } from '../../src/core/hooks/shared/store';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';

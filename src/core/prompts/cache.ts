@@ -63,7 +63,7 @@ export function loadPromptSetCached(readers: PromptReader[], cacheFile: string, 
 
 /**
  * The sets this process parsed or read last, by the same key: the resident hook engine
- * (src/cli/hookServer.ts) runs hook after hook and would otherwise read and parse the cache file each
+ * (src/cli/hooks/server.ts) runs hook after hook and would otherwise read and parse the cache file each
  * time (~2 ms). A set is never changed by its users (the engine is pure), so the same object serves.
  */
 const inMemory = new Map<string, PromptSet>();

@@ -20,10 +20,10 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import type { HookEventOutput } from './hookResident';
+import type { HookEventOutput } from './resident';
 
 export interface TcpDoorOptions {
-  /** rawr's per-user cache folder (hookMain.ts rawrCacheDir). */
+  /** rawr's per-user cache folder (main.ts rawrCacheDir). */
   cacheDir: string;
   /** The folder of the hook.sh this engine answers, as the hook commands name it (the client sends it). */
   clientDir: string;
@@ -31,7 +31,7 @@ export interface TcpDoorOptions {
   current(): boolean;
 }
 
-/** A run as the client sent it (step 2), before the engine checks it (hookServer.ts: the socket's schema). */
+/** A run as the client sent it (step 2), before the engine checks it (server.ts: the socket's schema). */
 export interface TcpRun {
   agent: string;
   event: string;
@@ -70,7 +70,7 @@ export function tcpFile(cacheDir: string, clientDir: string): string {
 
 /**
  * Listens on a loopback port and writes the door's file. `accepts` says whether a run is this engine's
- * (step 2: the run as the engine will run it, or null); `run` runs one with its input and hands the output to `reply` (hookServer.ts queues it with
+ * (step 2: the run as the engine will run it, or null); `run` runs one with its input and hands the output to `reply` (server.ts queues it with
  * the socket's runs). Null when there is no door to open (a cache folder not the user's alone, a name
  * too long for a file).
  */

@@ -7,23 +7,23 @@
  *   2. the hook input is read from stdin (size cap, time limit);
  *   3. the fast exit: a PostToolUse / UserPromptSubmit / SessionStart with nothing pending for the
  *      session (fastPath.ts nothingToDo) exits 0 with no output, as the full run would;
- *   4. otherwise the hook engine (./hookEvent.ts runHookEvent: zod, the prompts, the arbiter, the importers)
+ *   4. otherwise the hook engine (./event.ts runHookEvent: zod, the prompts, the arbiter, the importers)
  *      is loaded and runs the hook exactly as before.
- * Anything that is not a hook event (install, --help, a usage error) is the full CLI's (./hooks.ts hooksMain).
- * Used by main.ts (the compiled CLI: the engine is ./hooks.ts) and by hookEntry.ts (the
+ * Anything that is not a hook event (install, --help, a usage error) is the full CLI's (../hooks.ts hooksMain).
+ * Used by ../main.ts (the compiled CLI: the engine is ./event.ts) and by entry.ts (the
  * bundled dist/hook.js, the engine in dist/hookEngine.js).
  */
 import type * as NodeModule from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isHookEvent, type HookEvent } from '../core/hooks/shared/events';
-import { mayExitFast, nothingToDo } from '../core/hooks/shared/fastPath';
-import type { HookEventOutput } from './hookResident';
-import { readStdin, stdinAbandoned, writeFd } from './hookStdio';
+import { isHookEvent, type HookEvent } from '../../core/hooks/shared/events';
+import { mayExitFast, nothingToDo } from '../../core/hooks/shared/fastPath';
+import type { HookEventOutput } from './resident';
+import { readStdin, stdinAbandoned, writeFd } from './stdio';
 
 export interface HookEngine {
   runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
-  /** The same run, its output returned (the resident engine answers with it: hookServer.ts). */
+  /** The same run, its output returned (the resident engine answers with it: server.ts). */
   hookEventOutput(
     agent: 'claude' | 'codex',
     event: HookEvent,
@@ -74,7 +74,7 @@ export function enableCompileCache(): void {
   }
 }
 
-/** Where the resident hook engine answers (hookResident.ts), and how to start it there. */
+/** Where the resident hook engine answers (resident.ts), and how to start it there. */
 export interface Resident {
   socket: string;
   start(): void;
@@ -97,7 +97,7 @@ export async function hookProcess(
   // connects to the resident engine while its input is being read (in libuv's worker thread).
   const early = resident && !mayExitFast(event) ? resident() : null;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const connect = () => (require('./hookResident') as typeof import('./hookResident')).connectResident;
+  const connect = () => (require('./resident') as typeof import('./resident')).connectResident;
   const opened = early ? connect()(early.socket) : null;
   const stdin = await input;
   if (nothingToDo(agent, event, stdin, process.env)) return 0;
@@ -111,7 +111,7 @@ export async function hookProcess(
         answered = true;
         return 0;
       case 'lost':
-        // Not run again here: the resident engine may have acted on it (hookResident.ts).
+        // Not run again here: the resident engine may have acted on it (resident.ts).
         writeFd(2, `rawr hooks ${agent} ${event}: the resident hook engine did not answer (${answer.why}); nothing done\n`);
         return 0;
       case 'unavailable':

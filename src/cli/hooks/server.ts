@@ -1,5 +1,5 @@
 /**
- * The resident hook engine (why: ./hookResident.ts): `node dist/hook.js --rawr-hook-server <socket>`,
+ * The resident hook engine (why: ./resident.ts): `node dist/hook.js --rawr-hook-server <socket>`,
  * started by a hook. It loads the hook engine once and answers hook runs on a Unix socket, one at a
  * time, each exactly as a hook process would run it: the same function (hookEventOutput), with the
  * hook's environment and working folder in place while it runs. It holds nothing between runs (every
@@ -9,10 +9,10 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as z from 'zod';
-import { HOOK_EVENTS } from '../core/hooks/shared/events';
-import type { HookEngine } from './hookMain';
-import type { HookEventOutput } from './hookResident';
-import { openTcpDoor, type TcpDoor, type TcpDoorOptions } from './hookTcp';
+import { HOOK_EVENTS } from '../../core/hooks/shared/events';
+import type { HookEngine } from './main';
+import type { HookEventOutput } from './resident';
+import { openTcpDoor, type TcpDoor, type TcpDoorOptions } from './door';
 
 const IDLE_MS = 5 * 60_000;
 /** A request carries one hook input (capped at 16 MB by the hook) and its environment. */
@@ -31,14 +31,14 @@ export interface ServeOptions {
   idleMs?: number;
   /** What ends the process: exit (the resident engine); a test closes its server instead. */
   exit?: (server: net.Server) => void;
-  /** Also answer the bash hook client (./hookTcp.ts) for the hook.sh in `tcp.clientDir`. */
+  /** Also answer the bash hook client (./door.ts) for the hook.sh in `tcp.clientDir`. */
   tcp?: TcpDoorOptions;
 }
 
 type Request = z.infer<typeof Request>;
 
 export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOutput'>, o: ServeOptions = {}): net.Server {
-  // A hook process parses a few inputs once and runs zod jitless (hookEngine.ts); this process parses
+  // A hook process parses a few inputs once and runs zod jitless (engine.ts); this process parses
   // every hook's input and transcript records for minutes, where zod's compiled parsers pay off.
   z.config({ jitless: false });
   const idleMs = o.idleMs ?? idleFromEnv();
@@ -91,7 +91,7 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     });
     conn.on('error', () => undefined);
     conn.on('end', () => {
-      // A hook came the Node way: the bash clients' door may have lost its file (hookTcp.ts refresh).
+      // A hook came the Node way: the bash clients' door may have lost its file (door.ts refresh).
       door?.refresh();
       runQueued(
         parseRequest(Buffer.concat(chunks).toString('utf8')),
@@ -129,7 +129,7 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     try {
       fs.chmodSync(socket, 0o600);
     } catch {
-      /* the folder is the user's alone (hookResident.ts residentSocket) */
+      /* the folder is the user's alone (resident.ts residentSocket) */
     }
     // Only the engine that holds the socket opens the bash client's door (its file names one engine).
     if (o.tcp) {

@@ -1,5 +1,5 @@
 /**
- * The hook's side of the resident hook engine (./hookServer.ts). Claude Code runs the steering
+ * The hook's side of the resident hook engine (./server.ts). Claude Code runs the steering
  * PreCompact hook before every model request once its context is over the threshold, each time a new
  * process; Node's own start is most of the budget on a slow machine (~100 ms measured here), so loading
  * the hook engine (zod, the importers, the arbiter) again in every one misses the target (p95 < 150 ms).
@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import type * as Net from 'node:net';
 import * as path from 'node:path';
-import type { HookEvent } from '../core/hooks/shared/events';
+import type { HookEvent } from '../../core/hooks/shared/events';
 
 /** What one hook event prints: stdout for the agent, lines for stderr. */
 export interface HookEventOutput {
@@ -69,7 +69,7 @@ export function askResident(socket: string, request: ResidentRequest, timeoutMs 
   return connectResident(socket, timeoutMs).ask(request);
 }
 
-/** A connection to the resident engine, opened before the hook's input is read (hookMain.ts). */
+/** A connection to the resident engine, opened before the hook's input is read (main.ts). */
 export interface ResidentConnection {
   /** Sends the run (once) and waits for its answer. Never rejects. */
   ask(request: ResidentRequest): Promise<ResidentAnswer>;
@@ -153,7 +153,7 @@ function parseAnswer(text: string): HookEventOutput | null {
 
 /**
  * Starts the resident engine for `socket`: `node <entry> --rawr-hook-server <socket> [<clientDir>]`
- * (clientDir: the folder of the bash client it also answers, hookTcp.ts), in its own
+ * (clientDir: the folder of the bash client it also answers, door.ts), in its own
  * session, holding none of the hook's stdio (Claude Code waits for the hook's output to close).
  */
 export function startResident(entry: string, socket: string, clientDir?: string): void {

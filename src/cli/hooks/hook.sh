@@ -6,7 +6,7 @@
 # Why bash: Claude Code runs the steering PreCompact hook before every model request while rawr defers
 # a compaction, and a Node process's own start is most of a hook's time (~100 ms on a slow machine).
 # Bash starts in a few. This hands the run to rawr's resident hook engine over loopback TCP (bash has
-# /dev/tcp, no Unix sockets; src/cli/hookTcp.ts is the other side and documents the protocol) and
+# /dev/tcp, no Unix sockets; src/cli/hooks/door.ts is the other side and documents the protocol) and
 # prints its answer.
 #
 # Never a change of behaviour, only of speed: until the engine has said it will run this hook, nothing
@@ -35,12 +35,12 @@ hooks:claude:PreCompact:3 | hooks:claude:PostCompact:3 | hooks:claude:UserPrompt
 *) rawr_node_hook "$@" ;;
 esac
 ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))) || rawr_node_hook "$@"
-# RAWR_HOOK_SERVER=0: no resident engine (hookResident.ts). A terminal: a person typing, no hook input.
+# RAWR_HOOK_SERVER=0: no resident engine (resident.ts). A terminal: a person typing, no hook input.
 [[ ${RAWR_HOOK_SERVER-} == 0 || -t 0 ]] && rawr_node_hook "$@"
 # head streams an input over 4 KB below: found now, or the input is still the Node hook's.
 hash head 2>/dev/null || rawr_node_hook "$@"
 
-# Where the resident engine for this copy of rawr says it listens (hookTcp.ts tcpFile): rawr's per-user
+# Where the resident engine for this copy of rawr says it listens (door.ts tcpFile): rawr's per-user
 # cache folder, a file named after this folder. Only this user's own folder and file: whoever could
 # write them could point the hook (its input, its environment) at their own program.
 case $rawr_here in /*) ;; *) rawr_node_hook "$@" ;; esac
@@ -48,7 +48,7 @@ case ${XDG_CACHE_HOME-} in
 /*) rawr_cache=$XDG_CACHE_HOME/rawr ;;
 *) rawr_cache=${HOME-}/.cache/rawr ;;
 esac
-# The name byte by byte (C locale), as hookTcp.ts computes it.
+# The name byte by byte (C locale), as door.ts computes it.
 rawr_door() {
   local LC_ALL=C
   rawr_file=$rawr_cache/hooks-${rawr_here//[^A-Za-z0-9._-]/_}.tcp
@@ -80,7 +80,7 @@ done
 printf '%s\0' 'rawr-hook 2' "$rawr_here" "$2" "$3" "$PWD" "${rawr_env[@]}" '' >&3 2>/dev/null || rawr_node_hook "$@"
 rawr_line=
 IFS= read -r -t 5 rawr_line <&3 2>/dev/null
-rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chunks (hookTcp.ts onData)
+rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chunks (door.ts onData)
 [[ $rawr_line == go ]] || rawr_node_hook "$@"
 
 # 3. The input, ended by a NUL (the agents' JSON holds none). From here on the engine may act on it: no
