@@ -11,7 +11,8 @@
  * (./hooks) only when the session's state says there is something to do; the other commands are in
  * ./commands.ts.
  */
-import { finishHook, hookProcess, isHookRun, type HookEngine } from './hooks/main';
+import { finishHook, hookProcess, isHookRun } from './hooks/main';
+import type { HookEngine } from './hooks/types';
 
 const args = process.argv.slice(2);
 const hookArgs = args.slice(1);

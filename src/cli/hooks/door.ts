@@ -20,34 +20,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import type { HookEventOutput } from './resident';
-
-export interface TcpDoorOptions {
-  /** rawr's per-user cache folder (main.ts rawrCacheDir). */
-  cacheDir: string;
-  /** The folder of the hook.sh this engine answers, as the hook commands name it (the client sends it). */
-  clientDir: string;
-  /** False once this engine's code changed on disk (a rebuilt or upgraded rawr): it answers "again". */
-  current(): boolean;
-}
-
-/** A run as the client sent it (step 2), before the engine checks it (server.ts: the socket's schema). */
-export interface TcpRun {
-  agent: string;
-  event: string;
-  env: Record<string, string>;
-  cwd: string;
-}
-
-export interface TcpDoor {
-  /** Stops listening and removes the door's file (when it is still this door's). */
-  close(): void;
-  /**
-   * Writes the door's file again where it is not this door's any more (an engine for the same folder
-   * that exited removed it, racing this one's rename): bash clients would otherwise miss this engine.
-   */
-  refresh(): void;
-}
+import type { HookEventOutput, TcpDoor, TcpDoorOptions, TcpRun } from './types';
 
 /** Before the client's next step arrives (it sends each at once): then the connection is dropped. */
 const STEP_TIMEOUT_MS = 5_000;

@@ -6,7 +6,8 @@
  */
 import * as path from 'node:path';
 import { requireWithCodeCache } from './codeCache';
-import { finishHook, hookProcess, isHookRun, rawrCacheDir, type HookEngine } from './main';
+import { finishHook, hookProcess, isHookRun, rawrCacheDir } from './main';
+import type { HookEngine } from './types';
 import { RESIDENT_FLAG, residentSocket, startResident } from './resident';
 import type { serveHooks } from './server';
 

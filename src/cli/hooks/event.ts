@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HookEvent } from '../../core/hooks/shared/input';
 import { rawrCacheDir, writeHookOutput } from './main';
-import type { HookEventOutput } from './resident';
+import type { HookEventOutput } from './types';
 import { runHook, type AgentSpec } from '../../core/hooks/shared/run';
 import { CLAUDE } from '../../core/hooks/claude/agent';
 import { CODEX } from '../../core/hooks/codex/agent';

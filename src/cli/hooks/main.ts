@@ -18,20 +18,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isHookEvent, type HookEvent } from '../../core/hooks/shared/events';
 import { mayExitFast, nothingToDo } from '../../core/hooks/shared/fastPath';
-import type { HookEventOutput } from './resident';
+import type { HookEngine, HookEventOutput, Resident } from './types';
 import { readStdin, stdinAbandoned, writeFd } from './stdio';
-
-export interface HookEngine {
-  runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
-  /** The same run, its output returned (the resident engine answers with it: server.ts). */
-  hookEventOutput(
-    agent: 'claude' | 'codex',
-    event: HookEvent,
-    stdin: string,
-    env: Record<string, string | undefined>,
-    later?: (work: () => void) => void,
-  ): Promise<HookEventOutput>;
-}
 
 export function writeHookOutput(out: HookEventOutput): void {
   writeFd(2, out.stderr.map((line) => `${line}\n`).join(''));
@@ -72,12 +60,6 @@ export function enableCompileCache(): void {
   } catch {
     /* a cache is an optimisation only */
   }
-}
-
-/** Where the resident hook engine answers (resident.ts), and how to start it there. */
-export interface Resident {
-  socket: string;
-  start(): void;
 }
 
 /**

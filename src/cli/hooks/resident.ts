@@ -16,25 +16,7 @@
 import * as fs from 'node:fs';
 import type * as Net from 'node:net';
 import * as path from 'node:path';
-import type { HookEvent } from '../../core/hooks/shared/events';
-
-/** What one hook event prints: stdout for the agent, lines for stderr. */
-export interface HookEventOutput {
-  stdout: string;
-  stderr: string[];
-}
-
-/** What a hook sends: its event, its input and the environment and folder it runs in. */
-export interface ResidentRequest {
-  v: 1;
-  agent: 'claude' | 'codex';
-  event: HookEvent;
-  stdin: string;
-  env: Record<string, string | undefined>;
-  cwd: string;
-}
-
-export type ResidentAnswer = { kind: 'answer'; output: HookEventOutput } | { kind: 'unavailable' } | { kind: 'lost'; why: string };
+import type { HookEventOutput, ResidentAnswer, ResidentRequest } from './types';
 
 /** Linux and macOS cap a socket path near 104-108 bytes. */
 const MAX_SOCKET_PATH = 100;

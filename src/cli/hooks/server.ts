@@ -10,9 +10,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as z from 'zod';
 import { HOOK_EVENTS } from '../../core/hooks/shared/events';
-import type { HookEngine } from './main';
-import type { HookEventOutput } from './resident';
-import { openTcpDoor, type TcpDoor, type TcpDoorOptions } from './door';
+import type { HookEngine, HookEventOutput, TcpDoor, TcpDoorOptions } from './types';
+import { openTcpDoor } from './door';
 
 const IDLE_MS = 5 * 60_000;
 /** A request carries one hook input (capped at 16 MB by the hook) and its environment. */
