@@ -12,6 +12,8 @@ import type * as NodeModule from 'node:module';
 import * as path from 'node:path';
 import type * as Vm from 'node:vm';
 import { fnv1a } from './resident';
+import { sayUntrusted } from './main';
+import { untrustedCache } from '../../core/io/ownedCache';
 
 /** Node's Module class with the (long-standing, untyped) helper that gives a module its node_modules search paths. */
 type ModuleCtor = typeof NodeModule.Module & { _nodeModulePaths(dir: string): string[] };
@@ -42,7 +44,11 @@ export function requireWithCodeCache(file: string, cacheDir: string, tag: string
   let cachedData: Buffer | undefined;
   try {
     const st = fs.lstatSync(cacheFile);
-    if (st.isFile()) cachedData = fs.readFileSync(cacheFile);
+    // V8 runs what the cache holds: only one no other user could have written (issue 30). The cache
+    // folder is `<rawr cache>/code-cache`, checked from rawr's folder down.
+    const why = st.isFile() ? untrustedCache(path.dirname(cacheDir), cacheFile) : 'not a file';
+    if (why === null) cachedData = fs.readFileSync(cacheFile);
+    else if (st.isFile()) sayUntrusted(path.dirname(cacheDir), why);
   } catch {
     cachedData = undefined;
   }

@@ -10,6 +10,7 @@ import type { HookEvent } from '../../core/hooks/shared/input';
 import { rawrCacheDir, writeHookOutput } from './main';
 import type { HookEventOutput } from './types';
 import { runHook, type AgentSpec } from '../../core/hooks/shared/run';
+import { untrustedCacheNotes } from '../../core/io/ownedCache';
 import { CLAUDE } from '../../core/hooks/claude/agent';
 import { CODEX } from '../../core/hooks/codex/agent';
 
@@ -40,7 +41,7 @@ export async function hookEventOutput(
       promptCache: { dir: path.join(rawrCacheDir(env), 'prompt-sets'), codeKey: codeKey() },
       ...(later ? { later } : {}),
     });
-    return { stdout: r.stdout, stderr: r.stderr };
+    return { stdout: r.stdout, stderr: [...r.stderr, ...untrustedCacheNotes()] };
   } catch (err) {
     return { stdout: '', stderr: [`rawr hooks ${agent.id} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done`] };
   }

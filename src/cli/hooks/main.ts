@@ -13,6 +13,7 @@
  * Used by ../main.ts (the compiled CLI: the engine is ./event.ts) and by entry.ts (the
  * bundled dist/hook.js, the engine in dist/hookEngine.js).
  */
+import * as fs from 'node:fs';
 import type * as NodeModule from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -20,6 +21,7 @@ import { isHookEvent, type HookEvent } from '../../core/hooks/shared/events';
 import { mayExitFast, nothingToDo } from '../../core/hooks/shared/fastPath';
 import type { HookEngine, HookEventOutput, Resident } from './types';
 import { readStdin, stdinAbandoned, writeFd } from './stdio';
+import { noteUntrustedCache, untrustedCacheNotes, untrustedTree } from '../../core/io/ownedCache';
 
 export function writeHookOutput(out: HookEventOutput): void {
   writeFd(2, out.stderr.map((line) => `${line}\n`).join(''));
@@ -47,6 +49,17 @@ export function rawrCacheDir(env: Record<string, string | undefined> = process.e
   return path.join(base, 'rawr');
 }
 
+/** A cache rawr ignores because another user could have written it, said on this hook's stderr (once per process). */
+export function sayUntrusted(root: string, why: string): void {
+  noteUntrustedCache(root, why);
+  writeFd(
+    2,
+    untrustedCacheNotes()
+      .map((line) => `${line}\n`)
+      .join(''),
+  );
+}
+
 /** Turns on Node's module compile cache (Node ≥ 22.1); a no-op on older Node, never throws. */
 export function enableCompileCache(): void {
   // Node < 22.1 has none: node:module is not loaded there just to find that out.
@@ -56,7 +69,13 @@ export function enableCompileCache(): void {
   const enable = (require('node:module') as typeof NodeModule & { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
   if (typeof enable !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   try {
-    enable(path.join(rawrCacheDir(), 'compile-cache'));
+    // Node runs what it finds there: only a cache no other user could have written (issue 30).
+    const root = rawrCacheDir();
+    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+    const dir = path.join(root, 'compile-cache');
+    const why = untrustedTree(root, dir);
+    if (why !== null) return sayUntrusted(root, why);
+    enable(dir);
   } catch {
     /* a cache is an optimisation only */
   }
