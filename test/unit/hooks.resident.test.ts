@@ -205,7 +205,7 @@ describe('the resident hook engine', function () {
     const answering = net.createServer({ allowHalfOpen: true }, (c) => {
       let got = '';
       c.on('data', (d: Buffer) => (got += d.toString('utf8')));
-      c.on('end', () => c.end(JSON.stringify({ stdout: `ran ${(JSON.parse(got) as ResidentRequest).event}`, stderr: [] })));
+      c.on('data', () => got.endsWith('\n') && c.end(JSON.stringify({ stdout: `ran ${(JSON.parse(got) as ResidentRequest).event}`, stderr: [] })));
     });
     await new Promise<void>((r) => answering.listen(socket, r));
     try {
@@ -246,7 +246,7 @@ describe('the resident hook engine', function () {
       const dirs = ['one', 'two', 'three'].map((d) => path.join(tmp, d));
       for (const d of dirs) fs.mkdirSync(d);
       const answers = await Promise.all(
-        dirs.map((d, i) => askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: { RAWR_TEST_MARK: `m${i}` }, cwd: d })),
+        dirs.map((d, i) => askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: { RAWR_TEST_MARK: `m${i}` }, cwd: d }, 5_000)),
       );
       assert.deepEqual(
         answers.map((x) => (x.kind === 'answer' ? x.output.stdout : x.kind)),
@@ -259,7 +259,7 @@ describe('the resident hook engine', function () {
       assert.equal(process.env.RAWR_TEST_MARK, undefined);
       assert.equal(process.cwd(), before);
       const bad = await new Promise<string>((resolve) => {
-        const c = net.createConnection(socket, () => c.end('not json'));
+        const c = net.createConnection(socket, () => c.write('not json\n'));
         let out = '';
         c.on('data', (d: Buffer) => (out += d.toString()));
         c.on('end', () => resolve(out));

@@ -78,8 +78,10 @@ for rawr_n in ${!A@} ${!B@} ${!C@} ${!D@} ${!E@} ${!F@} ${!G@} ${!H@} ${!I@} ${!
   [[ ${!rawr_n@a} == *x* ]] && rawr_env+=("$rawr_n=${!rawr_n}")
 done
 printf '%s\0' 'rawr-hook 2' "$rawr_here" "$2" "$3" "$PWD" "${rawr_env[@]}" '' >&3 2>/dev/null || rawr_node_hook "$@"
+#    The engine says "go" when the run is its turn (1.5 s at most: busy with another session's run, it
+#    says "again" and the Node hook runs it here, beside the engine, with time to spare).
 rawr_line=
-IFS= read -r -t 5 rawr_line <&3 2>/dev/null
+IFS= read -r -t 3 rawr_line <&3 2>/dev/null
 rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chunks (door.ts onData)
 [[ $rawr_line == go ]] || rawr_node_hook "$@"
 
@@ -87,7 +89,7 @@ rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chun
 #    fallback. Its first 4 KB are read here within the Node hook's time limit (5 s; bash's read with a
 #    time limit costs ~2 µs a byte); a longer one is streamed by head (bash without one would wait for
 #    ever on an input that does not end), up to the Node hook's cap (16 MB), in the background: an
-#    input that stops arriving leaves the engine without news, and it drops the run in 5 s.
+#    input that stops arriving leaves the engine without news, and it drops the run 6 s after its "go".
 rawr_read() {
   local LC_ALL=C # bytes
   IFS= read -r -N 4096 -t 5 rawr_in 2>/dev/null
@@ -97,7 +99,17 @@ rawr_read
 case $? in
 0)
   printf '%s' "$rawr_in" >&3 2>/dev/null
-  { head -c 16773120 && printf '\0'; } <&0 >&3 2>/dev/null &
+  # The streaming head ends with the hook, whatever ends it: an input that never ends (or a hook
+  # killed at its timeout) must leave no process behind, holding the engine's connection open.
+  (
+    trap 'kill "$rawr_h" 2>/dev/null; exit 0' TERM
+    head -c 16773120 <&0 >&3 2>/dev/null &
+    rawr_h=$!
+    wait "$rawr_h" && printf '\0' >&3 2>/dev/null
+  ) <&0 &
+  rawr_head=$!
+  trap 'kill "$rawr_head" 2>/dev/null' EXIT
+  trap 'exit 0' TERM HUP
   ;;
 1) printf '%s\0' "$rawr_in" >&3 2>/dev/null ;;
 *)
@@ -108,8 +120,15 @@ esac
 
 # 4. The answer, once the input is complete: `rawr-answer <stdout bytes> <stderr bytes>` and a line, then
 #    stdout and stderr, then the end (read without a time limit: it is all on its way).
+#    Waited for until a little before the timeout rawr installs (PreCompact 30 s, the others 10 s;
+#    resident.ts answerWaitMs), counted from this hook's start: it always ends on its own.
+case $3 in
+PreCompact) rawr_wait=25 ;;
+*) rawr_wait=8 ;;
+esac
+((rawr_wait -= SECONDS, rawr_wait > 0)) || rawr_wait=1
 rawr_line=
-IFS= read -r -t 20 rawr_line <&3 2>/dev/null
+IFS= read -r -t $rawr_wait rawr_line <&3 2>/dev/null
 rawr_line=${rawr_line##*.}
 rawr_print() {
   local LC_ALL=C # byte counts

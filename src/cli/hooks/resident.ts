@@ -20,8 +20,17 @@ import type { HookEventOutput, ResidentAnswer, ResidentRequest } from './types';
 
 /** Linux and macOS cap a socket path near 104-108 bytes. */
 const MAX_SOCKET_PATH = 100;
-/** The longest a hook waits for the resident engine's answer (Claude Code's hook timeout is longer). */
-const ANSWER_TIMEOUT_MS = 20_000;
+/** The engine's answer to a run it will not run (busy with another): the hook runs it itself. */
+export const AGAIN = '{"again":true}';
+
+/**
+ * The longest a hook waits for the engine, counted from the hook process's start: below the timeout
+ * rawr installs (core/hooks/shared/hooksConfig.ts: PreCompact 30 s, the others 10 s), so the hook
+ * always ends on its own, never killed by Claude Code in the middle of a run the engine then finishes.
+ */
+export function answerWaitMs(event: string, uptimeMs = process.uptime() * 1000): number {
+  return Math.max(500, (event === 'PreCompact' ? 25_000 : 8_000) - uptimeMs);
+}
 /** An answer is a hook's output: small. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
@@ -47,7 +56,7 @@ export function residentSocket(cacheDir: string, engineFile: string, env: Record
 }
 
 /** Hands one hook run to the resident engine at `socket`. Never rejects. */
-export function askResident(socket: string, request: ResidentRequest, timeoutMs = ANSWER_TIMEOUT_MS): Promise<ResidentAnswer> {
+export function askResident(socket: string, request: ResidentRequest, timeoutMs = answerWaitMs(request.event)): Promise<ResidentAnswer> {
   return connectResident(socket, timeoutMs).ask(request);
 }
 
@@ -62,7 +71,7 @@ export interface ResidentConnection {
  * connecting (~6 ms) overlap the read of the hook's input. Nothing is sent before `ask`: a connection
  * that is never asked holds nothing open and runs nothing.
  */
-export function connectResident(socket: string, timeoutMs = ANSWER_TIMEOUT_MS): ResidentConnection {
+export function connectResident(socket: string, timeoutMs?: number): ResidentConnection {
   const chunks: Buffer[] = [];
   let size = 0;
   let connected = false;
@@ -87,7 +96,9 @@ export function connectResident(socket: string, timeoutMs = ANSWER_TIMEOUT_MS): 
   const send = () => {
     if (!connected || !request || sent || settled) return;
     sent = true;
-    conn.end(JSON.stringify(request));
+    // Ended by a newline (JSON text holds none), the connection kept open: the engine sees this hook
+    // leave (its timeout) and then does not run what it no longer waits for (server.ts).
+    conn.write(`${JSON.stringify(request)}\n`);
   };
   conn.on('connect', () => {
     connected = true;
@@ -99,9 +110,10 @@ export function connectResident(socket: string, timeoutMs = ANSWER_TIMEOUT_MS): 
     else chunks.push(c);
   });
   conn.on('end', () => {
-    // Closed before anything was sent (an engine on its way out): nothing ran there, the hook runs itself.
-    if (!sent) return finish({ kind: 'unavailable' });
-    const output = parseAnswer(Buffer.concat(chunks).toString('utf8'));
+    const text = Buffer.concat(chunks).toString('utf8');
+    // Closed before anything was sent (an engine on its way out), or not taken (busy): the hook runs itself.
+    if (!sent || text === AGAIN) return finish({ kind: 'unavailable' });
+    const output = parseAnswer(text);
     finish(output ? { kind: 'answer', output } : { kind: 'lost', why: 'the connection closed without an answer' });
   });
   // Before the request is sent: no engine there (ENOENT, ECONNREFUSED: a stale socket of one that exited).
@@ -114,7 +126,8 @@ export function connectResident(socket: string, timeoutMs = ANSWER_TIMEOUT_MS): 
       conn.ref();
       answer = new Promise((resolve) => {
         resolveAnswer = resolve;
-        timer = setTimeout(() => finish(sent ? { kind: 'lost', why: `no answer in ${timeoutMs} ms` } : { kind: 'unavailable' }), timeoutMs);
+        const wait = timeoutMs ?? answerWaitMs(r.event);
+        timer = setTimeout(() => finish(sent ? { kind: 'lost', why: `no answer in ${Math.round(wait)} ms` } : { kind: 'unavailable' }), wait);
         send();
       });
       return answer;
