@@ -69,7 +69,7 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     args = 'hooks claude PreCompact',
     env: Record<string, string> = {},
     cwd = tmp,
-    o: { delayMs?: number; keepOpen?: boolean; dist?: string } = {},
+    o: { delayMs?: number; keepOpen?: boolean; holdStdin?: boolean; dist?: string } = {},
   ) =>
     new Promise<Run>((resolve) => {
       const child = spawn('/bin/sh', ['-c', `${hookCommandPrefix(path.join(o.dist ?? dist, 'hook.js'))} ${args}`], {
@@ -85,8 +85,10 @@ describe('the bash hook client and the resident engine’s TCP door', function (
       const send = () => (o.keepOpen ? child.stdin.write(stdin) : child.stdin.end(stdin));
       if (o.delayMs) setTimeout(send, o.delayMs);
       else send();
-      // A stdin held open: closed once the hook is over, as an agent would on its timeout.
-      child.on('exit', () => child.stdin.destroy());
+      // A stdin held open: closed once the hook is over, as an agent would on its timeout (holdStdin:
+      // kept open after it, until the test ends).
+      if (o.holdStdin) closeAfter(async () => void child.stdin.destroy());
+      else child.on('exit', () => child.stdin.destroy());
     });
 
   type Call = { agent: string; event: HookEvent; stdin: string; env: Record<string, string | undefined>; cwd: string };
@@ -428,7 +430,7 @@ describe('the bash hook client and the resident engine’s TCP door', function (
   it('leaves no process behind: a long input on a stdin that never closes (the streaming head ends with the hook)', async () => {
     await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
     const marker = `RAWR_TEST_MARK_${process.pid}_${Date.now()}`;
-    const r = await client(`{"big":"${'x'.repeat(10_000)}`, 'hooks claude PreCompact', { [marker]: '1' }, tmp, { keepOpen: true });
+    const r = await client(`{"big":"${'x'.repeat(10_000)}`, 'hooks claude PreCompact', { [marker]: '1' }, tmp, { keepOpen: true, holdStdin: true });
     assert.equal(r.stdout, '');
     await sleep(300);
     const left = fs.readdirSync('/proc').filter((pid) => {
