@@ -25,9 +25,9 @@ const outputs = [
   build({ ...common, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js' }),
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' }),
   // What the installed hooks run: a small entry (its fast exit loads no engine) and the engine it loads
-  // when a hook has something to do (src/cli/hookEntry.ts, hookMain.ts).
-  build({ ...common, entryPoints: ['src/cli/hookEntry.ts'], outfile: 'dist/hook.js' }),
-  build({ ...common, entryPoints: ['src/cli/hookEngine.ts'], outfile: 'dist/hookEngine.js' }),
+  // when a hook has something to do (src/cli/hooks/entry.ts, main.ts).
+  build({ ...common, entryPoints: ['src/cli/hooks/entry.ts'], outfile: 'dist/hook.js' }),
+  build({ ...common, entryPoints: ['src/cli/hooks/engine.ts'], outfile: 'dist/hookEngine.js' }),
   // rawr_search_text's worker thread, loaded from next to dist/extension.js (src/host/tools/textSearch.ts).
   build({ ...common, entryPoints: ['src/host/tools/searchWorker.ts'], outfile: 'dist/searchWorker.js' }),
 ];
@@ -36,8 +36,8 @@ for (const file of ['dist/hook.js', 'dist/hookEngine.js']) unwrapBuiltins(file);
 // Node looks up the nearest package.json of every CommonJS entry it runs to read its "type": without this
 // one it is rawr's own manifest (37 KB, read and parsed by each hook process, ~2 ms of a PreCompact hook).
 writeFileSync('dist/package.json', '{ "type": "commonjs" }\n');
-// The bash hook client the installed hook commands run where bash is (src/cli/hook.sh: why there).
-copyFileSync('src/cli/hook.sh', 'dist/hook.sh');
+// The bash hook client the installed hook commands run where bash is (src/cli/hooks/hook.sh: why there).
+copyFileSync('src/cli/hooks/hook.sh', 'dist/hook.sh');
 chmodSync('dist/hook.sh', 0o755);
 
 /**

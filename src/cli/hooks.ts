@@ -7,9 +7,9 @@
  * error exits 1, never 2, because the agents treat exit 2 from a hook as "block".
  */
 import { isHookEvent } from '../core/hooks/shared/input';
-import { readStdin } from './hookStdio';
+import { readStdin } from './hooks/stdio';
 import { INSTALL_USAGE, installMain, uninstallMain } from './installCommand';
-import { AGENTS, runHookEvent } from './hookEvent';
+import { AGENTS, runHookEvent } from './hooks/event';
 
 export const HOOKS_USAGE = `usage: rawr hooks <claude|codex> <PreCompact|PostCompact|UserPromptSubmit|SessionStart|PostToolUse>   (hook input JSON on stdin)
 ${INSTALL_USAGE}

@@ -11,14 +11,15 @@
  * (./hooks) only when the session's state says there is something to do; the other commands are in
  * ./commands.ts.
  */
-import { finishHook, hookProcess, isHookRun, type HookEngine } from './hookMain';
+import { finishHook, hookProcess, isHookRun } from './hooks/main';
+import type { HookEngine } from './hooks/types';
 
 const args = process.argv.slice(2);
 const hookArgs = args.slice(1);
 if (args[0] === 'hooks' && isHookRun(hookArgs)) {
   // Async (reads the hook input from stdin); never exits 2, which Claude Code reads as "block".
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  void hookProcess(hookArgs, () => require('./hookEvent') as HookEngine).then(finishHook);
+  void hookProcess(hookArgs, () => require('./hooks/event') as HookEngine).then(finishHook);
 } else if (args[0] === 'hooks') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   void (require('./hooks') as typeof import('./hooks')).hooksMain(hookArgs).then((code) => {

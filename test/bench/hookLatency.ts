@@ -12,7 +12,7 @@
  *     bundled CLI (dist/cli.js: what earlier versions installed) and the compiled one (out/src/cli), both
  *     as `node <cli> hooks claude PreCompact`;
  *   - PostToolUse with nothing pending, as a process (it runs after every tool call): the fast exit of
- *     src/cli/hookMain.ts, before any engine is loaded;
+ *     src/cli/hooks/main.ts, before any engine is loaded;
  *   - the decision alone, in this process (state read, tail read, verdict, state written);
  *   - Node starting with nothing to run (an empty script, in every round beside the calls), the floor under any hook on this machine.
  *   - each way in (docs/claude-code.md#install): the command the CLI package, the Claude Code plugin and

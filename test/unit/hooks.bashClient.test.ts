@@ -1,5 +1,5 @@
 /**
- * The bash hook client (src/cli/hook.sh) and the resident engine's TCP door (src/cli/hookTcp.ts): what the
+ * The bash hook client (src/cli/hooks/hook.sh) and the resident engine's TCP door (src/cli/hooks/door.ts): what the
  * installed hook commands run where bash is. The client is run for real (bash, loopback TCP) from a copy
  * beside a stand-in Node hook (hook.js printing what it was given), so each test sees whether the engine
  * answered or the client fell back to the Node hook, and with which input. The rule under test: a change
@@ -13,14 +13,17 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
-import { askResident, type HookEventOutput } from '../../src/cli/hookResident';
-import { serveHooks } from '../../src/cli/hookServer';
-import { requestReader, tcpFile } from '../../src/cli/hookTcp';
+import { askResident } from '../../src/cli/hooks/resident';
+import type { HookEventOutput } from '../../src/cli/hooks/types';
+import { serveHooks } from '../../src/cli/hooks/server';
+import { requestReader, tcpFile } from '../../src/cli/hooks/door';
 import { HOOK_EVENTS, type HookEvent } from '../../src/core/hooks/shared/events';
 import { rawrEventOf } from '../../src/core/hooks/shared/hooksConfig';
-import { until } from '../support/until';
+import { sleep, until } from '../support/until';
+import { answerWaitMs } from '../../src/cli/hooks/resident';
+import { CLAUDE_HOOKS } from '../../src/core/hooks/shared/hooksConfig';
 
-const CLIENT = path.resolve(__dirname, '../../../src/cli/hook.sh');
+const CLIENT = path.resolve(__dirname, '../../../src/cli/hooks/hook.sh');
 const BASH = '/bin/bash';
 // The stand-in Node hook: prints its arguments and its input, so a test sees the fallback and what it got.
 const FAKE_NODE_HOOK = `process.stdout.write('NODE ' + process.argv.slice(2).join(' ') + '\\n' + require('fs').readFileSync(0, 'utf8'));\n`;
@@ -66,7 +69,7 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     args = 'hooks claude PreCompact',
     env: Record<string, string> = {},
     cwd = tmp,
-    o: { delayMs?: number; sendWhen?: () => Promise<void>; keepOpen?: boolean; dist?: string } = {},
+    o: { delayMs?: number; sendWhen?: () => Promise<void>; keepOpen?: boolean; holdStdin?: boolean; dist?: string } = {},
   ) =>
     new Promise<Run>((resolve) => {
       const child = spawn('/bin/sh', ['-c', `${hookCommandPrefix(path.join(o.dist ?? dist, 'hook.js'))} ${args}`], {
@@ -83,13 +86,18 @@ describe('the bash hook client and the resident engine’s TCP door', function (
       if (o.sendWhen) void o.sendWhen().then(send);
       else if (o.delayMs) setTimeout(send, o.delayMs);
       else send();
-      // A stdin held open: closed once the hook is over, as an agent would on its timeout.
-      child.on('exit', () => child.stdin.destroy());
+      // A stdin held open: closed once the hook is over, as an agent would on its timeout (holdStdin:
+      // kept open after it, until the test ends).
+      if (o.holdStdin) closeAfter(async () => void child.stdin.destroy());
+      else child.on('exit', () => child.stdin.destroy());
     });
 
   type Call = { agent: string; event: HookEvent; stdin: string; env: Record<string, string | undefined>; cwd: string };
   /** A resident engine with its TCP door for `dist`, running `answer` instead of the hook engine. */
-  const engine = async (answer: (c: Call) => HookEventOutput, o: { current?: () => boolean; clientDir?: string; idleMs?: number } = {}) => {
+  const engine = async (
+    answer: (c: Call) => HookEventOutput | Promise<HookEventOutput>,
+    o: { current?: () => boolean; clientDir?: string; idleMs?: number } = {},
+  ) => {
     const calls: Call[] = [];
     let exited = false;
     const server = serveHooks(
@@ -320,7 +328,7 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
     fs.rmSync(e.file);
     // The Node hook's way in: the engine's Unix socket (hookResident.ts).
-    const a = await askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp });
+    const a = await askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp }, 5_000);
     assert.equal(a.kind, 'answer');
     assert.ok(fs.existsSync(e.file), 'the door file is back');
     assert.equal((await client('{}')).stdout, 'ENGINE');
@@ -338,6 +346,116 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     assert.match(
       hookCommandPrefix('/opt/rawr/out/src/cli/main.js', '/usr/bin/node'),
       /^NODE_EXTRA_CA_CERTS= \/usr\/bin\/node \/opt\/rawr\/out\/src\/cli\/main\.js$/,
+    );
+  });
+
+  /** An engine whose run for session `slow` takes `ms` (a first read of a very large transcript), the others answered at once. */
+  const busyEngine = (ms: number) =>
+    engine(async (c) => {
+      if (c.stdin.includes('"slow"')) await sleep(ms);
+      return { stdout: `ENGINE ${c.stdin}`, stderr: [] };
+    });
+
+  it('busy with another session’s slow run: a handoff hook is not held — its client runs it itself within seconds (issue 30)', async () => {
+    const e = await busyEngine(12_000);
+    const slow = client('{"session_id":"slow"}');
+    await until('the slow run started', () => e.calls.length === 1);
+    const t0 = Date.now();
+    const handoff = await client('{"session_id":"other","source":"compact"}', 'hooks claude SessionStart');
+    const took = Date.now() - t0;
+    assert.equal(handoff.stdout.trimEnd(), 'NODE hooks claude SessionStart\n{"session_id":"other","source":"compact"}', handoff.stderr);
+    assert.ok(took < 5_000, `answered in ${took} ms (the hook's timeout is 10 s)`);
+    // The Node hook's way in (the Unix socket) is turned back the same way: the hook runs itself.
+    const viaSocket = await askResident(socket, { v: 1, agent: 'claude', event: 'SessionStart', stdin: '{"session_id":"third"}', env: {}, cwd: tmp }, 8_000);
+    assert.equal(viaSocket.kind, 'unavailable');
+    assert.equal((await slow).stdout, 'ENGINE {"session_id":"slow"}');
+    assert.deepEqual(
+      e.calls.map((c) => c.stdin),
+      ['{"session_id":"slow"}'],
+      'the engine never ran the runs it turned back',
+    );
+  });
+
+  it('a run whose hook is gone before its turn is never run (nothing claimed without its client)', async () => {
+    const e = await busyEngine(1_000);
+    const slow = client('{"session_id":"slow"}');
+    await until('the slow run started', () => e.calls.length === 1);
+    // A Node hook killed at its timeout while its run waits: the connection closes.
+    const conn = net.createConnection(socket);
+    await new Promise((r) => conn.once('connect', r));
+    conn.write(`${JSON.stringify({ v: 1, agent: 'claude', event: 'SessionStart', stdin: '{"session_id":"gone"}', env: {}, cwd: tmp })}\n`);
+    await sleep(200);
+    conn.destroy();
+    await slow;
+    await sleep(500);
+    assert.deepEqual(
+      e.calls.map((c) => c.stdin),
+      ['{"session_id":"slow"}'],
+    );
+  });
+
+  it('a client never waits longer than Claude Code will: it ends on its own before the installed timeout', async () => {
+    for (const h of CLAUDE_HOOKS) {
+      assert.ok(answerWaitMs(h.event, 0) + 1_000 < h.timeout * 1000, `${h.event}: waits ${answerWaitMs(h.event, 0)} ms, installed timeout ${h.timeout} s`);
+    }
+    // An engine that answers a run it took only after Claude Code's 10 s: the bash client gives up before.
+    // (In this process the run holds its environment and folder: the test waits for it to end.)
+    let ended = false;
+    await engine(() => sleep(10_000).then(() => ((ended = true), { stdout: 'LATE', stderr: [] })));
+    const t0 = Date.now();
+    const r = await client('{"session_id":"s"}', 'hooks claude UserPromptSubmit');
+    const took = Date.now() - t0;
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /did not answer .*nothing done/);
+    assert.ok(took < 9_500, `ended after ${took} ms`);
+    await until('the late run’s end', () => ended, 5_000);
+  });
+
+  it('the door: a connection trickling bytes is cut at an absolute deadline, unproven ones are bounded, and a hook still answers', async () => {
+    const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
+    const [port] = fs.readFileSync(e.file, 'utf8').split(' ');
+    const open: net.Socket[] = [];
+    let closedAt: number[] = [];
+    const t0 = Date.now();
+    for (let i = 0; i < 40; i++) {
+      const c = net.createConnection(Number(port), '127.0.0.1');
+      c.on('error', () => undefined);
+      c.on('close', () => closedAt.push(Date.now() - t0));
+      open.push(c);
+    }
+    const trickle = setInterval(() => open.forEach((c) => !c.destroyed && c.write('0')), 400);
+    closeAfter(async () => {
+      clearInterval(trickle);
+      open.forEach((c) => c.destroy());
+    });
+    await sleep(300);
+    assert.ok(closedAt.length >= 40 - 16, `${closedAt.length} of 40 closed at once (past the bound on unproven connections)`);
+    // During the flood a hook is answered (by the engine, or by the Node hook where the door is full).
+    const r = await client('{"during":1}');
+    assert.ok(r.stdout === 'ENGINE' || r.stdout.startsWith('NODE hooks claude PreCompact'), JSON.stringify(r));
+    await until('every trickling connection cut', () => closedAt.length === 40, 6_000);
+    assert.ok(Math.max(...closedAt) < 4_500, `the last cut at ${Math.max(...closedAt)} ms`);
+    closedAt = [];
+    assert.equal((await client('{}')).stdout, 'ENGINE', 'the door is open again');
+  });
+
+  it('leaves no process behind: a long input on a stdin that never closes (the streaming head ends with the hook)', async () => {
+    await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
+    const marker = `RAWR_TEST_MARK_${process.pid}_${Date.now()}`;
+    const r = await client(`{"big":"${'x'.repeat(10_000)}`, 'hooks claude PreCompact', { [marker]: '1' }, tmp, { keepOpen: true, holdStdin: true });
+    assert.equal(r.stdout, '');
+    await sleep(300);
+    const left = fs.readdirSync('/proc').filter((pid) => {
+      try {
+        return /^\d+$/.test(pid) && fs.readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`${marker}=`);
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(
+      left.map((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')),
+      [],
+      'processes of the hook still running',
     );
   });
 

@@ -1,5 +1,5 @@
 /**
- * The hooks' fast exit (src/core/hooks/shared/fastPath.ts, src/cli/hookMain.ts): it answers "nothing to
+ * The hooks' fast exit (src/core/hooks/shared/fastPath.ts, src/cli/hooks/main.ts): it answers "nothing to
  * do" only where the full hook run (run.ts) prints nothing and writes nothing, and leaves everything
  * else — a pending handoff, repair or heads-up, a malformed or hostile payload, a symlinked state
  * folder — to the full run. No timings here: `npm run bench:hooks` measures.
@@ -17,7 +17,7 @@ import { CODEX } from '../../src/core/hooks/codex/agent';
 import { isRawrEntryPoint, rawrEventOf } from '../../src/core/hooks/shared/hooksConfig';
 import { sessionDir, writeSnapshotFile, claimSnapshot } from '../../src/core/hooks/shared/store';
 import { launcherScript } from '../../src/host/hooks/launcher';
-import { rawrCacheDir } from '../../src/cli/hookMain';
+import { rawrCacheDir } from '../../src/cli/hooks/main';
 
 const CLI = path.resolve(__dirname, '../../src/cli/main.js');
 const HOOK_ENTRY = path.resolve(__dirname, '../../../dist/hook.js');
@@ -192,7 +192,7 @@ describe('hooks fast exit', function () {
         process.execPath,
         [
           '-e',
-          `const m = require(${JSON.stringify(path.resolve(__dirname, '../../src/cli/codeCache.js'))}).requireWithCodeCache(${JSON.stringify(mod)}, ${JSON.stringify(cacheDir)}, 'PreCompact'); console.log(JSON.stringify([m.answer(21), m.file, m.req]))`,
+          `const m = require(${JSON.stringify(path.resolve(__dirname, '../../src/cli/hooks/codeCache.js'))}).requireWithCodeCache(${JSON.stringify(mod)}, ${JSON.stringify(cacheDir)}, 'PreCompact'); console.log(JSON.stringify([m.answer(21), m.file, m.req]))`,
         ],
         { encoding: 'utf8' },
       );
@@ -221,7 +221,7 @@ describe('hooks fast exit', function () {
         process.execPath,
         [
           '-e',
-          `console.log(require(${JSON.stringify(path.resolve(__dirname, '../../src/cli/codeCache.js'))}).requireWithCodeCache(${JSON.stringify(mod)}, ${JSON.stringify(cacheDir)}, ${JSON.stringify(tag)}).v)`,
+          `console.log(require(${JSON.stringify(path.resolve(__dirname, '../../src/cli/hooks/codeCache.js'))}).requireWithCodeCache(${JSON.stringify(mod)}, ${JSON.stringify(cacheDir)}, ${JSON.stringify(tag)}).v)`,
         ],
         { encoding: 'utf8' },
       );

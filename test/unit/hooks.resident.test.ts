@@ -1,5 +1,5 @@
 /**
- * The resident hook engine (src/cli/hookServer.ts, hookResident.ts): the installed hooks entry
+ * The resident hook engine (src/cli/hooks/server.ts, hookResident.ts): the installed hooks entry
  * (dist/hook.js) hands a hook run to it and prints its answer, which must be the answer the hook gives
  * running alone; anything wrong with the resident engine (a stale socket, a lost connection, a folder
  * others can enter) falls back to running alone or to printing nothing, never to a different answer.
@@ -10,11 +10,12 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hookEventOutput } from '../../src/cli/hookEvent';
-import { askResident, connectResident, residentSocket, type ResidentRequest } from '../../src/cli/hookResident';
-import { serveHooks } from '../../src/cli/hookServer';
+import { hookEventOutput } from '../../src/cli/hooks/event';
+import { askResident, connectResident, residentSocket } from '../../src/cli/hooks/resident';
+import type { ResidentRequest } from '../../src/cli/hooks/types';
+import { serveHooks } from '../../src/cli/hooks/server';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
-import { tcpFile } from '../../src/cli/hookTcp';
+import { tcpFile } from '../../src/cli/hooks/door';
 import { autoCompactWindowFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { agentStateDir } from '../../src/core/hooks/shared/store';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
@@ -204,7 +205,7 @@ describe('the resident hook engine', function () {
     const answering = net.createServer({ allowHalfOpen: true }, (c) => {
       let got = '';
       c.on('data', (d: Buffer) => (got += d.toString('utf8')));
-      c.on('end', () => c.end(JSON.stringify({ stdout: `ran ${(JSON.parse(got) as ResidentRequest).event}`, stderr: [] })));
+      c.on('data', () => got.endsWith('\n') && c.end(JSON.stringify({ stdout: `ran ${(JSON.parse(got) as ResidentRequest).event}`, stderr: [] })));
     });
     await new Promise<void>((r) => answering.listen(socket, r));
     try {
@@ -245,7 +246,7 @@ describe('the resident hook engine', function () {
       const dirs = ['one', 'two', 'three'].map((d) => path.join(tmp, d));
       for (const d of dirs) fs.mkdirSync(d);
       const answers = await Promise.all(
-        dirs.map((d, i) => askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: { RAWR_TEST_MARK: `m${i}` }, cwd: d })),
+        dirs.map((d, i) => askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: { RAWR_TEST_MARK: `m${i}` }, cwd: d }, 5_000)),
       );
       assert.deepEqual(
         answers.map((x) => (x.kind === 'answer' ? x.output.stdout : x.kind)),
@@ -258,7 +259,7 @@ describe('the resident hook engine', function () {
       assert.equal(process.env.RAWR_TEST_MARK, undefined);
       assert.equal(process.cwd(), before);
       const bad = await new Promise<string>((resolve) => {
-        const c = net.createConnection(socket, () => c.end('not json'));
+        const c = net.createConnection(socket, () => c.write('not json\n'));
         let out = '';
         c.on('data', (d: Buffer) => (out += d.toString()));
         c.on('end', () => resolve(out));

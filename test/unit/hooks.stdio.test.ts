@@ -1,5 +1,5 @@
 /**
- * A hook process's stdin and stdout without Node's stream objects (src/cli/hookStdio.ts): the input as
+ * A hook process's stdin and stdout without Node's stream objects (src/cli/hooks/stdio.ts): the input as
  * the agent writes it, nothing from a terminal or /dev/null, a size cap, and a stdin that is never closed
  * given up at its time limit — after which the hook still ends (finishHook), by a signal, instead of waiting for it.
  * Each case is a real child process with the stdin an agent gives it.
@@ -8,8 +8,8 @@ import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 
-const STDIO = path.resolve(__dirname, '../../src/cli/hookStdio.js');
-const MAIN = path.resolve(__dirname, '../../src/cli/hookMain.js');
+const STDIO = path.resolve(__dirname, '../../src/cli/hooks/stdio.js');
+const MAIN = path.resolve(__dirname, '../../src/cli/hooks/main.js');
 
 /** A child that reads its stdin with readStdin(max, timeoutMs) and prints what it got as JSON. */
 const reader = (max: number, timeoutMs: number) =>

@@ -5,11 +5,13 @@
  * on every run (a few KB, through the same readers and the same safety checks); only their parse is
  * reused: the cache entry is keyed by a hash of what the readers returned (paths, texts, read errors),
  * the running code's identity (`codeKey`: a rawr upgrade parses again) and the cache's own version. A
- * missing, foreign or corrupt cache file, or one that cannot be written, only means parsing as before.
+ * missing, foreign or corrupt cache file, or one that cannot be written, only means parsing as before;
+ * so does one another user could have written (../io/ownedCache.ts: the set becomes injected text).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { noteUntrustedCache, untrustedCache } from '../io/ownedCache';
 import { loadPromptSet, PROMPT_FILES, type PromptReader, type PromptSet } from './promptSet';
 
 const CACHE_VERSION = 1;
@@ -63,7 +65,7 @@ export function loadPromptSetCached(readers: PromptReader[], cacheFile: string, 
 
 /**
  * The sets this process parsed or read last, by the same key: the resident hook engine
- * (src/cli/hookServer.ts) runs hook after hook and would otherwise read and parse the cache file each
+ * (src/cli/hooks/server.ts) runs hook after hook and would otherwise read and parse the cache file each
  * time (~2 ms). A set is never changed by its users (the engine is pure), so the same object serves.
  */
 const inMemory = new Map<string, PromptSet>();
@@ -79,10 +81,17 @@ function hold(key: string, set: PromptSet): PromptSet {
   return set;
 }
 
+/** The cache file's entry for `key`; null when there is none, or when another user could have written it (`<rawr cache>/prompt-sets/<file>`: the set becomes injected text). */
 function readCache(file: string, key: string): PromptSet | null {
   try {
     const st = fs.lstatSync(file);
     if (!st.isFile() || st.size > MAX_CACHE_BYTES) return null;
+    const root = path.dirname(path.dirname(file));
+    const why = untrustedCache(root, file);
+    if (why !== null) {
+      noteUntrustedCache(root, why);
+      return null;
+    }
     const entry = JSON.parse(fs.readFileSync(file, 'utf8')) as { key?: unknown; set?: unknown };
     if (entry.key !== key || typeof entry.set !== 'object' || entry.set === null) return null;
     const set = entry.set as PromptSet;

@@ -2,7 +2,7 @@
  * The stable command the agents' hook entries run: `<globalStorage>/bin/rawr-hooks`, a small POSIX
  * shell script rewritten on every activation to point at this version's bundled CLI (`dist/cli.js`)
  * and the Node runtime of this extension host; `hooks …` runs the small hooks entry beside it
- * (`dist/hook.js`, src/cli/hookEntry.ts) when that version has one. The hook entries in `.claude/settings.json` and
+ * (`dist/hook.js`, src/cli/hooks/entry.ts) when that version has one. The hook entries in `.claude/settings.json` and
  * `$CODEX_HOME/hooks.json` name only the launcher, so they keep working after the extension updates
  * (the next activation re-points it). Between an update and the next activation the old version's
  * folder may be gone: the script then uses the newest installed rawr next to it.

@@ -1,5 +1,5 @@
 /**
- * The hook events rawr handles, without zod: the hooks' fast entry (src/cli/hookMain.ts) checks the
+ * The hook events rawr handles, without zod: the hooks' fast entry (src/cli/hooks/main.ts) checks the
  * command line before it loads anything heavy. input.ts re-exports these.
  */
 export const HOOK_EVENTS = ['PreCompact', 'PostCompact', 'UserPromptSubmit', 'SessionStart', 'PostToolUse'] as const;

@@ -3,7 +3,7 @@
  * every tool call and only prints when a heads-up or a repair is pending, UserPromptSubmit only when a
  * handoff, a heads-up or a repair is pending, SessionStart only after a compaction. `nothingToDo` tells
  * that from the session's state files alone (a directory listing and a few stats), before the engine,
- * the prompt files, the transcript importers or zod are loaded (src/cli/hookMain.ts).
+ * the prompt files, the transcript importers or zod are loaded (src/cli/hooks/main.ts).
  *
  * It answers true only when the full hook run (run.ts) would print nothing and write nothing: the input
  * passes the same checks as input.ts's zod contract (checked by hand here: loading zod alone costs

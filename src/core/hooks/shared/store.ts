@@ -36,7 +36,7 @@ export type AgentId = 'claude' | 'codex';
 
 /**
  * node:crypto, loaded when first needed: the hooks entry loads this file for its fast exit and, for a
- * steering PreCompact, only hands the input on (src/cli/hookResident.ts); loading crypto was ~5% of that.
+ * steering PreCompact, only hands the input on (src/cli/hooks/resident.ts); loading crypto was ~5% of that.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const crypto = () => require('node:crypto') as typeof Crypto;

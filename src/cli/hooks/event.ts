@@ -1,17 +1,18 @@
 /**
  * One agent hook event, its input already read: what `rawr hooks <claude|codex> <Event>` runs when
- * hookMain.ts's fast exit does not answer. Apart from ./hooks.ts (usage, install) so that the hooks'
- * engine bundle (dist/hookEngine.js, ./hookEngine.ts) holds only this path: no installer, no JSONC or
+ * main.ts's fast exit does not answer. Apart from ../hooks.ts (usage, install) so that the hooks'
+ * engine bundle (dist/hookEngine.js, ./engine.ts) holds only this path: no installer, no JSONC or
  * TOML editor, loaded before every model request while Claude Code's context is over its threshold.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HookEvent } from '../core/hooks/shared/input';
-import { rawrCacheDir, writeHookOutput } from './hookMain';
-import type { HookEventOutput } from './hookResident';
-import { runHook, type AgentSpec } from '../core/hooks/shared/run';
-import { CLAUDE } from '../core/hooks/claude/agent';
-import { CODEX } from '../core/hooks/codex/agent';
+import type { HookEvent } from '../../core/hooks/shared/input';
+import { rawrCacheDir, writeHookOutput } from './main';
+import type { HookEventOutput } from './types';
+import { runHook, type AgentSpec } from '../../core/hooks/shared/run';
+import { untrustedCacheNotes } from '../../core/io/ownedCache';
+import { CLAUDE } from '../../core/hooks/claude/agent';
+import { CODEX } from '../../core/hooks/codex/agent';
 
 export const AGENTS: Record<string, AgentSpec> = { claude: CLAUDE, codex: CODEX };
 
@@ -40,13 +41,13 @@ export async function hookEventOutput(
       promptCache: { dir: path.join(rawrCacheDir(env), 'prompt-sets'), codeKey: codeKey() },
       ...(later ? { later } : {}),
     });
-    return { stdout: r.stdout, stderr: r.stderr };
+    return { stdout: r.stdout, stderr: [...r.stderr, ...untrustedCacheNotes()] };
   } catch (err) {
     return { stdout: '', stderr: [`rawr hooks ${agent.id} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done`] };
   }
 }
 
-/** One hook event with its stdin already read (hookMain.ts reads it first for its fast exit), printed; always 0. */
+/** One hook event with its stdin already read (main.ts reads it first for its fast exit), printed; always 0. */
 export async function runHookEvent(agentName: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number> {
   writeHookOutput(await hookEventOutput(agentName, event, stdin, process.env));
   return 0;

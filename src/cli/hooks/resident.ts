@@ -1,5 +1,5 @@
 /**
- * The hook's side of the resident hook engine (./hookServer.ts). Claude Code runs the steering
+ * The hook's side of the resident hook engine (./server.ts). Claude Code runs the steering
  * PreCompact hook before every model request once its context is over the threshold, each time a new
  * process; Node's own start is most of the budget on a slow machine (~100 ms measured here), so loading
  * the hook engine (zod, the importers, the arbiter) again in every one misses the target (p95 < 150 ms).
@@ -16,30 +16,21 @@
 import * as fs from 'node:fs';
 import type * as Net from 'node:net';
 import * as path from 'node:path';
-import type { HookEvent } from '../core/hooks/shared/events';
-
-/** What one hook event prints: stdout for the agent, lines for stderr. */
-export interface HookEventOutput {
-  stdout: string;
-  stderr: string[];
-}
-
-/** What a hook sends: its event, its input and the environment and folder it runs in. */
-export interface ResidentRequest {
-  v: 1;
-  agent: 'claude' | 'codex';
-  event: HookEvent;
-  stdin: string;
-  env: Record<string, string | undefined>;
-  cwd: string;
-}
-
-export type ResidentAnswer = { kind: 'answer'; output: HookEventOutput } | { kind: 'unavailable' } | { kind: 'lost'; why: string };
+import type { HookEventOutput, ResidentAnswer, ResidentRequest } from './types';
 
 /** Linux and macOS cap a socket path near 104-108 bytes. */
 const MAX_SOCKET_PATH = 100;
-/** The longest a hook waits for the resident engine's answer (Claude Code's hook timeout is longer). */
-const ANSWER_TIMEOUT_MS = 20_000;
+/** The engine's answer to a run it will not run (busy with another): the hook runs it itself. */
+export const AGAIN = '{"again":true}';
+
+/**
+ * The longest a hook waits for the engine, counted from the hook process's start: below the timeout
+ * rawr installs (core/hooks/shared/hooksConfig.ts: PreCompact 30 s, the others 10 s), so the hook
+ * always ends on its own, never killed by Claude Code in the middle of a run the engine then finishes.
+ */
+export function answerWaitMs(event: string, uptimeMs = process.uptime() * 1000): number {
+  return Math.max(500, (event === 'PreCompact' ? 25_000 : 8_000) - uptimeMs);
+}
 /** An answer is a hook's output: small. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
@@ -65,11 +56,11 @@ export function residentSocket(cacheDir: string, engineFile: string, env: Record
 }
 
 /** Hands one hook run to the resident engine at `socket`. Never rejects. */
-export function askResident(socket: string, request: ResidentRequest, timeoutMs = ANSWER_TIMEOUT_MS): Promise<ResidentAnswer> {
+export function askResident(socket: string, request: ResidentRequest, timeoutMs = answerWaitMs(request.event)): Promise<ResidentAnswer> {
   return connectResident(socket, timeoutMs).ask(request);
 }
 
-/** A connection to the resident engine, opened before the hook's input is read (hookMain.ts). */
+/** A connection to the resident engine, opened before the hook's input is read (main.ts). */
 export interface ResidentConnection {
   /** Sends the run (once) and waits for its answer. Never rejects. */
   ask(request: ResidentRequest): Promise<ResidentAnswer>;
@@ -80,7 +71,7 @@ export interface ResidentConnection {
  * connecting (~6 ms) overlap the read of the hook's input. Nothing is sent before `ask`: a connection
  * that is never asked holds nothing open and runs nothing.
  */
-export function connectResident(socket: string, timeoutMs = ANSWER_TIMEOUT_MS): ResidentConnection {
+export function connectResident(socket: string, timeoutMs?: number): ResidentConnection {
   const chunks: Buffer[] = [];
   let size = 0;
   let connected = false;
@@ -105,7 +96,9 @@ export function connectResident(socket: string, timeoutMs = ANSWER_TIMEOUT_MS): 
   const send = () => {
     if (!connected || !request || sent || settled) return;
     sent = true;
-    conn.end(JSON.stringify(request));
+    // Ended by a newline (JSON text holds none), the connection kept open: the engine sees this hook
+    // leave (its timeout) and then does not run what it no longer waits for (server.ts).
+    conn.write(`${JSON.stringify(request)}\n`);
   };
   conn.on('connect', () => {
     connected = true;
@@ -117,9 +110,10 @@ export function connectResident(socket: string, timeoutMs = ANSWER_TIMEOUT_MS): 
     else chunks.push(c);
   });
   conn.on('end', () => {
-    // Closed before anything was sent (an engine on its way out): nothing ran there, the hook runs itself.
-    if (!sent) return finish({ kind: 'unavailable' });
-    const output = parseAnswer(Buffer.concat(chunks).toString('utf8'));
+    const text = Buffer.concat(chunks).toString('utf8');
+    // Closed before anything was sent (an engine on its way out), or not taken (busy): the hook runs itself.
+    if (!sent || text === AGAIN) return finish({ kind: 'unavailable' });
+    const output = parseAnswer(text);
     finish(output ? { kind: 'answer', output } : { kind: 'lost', why: 'the connection closed without an answer' });
   });
   // Before the request is sent: no engine there (ENOENT, ECONNREFUSED: a stale socket of one that exited).
@@ -132,7 +126,8 @@ export function connectResident(socket: string, timeoutMs = ANSWER_TIMEOUT_MS): 
       conn.ref();
       answer = new Promise((resolve) => {
         resolveAnswer = resolve;
-        timer = setTimeout(() => finish(sent ? { kind: 'lost', why: `no answer in ${timeoutMs} ms` } : { kind: 'unavailable' }), timeoutMs);
+        const wait = timeoutMs ?? answerWaitMs(r.event);
+        timer = setTimeout(() => finish(sent ? { kind: 'lost', why: `no answer in ${Math.round(wait)} ms` } : { kind: 'unavailable' }), wait);
         send();
       });
       return answer;
@@ -153,7 +148,7 @@ function parseAnswer(text: string): HookEventOutput | null {
 
 /**
  * Starts the resident engine for `socket`: `node <entry> --rawr-hook-server <socket> [<clientDir>]`
- * (clientDir: the folder of the bash client it also answers, hookTcp.ts), in its own
+ * (clientDir: the folder of the bash client it also answers, door.ts), in its own
  * session, holding none of the hook's stdio (Claude Code waits for the hook's output to close).
  */
 export function startResident(entry: string, socket: string, clientDir?: string): void {

@@ -6,7 +6,7 @@
 # Why bash: Claude Code runs the steering PreCompact hook before every model request while rawr defers
 # a compaction, and a Node process's own start is most of a hook's time (~100 ms on a slow machine).
 # Bash starts in a few. This hands the run to rawr's resident hook engine over loopback TCP (bash has
-# /dev/tcp, no Unix sockets; src/cli/hookTcp.ts is the other side and documents the protocol) and
+# /dev/tcp, no Unix sockets; src/cli/hooks/door.ts is the other side and documents the protocol) and
 # prints its answer.
 #
 # Never a change of behaviour, only of speed: until the engine has said it will run this hook, nothing
@@ -35,12 +35,12 @@ hooks:claude:PreCompact:3 | hooks:claude:PostCompact:3 | hooks:claude:UserPrompt
 *) rawr_node_hook "$@" ;;
 esac
 ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))) || rawr_node_hook "$@"
-# RAWR_HOOK_SERVER=0: no resident engine (hookResident.ts). A terminal: a person typing, no hook input.
+# RAWR_HOOK_SERVER=0: no resident engine (resident.ts). A terminal: a person typing, no hook input.
 [[ ${RAWR_HOOK_SERVER-} == 0 || -t 0 ]] && rawr_node_hook "$@"
 # head streams an input over 4 KB below: found now, or the input is still the Node hook's.
 hash head 2>/dev/null || rawr_node_hook "$@"
 
-# Where the resident engine for this copy of rawr says it listens (hookTcp.ts tcpFile): rawr's per-user
+# Where the resident engine for this copy of rawr says it listens (door.ts tcpFile): rawr's per-user
 # cache folder, a file named after this folder. Only this user's own folder and file: whoever could
 # write them could point the hook (its input, its environment) at their own program.
 case $rawr_here in /*) ;; *) rawr_node_hook "$@" ;; esac
@@ -48,7 +48,7 @@ case ${XDG_CACHE_HOME-} in
 /*) rawr_cache=$XDG_CACHE_HOME/rawr ;;
 *) rawr_cache=${HOME-}/.cache/rawr ;;
 esac
-# The name byte by byte (C locale), as hookTcp.ts computes it.
+# The name byte by byte (C locale), as door.ts computes it.
 rawr_door() {
   local LC_ALL=C
   rawr_file=$rawr_cache/hooks-${rawr_here//[^A-Za-z0-9._-]/_}.tcp
@@ -78,16 +78,18 @@ for rawr_n in ${!A@} ${!B@} ${!C@} ${!D@} ${!E@} ${!F@} ${!G@} ${!H@} ${!I@} ${!
   [[ ${!rawr_n@a} == *x* ]] && rawr_env+=("$rawr_n=${!rawr_n}")
 done
 printf '%s\0' 'rawr-hook 2' "$rawr_here" "$2" "$3" "$PWD" "${rawr_env[@]}" '' >&3 2>/dev/null || rawr_node_hook "$@"
+#    The engine says "go" when the run is its turn (1.5 s at most: busy with another session's run, it
+#    says "again" and the Node hook runs it here, beside the engine, with time to spare).
 rawr_line=
-IFS= read -r -t 5 rawr_line <&3 2>/dev/null
-rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chunks (hookTcp.ts onData)
+IFS= read -r -t 3 rawr_line <&3 2>/dev/null
+rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chunks (door.ts onData)
 [[ $rawr_line == go ]] || rawr_node_hook "$@"
 
 # 3. The input, ended by a NUL (the agents' JSON holds none). From here on the engine may act on it: no
 #    fallback. Its first 4 KB are read here within the Node hook's time limit (5 s; bash's read with a
 #    time limit costs ~2 µs a byte); a longer one is streamed by head (bash without one would wait for
 #    ever on an input that does not end), up to the Node hook's cap (16 MB), in the background: an
-#    input that stops arriving leaves the engine without news, and it drops the run in 5 s.
+#    input that stops arriving leaves the engine without news, and it drops the run 6 s after its "go".
 rawr_read() {
   local LC_ALL=C # bytes
   IFS= read -r -N 4096 -t 5 rawr_in 2>/dev/null
@@ -97,7 +99,17 @@ rawr_read
 case $? in
 0)
   printf '%s' "$rawr_in" >&3 2>/dev/null
-  { head -c 16773120 && printf '\0'; } <&0 >&3 2>/dev/null &
+  # The streaming head ends with the hook, whatever ends it: an input that never ends (or a hook
+  # killed at its timeout) must leave no process behind, holding the engine's connection open.
+  (
+    trap 'kill "$rawr_h" 2>/dev/null; exit 0' TERM
+    head -c 16773120 <&0 >&3 2>/dev/null &
+    rawr_h=$!
+    wait "$rawr_h" && printf '\0' >&3 2>/dev/null
+  ) <&0 &
+  rawr_head=$!
+  trap 'kill "$rawr_head" 2>/dev/null' EXIT
+  trap 'exit 0' TERM HUP
   ;;
 1) printf '%s\0' "$rawr_in" >&3 2>/dev/null ;;
 *)
@@ -108,8 +120,15 @@ esac
 
 # 4. The answer, once the input is complete: `rawr-answer <stdout bytes> <stderr bytes>` and a line, then
 #    stdout and stderr, then the end (read without a time limit: it is all on its way).
+#    Waited for until a little before the timeout rawr installs (PreCompact 30 s, the others 10 s;
+#    resident.ts answerWaitMs), counted from this hook's start: it always ends on its own.
+case $3 in
+PreCompact) rawr_wait=25 ;;
+*) rawr_wait=8 ;;
+esac
+((rawr_wait -= SECONDS, rawr_wait > 0)) || rawr_wait=1
 rawr_line=
-IFS= read -r -t 20 rawr_line <&3 2>/dev/null
+IFS= read -r -t $rawr_wait rawr_line <&3 2>/dev/null
 rawr_line=${rawr_line##*.}
 rawr_print() {
   local LC_ALL=C # byte counts

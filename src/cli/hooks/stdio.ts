@@ -16,7 +16,7 @@ let abandoned = false;
 
 /**
  * Whether a read of stdin was given up at its time limit while still pending: the read holds the
- * process open until stdin closes, so the hook ends itself once its output is written (hookMain.ts finishHook).
+ * process open until stdin closes, so the hook ends itself once its output is written (main.ts finishHook).
  */
 export function stdinAbandoned(): boolean {
   return abandoned;

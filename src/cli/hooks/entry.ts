@@ -1,14 +1,15 @@
 /**
  * dist/hook.js, the command the installed agent hooks run (bundle only: scripts/bundle.mjs). Small: it
- * holds hookMain.ts's fast entry and loads the hook engine (dist/hookEngine.js, bundled from
- * ./hookEngine.ts: one hook event, nothing else) only when there is something to do. Any other command
+ * holds main.ts's fast entry and loads the hook engine (dist/hookEngine.js, bundled from
+ * ./engine.ts: one hook event, nothing else) only when there is something to do. Any other command
  * (install, usage) runs the full CLI beside it (dist/cli.js), which reads the same command line.
  */
 import * as path from 'node:path';
 import { requireWithCodeCache } from './codeCache';
-import { finishHook, hookProcess, isHookRun, rawrCacheDir, type HookEngine } from './hookMain';
-import { RESIDENT_FLAG, residentSocket, startResident } from './hookResident';
-import type { serveHooks } from './hookServer';
+import { finishHook, hookProcess, isHookRun, rawrCacheDir } from './main';
+import type { HookEngine } from './types';
+import { RESIDENT_FLAG, residentSocket, startResident } from './resident';
+import type { serveHooks } from './server';
 
 type EngineModule = HookEngine & { serveHooks: typeof serveHooks };
 
@@ -27,7 +28,7 @@ if (args[0] === 'hooks' && isHookRun(hookArgs)) {
   };
   void hookProcess(hookArgs, () => engine(hookArgs[1]), resident).then(finishHook);
 } else if (args[0] === RESIDENT_FLAG && args[1]) {
-  // The resident hook engine (hookServer.ts), started by a hook run (hookResident.ts startResident).
+  // The resident hook engine (server.ts), started by a hook run (resident.ts startResident).
   const e = engine('server');
   const socket = args[1];
   const clientDir = args[2];

@@ -20,37 +20,20 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import type { HookEventOutput } from './hookResident';
+import type { HookEventOutput, TcpDoor, TcpDoorOptions, TcpRun } from './types';
 
-export interface TcpDoorOptions {
-  /** rawr's per-user cache folder (hookMain.ts rawrCacheDir). */
-  cacheDir: string;
-  /** The folder of the hook.sh this engine answers, as the hook commands name it (the client sends it). */
-  clientDir: string;
-  /** False once this engine's code changed on disk (a rebuilt or upgraded rawr): it answers "again". */
-  current(): boolean;
-}
-
-/** A run as the client sent it (step 2), before the engine checks it (hookServer.ts: the socket's schema). */
-export interface TcpRun {
-  agent: string;
-  event: string;
-  env: Record<string, string>;
-  cwd: string;
-}
-
-export interface TcpDoor {
-  /** Stops listening and removes the door's file (when it is still this door's). */
-  close(): void;
-  /**
-   * Writes the door's file again where it is not this door's any more (an engine for the same folder
-   * that exited removed it, racing this one's rename): bash clients would otherwise miss this engine.
-   */
-  refresh(): void;
-}
-
-/** Before the client's next step arrives (it sends each at once): then the connection is dropped. */
-const STEP_TIMEOUT_MS = 5_000;
+/**
+ * From a connection's start to its run (steps 1 and 2), however its bytes trickle in: a deadline that
+ * restarted on every byte let a connection sending one byte every 4 s stay for ever (issue 30).
+ */
+const HANDSHAKE_MS = 3_000;
+/** From "go" to the input's end (step 3): the client sends it at once (at most 5 s of reading its own stdin). */
+const INPUT_MS = 6_000;
+/**
+ * Connections that have not proven they know the client token: past this many, a new one is closed at
+ * once (its hook falls back to the Node hook), so nobody can use up the engine's descriptors.
+ */
+const MAX_UNPROVEN = 16;
 /** A request carries one hook input (the Node hook caps it at 16 MB) and its environment. */
 const MAX_REQUEST_BYTES = 24 * 1024 * 1024;
 const VERSION = 'rawr-hook 2';
@@ -68,18 +51,27 @@ export function tcpFile(cacheDir: string, clientDir: string): string {
   );
 }
 
+/** How the engine takes a run the door read (server.ts). */
+export interface DoorRuns {
+  /**
+   * Step 2 read: the engine answers through `ticket` — `go` once it runs this run now (its input is
+   * then read and handed to `start`; `abandon` if the client leaves before it is complete), `again`
+   * when it will not (the client then runs the Node hook with its input unread). `go` is false when the
+   * client is gone already: nothing was claimed.
+   */
+  offer(run: TcpRun, ticket: DoorTicket): void;
+}
+
+export interface DoorTicket {
+  go(start: (stdin: string, reply: (out: HookEventOutput) => Promise<boolean>) => void, abandon: () => void): boolean;
+  again(): void;
+}
+
 /**
- * Listens on a loopback port and writes the door's file. `accepts` says whether a run is this engine's
- * (step 2: the run as the engine will run it, or null); `run` runs one with its input and hands the output to `reply` (hookServer.ts queues it with
- * the socket's runs). Null when there is no door to open (a cache folder not the user's alone, a name
- * too long for a file).
+ * Listens on a loopback port and writes the door's file; the runs that pass its checks go to `runs`.
+ * Null when there is no door to open (a cache folder not the user's alone, a name too long for a file).
  */
-export function openTcpDoor<Run>(
-  o: TcpDoorOptions,
-  accepts: (run: TcpRun) => Run | null,
-  run: (r: Run, stdin: string, reply: (out: HookEventOutput) => Promise<void>) => void,
-  dropped: () => void,
-): TcpDoor | null {
+export function openTcpDoor(o: TcpDoorOptions, runs: DoorRuns): TcpDoor | null {
   if (typeof process.getuid !== 'function') return null;
   const file = tcpFile(o.cacheDir, o.clientDir);
   if (Buffer.byteLength(path.basename(file)) > 250) return null;
@@ -92,17 +84,45 @@ export function openTcpDoor<Run>(
   const clientToken = Buffer.from(crypto.randomBytes(16).toString('hex'));
   const engineToken = crypto.randomBytes(16).toString('hex');
   let content = '';
+  let unproven = 0;
   const server = net.createServer((conn) => {
+    conn.on('error', () => undefined);
+    if (unproven >= MAX_UNPROVEN) return conn.destroy();
+    unproven++;
+    let proven = false;
+    const prove = () => {
+      if (!proven) unproven--;
+      proven = true;
+    };
     // Each step's answer must leave at once (Nagle's algorithm would hold it for an acknowledgement).
     conn.setNoDelay(true);
-    conn.setTimeout(STEP_TIMEOUT_MS, () => conn.destroy());
-    conn.on('error', () => undefined);
+    let deadline = setTimeout(() => conn.destroy(), HANDSHAKE_MS);
     const read = requestReader(clientToken);
-    let accepted: Run | null = null;
-    let ran = false;
+    let closed = false;
+    let waiting: { start: (stdin: string, reply: (out: HookEventOutput) => Promise<boolean>) => void; abandon: () => void } | null = null;
     conn.on('close', () => {
-      if (accepted !== null && !ran) dropped();
+      closed = true;
+      prove();
+      clearTimeout(deadline);
+      const w = waiting;
+      waiting = null;
+      w?.abandon();
     });
+    const ticket: DoorTicket = {
+      go(start, abandon) {
+        if (closed) return false;
+        waiting = { start, abandon };
+        clearTimeout(deadline);
+        deadline = setTimeout(() => conn.destroy(), INPUT_MS);
+        conn.write('go\n');
+        return true;
+      },
+      again() {
+        clearTimeout(deadline);
+        conn.off('data', onData);
+        if (!closed) conn.end('again\n');
+      },
+    };
     const onData = (chunk: Buffer) => {
       const step = read(chunk);
       switch (step.kind) {
@@ -113,25 +133,25 @@ export function openTcpDoor<Run>(
           if (step.ack) conn.write('.');
           return;
         case 'prove':
+          prove();
           conn.write(`${engineToken}\n`);
           return;
         case 'refuse':
           conn.destroy();
           return;
         case 'run':
-          accepted = step.version === VERSION && step.clientDir === o.clientDir && o.current() ? accepts(step.run) : null;
-          if (accepted !== null) conn.write('go\n');
-          else {
-            conn.off('data', onData);
-            conn.end('again\n');
-          }
+          clearTimeout(deadline);
+          // Waiting for the engine: CLAIM_WAIT_MS at most (server.ts), then "go" or "again".
+          if (step.version === VERSION && step.clientDir === o.clientDir && o.current()) runs.offer(step.run, ticket);
+          else ticket.again();
           return;
         case 'input': {
           conn.off('data', onData);
-          conn.setTimeout(0);
-          if (accepted === null) return conn.destroy();
-          ran = true;
-          run(accepted, step.stdin, (out) => answer(conn, out));
+          clearTimeout(deadline);
+          const w = waiting;
+          waiting = null;
+          if (!w) return conn.destroy();
+          w.start(step.stdin, (out) => answer(conn, out));
           return;
         }
         default: {
@@ -180,14 +200,15 @@ export function openTcpDoor<Run>(
   };
 }
 
-/** Writes the answer and ends the connection (resolves once written, or on an error). */
-function answer(conn: net.Socket, out: HookEventOutput): Promise<void> {
+/** Writes the answer and ends the connection: true once written, false when the client was gone. */
+function answer(conn: net.Socket, out: HookEventOutput): Promise<boolean> {
   return new Promise((resolve) => {
-    conn.once('error', () => resolve());
+    if (conn.destroyed) return resolve(false);
+    conn.once('error', () => resolve(false));
     // Bash cannot hold a NUL byte: the byte count must be of what it will print.
     const stdout = out.stdout.replace(/\0/g, '');
     const stderr = out.stderr.map((line) => `${line.replace(/\0/g, '')}\n`).join('');
-    conn.end(`rawr-answer ${Buffer.byteLength(stdout)} ${Buffer.byteLength(stderr)}\n${stdout}${stderr}`, () => resolve());
+    conn.end(`rawr-answer ${Buffer.byteLength(stdout)} ${Buffer.byteLength(stderr)}\n${stdout}${stderr}`, () => resolve(true));
   });
 }
 

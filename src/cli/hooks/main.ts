@@ -7,31 +7,21 @@
  *   2. the hook input is read from stdin (size cap, time limit);
  *   3. the fast exit: a PostToolUse / UserPromptSubmit / SessionStart with nothing pending for the
  *      session (fastPath.ts nothingToDo) exits 0 with no output, as the full run would;
- *   4. otherwise the hook engine (./hookEvent.ts runHookEvent: zod, the prompts, the arbiter, the importers)
+ *   4. otherwise the hook engine (./event.ts runHookEvent: zod, the prompts, the arbiter, the importers)
  *      is loaded and runs the hook exactly as before.
- * Anything that is not a hook event (install, --help, a usage error) is the full CLI's (./hooks.ts hooksMain).
- * Used by main.ts (the compiled CLI: the engine is ./hooks.ts) and by hookEntry.ts (the
+ * Anything that is not a hook event (install, --help, a usage error) is the full CLI's (../hooks.ts hooksMain).
+ * Used by ../main.ts (the compiled CLI: the engine is ./event.ts) and by entry.ts (the
  * bundled dist/hook.js, the engine in dist/hookEngine.js).
  */
+import * as fs from 'node:fs';
 import type * as NodeModule from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isHookEvent, type HookEvent } from '../core/hooks/shared/events';
-import { mayExitFast, nothingToDo } from '../core/hooks/shared/fastPath';
-import type { HookEventOutput } from './hookResident';
-import { readStdin, stdinAbandoned, writeFd } from './hookStdio';
-
-export interface HookEngine {
-  runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
-  /** The same run, its output returned (the resident engine answers with it: hookServer.ts). */
-  hookEventOutput(
-    agent: 'claude' | 'codex',
-    event: HookEvent,
-    stdin: string,
-    env: Record<string, string | undefined>,
-    later?: (work: () => void) => void,
-  ): Promise<HookEventOutput>;
-}
+import { isHookEvent, type HookEvent } from '../../core/hooks/shared/events';
+import { mayExitFast, nothingToDo } from '../../core/hooks/shared/fastPath';
+import type { HookEngine, HookEventOutput, Resident } from './types';
+import { readStdin, stdinAbandoned, writeFd } from './stdio';
+import { noteUntrustedCache, untrustedCacheNotes, untrustedTree } from '../../core/io/ownedCache';
 
 export function writeHookOutput(out: HookEventOutput): void {
   writeFd(2, out.stderr.map((line) => `${line}\n`).join(''));
@@ -59,6 +49,17 @@ export function rawrCacheDir(env: Record<string, string | undefined> = process.e
   return path.join(base, 'rawr');
 }
 
+/** A cache rawr ignores because another user could have written it, said on this hook's stderr (once per process). */
+export function sayUntrusted(root: string, why: string): void {
+  noteUntrustedCache(root, why);
+  writeFd(
+    2,
+    untrustedCacheNotes()
+      .map((line) => `${line}\n`)
+      .join(''),
+  );
+}
+
 /** Turns on Node's module compile cache (Node ≥ 22.1); a no-op on older Node, never throws. */
 export function enableCompileCache(): void {
   // Node < 22.1 has none: node:module is not loaded there just to find that out.
@@ -68,16 +69,16 @@ export function enableCompileCache(): void {
   const enable = (require('node:module') as typeof NodeModule & { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
   if (typeof enable !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   try {
-    enable(path.join(rawrCacheDir(), 'compile-cache'));
+    // Node runs what it finds there: only a cache no other user could have written (issue 30).
+    const root = rawrCacheDir();
+    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+    const dir = path.join(root, 'compile-cache');
+    const why = untrustedTree(root, dir);
+    if (why !== null) return sayUntrusted(root, why);
+    enable(dir);
   } catch {
     /* a cache is an optimisation only */
   }
-}
-
-/** Where the resident hook engine answers (hookResident.ts), and how to start it there. */
-export interface Resident {
-  socket: string;
-  start(): void;
 }
 
 /**
@@ -97,7 +98,7 @@ export async function hookProcess(
   // connects to the resident engine while its input is being read (in libuv's worker thread).
   const early = resident && !mayExitFast(event) ? resident() : null;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const connect = () => (require('./hookResident') as typeof import('./hookResident')).connectResident;
+  const connect = () => (require('./resident') as typeof import('./resident')).connectResident;
   const opened = early ? connect()(early.socket) : null;
   const stdin = await input;
   if (nothingToDo(agent, event, stdin, process.env)) return 0;
@@ -111,7 +112,7 @@ export async function hookProcess(
         answered = true;
         return 0;
       case 'lost':
-        // Not run again here: the resident engine may have acted on it (hookResident.ts).
+        // Not run again here: the resident engine may have acted on it (resident.ts).
         writeFd(2, `rawr hooks ${agent} ${event}: the resident hook engine did not answer (${answer.why}); nothing done\n`);
         return 0;
       case 'unavailable':

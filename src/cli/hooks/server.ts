@@ -1,5 +1,5 @@
 /**
- * The resident hook engine (why: ./hookResident.ts): `node dist/hook.js --rawr-hook-server <socket>`,
+ * The resident hook engine (why: ./resident.ts): `node dist/hook.js --rawr-hook-server <socket>`,
  * started by a hook. It loads the hook engine once and answers hook runs on a Unix socket, one at a
  * time, each exactly as a hook process would run it: the same function (hookEventOutput), with the
  * hook's environment and working folder in place while it runs. It holds nothing between runs (every
@@ -9,12 +9,18 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as z from 'zod';
-import { HOOK_EVENTS } from '../core/hooks/shared/events';
-import type { HookEngine } from './hookMain';
-import type { HookEventOutput } from './hookResident';
-import { openTcpDoor, type TcpDoor, type TcpDoorOptions } from './hookTcp';
+import { HOOK_EVENTS } from '../../core/hooks/shared/events';
+import type { HookEngine, HookEventOutput, TcpDoor, TcpDoorOptions } from './types';
+import { openTcpDoor } from './door';
+import { AGAIN } from './resident';
 
 const IDLE_MS = 5 * 60_000;
+/**
+ * The longest a run waits for the run before it: then its client runs it itself (the Node hook, beside
+ * this engine), with time to spare before the shortest installed hook timeout (10 s).
+ */
+export const CLAIM_WAIT_MS = 1_500;
+
 /** A request carries one hook input (capped at 16 MB by the hook) and its environment. */
 const MAX_REQUEST_BYTES = 24 * 1024 * 1024;
 
@@ -31,14 +37,14 @@ export interface ServeOptions {
   idleMs?: number;
   /** What ends the process: exit (the resident engine); a test closes its server instead. */
   exit?: (server: net.Server) => void;
-  /** Also answer the bash hook client (./hookTcp.ts) for the hook.sh in `tcp.clientDir`. */
+  /** Also answer the bash hook client (./door.ts) for the hook.sh in `tcp.clientDir`. */
   tcp?: TcpDoorOptions;
 }
 
 type Request = z.infer<typeof Request>;
 
 export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOutput'>, o: ServeOptions = {}): net.Server {
-  // A hook process parses a few inputs once and runs zod jitless (hookEngine.ts); this process parses
+  // A hook process parses a few inputs once and runs zod jitless (engine.ts); this process parses
   // every hook's input and transcript records for minutes, where zod's compiled parsers pay off.
   z.config({ jitless: false });
   const idleMs = o.idleMs ?? idleFromEnv();
@@ -48,7 +54,6 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     exitWith(s);
   };
   let door: TcpDoor | null = null;
-  let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
   // What keeps the engine up: connections with a run on its way and runs queued or running. The idle
   // timer runs only when there is none (an engine that idled out mid-run would lose that run's answer).
@@ -62,12 +67,37 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     if (busy === 0) armIdle(true);
   };
   // One run at a time, from either door: each owns the process's environment and folder while it runs.
+  // A run waits for its turn CLAIM_WAIT_MS at most; then its client runs it itself, beside this engine
+  // (one session's slow first read must not starve another session's handoff: issue 30). A run is
+  // claimed only when it starts, and only while its client is still there to print its answer.
+  const waiting: Array<() => void> = [];
+  let running = false;
+  const next = () => {
+    if (!running) waiting.shift()?.();
+  };
+  /** `start(done)` once the slot is this run's (done() frees it), or `expire()` after `waitMs`. */
+  const claim = (waitMs: number, start: (done: () => void) => void, expire: () => void) => {
+    const turn = () => {
+      clearTimeout(timer);
+      running = true;
+      start(() => {
+        running = false;
+        next();
+      });
+    };
+    const timer = setTimeout(() => {
+      const at = waiting.indexOf(turn);
+      if (at >= 0) waiting.splice(at, 1);
+      expire();
+    }, waitMs);
+    waiting.push(turn);
+    next();
+  };
   // The answer is out (written and the connection half-closed) before the writes that do not change it
   // (the steering state and log), which still come before the next run.
-  const runQueued = (request: Request | null, reply: (out: HookEventOutput) => Promise<void>) => {
-    hold();
-    queue = queue.then(async () => {
-      const after: Array<() => void> = [];
+  const runNow = async (request: Request | null, reply: (out: HookEventOutput) => Promise<unknown>, done: () => void) => {
+    const after: Array<() => void> = [];
+    try {
       await reply(await runOne(engine, request, (work) => after.push(work)));
       for (const work of after) {
         try {
@@ -76,33 +106,62 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
           /* as a hook process that failed there: the next run reads the state it finds (steerState.ts) */
         }
       }
+    } finally {
+      done();
       release();
-    });
+    }
   };
   const server = net.createServer({ allowHalfOpen: true }, (conn) => {
     hold();
-    conn.once('close', release);
+    // The request ends with a newline, and the hook keeps its side open while it waits: its end (the
+    // hook exited, or was killed at its timeout) is seen here, and a run it no longer waits for is not run.
+    let gone = false;
+    let taken = false;
+    conn.once('end', () => {
+      gone = true;
+      // An incomplete request: nothing to run.
+      if (!taken) conn.destroy();
+    });
+    conn.once('close', () => {
+      gone = true;
+      release();
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     conn.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_REQUEST_BYTES) conn.destroy();
-      else chunks.push(c);
+      if (size > MAX_REQUEST_BYTES) return conn.destroy();
+      chunks.push(c);
+      if (!taken && c.includes(0x0a)) {
+        taken = true;
+        take(conn, Buffer.concat(chunks).toString('utf8'), () => gone);
+      }
     });
     conn.on('error', () => undefined);
-    conn.on('end', () => {
-      // A hook came the Node way: the bash clients' door may have lost its file (hookTcp.ts refresh).
-      door?.refresh();
-      runQueued(
-        parseRequest(Buffer.concat(chunks).toString('utf8')),
-        (out) =>
-          new Promise<void>((resolve) => {
-            conn.once('error', () => resolve());
-            conn.end(JSON.stringify(out), () => resolve());
-          }),
-      );
-    });
   });
+  const take = (conn: net.Socket, text: string, gone: () => boolean) => {
+    // A hook came the Node way: the bash clients' door may have lost its file (door.ts refresh).
+    door?.refresh();
+    const request = parseRequest(text);
+    const send = (answer: string) =>
+      new Promise<void>((resolve) => {
+        conn.once('error', () => resolve());
+        conn.end(answer, () => resolve());
+      });
+    hold();
+    claim(
+      CLAIM_WAIT_MS,
+      (done) => {
+        // Its hook is gone (killed at its timeout): not run, so nothing of it is claimed.
+        if (!gone()) return void runNow(request, (out) => send(JSON.stringify(out)), done);
+        conn.destroy();
+        done();
+        release();
+      },
+      // The hook runs it itself (resident.ts: "again" is "unavailable").
+      () => void send(AGAIN).then(release),
+    );
+  };
   const armIdle = (on: boolean) => {
     if (idle) clearTimeout(idle);
     idle = on ? setTimeout(() => server.close(() => exit(server)), idleMs) : undefined;
@@ -129,24 +188,32 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     try {
       fs.chmodSync(socket, 0o600);
     } catch {
-      /* the folder is the user's alone (hookResident.ts residentSocket) */
+      /* the folder is the user's alone (resident.ts residentSocket) */
     }
     // Only the engine that holds the socket opens the bash client's door (its file names one engine).
     if (o.tcp) {
-      door = openTcpDoor(
-        o.tcp,
-        (run) => {
+      door = openTcpDoor(o.tcp, {
+        offer(run, ticket) {
           const request = checked({ ...run, stdin: '' });
-          // Said "go": the engine must not idle out while the input is on its way.
-          if (request) hold();
-          return request;
+          if (!request) return ticket.again();
+          // Waiting, then said "go": the engine must not idle out while the input is on its way.
+          hold();
+          claim(
+            CLAIM_WAIT_MS,
+            (done) => {
+              const freed = () => {
+                done();
+                release();
+              };
+              if (!ticket.go((stdin, reply) => void runNow({ ...request, stdin }, reply, done), freed)) freed();
+            },
+            () => {
+              ticket.again();
+              release();
+            },
+          );
         },
-        (request, stdin, reply) => {
-          runQueued({ ...request, stdin }, reply);
-          release();
-        },
-        release,
-      );
+      });
     }
     if (busy === 0) armIdle(true);
   });

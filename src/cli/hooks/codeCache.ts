@@ -5,13 +5,15 @@
  * and modification time and what the process runs (the hook event), and written at exit (with the
  * functions this run compiled) when there was none or V8 rejected it. Not a hash of the content: that
  * cost ~20 ms per hook (node:crypto's load and 0.8 MB hashed) where a rebuilt bundle changes its mtime, and
- * V8 itself rejects a cache whose source differs (cachedDataRejected: the cache is written again). Any problem loads the bundle with plain require; Node ≥ 22.1 uses its own cache (hookMain.ts).
+ * V8 itself rejects a cache whose source differs (cachedDataRejected: the cache is written again). Any problem loads the bundle with plain require; Node ≥ 22.1 uses its own cache (main.ts).
  */
 import * as fs from 'node:fs';
 import type * as NodeModule from 'node:module';
 import * as path from 'node:path';
 import type * as Vm from 'node:vm';
-import { fnv1a } from './hookResident';
+import { fnv1a } from './resident';
+import { sayUntrusted } from './main';
+import { untrustedCache } from '../../core/io/ownedCache';
 
 /** Node's Module class with the (long-standing, untyped) helper that gives a module its node_modules search paths. */
 type ModuleCtor = typeof NodeModule.Module & { _nodeModulePaths(dir: string): string[] };
@@ -42,7 +44,11 @@ export function requireWithCodeCache(file: string, cacheDir: string, tag: string
   let cachedData: Buffer | undefined;
   try {
     const st = fs.lstatSync(cacheFile);
-    if (st.isFile()) cachedData = fs.readFileSync(cacheFile);
+    // V8 runs what the cache holds: only one no other user could have written (issue 30). The cache
+    // folder is `<rawr cache>/code-cache`, checked from rawr's folder down.
+    const why = st.isFile() ? untrustedCache(path.dirname(cacheDir), cacheFile) : 'not a file';
+    if (why === null) cachedData = fs.readFileSync(cacheFile);
+    else if (st.isFile()) sayUntrusted(path.dirname(cacheDir), why);
   } catch {
     cachedData = undefined;
   }

@@ -1,0 +1,69 @@
+/**
+ * The hook transport's types, in one place: what a hook event prints, what a hook hands the resident
+ * engine and what comes back (./resident.ts, ./door.ts), the engine's interface as the entries load it
+ * (./entry.ts, ./main.ts) and the door's options (./server.ts). Types only: importing this loads nothing.
+ */
+import type { HookEvent } from '../../core/hooks/shared/events';
+
+/** What one hook event prints: stdout for the agent, lines for stderr. */
+export interface HookEventOutput {
+  stdout: string;
+  stderr: string[];
+}
+
+/** What a hook sends: its event, its input and the environment and folder it runs in. */
+export interface ResidentRequest {
+  v: 1;
+  agent: 'claude' | 'codex';
+  event: HookEvent;
+  stdin: string;
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+export type ResidentAnswer = { kind: 'answer'; output: HookEventOutput } | { kind: 'unavailable' } | { kind: 'lost'; why: string };
+
+export interface HookEngine {
+  runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
+  /** The same run, its output returned (the resident engine answers with it: server.ts). */
+  hookEventOutput(
+    agent: 'claude' | 'codex',
+    event: HookEvent,
+    stdin: string,
+    env: Record<string, string | undefined>,
+    later?: (work: () => void) => void,
+  ): Promise<HookEventOutput>;
+}
+
+/** Where the resident hook engine answers (resident.ts), and how to start it there. */
+export interface Resident {
+  socket: string;
+  start(): void;
+}
+
+export interface TcpDoorOptions {
+  /** rawr's per-user cache folder (main.ts rawrCacheDir). */
+  cacheDir: string;
+  /** The folder of the hook.sh this engine answers, as the hook commands name it (the client sends it). */
+  clientDir: string;
+  /** False once this engine's code changed on disk (a rebuilt or upgraded rawr): it answers "again". */
+  current(): boolean;
+}
+
+/** A run as the client sent it (step 2), before the engine checks it (server.ts: the socket's schema). */
+export interface TcpRun {
+  agent: string;
+  event: string;
+  env: Record<string, string>;
+  cwd: string;
+}
+
+export interface TcpDoor {
+  /** Stops listening and removes the door's file (when it is still this door's). */
+  close(): void;
+  /**
+   * Writes the door's file again where it is not this door's any more (an engine for the same folder
+   * that exited removed it, racing this one's rename): bash clients would otherwise miss this engine.
+   */
+  refresh(): void;
+}
