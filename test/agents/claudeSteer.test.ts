@@ -105,8 +105,11 @@ function assertCompactedAtCommit(s: Scenario, commitRe: RegExp): void {
     mains.filter((r) => r.n < commitReq.n).every((r) => !r.raw.includes(HEADS_UP)),
     `no heads-up before the commit: ${report(s)}`,
   );
-  const packetId = mains.flatMap((r) => toolUseIds(r.body, /\.scratch\/claude-[a-z0-9-]+\.packet\.md/))[0];
-  assert.ok(packetId, `the model wrote the packet before the compaction: ${report(s)}`);
+  // The packet's Write, in Claude Code's stream-json, before its compaction record.
+  const out = streamJson(s).map((r) => JSON.stringify(r));
+  const packetAt = out.findIndex((l) => /"name":"Write","input":\{"file_path":"[^"]*\/\.scratch\/claude-[a-z0-9-]+\.packet\.md"/.test(l));
+  const boundaryAt = out.findIndex((l) => l.includes('"subtype":"compact_boundary"'));
+  assert.ok(packetAt >= 0 && boundaryAt > packetAt, `the model wrote the packet before the compaction (${packetAt} < ${boundaryAt}): ${report(s)}`);
   const between = mains.filter((r) => r.n > commitReq.n);
   // The reply to commitReq wrote the packet; Claude Code then asked PreCompact and compacted: the
   // compaction request is the next main-loop request (the upper bound).
