@@ -10,7 +10,11 @@
  *   S4 a manual /compact is never refused, and rawr's instructions reach the summary request;
  *   S5 the golden path: at the commit the heads-up reaches the model (PostToolUse additionalContext), the
  *      model writes its continuation packet to .scratch/, the compaction follows within a few requests,
- *      and the packet (and the handoff, once) reach the model after it.
+ *      and the packet (and the handoff, once) reach the model after it;
+ *   S6 CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000 on a 1M model: scheduled in 200k, compacted at the commit;
+ *   S7 a commit that ends the turn: the heads-up rides on its result, the compaction follows the packet.
+ * Where Claude Code compacted is judged from what it sent and printed (request bodies, stream-json);
+ * rawr's steer log only adds detail, and a scenario whose hook never answered fails.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
