@@ -10,7 +10,11 @@
  *   S4 a manual /compact is never refused, and rawr's instructions reach the summary request;
  *   S5 the golden path: at the commit the heads-up reaches the model (PostToolUse additionalContext), the
  *      model writes its continuation packet to .scratch/, the compaction follows within a few requests,
- *      and the packet (and the handoff, once) reach the model after it.
+ *      and the packet (and the handoff, once) reach the model after it;
+ *   S6 CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000 on a 1M model: scheduled in 200k, compacted at the commit;
+ *   S7 a commit that ends the turn: the heads-up rides on its result, the compaction follows the packet.
+ * Where Claude Code compacted is judged from what it sent and printed (request bodies, stream-json);
+ * rawr's steer log only adds detail, and a scenario whose hook never answered fails.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -25,6 +29,7 @@ interface SteerLine {
   why: string;
   text: string;
   usedTokens: number;
+  window: number;
 }
 
 function steerLog(s: Scenario): SteerLine[] {
@@ -53,6 +58,67 @@ function lastResult(s: Scenario): { is_error?: boolean; result?: string; termina
     })
     .filter((r) => r.type === 'result');
   return (results.at(-1) ?? {}) as { is_error?: boolean; result?: string };
+}
+
+/** Claude Code's stream-json records of a turn. */
+function streamJson(s: Scenario, turnNo = s.turns): Array<Record<string, unknown>> {
+  return fs
+    .readFileSync(path.join(s.dir, `out-${turnNo}.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Every PreCompact call shows the person a "compacting" status (measured, 2.1.332): refusals included. */
+const compactingStatuses = (s: Scenario) => streamJson(s).filter((r) => r.type === 'system' && r.subtype === 'status' && r.status === 'compacting').length;
+
+/** The ids of the tool calls in a request's conversation whose input matches `re`, and whether a request holds their result. */
+const toolUseIds = (body: { messages?: Array<{ content?: unknown }> }, re: RegExp) =>
+  (body.messages ?? []).flatMap((m) =>
+    Array.isArray(m.content)
+      ? (m.content as Array<{ type?: string; id?: string; input?: unknown }>)
+          .filter((b) => b.type === 'tool_use' && re.test(JSON.stringify(b.input)))
+          .map((b) => b.id!)
+      : [],
+  );
+const holdsResult = (raw: string, id: string) => raw.includes(`"tool_use_id":"${id}"`);
+
+const HEADS_UP = 'Heads-up: we are pausing at a phase boundary';
+
+/**
+ * Where Claude Code compacted, judged from what it sent (issue 35): the first main request carrying the
+ * commit's result, the heads-up in that same request, and the compaction request right after the one
+ * whose reply wrote the packet (no main request in between).
+ */
+function assertCompactedAtCommit(s: Scenario, commitRe: RegExp): void {
+  const compact = s.server.requests.find((r) => r.kind === 'compact');
+  assert.ok(compact, `Claude Code sent a compaction request: ${report(s)}`);
+  const mains = s.server.requests.filter((r) => r.kind === 'main' && r.n < compact.n);
+  const commitId = mains.flatMap((r) => toolUseIds(r.body, commitRe))[0];
+  assert.ok(commitId, `the model committed before the compaction: ${report(s)}`);
+  const commitReq = mains.find((r) => holdsResult(r.raw, commitId));
+  assert.ok(commitReq, `a request carried the commit's result before the compaction: ${report(s)}`);
+  assert.ok(commitReq.raw.includes(HEADS_UP), `the heads-up rode on the commit's own result (request ${commitReq.n}): ${report(s)}`);
+  assert.ok(
+    mains.filter((r) => r.n < commitReq.n).every((r) => !r.raw.includes(HEADS_UP)),
+    `no heads-up before the commit: ${report(s)}`,
+  );
+  // The packet's Write, in Claude Code's stream-json, before its compaction record.
+  const out = streamJson(s).map((r) => JSON.stringify(r));
+  const packetAt = out.findIndex((l) => /"name":"Write","input":\{"file_path":"[^"]*\/\.scratch\/claude-[a-z0-9-]+\.packet\.md"/.test(l));
+  const boundaryAt = out.findIndex((l) => l.includes('"subtype":"compact_boundary"'));
+  assert.ok(packetAt >= 0 && boundaryAt > packetAt, `the model wrote the packet before the compaction (${packetAt} < ${boundaryAt}): ${report(s)}`);
+  const between = mains.filter((r) => r.n > commitReq.n);
+  // The reply to commitReq wrote the packet; Claude Code then asked PreCompact and compacted: the
+  // compaction request is the next main-loop request (the upper bound).
+  assert.equal(between.length, 0, `compacted right after the packet's write (main requests between: ${between.map((r) => r.n).join(',')}): ${report(s)}`);
+  assert.ok(compact.raw.includes(commitId), `the summary covers the commit: ${report(s)}`);
 }
 
 const report = (s: Scenario) =>
@@ -98,6 +164,9 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
       toolResults(compact.body) >= 5,
       `the summary request came after the commit's result (it holds ${toolResults(compact.body)} tool results): ${report(s)}`,
     );
+    assertCompactedAtCommit(s, /git commit -m \\"phase 1 done\\"/);
+    const statuses = compactingStatuses(s);
+    assert.ok(statuses >= 1 && statuses <= 3, `at most 3 "compacting" statuses for the one compaction (saw ${statuses}): ${report(s)}`);
     assert.match(compact.raw, /compacting at commit/, `rawr's instructions reached the summary request: ${report(s)}`);
     const after = s.server.requests.filter((r) => r.n > compact.n && r.kind === 'main');
     assert.ok(after.length >= 1 && after.every((r) => r.status === 200), `the turn went on after the compaction: ${report(s)}`);
@@ -120,6 +189,13 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     const allowed = log.filter((l) => l.allow);
     assert.equal(allowed[0]?.why, 'emergency', `allowed first at the emergency line: ${report(s)}`);
     assert.ok(allowed[0]!.usedTokens >= 880_000 && allowed[0]!.usedTokens < 1_000_000, `past 88% and before the window: ${report(s)}`);
+    // The same from what Claude Code sent: the summary request holds the conversation up to the exchange
+    // before the newest tool result; the response to that exchange reported the context Claude Code
+    // compacted at (the scripted schedule, by tool results held).
+    const compact = s.server.requests.find((r) => r.kind === 'compact');
+    assert.ok(compact, report(s));
+    const reached = [300_000, 560_000, 700_000, 800_000, 900_000, 940_000, 960_000][Math.min(toolResults(compact.body), 6)]!;
+    assert.ok(reached >= 880_000 && reached < 1_000_000, `Claude Code compacted with ${reached} tokens in context: ${report(s)}`);
     assert.doesNotMatch(lastResult(s).result ?? '', /Prompt is too long/, report(s));
     assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
   });
@@ -129,9 +205,19 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     await turn(s, 'DO_WORK OVERFLOW please do step 1 of PLAN.md');
     const f = facts(s);
     assert.equal(f.boundaries, 1, `Claude Code compacted: ${report(s)}`);
+    const log = steerLog(s);
+    assert.ok(log.length >= 1, `rawr's PreCompact answered (a hook that never ran proves nothing): ${report(s)}`);
     assert.ok(
-      steerLog(s).every((l) => l.allow),
+      log.every((l) => l.allow),
       `never refused: ${report(s)}`,
+    );
+    // From what Claude Code did: the compaction came after the refused request, and the retry after it succeeded.
+    const refused = s.server.requests.find((r) => r.status === 400)!;
+    const compact = s.server.requests.find((r) => r.kind === 'compact');
+    assert.ok(compact && compact.n > refused.n, `compacted after the refused request: ${report(s)}`);
+    assert.ok(
+      s.server.requests.some((r) => r.kind === 'main' && r.n > compact.n && r.status === 200),
+      `the request was sent again after the compaction: ${report(s)}`,
     );
     assert.ok(
       s.server.requests.some((r) => r.status === 400),
@@ -193,8 +279,7 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
       notices.some((n) => /SessionStart:compact says: rawr: compacting at commit [0-9a-f]{7} .*its handoff went to the model/.test(n)),
       `the compaction notice reached the person: ${JSON.stringify(notices)}; ${report(s)}`,
     );
-    // the heads-up reached the model in the request after the next tool result
-    const HEADS_UP = 'Heads-up: we are pausing at a phase boundary';
+    // the heads-up reached the model with the commit's own result (PostToolUse additionalContext)
     const compact = s.server.requests.find((r) => r.kind === 'compact')!;
     const before = s.server.requests.filter((r) => r.n < compact.n && r.kind === 'main');
     const firstSeen = before.find((r) => r.raw.includes(HEADS_UP));
@@ -243,5 +328,31 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
       ['heads_up', 'handoff', 'receipt', 'repair'],
       `the session log: ${JSON.stringify(receipts)}`,
     );
+  });
+  it('S6: CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000 on a 1M model: scheduled in 200k, compacted at the commit right after the packet', async () => {
+    // Claude Code asks from 167k (its env window wins over rawr's autoCompactWindow), here first right
+    // after the commit (168k). Scheduled in 1M (rawr before issue 34) that is 17% used, "reactive", and
+    // allowed at once, before the commit's result is even sent; in 200k it is the boundary at 84%.
+    const s = await setup(
+      'S6',
+      { usageSchedule: [40_000, 60_000, 80_000, 120_000, 168_000, 172_000, 175_000, 178_000, 180_000] },
+      { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' },
+    );
+    await turn(s, 'MULTI_BASH 7 COMMIT_AT 5 please run the steps');
+    const f = facts(s);
+    assert.equal(f.boundaries, 1, `Claude Code compacted once: ${report(s)}`);
+    assertCompactedAtCommit(s, /git commit -m \\"phase 1 done\\"/);
+    const log = steerLog(s);
+    assert.ok(log.length >= 1 && log.every((l) => l.window === 200_000), `rawr scheduled in 200k: ${report(s)}`);
+    assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
+  });
+
+  it('S7: a commit that ends the turn: the heads-up rides on its result, the packet and the compaction follow in the same turn', async () => {
+    const s = await setup('S7', { usageSchedule: [300_000, 380_000, 460_000, 540_000, 600_000, 700_000, 740_000, 780_000] });
+    await turn(s, 'MULTI_BASH 5 COMMIT_AT 5 please run the steps');
+    const f = facts(s);
+    assert.equal(f.boundaries, 1, `Claude Code compacted once: ${report(s)}`);
+    assertCompactedAtCommit(s, /git commit -m \\"phase 1 done\\"/);
+    assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
   });
 });

@@ -7,7 +7,11 @@ export class Transcript {
   readonly file: string;
   private n = 0;
   private t = Date.parse('2026-11-20T10:00:00Z');
-  constructor(readonly root: string) {
+  /** `model`: what the responses name (Claude Code writes the model it called; the window follows from it). */
+  constructor(
+    readonly root: string,
+    readonly model = 'claude-opus-5-5',
+  ) {
     this.file = path.join(root, 'session.jsonl');
     fs.writeFileSync(this.file, '');
   }
@@ -41,7 +45,7 @@ export class Transcript {
       message: {
         id: `msg_${this.n}`,
         role: 'assistant',
-        model: 'claude-opus-5-5',
+        model: this.model,
         content: [
           { type: 'text', text: 'Working.' },
           { type: 'tool_use', id, name, input },
@@ -68,7 +72,7 @@ export class Transcript {
       message: {
         id: `msg_${++this.n}`,
         role: 'assistant',
-        model: 'claude-opus-5-5',
+        model: this.model,
         content: [{ type: 'text', text }],
         usage: { input_tokens: context, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       },

@@ -317,11 +317,67 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     t2.bash('echo a', 100_000, 'a');
     const low = await preCompact(r2, 'auto');
     assert.equal(low.outcome, 'snapshot', 'below the threshold rawr set: Claude Code asked only because a request failed');
-    // the threshold Claude Code really used comes from its environment when set there
-    const { root: r3, tr: t3 } = project();
-    t3.prompt('work');
-    t3.bash('echo a', 300_000, 'a');
-    assert.equal((await preCompact(r3, 'auto', { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '300000' })).outcome, 'deferred');
+  });
+
+  // issue 34: a 200k session under the ask line installed for 1M was "reactive (85% used … the request
+  // failed)" and allowed at once; Claude Code clamps the window to the model's, so it asks from 167k there.
+  it('a 200k model: scheduled in its own window, a call at its threshold is not taken for a failed request', async () => {
+    const root = project().root;
+    const tr = new Transcript(root, 'claude-sonnet-4-5');
+    tr.prompt('work');
+    tr.bash('echo a', 170_000, 'a');
+    const r = await preCompact(root, 'auto');
+    assert.equal(r.outcome, 'deferred', r.stdout);
+    assert.match(blocked(r.stdout) ?? '', /\(85% used; /);
+  });
+
+  // issue 34: CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000 still scheduled in 1M ("19% used", refused up to 880k).
+  it("the person's CLAUDE_CODE_AUTO_COMPACT_WINDOW is the window rawr schedules in", async () => {
+    const { root, tr } = project();
+    tr.prompt('work');
+    tr.bash('echo a', 170_000, 'a');
+    const r = await preCompact(root, 'auto', { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' });
+    assert.equal(r.outcome, 'deferred', r.stdout);
+    assert.match(blocked(r.stdout) ?? '', /\(85% used; /);
+    tr.bash('echo b', 178_000, 'b');
+    const emergency = await preCompact(root, 'auto', { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' });
+    assert.match(emergency.stdout, /^rawr \(allowed: emergency \(89% used\)\)/, 'past 88% of 200k, not 18% of 1M');
+  });
+
+  // issue 34: the heads-up was decided at the next PreCompact and rode on a later tool's result.
+  it("a commit's PostToolUse in the tier carries the heads-up with the commit's own result, and tells the person in one line", async () => {
+    const { root, tr } = project();
+    tr.prompt('Do phase 1 then phase 2 of PLAN.md');
+    tr.bash('echo step 0', 200_000, 'step 0');
+    tr.bash('echo step 1', 600_000, 'step 1');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+    tr.bash('echo step 2', 620_000, 'step 2');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+    const command = 'git add -A && git commit -m "phase 1 done"';
+    const id = tr.bashCall(command, 640_000); // Claude Code runs PostToolUse before it writes the result
+    const r = await hook(root, 'PostToolUse', {
+      tool_name: 'Bash',
+      tool_use_id: id,
+      tool_input: { command },
+      tool_response: { stdout: '[main 3f2a1c9] phase 1 done\n 1 file changed', stderr: '', interrupted: false },
+    });
+    const out = JSON.parse(r.stdout) as { systemMessage?: string; hookSpecificOutput?: { additionalContext?: string } };
+    assert.match(out.hookSpecificOutput?.additionalContext ?? '', /Heads-up: we are pausing at a phase boundary/);
+    assert.match(out.hookSpecificOutput?.additionalContext ?? '', /Write your continuation packet now/);
+    assert.match(out.systemMessage ?? '', /^rawr: phase boundary at commit 3f2a1c9: the agent writes its continuation packet/);
+    // the next PreCompact waits for the packet, then allows
+    tr.bashResult(id, '[main 3f2a1c9] phase 1 done');
+    const waiting = await preCompact(root, 'auto');
+    assert.equal(waiting.outcome, 'deferred');
+    assert.match(blocked(waiting.stdout) ?? '', /once the continuation packet is in/);
+    // a Bash call that is not a commit says nothing
+    const other = await hook(root, 'PostToolUse', {
+      tool_name: 'Bash',
+      tool_use_id: 'toolu_x',
+      tool_input: { command: 'echo hi' },
+      tool_response: { stdout: 'hi' },
+    });
+    assert.equal(other.stdout, '');
   });
 
   it('a response Claude Code writes only after the hook started reading is waited for, not taken for a failed request', async () => {

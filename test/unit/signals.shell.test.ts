@@ -401,7 +401,7 @@ EOF`,
     command: 'sha=$(git commit -q -m "chore: snapshot" && git rev-parse --short HEAD); echo "$sha"',
     exitCode: 0,
     output: '1a2b3c9',
-    expect: ['commit cmd:#'],
+    expect: ['commit 1a2b3c9'],
   },
   {
     name: 'commit then amend in one command: only the first is new',
@@ -914,6 +914,38 @@ describe('detectShellBoundaries (details)', () => {
     assert.equal(b.kind, 'commit');
     assert.match(b.key, /^cmd:[0-9a-f]{8}$/);
     assert.equal(b.detail, '? feat: quiet heredoc');
+  });
+
+  // issue 34: the agent idiom `git commit -q … && git log --oneline -1` was named "commit ?" and counted
+  // twice once its sha was known elsewhere; the log's line names it.
+  it('a quiet commit followed by git log --oneline -1 is keyed and named by the printed sha', () => {
+    const command = 'git add -A && git commit -qm "step 1: hello.txt" && git log --oneline -1';
+    assert.deepEqual(detectShellBoundaries({ command, exitCode: 0, output: '3f2a1c9 step 1: hello.txt\n' }), [
+      { kind: 'commit', key: '3f2a1c9', detail: '3f2a1c9 step 1: hello.txt' },
+    ]);
+  });
+
+  it('other head-printing idioms after a quiet commit: --format=%h, rev-parse --short HEAD, a decorated line', () => {
+    const cases: Array<[string, string, string]> = [
+      ['git commit -qm "x y" && git log -1 --format=%h', 'abc1234\n', 'abc1234 x y'],
+      ['git commit -qm "x y"; git rev-parse --short HEAD', 'abc1234\n', 'abc1234 x y'],
+      ['git commit -q -m z && git log -n 1 --oneline', 'abc1234 (HEAD -> main) z\n', 'abc1234 z'],
+    ];
+    for (const [command, output, detail] of cases) {
+      const [b] = detectShellBoundaries({ command, exitCode: 0, output });
+      assert.deepEqual(b, { kind: 'commit', key: 'abc1234', detail }, command);
+    }
+  });
+
+  it('a git log of other commits, or before the commit, does not name it', () => {
+    for (const command of [
+      'git log --oneline -1 && git commit -qm a',
+      'git commit -qm a && git log --oneline -1 main~3',
+      'git commit -qm a && git log --oneline',
+    ]) {
+      const [b] = detectShellBoundaries({ command, exitCode: 0, output: 'abc1234 older\n' });
+      assert.match(b?.key ?? '', /^cmd:/, command);
+    }
   });
 
   it('the hash key is stable for the same command and differs between commands', () => {

@@ -102,7 +102,7 @@ export class SessionFollower {
   private lastUsage: number | null = null;
 
   constructor(private readonly opts: FollowerOptions) {
-    this.window = chooseWindow({ format: opts.format ?? 'claude' }, opts.window);
+    this.window = chooseWindow({ format: opts.format ?? 'claude' }, opts.window, opts.windowCap);
   }
 
   /**
@@ -263,7 +263,7 @@ export class SessionFollower {
       this.lastItemLine = it.line;
     }
     const meta = imp.meta();
-    const choice = chooseWindow({ format: imp.format, ...meta, items: this.evidence }, this.opts.window);
+    const choice = chooseWindow({ format: imp.format, ...meta, items: this.evidence }, this.opts.window, this.opts.windowCap);
     if (choice.window !== this.window.window || choice.why !== this.window.why) {
       this.window = choice;
       rp.setWindow(choice);

@@ -22,6 +22,12 @@ export interface ReplayOptions {
   prompts: Prompts;
   /** Context window (`--window`): overrides what the recording states and the model table (windows.ts). */
   window?: number;
+  /**
+   * The most the window can be: the agent's compaction window the person chose (Claude Code's
+   * `CLAUDE_CODE_AUTO_COMPACT_WINDOW`, which Claude Code clamps to the model's window): the session is
+   * scheduled in the smaller of it and the model's.
+   */
+  windowCap?: number;
   /** Modelled context right after a rawr compaction; default: first recorded context + 6,000 (summary + packet). */
   postTokens?: number;
   /** Used-fraction of a plain threshold compactor to compare with (Claude Code's auto-compact: 0.835). */
@@ -144,7 +150,7 @@ const SAVED_LIST = 50;
 export const MAX_ANALYSIS_PROBLEMS = 100;
 
 export function replay(rec: Recording, opts: ReplayOptions): { decisions: ReplayDecision[]; summary: ReplaySummary } {
-  const choice = chooseWindow(rec, opts.window);
+  const choice = chooseWindow(rec, opts.window, opts.windowCap);
   const firstUsage = rec.items.find((i) => i.type === 'usage') as Extract<RecordingItem, { type: 'usage' }> | undefined;
   const postTokens = opts.postTokens ?? Math.min(choice.window * 0.5, (firstUsage?.contextTokens ?? 20_000) + 6_000);
   const r = new Replayer(rec.format, choice, { ...opts, postTokens });

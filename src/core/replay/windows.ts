@@ -65,8 +65,22 @@ export function modelWindow(model: string): ModelWindow | undefined {
 
 const k = (n: number) => (n >= 1_000_000 && n % 1_000_000 === 0 ? `${n / 1_000_000}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
 
-/** See the module comment for the order. `rec` may be a partial recording (live follow). */
-export function chooseWindow(rec: Pick<Recording, 'window' | 'models' | 'format'> & { items?: Recording['items'] }, override?: number): WindowChoice {
+/**
+ * See the module comment for the order. `rec` may be a partial recording (live follow). `cap`: the
+ * compaction window the person chose for the agent (ReplayOptions.windowCap): never more than that.
+ */
+export function chooseWindow(
+  rec: Pick<Recording, 'window' | 'models' | 'format'> & { items?: Recording['items'] },
+  override?: number,
+  cap?: number,
+): WindowChoice {
+  const choice = chooseUncapped(rec, override);
+  return cap !== undefined && cap > 0 && cap < choice.window
+    ? { ...choice, window: cap, why: `${choice.why}; capped at ${k(cap)} (the compaction window the person set: CLAUDE_CODE_AUTO_COMPACT_WINDOW)` }
+    : choice;
+}
+
+function chooseUncapped(rec: Pick<Recording, 'window' | 'models' | 'format'> & { items?: Recording['items'] }, override?: number): WindowChoice {
   if (override !== undefined) return { window: override, source: 'option', why: `--window ${override}` };
   if (rec.window !== undefined) {
     const stated = rec.format === 'codex' ? 'Codex recorded model_context_window' : 'the recording states it';

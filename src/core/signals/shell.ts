@@ -42,7 +42,9 @@ export interface ShellCommandInput {
  *    counts only when the exit code is known to be 0 and the output carries no failure marker
  *    (`nothing to commit`, `no changes added to commit`, `error:`, `fatal:`, `Aborting commit`,
  *    hook failure, …). key = `cmd:<hash of the command>`, detail = `? <subject from -m>`.
- *    With an unknown exit code and no summary line nothing is reported.
+ *    With an unknown exit code and no summary line nothing is reported. When a later `git log --oneline -1`
+ *    (`-1 --format=%h`, `git rev-parse HEAD`) in the same command printed the new sha, the commit is keyed
+ *    by it (`git commit -q … && git log --oneline -1`, a common agent idiom): one commit, one fact.
  *
  * `pr_checkpoint`:
  *  - `git push` (not `--dry-run`/`-n`, not a deletion): a `To <remote>` block whose ref lines show an
@@ -93,12 +95,19 @@ function detect(input: ShellCommandInput): DetectedBoundary[] {
   for (const inv of invocations) {
     switch (inv.type) {
       case 'other_commit_writer':
+      case 'head_sha':
         break;
       case 'commit': {
         if (inv.amend) break; // an amend rewrites the boundary commit; not a new phase
         const lines = linesOf[producers.indexOf(inv)] ?? [];
         for (const line of lines) emit({ kind: 'commit', key: line.sha, detail: `${line.sha} ${line.subject}`.trimEnd() });
         if (lines.length === 0 && exitCode === 0 && !COMMIT_FAILURE.some((re) => re.test(output))) {
+          // `git commit -q … && git log --oneline -1`: the sha is in the log's line, the commit is one fact by it.
+          const head = invocations.slice(invocations.indexOf(inv) + 1).some((v) => v.type === 'head_sha') ? headLine(output) : undefined;
+          if (head && !seen.has(head.sha)) {
+            emit({ kind: 'commit', key: head.sha, detail: `${head.sha} ${head.subject || inv.subject || ''}`.trimEnd() });
+            break;
+          }
           const key = `cmd:${cmdHash}${unpairedCommits ? `:${unpairedCommits}` : ''}`;
           unpairedCommits++;
           emit({ kind: 'commit', key, detail: `? ${inv.subject ?? '(no commit line in output)'}` });
@@ -165,6 +174,8 @@ type Invocation =
   /** `git cherry-pick` / `git revert`: print the same summary line but are not a `git commit`. */
   | { type: 'other_commit_writer' }
   | { type: 'push' }
+  /** `git log --oneline -1`, `git log -1 --format=%h`, `git rev-parse [--short] HEAD`: prints the new commit's sha after a quiet commit. */
+  | { type: 'head_sha' }
   | { type: 'pr'; action: 'create' | 'ready' | 'merge'; target?: string };
 
 const MAX_DEPTH = 4;
@@ -353,6 +364,10 @@ function gitInvocations(args: string[]): Invocation[] {
     }
     case 'push':
       return parsePush(rest) ? [{ type: 'push' }] : [];
+    case 'log':
+      return isHeadLog(rest) ? [{ type: 'head_sha' }] : [];
+    case 'rev-parse':
+      return rest.includes('HEAD') ? [{ type: 'head_sha' }] : [];
     case 'cherry-pick':
     case 'revert':
       return rest.some((a) => ['-n', '--no-commit', '--abort', '--quit', '--skip', '-h', '--help'].includes(a)) ? [] : [{ type: 'other_commit_writer' }];
@@ -360,6 +375,15 @@ function gitInvocations(args: string[]): Invocation[] {
     default:
       return []; // includes aliases (`git ci`), `commit-tree`, `log --grep commit`, `show`, `help commit`
   }
+}
+
+/** `git log` that prints the newest commit's short line: one entry (`-1`, `-n 1`, `--max-count=1`) in a one-line format. */
+function isHeadLog(args: string[]): boolean {
+  const one = args.some((a, i) => a === '-1' || a === '-n1' || a === '--max-count=1' || ((a === '-n' || a === '--max-count') && args[i + 1] === '1'));
+  const oneLine = args.some((a) => a === '--oneline' || /^--(?:format|pretty)=(?:format:|tformat:)?['"]?%[hH]\b/.test(a));
+  // A range or path names other commits than the one just made.
+  const positional = args.filter((a, i) => !a.startsWith('-') && !((args[i - 1] === '-n' || args[i - 1] === '--max-count') && a === '1'));
+  return one && oneLine && positional.every((a) => a === 'HEAD');
 }
 
 /** `--amen` etc.: git accepts unambiguous prefixes of long options. */
@@ -500,6 +524,16 @@ const COMMIT_LINE = /^\[(.+?)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ?(.*)$/gm;
 function parseCommitLines(output: string): CommitLine[] {
   // Groups 2 and 3 are not optional, so they are set whenever the line matches.
   return [...output.matchAll(COMMIT_LINE)].map(([, , sha = '', subject = '']) => ({ sha, subject: subject.trim() }));
+}
+
+/** The last line that is a sha alone or `sha (decorations)? subject` (git log --oneline / --format=%h / rev-parse). */
+function headLine(output: string): CommitLine | undefined {
+  const lines = output.split('\n').map((l) => l.trim());
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = /^([0-9a-f]{7,40})(?: (?:\([^)]*\) )?(.*))?$/.exec(lines[i]!);
+    if (m) return { sha: m[1]!.slice(0, 40), subject: (m[2] ?? '').trim() };
+  }
+  return undefined;
 }
 
 const COMMIT_FAILURE: RegExp[] = [

@@ -133,9 +133,11 @@ export function readPacket(root: string, g: Golden): { file: string; text: strin
   }
 }
 
-/** The heads-up for the next hook the model reads, once: the run that creates the claim gets it. */
-export async function claimHeadsUp(dir: string, now: Date): Promise<string | null> {
+/** The heads-up for the next hook the model reads, once: the run that creates the claim gets it (with its boundary and packet file). */
+export async function claimHeadsUp(dir: string, now: Date): Promise<{ text: string; boundary: string; packet: string } | null> {
   const g = await readGolden(dir);
   if (!g) return null;
-  return createExclusive(path.join(dir, `headsup-${g.askedAtCalls}.delivered`), `${JSON.stringify({ at: now.toISOString() })}\n`) ? g.headsUp : null;
+  return createExclusive(path.join(dir, `headsup-${g.askedAtCalls}.delivered`), `${JSON.stringify({ at: now.toISOString() })}\n`)
+    ? { text: g.headsUp, boundary: g.boundary, packet: g.packet }
+    : null;
 }

@@ -25,6 +25,7 @@ import type { ReplayDecision } from '../../replay/driver';
 import type { Prompts } from '../../prompts/promptSet';
 import type { Settings } from '../../settings/schema';
 import type { BoundaryKind } from '../../signals/types';
+import { detectShellBoundaries } from '../../signals/shell';
 import { claudeThreshold, type SteerConfig } from './steerConfig';
 import { loadSession, readMore, saveSession, type PreviousPreCompact, type SteerSession } from './steerState';
 import { MAX_WAIT_MS, POLL_MS, waitForTranscript } from './transcriptCaughtUp';
@@ -101,6 +102,12 @@ export interface VerdictInput {
   golden?: { enabled: boolean; pending: Golden | null; packet: { file: string; text: string } | null };
 }
 
+/** The compaction window the person set for Claude Code in its environment (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`); rawr never sets it. */
+export function userWindow(env: Record<string, string | undefined>): number | null {
+  const n = Number(env.CLAUDE_CODE_AUTO_COMPACT_WINDOW);
+  return Number.isFinite(n) && n > 0 ? Math.round(n) : null;
+}
+
 export function steerVerdict(i: VerdictInput): SteerVerdict {
   const st = i.follower.state();
   const window = st.window.window;
@@ -131,11 +138,18 @@ export function steerVerdict(i: VerdictInput): SteerVerdict {
   if (i.settings.mode !== 'auto') return allow('mode', `allowed: rawr's mode is ${i.settings.mode}, not auto`);
   const { modelCalls } = i.follower.calls;
   if (i.previous && i.previous.modelCalls === modelCalls)
-    return allow('reactive', 'allowed: reactive (no model response since the previous PreCompact: the request failed)');
-  const envWindow = Number(i.env.CLAUDE_CODE_AUTO_COMPACT_WINDOW);
-  const configured = Number.isFinite(envWindow) && envWindow > 0 ? envWindow : i.config.autoCompactWindow;
-  if (configured !== null && used < claudeThreshold(configured) * REACTIVE_BELOW)
-    return allow('reactive', `allowed: reactive (${pct}% used, below the threshold Claude Code asks from: the request failed)`);
+    return i.previous.allowed
+      ? allow('reactive', 'allowed: asked again before any model response since the compaction rawr allowed')
+      : allow('reactive', 'allowed: reactive (no model response since the refusal: the request failed)');
+  // Claude Code asks from its threshold in the window it clamps to the model's (measured, steerConfig.ts):
+  // a call well below that follows a request the API refused.
+  const configured = userWindow(i.env) ?? i.config.autoCompactWindow;
+  const asksFrom = configured !== null ? claudeThreshold(Math.min(window, configured)) : null;
+  if (asksFrom !== null && used < asksFrom * REACTIVE_BELOW)
+    return allow(
+      'reactive',
+      `allowed: reactive (${pct}% used, below where Claude Code asks from, ${asksFrom.toLocaleString('en-US')} tokens: only a request the API refused brings it here)`,
+    );
   const remaining = window > 0 ? (1 - used / window) * 100 : 0;
   if (remaining < i.settings.emergency_percent_remaining_lt) return allow('emergency', `allowed: emergency (${pct}% used)`);
   if (used >= window * BLOCKING_GUARD) return allow('blocking', `allowed: ${pct}% used, close to Claude Code's blocking level`);
@@ -261,7 +275,7 @@ export async function steerPreCompact(o: {
 }): Promise<SteerRun> {
   // An automatic compaction is asked inside a tool loop: the transcript must hold the result it is behind on.
   let waitedMs = o.trigger === 'manual' ? 0 : await waitForTranscript(o.transcript);
-  const followerOptions = { settings: o.settings, prompts: o.prompts };
+  const followerOptions = followerOptionsOf(o);
   const s = await loadSession(o.dir, o.transcript, followerOptions);
   if (o.trigger !== 'manual' && s.previous && s.previous.modelCalls === s.follower.calls.modelCalls) waitedMs += await waitForResponse(s);
   const pending = await readGolden(o.dir);
@@ -269,18 +283,8 @@ export async function steerPreCompact(o: {
   const input: VerdictInput = { trigger: o.trigger, follower: s.follower, previous: s.previous, config: o.config, settings: o.settings, env: o.env };
   let verdict = steerVerdict({ ...input, golden: { enabled: o.settings.packet_author === 'agent', pending, packet } });
   if (verdict.startGolden) {
-    const file = packetPathFor(o.sessionId);
-    if (ensureScratch(o.root)) {
-      const sg = verdict.startGolden;
-      writeGolden(o.dir, {
-        version: 1,
-        boundary: sg.boundary.slice(0, 500),
-        askedAt: o.now.toISOString(),
-        askedAtCalls: s.follower.calls.modelCalls,
-        packet: file,
-        headsUp: headsUpFor(o.prompts, { ...sg, packet: file }).slice(0, 16_000),
-      });
-    } else verdict = steerVerdict({ ...input, golden: { enabled: false, pending: null, packet: null } }); // no usable .scratch/: allow now
+    if (!startGolden(o, verdict.startGolden, s.follower.calls.modelCalls))
+      verdict = steerVerdict({ ...input, golden: { enabled: false, pending: null, packet: null } }); // no usable .scratch/: allow now
   }
   if (verdict.allow) clearGolden(o.dir);
   s.previous = { modelCalls: s.follower.calls.modelCalls, allowed: verdict.allow, at: o.now.toISOString(), line: s.follower.state().lines };
@@ -310,6 +314,109 @@ export async function steerPreCompact(o: {
     ...(s.restarted !== undefined ? { restarted: s.restarted } : {}),
     ...(verdict.allow && packet ? { packet } : {}),
   };
+}
+
+/** The session's follower options: the settings and prompts, and the window the person chose as its cap. */
+function followerOptionsOf(o: { settings: Settings; prompts: Prompts; env: Record<string, string | undefined> }) {
+  const cap = userWindow(o.env);
+  return { settings: o.settings, prompts: o.prompts, ...(cap !== null ? { windowCap: cap } : {}) };
+}
+
+/** Writes golden.json (the heads-up pending for the next hook the model reads); false when `.scratch/` is not usable. */
+function startGolden(
+  o: { dir: string; root: string; sessionId: string; prompts: Prompts; now: Date },
+  sg: NonNullable<SteerVerdict['startGolden']>,
+  modelCalls: number,
+): boolean {
+  const file = packetPathFor(o.sessionId);
+  if (!ensureScratch(o.root)) return false;
+  writeGolden(o.dir, {
+    version: 1,
+    boundary: sg.boundary.slice(0, 500),
+    askedAt: o.now.toISOString(),
+    askedAtCalls: modelCalls,
+    packet: file,
+    headsUp: headsUpFor(o.prompts, { ...sg, packet: file }).slice(0, 16_000),
+  });
+  return true;
+}
+
+/** What a PostToolUse hook says about the tool call it follows (Claude Code's payload, checked here). */
+const BashCall = z.object({ command: z.string().max(100_000) });
+const BashResponse = z.looseObject({
+  stdout: z.string().max(4_000_000).optional(),
+  stderr: z.string().max(4_000_000).optional(),
+  interrupted: z.boolean().optional(),
+});
+
+/**
+ * The boundary in the tool's own result (issue 34): Claude Code runs PostToolUse before it writes the
+ * tool's result into the transcript (measured, 2.1.332) and sends the hook's additionalContext with that
+ * result in the very next request. So at a Bash call the steering session reads the transcript, is given
+ * the call's result as Claude Code will record it (in memory only: the saved state stays the
+ * transcript's), and asks the arbiter what it decides right after it; a compaction there starts the
+ * golden path now (golden.json: the caller's withModelNotes hands the heads-up out with this very
+ * result), instead of at the next PreCompact — so the packet is written next and the compaction follows
+ * it. Returns the boundary when it started the golden path.
+ */
+export async function steerAtTool(o: {
+  dir: string;
+  root: string;
+  sessionId: string;
+  transcript: string;
+  toolName: string | null | undefined;
+  toolUseId: string | null | undefined;
+  toolInput: unknown;
+  toolResponse: unknown;
+  config: SteerConfig | null;
+  settings: Settings;
+  prompts: Prompts;
+  env: Record<string, string | undefined>;
+  now: Date;
+}): Promise<{ boundary: string; percentUsed: number } | null> {
+  if (!o.config?.steer || o.settings.mode !== 'auto' || o.settings.packet_author !== 'agent' || o.toolName !== 'Bash' || !o.toolUseId) return null;
+  const call = BashCall.safeParse(o.toolInput);
+  const response = BashResponse.safeParse(o.toolResponse);
+  if (!call.success || !response.success || response.data.interrupted) return null;
+  if (await readGolden(o.dir)) return null; // a heads-up is pending already
+  const s = await loadSession(o.dir, o.transcript, followerOptionsOf(o));
+  const output = [response.data.stdout ?? '', response.data.stderr ?? ''].filter(Boolean).join('\n');
+  // The record Claude Code writes for a Bash result (its importer reads the exit code 0 from toolUseResult).
+  const record = {
+    type: 'user',
+    timestamp: o.now.toISOString(),
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: o.toolUseId, content: output, is_error: false }] },
+    toolUseResult: { stdout: response.data.stdout ?? '', stderr: response.data.stderr ?? '', interrupted: false },
+  };
+  s.follower.append(`${JSON.stringify(record)}\n`);
+  const st = s.follower.state();
+  const d = s.follower.decisionNow();
+  const window = st.window.window;
+  // The arbiter compacts here, or holds its compaction to the end of this phase close (forecast_held:
+  // the next step still belongs to the close). With the golden path the close's remaining work is the
+  // packet: the heads-up starts it now, on the boundary's own result.
+  if (!d || !(d.action === 'compact' || d.code === 'forecast_held') || window <= 0) return null;
+  const remaining = (1 - st.contextTokens / window) * 100;
+  // At the emergency line PreCompact allows at once: no packet is waited for there.
+  if (remaining < o.settings.emergency_percent_remaining_lt) return null;
+  const named = d.boundaries[0] ?? detectShellBoundaries({ command: call.data.command, exitCode: 0, output })[0]?.detail;
+  if (named === undefined) return null;
+  const boundary = shortBoundary(named.startsWith('commit ') || !/^[0-9a-f]{7,40} /.test(named) ? named : `commit ${named}`);
+  if (!startGolden(o, { boundary, tier: d.tier ?? null, percentRemaining: d.percentRemaining ?? null }, s.follower.calls.modelCalls)) return null;
+  const percentUsed = Math.round(100 - remaining);
+  logVerdict(o.dir, {
+    at: o.now.toISOString(),
+    trigger: 'PostToolUse',
+    allow: false,
+    why: 'heads_up',
+    text: `compacting at ${boundary} after the continuation packet (${percentUsed}% used; heads-up with the tool's result)`,
+    usedTokens: st.contextTokens,
+    window,
+    line: d.line,
+    code: d.code,
+    reason: d.reason,
+  });
+  return { boundary, percentUsed };
 }
 
 /**

@@ -18,7 +18,7 @@ import { isAbsolutePath, type HookEvent } from './events';
 import { isClaimed, latestSnapshotFile, sessionDir, type AgentId } from './store';
 
 /** The fields the fast exit needs, when the payload is one input.ts's contract accepts for `event`; else null. */
-export function quickInput(event: HookEvent, text: string): { session_id: string; cwd: string; source?: string | null } | null {
+export function quickInput(event: HookEvent, text: string): { session_id: string; cwd: string; source?: string | null; mayCommit?: boolean } | null {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -41,7 +41,10 @@ export function quickInput(event: HookEvent, text: string): { session_id: string
     PostToolUse: ['tool_name'],
   }[event];
   if (!extra.every((k) => optString(o[k]))) return null;
-  return { session_id, cwd, ...(event === 'SessionStart' ? { source: o.source as string | null | undefined } : {}) };
+  // A Bash call whose command names a commit may be the boundary steering acts at (claude/steer.ts steerAtTool).
+  const input = o.tool_input as { command?: unknown } | null | undefined;
+  const mayCommit = event === 'PostToolUse' && o.tool_name === 'Bash' && typeof input?.command === 'string' && /\bcommit\b/.test(input.command);
+  return { session_id, cwd, ...(event === 'SessionStart' ? { source: o.source as string | null | undefined } : {}), ...(mayCommit ? { mayCommit } : {}) };
 }
 
 const isDir = (p: string) => {
@@ -99,6 +102,7 @@ export function nothingToDo(agent: AgentId, event: HookEvent, stdinText: string,
     const root = agent === 'claude' ? claudeProjectRoot(input, env) : codexProjectRoot(input);
     if (root === undefined) return false;
     if (event === 'SessionStart') return input.source !== 'compact';
+    if (agent === 'claude' && input.mayCommit && fs.existsSync(path.join(root, '.rawr', 'claude', 'steer.json'))) return false;
     const dir = sessionDir(root, agent, input.session_id, false);
     if (dir === null) return true;
     const latest = latestSnapshotFile(dir);

@@ -32,8 +32,18 @@ export const PostCompactInput = z.looseObject({
 });
 export const UserPromptSubmitInput = z.looseObject({ ...Common, prompt: z.string().nullish() });
 export const SessionStartInput = z.looseObject({ ...Common, source: z.string().nullish() });
-/** PostToolUse also sends `tool_name`, `tool_input`, `tool_response`: rawr reads none of them (only the session's pending heads-up). */
-export const PostToolUseInput = z.looseObject({ ...Common, tool_name: z.string().nullish() });
+/**
+ * PostToolUse also sends `tool_input`, `tool_response`, `tool_use_id`: the steering hook reads a Bash
+ * call's command and output to see a boundary in the tool's own result (claude/steer.ts steerAtTool);
+ * their shapes are checked there, where they are used.
+ */
+export const PostToolUseInput = z.looseObject({
+  ...Common,
+  tool_name: z.string().nullish(),
+  tool_use_id: z.string().max(200).nullish(),
+  tool_input: z.unknown().optional(),
+  tool_response: z.unknown().optional(),
+});
 
 export type PreCompactInput = z.infer<typeof PreCompactInput>;
 export type PostCompactInput = z.infer<typeof PostCompactInput>;

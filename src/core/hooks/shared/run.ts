@@ -28,13 +28,13 @@ import { loadPromptSet, PROMPT_FILES, type PromptReader } from '../../prompts/pr
 import { dirReader, shippedPromptsDir } from '../../prompts/fs';
 import { loadPromptSetCached } from '../../prompts/cache';
 import { claudeProjectRoot } from './fastPath';
-import { parseHookInput, type HookEvent, type HookInput } from './input';
+import { parseHookInput, type HookEvent, type HookInput, type PostToolUseInput } from './input';
 import { buildSnapshot, parseSnapshot } from './snapshot';
 import { injectionText } from './inject';
 import type { TranscriptFacts } from './facts';
 import { transcriptConfirms } from './confirm';
 import { readSteerConfig } from '../claude/steerConfig';
-import { lastAllowed, steerPreCompact } from '../claude/steer';
+import { lastAllowed, steerAtTool, steerPreCompact } from '../claude/steer';
 import { claimHeadsUp } from '../claude/golden';
 import { claimRepair, hasRepair, hookLog, saveRepair } from './repairHook';
 import { MAX_PACKET_CHARS } from './snapshot';
@@ -125,8 +125,10 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
         const r = await maybeInject(agent, tag, event, input, root, now, opts, false);
         return await withModelNotes(agent, event, input, root, now(), r);
       }
-      case 'PostToolUse':
-        return await withModelNotes(agent, event, input, root, now(), { stdout: '', stderr: [], outcome: 'nothing' });
+      case 'PostToolUse': {
+        const stderr = agent.id === 'claude' ? await steerAtToolResult(tag, input as PostToolUseInput, root, now(), opts) : [];
+        return await withModelNotes(agent, event, input, root, now(), { stdout: '', stderr, outcome: 'nothing' });
+      }
       default: {
         const _: never = event;
         return _;
@@ -157,13 +159,16 @@ async function withModelNotes(agent: AgentSpec, event: HookEvent, input: HookInp
     if (outcome !== 'injected') outcome = 'repaired';
   }
   const heads = await claimHeadsUp(dir, now);
+  let notice: string | undefined;
   if (heads) {
-    texts.push(heads);
-    hookLog(dir, { kind: 'injected', at: now.toISOString(), what: 'heads_up', event, chars: heads.length });
+    texts.push(heads.text);
+    // The person sees one line (Claude Code shows a hook's systemMessage: "PostToolUse:Bash says: …").
+    notice = `rawr: phase boundary at ${heads.boundary}: the agent writes its continuation packet (${heads.packet}), then Claude Code compacts.`;
+    hookLog(dir, { kind: 'injected', at: now.toISOString(), what: 'heads_up', event, chars: heads.text.length });
     if (outcome !== 'injected' && outcome !== 'repaired') outcome = 'heads_up';
   }
   if (texts.length === 0 || (texts.length === 1 && r.outcome === 'injected')) return r;
-  const out = { hookSpecificOutput: { hookEventName: event, additionalContext: texts.join('\n\n') } };
+  const out = { ...(notice ? { systemMessage: notice } : {}), hookSpecificOutput: { hookEventName: event, additionalContext: texts.join('\n\n') } };
   return { ...r, stdout: `${JSON.stringify(out)}\n`, outcome };
 }
 
@@ -196,6 +201,34 @@ function promptSetOf(root: string, opts: HookRunOptions) {
   // CLI beside the hooks entry, would otherwise replace each other's entry on every call).
   const file = path.join(opts.promptCache.dir, `${createHash('sha256').update(`${root}\0${opts.promptCache.codeKey}`).digest('hex').slice(0, 24)}.json`);
   return loadPromptSetCached(readers, file, opts.promptCache.codeKey);
+}
+
+/** Claude Code's PostToolUse where rawr steers: a boundary in the tool's result starts the golden path now (claude/steer.ts steerAtTool). */
+async function steerAtToolResult(tag: string, input: PostToolUseInput, root: string, now: Date, opts: HookRunOptions): Promise<string[]> {
+  if (!input.transcript_path || input.tool_name !== 'Bash') return [];
+  const config = await readSteerConfig(root);
+  if (!config?.steer) return [];
+  try {
+    const prompts = promptSetOf(root, opts);
+    await steerAtTool({
+      dir: sessionDir(root, 'claude', input.session_id, true)!,
+      root,
+      sessionId: input.session_id,
+      transcript: path.resolve(root, input.transcript_path),
+      toolName: input.tool_name,
+      toolUseId: input.tool_use_id,
+      toolInput: input.tool_input,
+      toolResponse: input.tool_response,
+      config,
+      settings: prompts.settings,
+      prompts: prompts.prompts,
+      env: opts.env,
+      now,
+    });
+    return [];
+  } catch (err) {
+    return [`${tag}: no boundary check at this tool call (${oneLine((err as Error).message)})`];
+  }
 }
 
 /** Claude Code's PreCompact where rawr steers: the verdict (claude/steer.ts), or null to go on as without steering. */
