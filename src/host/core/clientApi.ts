@@ -20,13 +20,7 @@ export function clientApi(request: CoreRequest): CoreApi {
     },
     // Writes carry a request id, the same on the one retry: a process that died after writing but before
     // answering has its successor answer from the log instead of applying the write twice.
-    step: (threadId, event) => request('step', { threadId, event, rid: randomUUID() } satisfies CoreParams['step'], (c) => c.step(threadId, event)),
-    appendMessage: async (threadId, message) => {
-      await request('appendMessage', { threadId, message, rid: randomUUID() } satisfies CoreParams['appendMessage'], (c) => c.appendMessage(threadId, message));
-    },
-    swap: async (threadId, compaction) => {
-      await request('swap', { threadId, compaction, rid: randomUUID() } satisfies CoreParams['swap'], (c) => c.swap(threadId, compaction));
-    },
+    apply: (threadId, inputs) => request('apply', { threadId, inputs, rid: randomUUID() } satisfies CoreParams['apply'], (c) => c.apply(threadId, inputs)),
     undo: (threadId) => request('undo', { threadId, rid: randomUUID() } satisfies CoreParams['undo'], (c) => c.undo(threadId)),
     snapshot: (threadId) => request('snapshot', thread(threadId), (c) => c.snapshot(threadId)),
     listThreads: () => request('listThreads', {}, (c) => c.listThreads()),
