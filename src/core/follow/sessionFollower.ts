@@ -81,7 +81,7 @@ export interface SavedFollower {
 }
 
 /** What a follower saves as it is (the rest: its importer, replay, evidence, problems and decisions, below). */
-const FOLLOWER_FIELDS: Record<Exclude<keyof SavedFollower, 'importer' | 'replayer' | 'evidence' | 'problems' | 'decisions'>, true> = {
+const followerFields = savedFields<SavedFollower, Exclude<keyof SavedFollower, 'importer' | 'replayer' | 'evidence' | 'problems' | 'decisions'>>({
   partial: true,
   skipping: true,
   lineNo: true,
@@ -92,7 +92,7 @@ const FOLLOWER_FIELDS: Record<Exclude<keyof SavedFollower, 'importer' | 'replaye
   modelCalls: true,
   lastUsage: true,
   lastItemLine: true,
-};
+});
 
 type FollowerOptions = Omit<ReplayOptions, 'live' | 'needJudgments' | 'judgments'> & { format?: RecordingFormat };
 
@@ -133,7 +133,7 @@ export class SessionFollower {
       evidence: structuredClone(this.evidence),
       problems: { count: this.problems.count, first: this.problems.first.slice() },
       decisions: structuredClone(this.decisions),
-      ...savedFields(this as unknown as SavedFollower, FOLLOWER_FIELDS),
+      ...followerFields(this),
     };
   }
 
@@ -145,7 +145,7 @@ export class SessionFollower {
     f.problems.count = saved.problems.count;
     f.problems.first.push(...saved.problems.first);
     f.decisions.push(...saved.decisions);
-    Object.assign(f, savedFields(saved, FOLLOWER_FIELDS));
+    Object.assign(f, followerFields(saved));
     return f;
   }
 

@@ -142,7 +142,7 @@ export interface SavedReplayer {
 const SAVED_LIST = 50;
 
 /** What a Replayer saves as it is (the rest: its state, summary and adapter, below). */
-const REPLAYER_FIELDS: Record<Exclude<keyof SavedReplayer, 'state' | 'summary' | 'shellCalls'>, true> = {
+const replayerFields = savedFields<SavedReplayer, Exclude<keyof SavedReplayer, 'state' | 'summary' | 'shellCalls'>>({
   window: true,
   recorded: true,
   sinceUsage: true,
@@ -157,7 +157,7 @@ const REPLAYER_FIELDS: Record<Exclude<keyof SavedReplayer, 'state' | 'summary' |
   turnOpen: true,
   firstUsage: true,
   toolLoopDue: true,
-};
+});
 
 /** Analysis problems listed in the summary at most (the count is in `problems`). */
 export const MAX_ANALYSIS_PROBLEMS = 100;
@@ -251,7 +251,7 @@ export class Replayer {
         analysisProblems: tail(s.analysisProblems),
       },
       shellCalls: this.adapter.save(),
-      ...savedFields(this as unknown as SavedReplayer, REPLAYER_FIELDS),
+      ...replayerFields(this),
     });
   }
 
@@ -262,7 +262,7 @@ export class Replayer {
     r.state = { ...saved.state, settings: opts.settings, prompts: opts.prompts };
     Object.assign(r.summary, s);
     r.adapter = AgentAdapter.restore(saved.shellCalls);
-    Object.assign(r, savedFields(saved, REPLAYER_FIELDS));
+    Object.assign(r, replayerFields(saved));
     return r;
   }
 

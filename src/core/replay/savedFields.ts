@@ -4,9 +4,16 @@
  * does not compile until it is listed — and both save and restore come from that list.
  */
 
-/** The fields of `from` named by `list` (a Record, so that every plain key of the saved type is named). */
-export function savedFields<T, K extends keyof T & string>(from: T, list: Record<K, true>): Pick<T, K> {
-  const out = {} as Pick<T, K>;
-  for (const k of Object.keys(list) as K[]) out[k] = from[k];
-  return out;
+/**
+ * The list `list` of the saved type S's plain fields K, as a function: the listed fields of an object
+ * holding them (the instance, whose fields may be private, on save; the saved JSON on restore).
+ */
+export function savedFields<S, K extends keyof S & string>(list: Record<K, true>): (from: object) => Pick<S, K> {
+  const keys = Object.keys(list) as K[];
+  return (from) => {
+    const source = from as Pick<S, K>;
+    const out = {} as Pick<S, K>;
+    for (const k of keys) out[k] = source[k];
+    return out;
+  };
 }
