@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { AgentAdapter, recordedActivity } from '../../src/core/agent/adapter';
-import { commandOf, isEditTool, isShellTool } from '../../src/core/agent/tools';
+import { commandOf, isEditTool, isShellTool } from '../../src/core/signals/tools';
 import { ID_MEMORY } from '../../src/core/replay/bounded';
 
 const kinds = (events: Array<{ type: string; boundary?: { kind: string } }>) =>

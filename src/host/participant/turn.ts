@@ -7,7 +7,7 @@
  */
 import type * as vscode from 'vscode';
 import type { AgentActivity } from '../../core/agent/adapter';
-import { isShellTool } from '../../core/agent/tools';
+import { isShellTool } from '../../core/signals/tools';
 import { isObservation } from '../../core/engine/observation';
 import type { EngineEvent } from '../../core/engine/types';
 import type { ThreadMessage } from '../../core/thread/thread';
