@@ -6,7 +6,8 @@
 import { HandoffFeed, handoffStreamed } from '../core/replay/handoffAt';
 import { forEachItem, ProblemTally } from '../core/replay/stream';
 import { linesOfText } from '../core/io/lines';
-import { nativeSummaryAt, repairOf } from '../core/hooks/shared/repair';
+import { nativeSummaryAt } from '../core/hooks/shared/repair';
+import { repairOf } from '../core/sequence/repair';
 import { estimateTokens } from '../core/sequence/recentTail';
 import type { Prompts } from '../core/prompts/promptSet';
 import type { Settings } from '../core/settings/schema';

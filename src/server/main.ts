@@ -92,9 +92,7 @@ function handle<K extends keyof typeof CORE_METHODS & keyof typeof PARAMS>(
 }
 
 handle('configure', (s, p) => s.configure(p.config));
-handle('step', (s, p) => s.step(p.threadId, p.event, p.rid));
-handle('appendMessage', (s, p) => s.appendMessage(p.threadId, p.message, p.rid));
-handle('swap', (s, p) => s.swap(p.threadId, p.compaction, p.rid));
+handle('apply', (s, p) => s.apply(p.threadId, p.inputs, p.rid));
 handle('undo', (s, p) => s.undo(p.threadId, p.rid));
 handle('snapshot', (s, p) => s.snapshot(p.threadId));
 handle('listThreads', (s) => s.listThreads());

@@ -4,7 +4,7 @@
  * Performance is measured here, never asserted by timing in tests. Targets (issue 2): decision p99 <
  * 0.2 ms on a 10,000-event session, cold replay >= 200k events/s on 100,000 events. Then schedule quality
  * on the labelled phased sessions (phased.ts; issue 9). Then both processes' memory over 32 long threads
- * (threadSoak.ts; issue 22).
+ * (threadSoak.ts; issue 22). Then the core round trips of a chat message (roundTrips.ts; issue 32).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import { DEFAULT_DIRS, formatHandoffBench, recordings, runHandoffBench } from '.
 import { generatedOptions, printGenerated, printPhased } from './phased';
 import { replayMemoryBench } from './replayMemory';
 import { formatThreadSoak, runThreadSoak } from './threadSoak';
+import { formatRoundTrips, runRoundTrips } from './roundTrips';
 import { hookLatencyBench } from './hookLatency';
 import { formatIdleCostBench, runIdleCostBench } from './idleCost';
 
@@ -188,6 +189,7 @@ async function main(): Promise<void> {
   console.log(replayMemoryBench(process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts')));
   // Memory of the extension host's and the core's parts over many long threads (issue 22, defect 13).
   console.log(formatThreadSoak(await runThreadSoak()));
+  console.log(formatRoundTrips(await runRoundTrips()));
   console.log(await hookLatencyBench());
   // Schedule quality with the shipped policy as it runs (judgment on, answered by its fallback in replay).
   printPhased(set.settings, set.prompts);

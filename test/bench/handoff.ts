@@ -24,7 +24,7 @@ import { estimateTokens } from '../../src/core/sequence/recentTail';
 import { loadRecording } from '../../src/cli/replayCommand';
 import { renderMessage } from '../../src/cli/handoffCommand';
 import { formatCostBench, runCostBench } from './cost';
-import { repairOf } from '../../src/core/hooks/shared/repair';
+import { repairOf } from '../../src/core/sequence/repair';
 import { CLASSES, extractProbes, formatOf, nativeCompactions, present, words, type Probe, type ProbeClass } from './probes';
 
 export const DEFAULT_DIRS = ['transcripts', 'claude-code-2.1'].map((d) => resolve(__dirname, '../../../../shared/data', d));

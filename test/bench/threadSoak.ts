@@ -61,9 +61,7 @@ function childCore(logDir: string, settings: object, cache: object) {
     });
   const api: CoreApi = {
     configure: (c) => call('configure', c),
-    step: (id, ev) => call('step', id, ev),
-    appendMessage: (id, m) => call('appendMessage', id, m),
-    swap: (id, c) => call('swap', id, c),
+    apply: (id, inputs) => call('apply', id, inputs),
     undo: (id) => call('undo', id),
     snapshot: (id) => call('snapshot', id),
     listThreads: () => call('listThreads'),

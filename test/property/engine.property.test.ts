@@ -10,10 +10,12 @@
  *  6. a failure or cancel at any step leaves the thread intact (no handoff, no swap, tokens unchanged);
  *  7. the phase forecast: a compaction above the early threshold is only ever a forecast compaction, at a
  *     phase close (commit, plan step, PR step) whose next phase does not fit in the room before the
- *     emergency line; "it fits" never compacts; emergency is never held back.
+ *     emergency line; "it fits" never compacts; emergency is never held back;
+ *  8. an observation (engine/observation.ts) asks for nothing but an annotation or a timer's cancel.
  */
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { isObservation } from '../../src/core/engine/observation';
 import { step } from '../../src/core/engine/step';
 import type { Decision, Effect, EngineEvent, EngineState } from '../../src/core/engine/types';
 import { BOUNDARY_KINDS } from '../../src/core/signals/types';
@@ -122,6 +124,8 @@ export class Harness {
     const before = this.state;
     const { state, facts, commands } = step(before, ev);
     this.state = state;
+    // 8. an observation decides nothing: the host may send it with the next step (engine/observation.ts).
+    if (isObservation(ev)) for (const c of commands) assert.ok(c.type === 'annotate' || c.type === 'cancel_timer', `${ev.type} asked for ${c.type}`);
     this.check(before, ev, [...facts, ...commands]);
   }
 

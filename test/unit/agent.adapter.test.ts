@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { AgentAdapter, recordedActivity } from '../../src/core/agent/adapter';
-import { commandOf, isEditTool, isShellTool } from '../../src/core/agent/tools';
+import { commandOf, isEditTool, isShellTool } from '../../src/core/signals/tools';
 
 const kinds = (events: Array<{ type: string; boundary?: { kind: string } }>) =>
   events.map((e) => (e.type === 'boundary' ? `boundary ${e.boundary!.kind}` : e.type));

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EventLog, readLog } from '../../src/core/log/eventLog';
+import type { ThreadInput } from '../../src/core/protocol/coreProtocol';
 import { CoreService } from '../../src/core/service/coreService';
 import { shipped } from '../support/engine';
 
@@ -53,26 +54,37 @@ describe('hardening: thread logs', () => {
 
   it('after a core restart with two requests in flight, neither retry is applied twice', () => {
     const a = new CoreService(dir, shipped);
-    // Two requests applied (the first one is not the last), then the process dies before answering.
-    a.appendMessage('t1', { role: 'user', text: 'Build it' }, 'req-1');
-    const effects = a.step('t1', { type: 'user_message', at: 1, text: 'Build it' }, 'req-2');
+    const ask: ThreadInput = { kind: 'event', event: { type: 'user_message', at: 1, text: 'Build it' } };
+    const reply: ThreadInput = { kind: 'message', message: { role: 'assistant', text: 'On it.' } };
+    const note: ThreadInput = { kind: 'event', event: { type: 'assistant_message', at: 2, text: 'On it.' } };
+    // Two requests applied (the first one is not the last), and the first part of a third, then the
+    // process dies before answering.
+    const effects = a.apply('t1', [ask], 'req-1');
+    assert.deepEqual(effects.appended, [{ role: 'user', text: 'Build it' }], 'the core puts the message into the thread');
+    a.apply('t1', [reply], 'req-2');
+    a.apply('t1', [reply], 'req-3'); // of [reply, note]: the rest was lost with the process
     a.dispose();
     const b = new CoreService(dir, shipped);
-    b.appendMessage('t1', { role: 'user', text: 'Build it' }, 'req-1');
-    assert.deepEqual(b.step('t1', { type: 'user_message', at: 1, text: 'Build it' }, 'req-2'), effects);
+    const retried = b.apply('t1', [ask], 'req-1');
+    assert.deepEqual(retried.commands, effects.commands);
+    assert.deepEqual(retried.appended, [], 'nothing appended twice');
+    b.apply('t1', [reply], 'req-2');
+    const third = b.apply('t1', [reply, note], 'req-3');
+    assert.equal(third.length, 3, 'the thread length tells the host what it holds');
     const snap = b.snapshot('t1');
     assert.deepEqual(
       snap.messages.map((m) => m.text),
-      ['Build it'],
-      'the user message was applied once',
+      ['Build it', 'On it.', 'On it.'],
+      'each message was applied once',
     );
     assert.equal(snap.state.trail.userRequests.length, 1);
+    assert.equal(snap.state.trail.lastAgentMessage, 'On it.', 'what the lost request had not applied is applied by its retry');
     // Many requests later the window still holds recent ids (and a new id is applied).
     for (let i = 0; i < 40; i++) b.appendMessage('t1', { role: 'assistant', text: `step ${i}` }, `m-${i}`);
     b.dispose();
     const c = new CoreService(dir, shipped);
     for (let i = 0; i < 40; i++) c.appendMessage('t1', { role: 'assistant', text: `step ${i}` }, `m-${i}`);
-    assert.equal(c.snapshot('t1').messages.length, 41);
+    assert.equal(c.snapshot('t1').messages.length, 43);
   });
 
   it('a long-lived writer does not lose its record when another writer left a torn line after it opened the file', () => {

@@ -459,7 +459,7 @@ describe('participant (unit tier: vscode shim, scripted model double)', function
       h = participantHarness({ script: session6(), window: 20_000 });
       const first = await h.ask(PROMPT);
       // The earlier window: a compaction was requested and the window went away before anyone answered.
-      const started = await h.core.step(first.threadId, { type: 'compact_now', at: Date.now(), instructions: '' });
+      const started = await h.core.apply(first.threadId, [{ kind: 'event', event: { type: 'compact_now', at: Date.now(), instructions: '' } }]);
       assert.ok(started.commands.some((fx) => fx.type === 'inject_heads_up'));
       const fresh = h.reopen();
       const next = await h.ask('Thanks. What is left to do?', { threadId: first.threadId });

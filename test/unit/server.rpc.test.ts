@@ -11,11 +11,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as rpc from 'vscode-jsonrpc/node';
-import type { Effect, EngineEvent, StepOutput } from '../../src/core/engine/types';
+import type { Effect, EngineEvent } from '../../src/core/engine/types';
 import { shippedPromptsDir } from '../../src/core/prompts/fs';
-import type { ThreadSnapshot } from '../../src/core/service/coreService';
+import type { Applied, ThreadInput, ThreadSnapshot } from '../../src/core/protocol/coreProtocol';
 import type { ThreadMessage } from '../../src/core/thread/thread';
-import { CORE_METHODS } from '../../src/core/protocol/coreProtocol';
+import { CORE_METHODS, MAX_INPUTS } from '../../src/core/protocol/coreProtocol';
 import { GOOD_PACKET, usedFor, WINDOW } from '../support/engine';
 
 /** The tsc build by default; RAWR_SERVER_MODULE=dist/server.js runs the same tests on the esbuild bundle. */
@@ -100,16 +100,20 @@ describe('core process (JSON-RPC over IPC)', function () {
     const core = await startCore(logDir);
     assert.equal(await core.request<number>(CORE_METHODS.pid), core.child.pid);
     // What a step said, its facts before its commands (the event log's order).
+    const apply = (inputs: ThreadInput[]) => core.request<Applied>(CORE_METHODS.apply, { threadId: THREAD, inputs });
     const step = async (event: EngineEvent): Promise<Effect[]> => {
-      const out = await core.request<StepOutput>(CORE_METHODS.step, { threadId: THREAD, event });
+      const out = await apply([{ kind: 'event', event }]);
       return [...out.facts, ...out.commands];
     };
-    const append = (message: ThreadMessage) => core.request<null>(CORE_METHODS.appendMessage, { threadId: THREAD, message });
+    const append = (message: ThreadMessage) => apply([{ kind: 'message', message }]);
 
-    // A user turn: ask, run the commit in a terminal, the commit boundary, the agent's answer, tokens at 30% left.
+    // A user turn: ask (the core puts it into the thread itself), run the commit in a terminal, the commit
+    // boundary, the agent's answer, tokens at 30% left.
     const ask = 'Implement phase 2: the codex importer, with tests, then commit.';
-    assert.deepEqual(await step({ type: 'user_message', at: at(), text: ask }), [{ type: 'append_user_message', text: ask }]);
-    await append({ role: 'user', text: ask });
+    const asked = await apply([{ kind: 'event', event: { type: 'user_message', at: at(), text: ask } }]);
+    assert.deepEqual(asked.commands, [{ type: 'append_user_message', text: ask }]);
+    assert.deepEqual(asked.appended, [{ role: 'user', text: ask }]);
+    assert.equal(asked.length, 1);
     await step({ type: 'tool_call', at: at(), id: 't-1', name: 'run_in_terminal', input: { command: 'git commit -am "importer"' } });
     await append({ role: 'assistant', text: '', toolCalls: [{ id: 't-1', name: 'run_in_terminal', input: { command: 'git commit -am "importer"' } }] });
     await step({ type: 'tool_result', at: at(), id: 't-1', output: '[main a1b2c3d] importer\n 2 files changed', isError: false, exitCode: 0 });
@@ -135,21 +139,20 @@ describe('core process (JSON-RPC over IPC)', function () {
     const compact = find(fx, 'compact')[0]!;
     assert.ok(compact.packet.includes('## What just completed'));
 
-    // The host compacts: the atomic swap, then reports the result.
+    // The host compacts: the atomic swap and the result, in one request; the core appends the handoff.
     const replacement: ThreadMessage[] = [{ role: 'user', text: 'summary of the conversation', synthetic: true, kind: 'summary' }];
-    assert.equal(
-      await core.request(CORE_METHODS.swap, {
-        threadId: THREAD,
-        compaction: { seqId: compact.seqId, tokensBefore: usedFor(30), tokensAfter: 31_000, replacement },
-      }),
-      null,
-    );
-    fx = await step({ type: 'compaction_done', at: at(), seqId: compact.seqId, tokensBefore: usedFor(30), tokensAfter: 31_000 });
+    const done = await apply([
+      { kind: 'swap', compaction: { seqId: compact.seqId, tokensBefore: usedFor(30), tokensAfter: 31_000, replacement } },
+      { kind: 'event', event: { type: 'compaction_done', at: at(), seqId: compact.seqId, tokensBefore: usedFor(30), tokensAfter: 31_000 } },
+    ]);
+    fx = [...done.facts, ...done.commands];
     assert.deepEqual(
       fx.map((e) => e.type),
       ['compacted', 'sequence_ended', 'show_compacted', 'inject_handoff'],
     );
-    await append({ role: 'user', text: find(fx, 'inject_handoff')[0]!.text, synthetic: true, kind: 'handoff' });
+    assert.deepEqual(done.appended, [{ role: 'user', text: find(fx, 'inject_handoff')[0]!.text, synthetic: true, kind: 'handoff' }]);
+    assert.equal(done.length, 2, 'the replacement, then the handoff');
+    assert.equal(done.status.phase, 'idle');
 
     // Undo restores the archived thread (4 messages); a second undo has nothing left.
     const undone = await core.request<{ seqId: string; messages: ThreadMessage[] }>(CORE_METHODS.undo, { threadId: THREAD });
@@ -192,13 +195,13 @@ describe('core process (JSON-RPC over IPC)', function () {
     assert.equal(await again.request<string>(CORE_METHODS.exportLog, { threadId: THREAD }), exported);
 
     // …and keeps going from there.
-    await again.request(CORE_METHODS.step, { threadId: THREAD, event: { type: 'user_message', at: at(), text: 'Now the CLI.' } });
+    await again.request(CORE_METHODS.apply, { threadId: THREAD, inputs: [{ kind: 'event', event: { type: 'user_message', at: at(), text: 'Now the CLI.' } }] });
     assert.equal((await again.request<ThreadSnapshot>(CORE_METHODS.snapshot, { threadId: THREAD })).state.turn, 2);
   });
 
   it('configure applies to every thread; a restart given the config in initializationOptions starts with it', async () => {
     const core = await startCore(logDir);
-    await core.request(CORE_METHODS.step, { threadId: THREAD, event: { type: 'user_message', at: at(), text: 'hi' } });
+    await core.request(CORE_METHODS.apply, { threadId: THREAD, inputs: [{ kind: 'event', event: { type: 'user_message', at: at(), text: 'hi' } }] });
     const snap = await core.request<ThreadSnapshot>(CORE_METHODS.snapshot, { threadId: THREAD });
     assert.equal(snap.state.settings.mode, 'auto');
     const config = { settings: { ...snap.state.settings, mode: 'suggest' }, prompts: snap.state.prompts, sources: {}, problems: [] };
@@ -217,18 +220,25 @@ describe('core process (JSON-RPC over IPC)', function () {
 
   it('invalid params get a JSON-RPC error naming the field; the process keeps serving', async () => {
     const core = await startCore(logDir);
-    let e = await rpcError(core.request(CORE_METHODS.step, { threadId: '../../etc/passwd', event: { type: 'tokens', at: 1, used: 'lots', window: 1 } }));
+    const event = (ev: unknown) => ({ kind: 'event', event: ev });
+    let e = await rpcError(
+      core.request(CORE_METHODS.apply, { threadId: '../../etc/passwd', inputs: [event({ type: 'tokens', at: 1, used: 'lots', window: 1 })] }),
+    );
     assert.equal(e.code, -32602);
-    assert.match(e.message, /^rawr\/step: invalid params: threadId: thread id must be 1–80 characters/);
-    assert.match(e.message, /event\.used: Invalid input: expected number, received string/);
+    assert.match(e.message, /^rawr\/apply: invalid params: threadId: thread id must be 1–80 characters/);
+    assert.match(e.message, /inputs\.0\.event\.used: Invalid input: expected number, received string/);
 
-    e = await rpcError(core.request(CORE_METHODS.step, { threadId: THREAD, event: { type: 'explode', at: 1 } }));
+    e = await rpcError(core.request(CORE_METHODS.apply, { threadId: THREAD, inputs: [event({ type: 'explode', at: 1 })] }));
     assert.equal(e.code, -32602);
-    assert.match(e.message, /event\.type: Invalid discriminator value\. Expected 'user_message' \| /);
-    e = await rpcError(core.request(CORE_METHODS.appendMessage, { threadId: THREAD, message: { role: 'robot', text: 'x' } }));
+    assert.match(e.message, /inputs\.0\.event\.type: Invalid discriminator value\. Expected 'user_message' \| /);
+    e = await rpcError(core.request(CORE_METHODS.apply, { threadId: THREAD, inputs: [{ kind: 'message', message: { role: 'robot', text: 'x' } }] }));
     assert.equal(e.code, -32602);
-    e = await rpcError(core.request(CORE_METHODS.swap, { threadId: THREAD }));
-    assert.match(e.message, /compaction: Invalid input: expected object, received undefined/);
+    e = await rpcError(core.request(CORE_METHODS.apply, { threadId: THREAD, inputs: [{ kind: 'swap' }] }));
+    assert.match(e.message, /inputs\.0\.compaction: Invalid input: expected object, received undefined/);
+    e = await rpcError(
+      core.request(CORE_METHODS.apply, { threadId: THREAD, inputs: Array.from({ length: MAX_INPUTS + 1 }, () => event({ type: 'cancel', at: 1 })) }),
+    );
+    assert.match(e.message, /inputs: Too big/);
     e = await rpcError(core.request(CORE_METHODS.snapshot));
     assert.equal(e.code, -32602);
     e = await rpcError(core.request(CORE_METHODS.configure, { config: { settings: { mode: 'loud' } } }));
@@ -247,9 +257,9 @@ describe('core process (JSON-RPC over IPC)', function () {
     const notADir = path.join(logDir, 'file');
     fs.writeFileSync(notADir, 'x');
     const core = await startCore(notADir);
-    const e = await rpcError(core.request(CORE_METHODS.appendMessage, { threadId: THREAD, message: { role: 'user', text: 'hi' } }));
+    const e = await rpcError(core.request(CORE_METHODS.apply, { threadId: THREAD, inputs: [{ kind: 'message', message: { role: 'user', text: 'hi' } }] }));
     assert.equal(e.code, -32803);
-    assert.match(e.message, /^rawr\/appendMessage failed: (ENOTDIR|EEXIST)/);
+    assert.match(e.message, /^rawr\/apply failed: (ENOTDIR|EEXIST)/);
     assert.equal(await core.request<number>(CORE_METHODS.pid), core.child.pid);
   });
 

@@ -17,7 +17,7 @@ import { analyzeShellCommand } from '../signals/shell';
 import type { PlanStep } from '../signals/plan';
 import type { BoundarySource, DetectedBoundary } from '../signals/types';
 import type { RecordingItem } from '../replay/recording';
-import { commandOf, isShellTool } from './tools';
+import { commandOf, isShellTool } from '../signals/tools';
 
 /** What an agent did, as any source reports it (times in ms since the epoch). */
 export type AgentActivity =

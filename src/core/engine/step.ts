@@ -27,7 +27,7 @@ import { handoffText, headsUpText, scratchPathFor } from '../sequence/texts';
 import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
 import { kTokens } from '../text/units';
-import { repairFor, trailFacts } from '../hooks/shared/repair';
+import { repairFor, trailFacts } from '../sequence/repair';
 import { applyPlan } from '../signals/plan';
 import { strengthOf, type BoundarySignal, type BoundarySource, type DetectedBoundary } from '../signals/types';
 import { partition } from './partition';
@@ -708,7 +708,7 @@ const MAX_AUTHORED_CHARS = 40_000;
 /**
  * The receipt of a compaction: per fact class of the trail, the facts, those the agent's own packet names
  * (none for a packet rawr wrote), and those only rawr's additions (its recorded facts, the handoff) carry.
- * The same fact check as the repair of a tool's summary (hooks/shared/repair.ts).
+ * The same fact check as the repair of a tool's summary (sequence/repair.ts).
  */
 function receiptOf(s: EngineState, authored: string, carried: string): Receipt {
   const facts = trailFacts(s.trail, s.plan?.steps ?? null);

@@ -10,6 +10,7 @@
  * that is not JSON, too long, or a record the importer rejects (a wrong-typed field) alike.
  * Pure: no I/O, no vscode (docs/ARCHITECTURE.md, "Replay").
  */
+import { savedFields } from '../replay/savedFields';
 import { Replayer, type ReplayDecision, type ReplayOptions, type SavedReplayer } from '../replay/driver';
 import { claudeImporter, type SavedClaudeImporter } from '../replay/import/claude';
 import { codexImporter } from '../replay/import/codex';
@@ -79,6 +80,20 @@ export interface SavedFollower {
   lastItemLine: number;
 }
 
+/** What a follower saves as it is (the rest: its importer, replay, evidence, problems and decisions, below). */
+const followerFields = savedFields<SavedFollower, Exclude<keyof SavedFollower, 'importer' | 'replayer' | 'evidence' | 'problems' | 'decisions'>>({
+  partial: true,
+  skipping: true,
+  lineNo: true,
+  fed: true,
+  window: true,
+  lastEvaluatedLine: true,
+  lastDecision: true,
+  modelCalls: true,
+  lastUsage: true,
+  lastItemLine: true,
+});
+
 type FollowerOptions = Omit<ReplayOptions, 'live' | 'needJudgments' | 'judgments'> & { format?: RecordingFormat };
 
 export class SessionFollower {
@@ -115,19 +130,10 @@ export class SessionFollower {
     return {
       importer: imp?.save ? (imp.save() as SavedClaudeImporter) : null,
       replayer: this.replayer ? this.replayer.save() : null,
-      partial: this.partial,
-      skipping: this.skipping,
-      lineNo: this.lineNo,
-      fed: this.fed,
-      window: this.window,
       evidence: structuredClone(this.evidence),
       problems: { count: this.problems.count, first: this.problems.first.slice() },
       decisions: structuredClone(this.decisions),
-      lastEvaluatedLine: this.lastEvaluatedLine,
-      lastDecision: this.lastDecision,
-      modelCalls: this.modelCalls,
-      lastUsage: this.lastUsage,
-      lastItemLine: this.lastItemLine,
+      ...followerFields(this),
     };
   }
 
@@ -135,20 +141,11 @@ export class SessionFollower {
     const f = new SessionFollower({ ...opts, format: 'claude' });
     if (saved.importer) f.importer = claudeImporter(saved.importer);
     if (saved.replayer) f.replayer = Replayer.restore(saved.replayer, { ...opts, live: true });
-    f.partial = saved.partial;
-    f.skipping = saved.skipping;
-    f.lineNo = saved.lineNo;
-    f.fed = saved.fed;
-    f.window = saved.window;
     f.evidence = saved.evidence;
     f.problems.count = saved.problems.count;
     f.problems.first.push(...saved.problems.first);
     f.decisions.push(...saved.decisions);
-    f.lastEvaluatedLine = saved.lastEvaluatedLine;
-    f.lastDecision = saved.lastDecision;
-    f.modelCalls = saved.modelCalls;
-    f.lastUsage = saved.lastUsage;
-    f.lastItemLine = saved.lastItemLine;
+    Object.assign(f, followerFields(saved));
     return f;
   }
 

@@ -9,9 +9,11 @@
  */
 import * as z from 'zod';
 import { EngineEventSchema, promptRecord, PromptsSchema } from '../engine/eventSchema';
+import type { ThreadStatus } from '../engine/status';
 import type { EngineEvent, StepOutput } from '../engine/types';
 import type { PromptSet } from '../prompts/promptSet';
-import type { ThreadSnapshot } from '../service/coreService';
+import type { DecisionRecord } from '../log/records';
+import type { EngineState } from '../engine/types';
 import { SettingsSchema } from '../settings/schema';
 import { ThreadMessageSchema, type ThreadMessage } from '../thread/thread';
 import { ThreadIdSchema } from './threadId';
@@ -25,10 +27,12 @@ export { ThreadIdSchema };
  */
 export interface CoreApi {
   configure(config: PromptSet): Promise<void>;
-  /** What the event made the engine say: commands for the host to execute, facts for observers. */
-  step(threadId: string, event: EngineEvent): Promise<StepOutput>;
-  appendMessage(threadId: string, message: ThreadMessage): Promise<void>;
-  swap(threadId: string, c: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }): Promise<void>;
+  /**
+   * The one write: the host's inputs in order (the messages it adds, a compaction's swap, the events), each
+   * applied by the core, which also applies the commands that change the thread (messageOf) and answers
+   * with the commands left for the host, the facts, the messages it appended and the thread's status.
+   */
+  apply(threadId: string, inputs: readonly ThreadInput[]): Promise<Applied>;
   undo(threadId: string): Promise<{ seqId: string; messages: ThreadMessage[] } | null>;
   snapshot(threadId: string): Promise<ThreadSnapshot>;
   listThreads(): Promise<string[]>;
@@ -37,12 +41,20 @@ export interface CoreApi {
   pid(): Promise<number | undefined>;
 }
 
+/** A thread as the core holds it (for /status, the panel, a window opening the thread). */
+export interface ThreadSnapshot {
+  threadId: string;
+  messages: ThreadMessage[];
+  state: EngineState;
+  decisions: DecisionRecord[];
+  compactions: Array<{ seqId: string; tokensBefore: number; tokensAfter: number; at: number }>;
+  problems: string[];
+}
+
 /** JSON-RPC method names (server and client share them). */
 export const CORE_METHODS = {
   configure: 'rawr/configure',
-  step: 'rawr/step',
-  appendMessage: 'rawr/appendMessage',
-  swap: 'rawr/swap',
+  apply: 'rawr/apply',
   undo: 'rawr/undo',
   snapshot: 'rawr/snapshot',
   listThreads: 'rawr/listThreads',
@@ -72,15 +84,39 @@ export const CompactionSchema = z.object({
   replacement: z.array(ThreadMessageSchema),
 });
 
+export type Compaction = z.infer<typeof CompactionSchema>;
+
+/**
+ * What the host sends: a message it adds (the agent's reply, a tool result, rawr's request turns), a
+ * compaction's swap (atomic: archive and replacement in one record), or an event for the engine.
+ */
+export type ThreadInput = { kind: 'message'; message: ThreadMessage } | { kind: 'swap'; compaction: Compaction } | { kind: 'event'; event: EngineEvent };
+
+export const ThreadInputSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('message'), message: ThreadMessageSchema }),
+  z.object({ kind: z.literal('swap'), compaction: CompactionSchema }),
+  z.object({ kind: z.literal('event'), event: EngineEventSchema }),
+]);
+
+/** A round trip's answer: the steps' commands and facts in order, what the core appended, where the thread stands. */
+export interface Applied extends StepOutput {
+  /** The messages the core put into the thread for the commands (messageOf), in order. */
+  appended: ThreadMessage[];
+  /** The thread's length afterwards: a host whose copy differs reads the thread again. */
+  length: number;
+  status: ThreadStatus;
+}
+
+/** Inputs one request may carry (a model call's worth is a few dozen). */
+export const MAX_INPUTS = 1000;
+
 /** Params of each request, keyed like CORE_METHODS. */
 const RidSchema = z.string().min(1).max(100).optional();
 
 export const PARAMS = {
   configure: z.object({ config: PromptSetSchema }),
   // rid: the client's id for this request, the same on a retry (see CoreService.replayed).
-  step: z.object({ threadId: ThreadIdSchema, event: EngineEventSchema, rid: RidSchema }),
-  appendMessage: z.object({ threadId: ThreadIdSchema, message: ThreadMessageSchema, rid: RidSchema }),
-  swap: z.object({ threadId: ThreadIdSchema, compaction: CompactionSchema, rid: RidSchema }),
+  apply: z.object({ threadId: ThreadIdSchema, inputs: z.array(ThreadInputSchema).max(MAX_INPUTS), rid: RidSchema }),
   undo: z.object({ threadId: ThreadIdSchema, rid: RidSchema }),
   snapshot: z.object({ threadId: ThreadIdSchema }),
   listThreads: z.union([z.object({}), z.null(), z.undefined()]),
@@ -91,9 +127,7 @@ export const PARAMS = {
 /** What the client sends (the schemas above accept exactly these). */
 export interface CoreParams {
   configure: { config: PromptSet };
-  step: { threadId: string; event: EngineEvent; rid?: string };
-  appendMessage: { threadId: string; message: ThreadMessage; rid?: string };
-  swap: { threadId: string; compaction: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }; rid?: string };
+  apply: { threadId: string; inputs: readonly ThreadInput[]; rid?: string };
   undo: { threadId: string; rid?: string };
   snapshot: { threadId: string };
   listThreads: Record<string, never>;

@@ -7,6 +7,7 @@
  * plus the growth the recording shows since; the recorded tool's own compactions do not happen in that
  * counterfactual (rawr is the only compactor), so their drops are ignored.
  */
+import { savedFields } from './savedFields';
 import { isRequest } from '../engine/partition';
 import { step } from '../engine/step';
 import { initialState } from '../engine/state';
@@ -146,6 +147,24 @@ export interface SavedReplayer {
 }
 const SAVED_LIST = 50;
 
+/** What a Replayer saves as it is (the rest: its state, summary and adapter, below). */
+const replayerFields = savedFields<SavedReplayer, Exclude<keyof SavedReplayer, 'state' | 'summary' | 'shellCalls'>>({
+  window: true,
+  recorded: true,
+  sinceUsage: true,
+  offset: true,
+  baseOffset: true,
+  nativePending: true,
+  overflowing: true,
+  baseOverflowing: true,
+  analysisProblemCount: true,
+  line: true,
+  at: true,
+  turnOpen: true,
+  firstUsage: true,
+  toolLoopDue: true,
+});
+
 /** Analysis problems listed in the summary at most (the count is in `problems`). */
 export const MAX_ANALYSIS_PROBLEMS = 100;
 
@@ -237,21 +256,8 @@ export class Replayer {
         baseline: { ...s.baseline, compactions: tail(s.baseline.compactions) },
         analysisProblems: tail(s.analysisProblems),
       },
-      window: this.window,
-      recorded: this.recorded,
-      sinceUsage: this.sinceUsage,
-      offset: this.offset,
-      baseOffset: this.baseOffset,
-      nativePending: this.nativePending,
-      overflowing: this.overflowing,
-      baseOverflowing: this.baseOverflowing,
       shellCalls: this.adapter.save(),
-      analysisProblemCount: this.analysisProblemCount,
-      line: this.line,
-      at: this.at,
-      turnOpen: this.turnOpen,
-      firstUsage: this.firstUsage,
-      toolLoopDue: this.toolLoopDue,
+      ...replayerFields(this),
     });
   }
 
@@ -261,21 +267,8 @@ export class Replayer {
     const r = new Replayer(s.format, { window: saved.window, source: s.windowSource, why: s.windowWhy }, opts);
     r.state = { ...saved.state, settings: opts.settings, prompts: opts.prompts };
     Object.assign(r.summary, s);
-    r.window = saved.window;
-    r.recorded = saved.recorded;
-    r.sinceUsage = saved.sinceUsage;
-    r.offset = saved.offset;
-    r.baseOffset = saved.baseOffset;
-    r.nativePending = saved.nativePending;
-    r.overflowing = saved.overflowing;
-    r.baseOverflowing = saved.baseOverflowing;
     r.adapter = AgentAdapter.restore(saved.shellCalls);
-    r.analysisProblemCount = saved.analysisProblemCount;
-    r.line = saved.line;
-    r.at = saved.at;
-    r.turnOpen = saved.turnOpen;
-    r.firstUsage = saved.firstUsage;
-    r.toolLoopDue = saved.toolLoopDue;
+    Object.assign(r, replayerFields(saved));
     return r;
   }
 

@@ -7,7 +7,7 @@
 import type { Trail, TrailToolCall } from '../engine/types';
 import { clip } from '../text/clip';
 import { withTrail } from '../engine/state';
-import { isEditTool, isShellTool } from '../agent/tools';
+import { isEditTool, isShellTool } from '../signals/tools';
 
 const MAX_EDITED = 80;
 const MAX_ERRORS = 5;

@@ -11,24 +11,18 @@ import { join } from 'node:path';
 import { step } from '../engine/step';
 import { MAX_LOG_BYTES, safeReadTextIfExistsSync } from '../io/safeRead';
 import { initialState } from '../engine/state';
+import { statusOf } from '../engine/status';
+import { messageOf } from '../thread/commandMessage';
 import type { EngineEvent, EngineState, StepOutput } from '../engine/types';
 import { EventLog, streamLog, type LogProblem } from '../log/eventLog';
 import { stepRecords } from '../log/loggedEffect';
 import type { DecisionRecord } from '../log/records';
 import { AppliedRequests, rebuild } from '../log/rebuild';
 import type { PromptSet } from '../prompts/promptSet';
+import type { Applied, Compaction, ThreadInput, ThreadSnapshot } from '../protocol/coreProtocol';
 import { isThreadId } from '../protocol/threadId';
 import { THREAD_CACHE_DEFAULTS, ThreadCache, type ThreadCacheOptions } from './threadCache';
 import { threadBeforeSequence, type ThreadMessage } from '../thread/thread';
-
-export interface ThreadSnapshot {
-  threadId: string;
-  messages: ThreadMessage[];
-  state: EngineState;
-  decisions: DecisionRecord[];
-  compactions: Array<{ seqId: string; tokensBefore: number; tokensAfter: number; at: number }>;
-  problems: string[];
-}
 
 interface Loaded {
   log: EventLog;
@@ -130,15 +124,50 @@ export class CoreService {
   }
 
   /**
-   * Feeds one event to the thread's arbiter, persists it (and the facts and commands it produced), returns
-   * the commands to execute and the facts. `rid` identifies the request: a retry of the last one returns
-   * its output without stepping again.
+   * The host's inputs in order, each applied as by the methods below; input k is identified as `rid:k`, so
+   * a retry applies only what the lost request had not (and answers the rest from what was recorded). The
+   * messages the steps' commands append are applied here (messageOf), and returned with the commands.
    */
-  step(threadId: string, event: EngineEvent, rid?: string): StepOutput {
+  apply(threadId: string, inputs: readonly ThreadInput[], rid?: string): Applied {
+    const out: Applied = { commands: [], facts: [], appended: [], length: 0, status: statusOf(this.load(threadId).state) };
+    inputs.forEach((input, k) => {
+      const id = rid === undefined ? undefined : `${rid}:${k}`;
+      switch (input.kind) {
+        case 'message':
+          this.appendMessage(threadId, input.message, id);
+          break;
+        case 'swap':
+          this.swap(threadId, input.compaction, id);
+          break;
+        case 'event': {
+          const r = this.step(threadId, input.event, id);
+          out.commands.push(...r.commands);
+          out.facts.push(...r.facts);
+          out.appended.push(...r.appended);
+          break;
+        }
+        default: {
+          const unknown: never = input;
+          throw new Error(`unknown input ${JSON.stringify(unknown)}`);
+        }
+      }
+    });
+    const t = this.load(threadId);
+    out.length = t.messages.length;
+    out.status = statusOf(t.state);
+    return out;
+  }
+
+  /**
+   * Feeds one event to the thread's arbiter, persists it (and the facts and commands it produced), applies
+   * the commands that change the thread, returns the commands to execute, the facts and what was appended.
+   * `rid` identifies the request: a retry returns its output without stepping again (and appends nothing).
+   */
+  step(threadId: string, event: EngineEvent, rid?: string): StepOutput & { appended: ThreadMessage[] } {
     const t = this.load(threadId);
     if (this.replayed(t, rid)) {
       const prev = t.requests.get(rid!);
-      return prev && 'commands' in prev ? prev : { commands: [], facts: [] };
+      return { ...(prev && 'commands' in prev ? prev : { commands: [], facts: [] }), appended: [] };
     }
     t.log.append({ kind: 'event', at: event.at, event, ...(rid ? { rid } : {}) });
     const { state, ...out } = step(t.state, event);
@@ -152,7 +181,15 @@ export class CoreService {
       }
     }
     if (event.type === 'judgment_result') t.log.append({ kind: 'judgment', at: event.at, corrId: event.corrId, phase: 'result', text: event.text });
-    return out;
+    const appended: ThreadMessage[] = [];
+    for (const c of out.commands) {
+      const message = messageOf(c);
+      if (message) {
+        this.appendMessage(threadId, message);
+        appended.push(message);
+      }
+    }
+    return { ...out, appended };
   }
 
   appendMessage(threadId: string, message: ThreadMessage, rid?: string): void {
@@ -168,7 +205,7 @@ export class CoreService {
    * is the thread as it was before the sequence (without the heads-up, scratch and packet turns): what an
    * undo restores.
    */
-  swap(threadId: string, c: { seqId: string; tokensBefore: number; tokensAfter: number; replacement: ThreadMessage[] }, rid?: string): void {
+  swap(threadId: string, c: Compaction, rid?: string): void {
     const t = this.load(threadId);
     if (this.replayed(t, rid)) return;
     const archived = threadBeforeSequence(t.messages);

@@ -11,11 +11,11 @@
  */
 import { access } from 'node:fs/promises';
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import * as lc from 'vscode-languageclient/node';
 import { loadPromptSet, type PromptSet } from '../../core/prompts/promptSet';
-import { CORE_METHODS, type CoreApi, type CoreParams } from '../../core/protocol/coreProtocol';
+import { CORE_METHODS, type CoreApi } from '../../core/protocol/coreProtocol';
+import { clientApi } from './clientApi';
 import { initialLifecycle, routeOf, transition, type CoreLifecycleEvent, type CoreTransition } from './coreLifecycle';
 import { localCore } from './localCore';
 
@@ -290,27 +290,14 @@ export async function startCore(context: vscode.ExtensionContext, opts: StartCor
     }
   }
 
-  const thread = (threadId: string) => ({ threadId });
+  const sent = clientApi(request);
+  // The configuration is remembered for a restarted process's initializationOptions.
   const api: CoreApi = {
-    configure: async (config) => {
+    ...sent,
+    configure: (config) => {
       lastConfig = config;
-      const p: CoreParams['configure'] = { config };
-      await request('configure', p, (c) => c.configure(config));
+      return sent.configure(config);
     },
-    // Writes carry a request id, the same on the one retry: a process that died after writing but before
-    // answering has its successor answer from the log instead of applying the write twice.
-    step: (threadId, event) => request('step', { threadId, event, rid: randomUUID() } satisfies CoreParams['step'], (c) => c.step(threadId, event)),
-    appendMessage: async (threadId, message) => {
-      await request('appendMessage', { threadId, message, rid: randomUUID() } satisfies CoreParams['appendMessage'], (c) => c.appendMessage(threadId, message));
-    },
-    swap: async (threadId, compaction) => {
-      await request('swap', { threadId, compaction, rid: randomUUID() } satisfies CoreParams['swap'], (c) => c.swap(threadId, compaction));
-    },
-    undo: (threadId) => request('undo', { threadId, rid: randomUUID() } satisfies CoreParams['undo'], (c) => c.undo(threadId)),
-    snapshot: (threadId) => request('snapshot', thread(threadId), (c) => c.snapshot(threadId)),
-    listThreads: () => request('listThreads', {}, (c) => c.listThreads()),
-    exportLog: (threadId) => request('exportLog', thread(threadId), (c) => c.exportLog(threadId)),
-    pid: () => request('pid', {}, (c) => c.pid()),
   };
 
   return {

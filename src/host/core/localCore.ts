@@ -13,9 +13,7 @@ export function localCore(
   return {
     service,
     configure: async (c) => service.configure(c),
-    step: async (id, ev) => service.step(id, ev),
-    appendMessage: async (id, m) => service.appendMessage(id, m),
-    swap: async (id, c) => service.swap(id, c),
+    apply: async (id, inputs) => service.apply(id, inputs),
     undo: async (id) => service.undo(id),
     snapshot: async (id) => service.snapshot(id),
     listThreads: async () => service.listThreads(),

@@ -24,7 +24,7 @@ import * as vscode from 'vscode';
 import type { BoundaryBus } from '../boundaryBus';
 import type { CoreApi } from '../../core/protocol/coreProtocol';
 import type { Participant } from '../participant/participant';
-import type { ThreadSnapshot } from '../../core/service/coreService';
+import type { ThreadSnapshot } from '../../core/protocol/coreProtocol';
 import { OPEN_PANEL_COMMAND } from '../ui/statusBar';
 import { panelHtml } from './html';
 import { LogTail } from './logTail';
@@ -143,7 +143,7 @@ export class RawrPanel implements vscode.Disposable {
       }),
       deps.participant.onActivity((a) => {
         // Boundaries show at once; the many steps of a running agent loop are coalesced.
-        if (this.picked === null || a.threadId === this.picked) this.schedule(a.kind === 'step' && a.event.type === 'boundary' ? 0 : 250);
+        if (this.picked === null || a.threadId === this.picked) this.schedule(a.kind === 'step' && a.events.some((e) => e.type === 'boundary') ? 0 : 250);
       }),
       deps.bus.onBoundary(() => this.schedule(100)),
       ...(deps.follow ? [deps.follow.onDidChange((view) => void this.post({ type: 'follow', view }))] : []),

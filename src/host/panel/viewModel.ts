@@ -20,7 +20,7 @@ import { boundaryId } from '../../core/engine/step';
 import type { Decision } from '../../core/engine/types';
 import { isLoggedFact, LoggedEffectSchema, type LoggedCommand, type LoggedFact } from '../../core/log/loggedEffect';
 import { LogRecordSchema, type DecisionRecord, type LogRecord } from '../../core/log/records';
-import type { ThreadSnapshot } from '../../core/service/coreService';
+import type { ThreadSnapshot } from '../../core/protocol/coreProtocol';
 import { TIERS, type Settings } from '../../core/settings/schema';
 import { BOUNDARY_KINDS, strengthOf, type BoundaryKind, type DetectedBoundary } from '../../core/signals/types';
 import { percentLabel, statusText } from '../ui/statusText';

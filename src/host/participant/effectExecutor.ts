@@ -106,8 +106,9 @@ export class EffectExecutor {
   private async execute(c: Command): Promise<Deferred | 'compacted' | undefined> {
     const thread = this.thread;
     switch (c.type) {
+      // The commands that change the thread were applied by the core (core/thread/commandMessage.ts):
+      // here they are only shown.
       case 'append_user_message':
-        await thread.append({ role: 'user', text: c.text });
         return undefined;
       case 'hold_user_message':
         this.markdown(
@@ -120,7 +121,6 @@ export class EffectExecutor {
         return undefined;
       case 'deliver_queued_input':
         this.markdown(block('Your message, delivered after the handoff', c.text));
-        await thread.append({ role: 'user', text: c.text });
         return undefined;
       case 'annotate':
         this.markdown(note(c.text));
@@ -145,7 +145,6 @@ export class EffectExecutor {
         return undefined;
       case 'inject_heads_up':
         this.markdown(block('rawr watcher → agent', headsUpForChat(c.text)));
-        await thread.append({ role: 'user', text: c.text, synthetic: true, kind: 'heads_up' });
         return undefined;
       case 'show_packet':
         // The agent's packet was streamed as the agent wrote it; the watcher's is shown here, once.
@@ -157,7 +156,6 @@ export class EffectExecutor {
       case 'inject_handoff':
         // Only a finished compaction hands off: the agent goes on from the handoff.
         this.markdown(block('rawr handoff → agent', handoffForChat(c.text)));
-        await thread.append({ role: 'user', text: c.text, synthetic: true, kind: 'handoff' });
         return 'compacted';
       case 'abort_compaction':
         // The compaction call running in this window stops and reports compaction_failed itself; with

@@ -94,7 +94,11 @@ export class IdleCompactor implements IdleWatcher {
     try {
       log.info(`[${s.threadId}] idle: nobody used the thread since the turn ended; running the golden path in the background`);
       const compacted = await turn.idleTimeout(timerId);
-      if (compacted) await s.syncTokens(model, cancel.token).catch(() => undefined);
+      if (compacted)
+        await s.syncTokens(model, cancel.token).then(
+          () => s.flush(),
+          () => undefined,
+        );
       this.receipt = receiptOf(seen);
     } catch (err) {
       // The sequence must not stay open with nobody driving it: the arbiter hears a cancel (the thread is

@@ -157,6 +157,8 @@ export class Participant implements vscode.Disposable {
           await turn.userMessage(attached.text);
         }
       }
+      // A count or a boundary noted after the last step still reaches the core (usually nothing is left).
+      await session.flush();
     } catch (err) {
       await this.recover(session, err, stream, cts.token);
       if (byPanel()) {

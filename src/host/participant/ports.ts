@@ -47,12 +47,15 @@ export interface ToolPort {
   run(call: ToolCall, token: vscode.CancellationToken, offered?: readonly string[]): Promise<ToolOutcome>;
 }
 
-/** The thread's arbiter: one event in, what it said out (Session.step). */
+/** The thread's arbiter: one event in (with whatever waits to be sent), what it said out (Session.step). */
 export interface EnginePort {
   step(ev: EngineEvent): Promise<StepOutput>;
 }
 
-/** The model-facing thread of this window (Session): read, appended to, swapped by a compaction. */
+/**
+ * The model-facing thread of this window (Session): read, appended to, swapped by a compaction. An append
+ * or a swap is in the thread at once and reaches the core with the next step.
+ */
 export interface ThreadPort {
   readonly threadId: string;
   readonly agentName: string;

@@ -1,18 +1,24 @@
 /**
- * One @rawr thread in this window: its model-facing messages (mirrored from the core, which persists
- * them) and what this window has in flight for it (inFlight.ts). A `Turn` (turn.ts) drives the agent
- * loop; every event goes to the arbiter through `step`, and the commands it returns run in an effect
- * executor (effectExecutor.ts), the one place commands are executed; the session is the executor's engine
- * and thread ports. It keeps no copy of the engine's state: /status asks the core, and what the status
- * bar shows (the last decision, whether a sequence runs) is what the engine's facts said.
+ * One @rawr thread in this window: the core's thread as this window last heard it plus what it has not
+ * sent yet (its outbox), and what this window has in flight for it (inFlight.ts). The core owns the
+ * thread (docs/ARCHITECTURE.md#one-owner-of-the-thread): what the host adds (the agent's replies, tool
+ * results, rawr's request turns, a compaction's swap) and what the agent did (observations) wait in the
+ * outbox and go with the next event that can decide something, in one `apply` — one round trip per model
+ * call; the core applies the commands that change the thread and answers with what it appended. A `Turn`
+ * (turn.ts) drives the agent loop; the commands that come back run in an effect executor
+ * (effectExecutor.ts), the one place commands are executed; the session is the executor's engine and
+ * thread ports. It keeps no copy of the engine's state: what the status bar shows is the status the core
+ * returned with its last answer.
  */
 import * as vscode from 'vscode';
 import { AgentAdapter } from '../../core/agent/adapter';
 import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
+import type { Observation } from '../../core/engine/observation';
+import { statusOf, type ThreadStatus } from '../../core/engine/status';
 import type { Decision, EngineEvent, Fact, StepOutput } from '../../core/engine/types';
 import type { Settings } from '../../core/settings/schema';
 import type { ThreadMessage } from '../../core/thread/thread';
-import type { CoreApi } from '../../core/protocol/coreProtocol';
+import type { Applied, CoreApi, ThreadInput } from '../../core/protocol/coreProtocol';
 import { isThreadId } from '../../core/protocol/threadId';
 import type { BoundaryBus } from '../boundaryBus';
 import { systemClock, type Clock } from './clock';
@@ -64,7 +70,7 @@ export interface SessionDeps {
  * after the fact, for observers only: nothing in the agent loop depends on it.
  */
 export type SessionActivity =
-  { kind: 'step'; threadId: string; at: number; event: EngineEvent; facts: Fact[] } | { kind: 'swap' | 'undo'; threadId: string; at: number; seqId: string };
+  { kind: 'step'; threadId: string; at: number; events: EngineEvent[]; facts: Fact[] } | { kind: 'swap' | 'undo'; threadId: string; at: number; seqId: string };
 
 /**
  * Runs idle compaction for a thread (idleCompactor.ts; attached by the participant, which knows how to run
@@ -83,14 +89,20 @@ export function newThreadId(): string {
 }
 
 export class Session implements EnginePort, ThreadPort {
-  private thread: ThreadMessage[] = [];
-  private name: string;
-  /** The last decision and the running sequence, as the engine's facts said (observe()); nothing else writes them. */
-  private decision: Decision | null = null;
-  private sequence: string | null = null;
+  /** The core's thread as of its last answer. */
+  private confirmed: ThreadMessage[] = [];
+  /** What this window has not sent yet, in order (sent with the next step, or by flush()). */
+  private outbox: ThreadInput[] = [];
+  /** The thread as the model sees it now: `confirmed` with the outbox applied (cached until either changes). */
+  private view: ThreadMessage[] | undefined;
+  /** One apply at a time, in the order they were asked for (each takes the outbox as it is then). */
+  private sending: Promise<unknown> = Promise.resolve();
+  /** What the core said with its last answer (the status bar's decision and sequence). */
+  private status: ThreadStatus;
   /**
    * The log says a sequence was running when this window opened the thread (the window reloaded, or the
    * core restarted, in the middle of it): nobody here drives it, so the next request cancels it first.
+   * A fact about this window (who drives the sequence), not about the engine.
    */
   private orphaned = false;
   /** The running chat request of this thread (Participant.handler attaches it): cancel() stops it. */
@@ -100,8 +112,6 @@ export class Session implements EnginePort, ThreadPort {
   /** The tool definitions the last agent request of `model` carried (they ride along with every request);
    *  counted again (cached) at every sync. */
   private tools: { model: string; list: readonly vscode.LanguageModelChatTool[] } | undefined;
-  /** The token count in the log when the session was opened (before any model counted this window). */
-  private loggedTokens: { used: number; window: number } | null = null;
   /** The timers and the compaction call this window runs for the thread (written by the executor). */
   readonly inFlight = new InFlight();
   /** Idle compaction for this thread, when the participant attached it (none in a bare session). */
@@ -120,8 +130,9 @@ export class Session implements EnginePort, ThreadPort {
   private constructor(
     readonly deps: SessionDeps,
     readonly threadId: string,
+    status: ThreadStatus,
   ) {
-    this.name = `rawr-${threadId.slice(-6)}`;
+    this.status = status;
     this.clock = deps.clock ?? systemClock;
     this.preparer = new SummaryPreparer(deps.log);
     this.ports = {
@@ -143,44 +154,45 @@ export class Session implements EnginePort, ThreadPort {
     // Boundaries seen anywhere in the workspace reach this thread's arbiter; it dedupes and ignores
     // those that arrive during its own synthetic turns.
     this.subscription = deps.bus.onBoundary((r) => {
-      const exec = this.executor();
-      const feedAll = async () => {
-        for (const ev of this.adapter.adapt({ type: 'boundary_seen', at: r.at, source: r.source, boundary: r.boundary }).events) await exec.feed(ev);
-      };
-      feedAll().catch((err) => deps.log.error(`boundary for ${threadId}: ${err}`));
+      // During a request it goes with the request's next step; otherwise now.
+      const events = this.adapter.adapt({ type: 'boundary_seen', at: r.at, source: r.source, boundary: r.boundary }).events;
+      for (const event of events) this.queue({ kind: 'event', event });
+      if (!this.request) this.flush().catch((err) => deps.log.error(`boundary for ${threadId}: ${err}`));
     });
   }
 
   static async open(deps: SessionDeps, threadId: string): Promise<Session> {
     if (!isThreadId(threadId)) throw new Error(`invalid thread id ${threadId}`);
-    const s = new Session(deps, threadId);
     const snap = await deps.core.snapshot(threadId);
-    s.thread = snap.messages;
-    s.name = snap.state.agentName;
-    s.decision = snap.state.lastDecision;
-    s.loggedTokens = snap.state.tokens;
+    const s = new Session(deps, threadId, statusOf(snap.state));
+    s.confirmed = snap.messages;
     s.orphaned = snap.state.seq.phase !== 'idle';
     for (const p of snap.problems) deps.log.warn(p);
     return s;
   }
 
-  /** The model-facing thread as this window knows it (the core's copy is the record). */
+  /** The model-facing thread: the core's, with what this window has not sent yet. */
   get messages(): readonly ThreadMessage[] {
-    return this.thread;
+    if (!this.view) {
+      let view = this.confirmed.slice();
+      for (const input of this.outbox) view = withInput(view, input);
+      this.view = view;
+    }
+    return this.view;
   }
 
   get agentName(): string {
-    return this.name;
+    return this.status.agentName;
   }
 
-  /** The engine's last decision (its `decision` fact), for the status bar. */
+  /** The engine's last decision, for the status bar. */
   get lastDecision(): Decision | null {
-    return this.decision;
+    return this.status.lastDecision;
   }
 
-  /** Between the engine's sequence_started and sequence_ended facts. */
+  /** A compaction sequence runs (from its heads-up to its end; not while a judgment is only being asked). */
   get sequenceRunning(): boolean {
-    return this.sequence !== null;
+    return this.status.phase !== 'idle' && this.status.phase !== 'assessing';
   }
 
   /** The compaction call running in this window, if any. */
@@ -190,7 +202,7 @@ export class Session implements EnginePort, ThreadPort {
 
   /** Whether something runs for this thread: a request, a sequence (driven here or orphaned), a call, a timer, a background compaction. */
   busy(now: number): boolean {
-    return this.request !== undefined || this.sequence !== null || this.orphaned || this.inFlight.busy(now) || this.idleWatcher?.running === true;
+    return this.request !== undefined || this.sequenceRunning || this.orphaned || this.inFlight.busy(now) || this.idleWatcher?.running === true;
   }
 
   /** A chat request of this thread is running (idle compaction never starts under one). */
@@ -228,25 +240,72 @@ export class Session implements EnginePort, ThreadPort {
   }
 
   /**
-   * Sends one event to the arbiter and returns what it said, for the caller to run the commands in an
-   * executor (`executor().feed(ev)` does both). The facts are observed here, and passed on to the panel.
+   * Sends `ev` to the arbiter with everything the outbox holds, in one round trip, and returns what it
+   * said, for the caller to run the commands in an executor (`executor().feed(ev)` does both).
    */
   async step(ev: EngineEvent): Promise<StepOutput> {
-    const out = await this.deps.core.step(this.threadId, ev);
+    this.outbox.push({ kind: 'event', event: ev });
+    const out = await this.flush();
+    return { commands: out?.commands ?? [], facts: out?.facts ?? [] };
+  }
+
+  /** What the agent did (an observation: its step decides nothing): sent with the next step. */
+  note(ev: Observation): void {
+    this.outbox.push({ kind: 'event', event: ev });
+  }
+
+  /** Sends the outbox, if anything is in it; the answer, or undefined when there was nothing to send. */
+  flush(): Promise<Applied | undefined> {
+    const sent = this.sending.then(() => this.send());
+    this.sending = sent.catch(() => undefined);
+    return sent;
+  }
+
+  private async send(): Promise<Applied | undefined> {
+    const inputs = this.outbox;
+    if (inputs.length === 0) return undefined;
+    this.outbox = [];
+    let out: Applied;
+    try {
+      out = await this.deps.core.apply(this.threadId, inputs);
+    } catch (err) {
+      // Not known how much was applied: this window's copy is read again from the core.
+      await this.reload().catch(() => undefined);
+      throw err;
+    }
+    let thread = this.confirmed.slice();
+    for (const input of inputs) thread = withInput(thread, input);
+    thread.push(...out.appended);
+    this.confirmed = thread;
+    this.view = undefined;
+    if (thread.length !== out.length) {
+      // A retried request the core had applied before it restarted answers without what it appended.
+      this.deps.log.warn(`[${this.threadId}] this window's copy of the thread differs from the core's (${thread.length} ≠ ${out.length} messages): read again`);
+      await this.reload();
+    }
+    this.status = out.status;
     this.observe(out.facts);
-    this.activity.fire({ kind: 'step', threadId: this.threadId, at: this.clock.now(), event: ev, facts: out.facts });
+    const events = inputs.flatMap((i) => (i.kind === 'event' ? [i.event] : []));
+    for (const i of inputs)
+      if (i.kind === 'swap') this.activity.fire({ kind: 'swap', threadId: this.threadId, at: this.clock.now(), seqId: i.compaction.seqId });
+    if (events.length) this.activity.fire({ kind: 'step', threadId: this.threadId, at: this.clock.now(), events, facts: out.facts });
     return out;
   }
 
-  /** The facts the window shows: a decision (log, status bar), a sequence starting or ending (status bar, cache). */
+  /** The core's thread and status, read again (the outbox is kept: it was not sent). */
+  private async reload(): Promise<void> {
+    const snap = await this.deps.core.snapshot(this.threadId);
+    this.confirmed = snap.messages;
+    this.status = statusOf(snap.state);
+    this.view = undefined;
+  }
+
+  /** The decisions, for the log and whoever listens (the panel's badge). */
   private observe(facts: readonly Fact[]): void {
     for (const f of facts) {
-      if (f.type === 'decision') {
-        this.decision = f.decision;
-        this.deps.log.info(`[${this.threadId}] ${f.decision.point} → ${f.decision.action} (${f.decision.code}): ${f.decision.reason}`);
-        this.deps.onDecision?.(this.threadId, f.decision);
-      } else if (f.type === 'sequence_started') this.sequence = f.seqId;
-      else if (f.type === 'sequence_ended') this.sequence = null;
+      if (f.type !== 'decision') continue;
+      this.deps.log.info(`[${this.threadId}] ${f.decision.point} → ${f.decision.action} (${f.decision.code}): ${f.decision.reason}`);
+      this.deps.onDecision?.(this.threadId, f.decision);
     }
   }
 
@@ -255,24 +314,29 @@ export class Session implements EnginePort, ThreadPort {
     return new EffectExecutor(this.ports, request);
   }
 
+  /** Into the thread now (for the model), to the core with the next step. */
   async append(message: ThreadMessage): Promise<void> {
-    await this.deps.core.appendMessage(this.threadId, message);
-    this.thread.push(message);
+    this.queue({ kind: 'message', message });
   }
 
-  /** Atomic: the core writes archive + replacement in one record first; only then is the mirror replaced. */
+  /** Atomic: the core writes archive + replacement in one record, with the step that reports the compaction. */
   async swap(seqId: string, tokensBefore: number, tokensAfter: number, replacement: ThreadMessage[]): Promise<void> {
-    await this.deps.core.swap(this.threadId, { seqId, tokensBefore, tokensAfter, replacement });
-    this.thread = replacement.slice();
+    this.queue({ kind: 'swap', compaction: { seqId, tokensBefore, tokensAfter, replacement } });
     this.lastTokens = undefined;
     this.preparer.discard();
-    this.activity.fire({ kind: 'swap', threadId: this.threadId, at: this.clock.now(), seqId });
+  }
+
+  private queue(input: ThreadInput): void {
+    this.outbox.push(input);
+    if (this.view) this.view = withInput(this.view, input);
   }
 
   async undo(): Promise<string | null> {
+    await this.flush();
     const r = await this.deps.core.undo(this.threadId);
     if (!r) return null;
-    this.thread = r.messages;
+    this.confirmed = r.messages;
+    this.view = undefined;
     this.lastTokens = undefined;
     this.preparer.discard();
     this.activity.fire({ kind: 'undo', threadId: this.threadId, at: this.clock.now(), seqId: r.seqId });
@@ -299,7 +363,7 @@ export class Session implements EnginePort, ThreadPort {
    * next request counts again); undefined when the thread was never counted.
    */
   loggedStatus(): StatusView | undefined {
-    const t = this.loggedTokens;
+    const t = this.status.tokens;
     return t && t.window > 0 ? this.statusView(t.used, t.window) : undefined;
   }
 
@@ -319,7 +383,7 @@ export class Session implements EnginePort, ThreadPort {
     // the arbiter (and worth a log record).
     const key = `${used}/${window}`;
     if (key !== this.lastTokens) {
-      await this.executor().feed({ type: 'tokens', at: this.clock.now(), used, window });
+      this.note({ type: 'tokens', at: this.clock.now(), used, window });
       this.lastTokens = key;
     }
     const view = this.statusView(used, window, toolPart);
@@ -342,8 +406,27 @@ export class Session implements EnginePort, ThreadPort {
   }
 
   dispose(): void {
+    // What was not sent yet (a count, a boundary) still reaches the log.
+    this.flush().catch((err) => this.deps.log.warn(`[${this.threadId}] ${err}`));
     this.idleWatcher?.dispose();
     this.subscription.dispose();
     this.activity.dispose();
+  }
+}
+
+/** The thread after one input of the host's: a message appended, a swap's replacement; an event changes nothing here. */
+function withInput(thread: ThreadMessage[], input: ThreadInput): ThreadMessage[] {
+  switch (input.kind) {
+    case 'message':
+      thread.push(input.message);
+      return thread;
+    case 'swap':
+      return input.compaction.replacement.slice();
+    case 'event':
+      return thread;
+    default: {
+      const unknown: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unknown)}`);
+    }
   }
 }

@@ -17,6 +17,7 @@ export interface SlashContext {
 /** Renders /status. */
 export async function showStatus({ session: s, model, token, tools, out }: SlashContext): Promise<void> {
   const view = await s.syncTokens(model, token, tools);
+  await s.flush();
   const snap = await s.deps.core.snapshot(s.threadId);
   const last = snap.state.lastDecision;
   const lines = [

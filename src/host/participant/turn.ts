@@ -7,7 +7,8 @@
  */
 import type * as vscode from 'vscode';
 import type { AgentActivity } from '../../core/agent/adapter';
-import { isShellTool } from '../../core/agent/tools';
+import { isShellTool } from '../../core/signals/tools';
+import { isObservation } from '../../core/engine/observation';
 import type { EngineEvent } from '../../core/engine/types';
 import type { ThreadMessage } from '../../core/thread/thread';
 import { AgentModel } from './agentModel';
@@ -56,9 +57,15 @@ export class Turn {
     return (await this.exec.feed(ev)).compacted;
   }
 
-  /** What the agent did, as engine events through the core's agent adapter (the replay's too). */
+  /**
+   * What the agent did, as engine events through the core's agent adapter (the replay's too). Observations
+   * (core/engine/observation.ts) wait in the session's outbox for the next step: one round trip per model call.
+   */
   private async report(activity: AgentActivity): Promise<void> {
-    for (const ev of this.session.adapter.adapt(activity).events) await this.feed(ev);
+    for (const ev of this.session.adapter.adapt(activity).events) {
+      if (isObservation(ev)) this.session.note(ev);
+      else await this.feed(ev);
+    }
   }
 
   /** Tools offered to the agent: rawr's own plus the workspace tools the settings allow. */
