@@ -359,6 +359,9 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
         find(again.effects, 'decision')[0]!.decision.code,
         phase === 'assessing' ? (settings.judgment_enabled ? 'judgment_pending' : 'compact') : 'cooldown',
       );
+      // Nothing was compacted: the reason must not say a compaction happened (issue 34).
+      if (phase !== 'assessing')
+        assert.match(find(again.effects, 'decision')[0]!.decision.reason, /since the last compaction attempt \(cancelled; nothing was compacted\)/);
     });
   }
 
@@ -388,6 +391,7 @@ describe('step: preflight, queued input, cancel, failure, loop prevention', () =
     state = r.state;
     const again = run(state, [...workTurn(29, 'b2c3d4e'), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
     assert.equal(find(again.effects, 'decision')[0]!.decision.code, 'cooldown');
+    assert.match(find(again.effects, 'decision')[0]!.decision.reason, /since the last compaction attempt \(failed; nothing was compacted\)/);
   });
 
   it('a compaction that frees little but leaves the context above every threshold is no stall: nothing can re-fire (issue 33)', () => {

@@ -28,7 +28,8 @@ export interface DecisionInput {
   percentRemaining: number | null;
   boundaries: BoundarySignal[];
   /** null when this thread never compacted. */
-  cooldown: { turnsSince: number; secondsSince: number } | null;
+  /** Since the last compaction, or the last attempt that failed or was cancelled (`outcome`). */
+  cooldown: { turnsSince: number; secondsSince: number; outcome?: 'failed' | 'cancelled' } | null;
   openToolCalls: number;
   queuedInput: number;
   packetWorthy: boolean;
@@ -95,12 +96,10 @@ function softGuard(i: DecisionInput, make: Maker): Decision | null {
   if (i.point === 'tool_loop' && s.mid_turn_policy === 'emergency_only') return make('none', 'mid_turn_policy', 'mid-turn policy is emergency_only');
   if (i.stall === 'stalled') return make('none', 'stalled', 'the last compaction did not free enough context; waiting for emergency');
   if (i.cooldown && coolingDown(s, i.cooldown)) {
-    const { turnsSince, secondsSince } = i.cooldown;
-    return make(
-      'none',
-      'cooldown',
-      `cooldown: ${turnsSince}/${s.cooldown_turns} turns and ${Math.floor(secondsSince)}/${s.cooldown_seconds}s since the last compaction`,
-    );
+    const { turnsSince, secondsSince, outcome } = i.cooldown;
+    // Only a compaction that happened is called one: a failed or cancelled attempt cools down too.
+    const since = outcome === undefined ? 'the last compaction' : `the last compaction attempt (${outcome}; nothing was compacted)`;
+    return make('none', 'cooldown', `cooldown: ${turnsSince}/${s.cooldown_turns} turns and ${Math.floor(secondsSince)}/${s.cooldown_seconds}s since ${since}`);
   }
   if (i.queuedInput > 0) return make('none', 'active_work', 'the user has queued input');
   return null;

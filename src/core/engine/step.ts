@@ -270,7 +270,10 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
         text: cancelled ? 'Compaction cancelled; the thread is unchanged.' : `Compaction failed (${ev.error}); the thread is unchanged.`,
       });
       // A failed attempt starts the cooldown too, so a persistent failure cannot loop.
-      const next = { ...s, lastCompaction: { at: ev.at, turn: s.turn, percentBefore: null, percentAfter: null } };
+      const next = {
+        ...s,
+        lastCompaction: { at: ev.at, turn: s.turn, percentBefore: null, percentAfter: null, outcome: cancelled ? ('cancelled' as const) : ('failed' as const) },
+      };
       return endSequence(next, s.seq.seqId, cancelled ? 'cancelled' : 'failed', ev.at, fx);
     }
     case 'cancel': {
@@ -292,7 +295,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       fx.push({ type: 'annotate', level: 'info', text: 'Compaction sequence cancelled; the thread is unchanged.' });
       // Like a failure, a cancelled attempt starts the cooldown: the next evaluation point must not
       // inject the heads-up the user just cancelled all over again.
-      const cooled = { ...s, lastCompaction: { at: ev.at, turn: s.turn, percentBefore: null, percentAfter: null } };
+      const cooled = { ...s, lastCompaction: { at: ev.at, turn: s.turn, percentBefore: null, percentAfter: null, outcome: 'cancelled' as const } };
       return endSequence(cooled, seq.seqId, 'cancelled', ev.at, fx);
     }
   }
@@ -556,9 +559,9 @@ function idleCompaction(s: EngineState, at: number, fx: Effect[]): EngineState {
 }
 
 /** Turns and seconds since the last compaction (or failed attempt), for the cooldown; null before the first. */
-function sinceCompaction(s: EngineState, at: number): { turnsSince: number; secondsSince: number } | null {
+function sinceCompaction(s: EngineState, at: number): DecisionInput['cooldown'] {
   const last = s.lastCompaction;
-  return last ? { turnsSince: s.turn - last.turn, secondsSince: (at - last.at) / 1000 } : null;
+  return last ? { turnsSince: s.turn - last.turn, secondsSince: (at - last.at) / 1000, ...(last.outcome ? { outcome: last.outcome } : {}) } : null;
 }
 
 /** Says which pending boundaries an evaluation or a compaction takes off the list. */

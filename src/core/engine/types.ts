@@ -162,7 +162,14 @@ export interface EngineState {
   queuedInput: string[];
   workActivityThisTurn: boolean;
   plan: PlanState | null;
-  lastCompaction: { at: number; turn: number; percentBefore: number | null; percentAfter: number | null } | null;
+  lastCompaction: {
+    at: number;
+    turn: number;
+    percentBefore: number | null;
+    percentAfter: number | null;
+    /** Set when the attempt did not compact (it still starts the cooldown): reasons must not claim a compaction. */
+    outcome?: 'failed' | 'cancelled';
+  } | null;
   stall: 'none' | 'stalled' | 'suspended';
   preflight: Decision | null;
   manualPending: { instructions: string } | null;
