@@ -2,7 +2,7 @@
  * The scripted multi-phase model (scriptedModel.ts) in a process of its own, for measurements of the
  * process that talks to it: the double's recordings (every request's messages) and its HTTP server then
  * weigh on its own heap, not on the one being measured. The memory soak of the real-VS-Code tier
- * (test/vscode/suite/soak.test.js) starts it with child_process.fork.
+ * (test/vscode/suite/memory.soak.test.js) starts it with child_process.fork.
  *
  *   fork('out/test/support/scriptedModelProcess.js', [JSON.stringify({ steps, fillerChars })])
  *

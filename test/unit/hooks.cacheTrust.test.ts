@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
-import { untrustedCache, untrustedTree } from '../../src/core/io/ownedCache';
+import { untrustedCache, untrustedCacheNotes, untrustedTree } from '../../src/core/io/ownedCache';
 import { forgetHeldPromptSets, loadPromptSetCached } from '../../src/core/prompts/cache';
 import type { PromptReader } from '../../src/core/prompts/promptSet';
 
@@ -29,7 +29,11 @@ describe('caches rawr reads code or text from: only the user’s own', function 
     root = path.join(tmp, 'rawr');
     fs.mkdirSync(root, { mode: 0o700 });
   });
-  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  afterEach(() => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    // The notes are said by the next hook run in this process: another test file's hooks must not print them.
+    untrustedCacheNotes();
+  });
 
   it('a planted V8 code cache (a file or folder others can write, or another user’s) is not run; said once on stderr', function () {
     if (typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function') {

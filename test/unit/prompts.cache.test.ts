@@ -3,23 +3,31 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { untrustedCacheNotes } from '../../src/core/io/ownedCache';
 import { forgetHeldPromptSets, loadPromptSetCached } from '../../src/core/prompts/cache';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet, PROMPT_FILES } from '../../src/core/prompts/promptSet';
 
 describe('prompt-set cache for the hooks', () => {
   let tmp = '';
+  let cache = '';
   beforeEach(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-pcache-'));
+    // Where the hooks keep it (<rawr cache>/prompt-sets/<file>): only a cache in the user's own rawr cache
+    // folder is read (core/io/ownedCache.ts), and the OS temp folder itself is writable by everyone.
+    cache = path.join(tmp, 'rawr', 'prompt-sets', 'p.json');
+    fs.mkdirSync(path.dirname(cache), { recursive: true, mode: 0o700 });
     forgetHeldPromptSets();
   });
-  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  afterEach(() => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    untrustedCacheNotes();
+  });
 
   it('answers exactly as loadPromptSet: first parse, then from the cache, then again after a file changed', () => {
     const over = path.join(tmp, 'prompts');
     fs.mkdirSync(over);
     const readers = () => [dirReader(over), dirReader(shippedPromptsDir())];
-    const cache = path.join(tmp, 'prompt-cache.json');
     assert.deepEqual(loadPromptSetCached(readers(), cache, 'k'), loadPromptSet(readers()));
     assert.ok(fs.existsSync(cache), 'kept');
     assert.deepEqual(loadPromptSetCached(readers(), cache, 'k'), loadPromptSet(readers()), 'from the cache');
@@ -38,7 +46,6 @@ describe('prompt-set cache for the hooks', () => {
     const over = path.join(tmp, 'prompts');
     fs.mkdirSync(over);
     const readers = () => [dirReader(over), dirReader(shippedPromptsDir())];
-    const cache = path.join(tmp, 'prompt-cache.json');
     const first = loadPromptSetCached(readers(), cache, 'k');
     fs.writeFileSync(cache, '{"key":'); // were the file read, it would parse again (a new object)
     assert.equal(loadPromptSetCached(readers(), cache, 'k'), first, 'held');
@@ -51,7 +58,6 @@ describe('prompt-set cache for the hooks', () => {
   it('a corrupt, foreign or symlinked cache file, or another code key, only means parsing again', () => {
     const readers = [dirReader(shippedPromptsDir())];
     const want = loadPromptSet(readers);
-    const cache = path.join(tmp, 'prompt-cache.json');
     fs.writeFileSync(cache, '{"key":');
     assert.deepEqual(loadPromptSetCached(readers, cache, 'k'), want);
     const entry = JSON.parse(fs.readFileSync(cache, 'utf8')) as { key: string; set: { prompts: { handoff: string } } };

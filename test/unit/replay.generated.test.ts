@@ -31,10 +31,13 @@ describe('replay on generated phased sessions', () => {
 
   it('every family: no overflow, and every forecast compaction says what it avoids', () => {
     const fams = generateFamilies(3, 1);
-    // The seven families the README names ("Sessions no one tuned for"), not however many the generator has.
+    // The thirteen families docs/benchmarks.md names ("Schedule quality"), not however many the generator has.
     assert.deepEqual(
       fams.map((f) => [f.family.name, f.sessions.length]),
-      ['even', 'one-huge', 'growing', 'tiny', 'noisy', 'long-first', 'window-1M'].map((name) => [name, 1]),
+      [
+        ...['even', 'one-huge', 'growing', 'tiny', 'noisy', 'long-first', 'window-1M'],
+        ...['random', 'near-full', 'rare-large', 'shrinking', 'drifting', 'big-steps'],
+      ].map((name) => [name, 1]),
     );
     for (const { family, sessions } of fams) {
       for (const s of sessions) {

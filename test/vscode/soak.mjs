@@ -2,7 +2,7 @@
 // `npm run bench:soak-host`: the memory soak where users run it (issue 30, item 6) — long @rawr threads one
 // after another, each a new chat in the real Chat view of a real VS Code (code-server), through the real
 // extension host and the real core process; after every thread both processes collect their garbage and
-// report heap and RSS (test/vscode/suite/soak.test.js, run by test/vscode/run.mjs). Prints one row per
+// report heap and RSS (test/vscode/suite/memory.soak.test.js, run by test/vscode/run.mjs). Prints one row per
 // thread and the growth from the 10th thread to the last.
 //
 //   node test/vscode/soak.mjs [--threads N] [--steps N] [--via chat|handler] [--model process|host] [--snapshots DIR]

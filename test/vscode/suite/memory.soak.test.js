@@ -1,4 +1,5 @@
-// Memory in the real extension host (issue 30, item 6): long @rawr threads one after another through the
+// Memory in the real extension host (issue 30, item 6; named to run before reload.test.js, whose reload
+// checks that the window comes back on the last thread it used, not on the soak's): long @rawr threads one after another through the
 // real extension host and the real core process (vscode-languageclient over IPC), the model being rawr's own
 // OpenAI-compatible provider on the VS Code Language Model API, talking through the real `openai` client to
 // the scripted multi-phase model over loopback HTTP. The model runs in a process of its own
