@@ -9,7 +9,7 @@
  * hooks an earlier rawr wrote into the shared `.claude/settings.json` are offered a move. Codex reads
  * hooks only from `$CODEX_HOME/hooks.json` (all its sessions), so that command asks first, and offers
  * to trust the hooks (Codex skips untrusted hooks silently).
- * "Rawr: Remove Claude Code hooks" / "Rawr: Remove Codex hooks" take back exactly what install added
+ * "Rawr: Remove Claude Code Hooks" / "Rawr: Remove Codex Hooks" take back exactly what install added
  * (uninstaller.ts), and ask whether rawr's session state goes too.
  * Arguments for scripted use (tests): `{ folder?: string, trust?: boolean, move?: boolean, steer?: boolean,
  * purge?: boolean }` skip the questions.
