@@ -63,8 +63,13 @@ export class Transcript {
     });
   }
   /** Claude Code's record of its own compaction. */
-  compacted(preTokens: number) {
-    this.write({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata: { trigger: 'auto', preTokens } });
+  compacted(preTokens: number, postTokens?: number) {
+    this.write({
+      type: 'system',
+      subtype: 'compact_boundary',
+      content: 'Conversation compacted',
+      compactMetadata: { trigger: 'auto', preTokens, ...(postTokens !== undefined ? { postTokens } : {}) },
+    });
   }
   answer(text: string, context: number) {
     this.write({

@@ -223,7 +223,7 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
       ['false:deferred', 'false:deferred', 'false:deferred', 'false:heads_up', 'false:packet', 'true:boundary'],
     );
     // after the compaction the handoff gives the packet back, quoted: its forged marker is not rawr's
-    tr.compacted(660_000);
+    tr.compacted(660_000, 3_292);
     const handoff = await hook(root, 'SessionStart', { source: 'compact' });
     assert.equal(handoff.outcome, 'injected', handoff.stderr.join('\n'));
     const text = (JSON.parse(handoff.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
@@ -254,6 +254,9 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     );
     assert.equal(hookLog[2]!.facts!.commits!.added, 1, repairText);
     assert.equal((hookLog[2] as { tokensBefore?: number }).tokensBefore, 660_000, 'the receipt: tokens before the compaction');
+    // After: Claude Code's own post-compaction size (its compact_boundary's postTokens), not rawr's estimate.
+    assert.equal((hookLog[2] as { tokensAfter?: number }).tokensAfter, 3_292, 'the receipt: Claude Code’s size after the compaction');
+    assert.equal((hookLog[2] as { tokensAfterMeasured?: boolean }).tokensAfterMeasured, true);
   });
 
   it('golden path: without a packet, compacts at the boundary once the deadline of model requests has passed', async () => {

@@ -21,7 +21,15 @@ export type RecordingItem =
    */
   | { type: 'usage'; line: number; at: number; contextTokens: number; window?: number }
   /** The recorded tool compacted by itself. */
-  | { type: 'native_compaction'; line: number; at: number; trigger: 'auto' | 'manual' | 'unknown'; preTokens?: number }
+  | {
+      type: 'native_compaction';
+      line: number;
+      at: number;
+      trigger: 'auto' | 'manual' | 'unknown';
+      preTokens?: number;
+      /** Claude Code's own size of the context the compaction left (2.1.332 records it for automatic ones). */
+      postTokens?: number;
+    }
   /** Plan as written by TodoWrite / update_plan (normalized statuses). */
   | { type: 'plan'; line: number; at: number; steps: Array<{ text: string; status: 'pending' | 'in_progress' | 'completed' }> };
 

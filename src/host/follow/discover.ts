@@ -203,7 +203,7 @@ const factCount = z.object({ facts: z.number().int().nonnegative(), kept: z.numb
 
 /**
  * The receipt the hooks log after each compaction of the agent (core/hooks/shared/repairHook.ts): tokens
- * before (the agent's own count) and after (estimated), and per fact class of rawr's trail how many facts
+ * before (the agent's own count) and after (the agent's own where it records one, else estimated), and per fact class of rawr's trail how many facts
  * there were, how many the agent's summary kept and how many rawr re-injects.
  */
 export const ReceiptSchema = z.object({
@@ -212,6 +212,7 @@ export const ReceiptSchema = z.object({
   trigger: z.string().max(20).nullable(),
   tokensBefore: z.number().finite().nonnegative().nullable(),
   tokensAfter: z.number().finite().nonnegative(),
+  tokensAfterMeasured: z.boolean().optional(),
   summaryTokens: z.number().finite().nonnegative(),
   repairTokens: z.number().finite().nonnegative(),
   facts: z.record(z.string().max(40), factCount),

@@ -40,8 +40,13 @@ export type HookLogEntry =
       snapshot: string;
       /** Claude Code's own count before the compaction (compact_boundary's preTokens), else the last recorded context before it. */
       tokensBefore: number | null;
-      /** Estimated: the summary + rawr's repair (characters / 4); the next model response tells the real size. */
+      /**
+       * Claude Code's own size of what the compaction left (compact_boundary's postTokens) where it records
+       * one, so the receipt says what Claude Code measured; else estimated: the summary + rawr's repair
+       * (characters / 4). `tokensAfterMeasured` says which.
+       */
       tokensAfter: number;
+      tokensAfterMeasured?: boolean;
       summaryTokens: number;
       repairTokens: number;
       /** Per fact class of rawr's trail: how many facts, how many the summary kept, how many rawr re-injects. */
@@ -94,13 +99,16 @@ export async function saveRepair(o: {
   const repairTokens = estimateTokens(repair.text);
   writeFileAtomic(`${o.snapshotFile}.repair`, `${JSON.stringify({ at: o.now.toISOString(), text: repair.text, repairTokens, classes: repair.classes })}\n`);
   const summaryTokens = estimateTokens(summary);
+  // The compaction record this repair is for, when the transcript has it (Claude Code's own counts).
+  const atLine = last && last.line === line && last.type === 'native_compaction' ? last : undefined;
   hookLog(o.dir, {
     kind: 'receipt',
     at: o.now.toISOString(),
     trigger: o.trigger,
     snapshot: path.basename(o.snapshotFile),
-    tokensBefore: tokensBefore(rec.items, line, last && last.line === line && last.type === 'native_compaction' ? last.preTokens : undefined),
-    tokensAfter: summaryTokens + repairTokens,
+    tokensBefore: tokensBefore(rec.items, line, atLine?.preTokens),
+    tokensAfter: atLine?.postTokens ?? summaryTokens + repairTokens,
+    tokensAfterMeasured: atLine?.postTokens !== undefined,
     summaryTokens,
     repairTokens,
     facts: repair.classes,

@@ -274,7 +274,14 @@ export function claudeImporter(saved?: SavedClaudeImporter): RecordImporter {
     if (r.data.subtype !== 'compact_boundary') return; // stop_hook_summary, turn_duration: not replay events
     const meta = r.data.compactMetadata;
     const trigger = meta?.trigger === 'auto' || meta?.trigger === 'manual' ? meta.trigger : 'unknown';
-    emit({ type: 'native_compaction', line, at, trigger, ...(meta?.preTokens !== undefined ? { preTokens: meta.preTokens } : {}) });
+    emit({
+      type: 'native_compaction',
+      line,
+      at,
+      trigger,
+      ...(meta?.preTokens !== undefined ? { preTokens: meta.preTokens } : {}),
+      ...(meta?.postTokens !== undefined ? { postTokens: meta.postTokens } : {}),
+    });
   };
 
   const onRecord = (rec: unknown, line: number): void => {

@@ -110,7 +110,7 @@ export const ClaudeSystem = z.object({
   type: z.literal('system'),
   timestamp: z.string().optional(),
   subtype: z.string().optional(),
-  compactMetadata: z.object({ trigger: z.string().optional(), preTokens: z.number().optional() }).optional(),
+  compactMetadata: z.object({ trigger: z.string().optional(), preTokens: z.number().optional(), postTokens: z.number().nonnegative().optional() }).optional(),
 });
 
 /** The Bash tool's `toolUseResult` object (other tools have other shapes; they simply fail this). */
