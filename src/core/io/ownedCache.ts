@@ -31,10 +31,17 @@ export function untrustedCache(root: string, target: string): string | null {
     } catch (err) {
       return `${at}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`;
     }
-    if (st.isSymbolicLink()) return `${at} is a symbolic link`;
-    if (st.uid !== uid) return `${at} belongs to another user (uid ${st.uid})`;
-    if ((st.mode & WRITABLE_BY_OTHERS) !== 0) return `${at} is writable by other users (mode ${(st.mode & 0o777).toString(8)})`;
+    const why = notOwn(at, st, uid);
+    if (why !== null) return why;
   }
+  return null;
+}
+
+/** Why one entry (its lstat) is not this user's own and private: a symlink, another owner, or writable by others. */
+function notOwn(at: string, st: fs.Stats, uid: number): string | null {
+  if (st.isSymbolicLink()) return `${at} is a symbolic link`;
+  if (st.uid !== uid) return `${at} belongs to another user (uid ${st.uid})`;
+  if ((st.mode & WRITABLE_BY_OTHERS) !== 0) return `${at} is writable by other users (mode ${(st.mode & 0o777).toString(8)})`;
   return null;
 }
 
@@ -57,9 +64,8 @@ export function untrustedTree(root: string, dir: string): string | null {
       if (++seen > MAX_TREE_ENTRIES) return `${dir} holds more than ${MAX_TREE_ENTRIES} entries`;
       const full = path.join(at, name);
       const st = fs.lstatSync(full);
-      if (st.isSymbolicLink()) return `${full} is a symbolic link`;
-      if (st.uid !== uid) return `${full} belongs to another user (uid ${st.uid})`;
-      if ((st.mode & WRITABLE_BY_OTHERS) !== 0) return `${full} is writable by other users (mode ${(st.mode & 0o777).toString(8)})`;
+      const why = notOwn(full, st, uid);
+      if (why !== null) return why;
       if (st.isDirectory()) {
         if (depth >= 2) return `${full} is deeper than a cache keeps`;
         const below = walk(full, depth + 1);
