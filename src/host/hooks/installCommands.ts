@@ -134,7 +134,7 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
         return { ok: false, lines: [refused] };
       }
       const a = argsOf(raw);
-      const codexHome = process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex');
+      const codexHome = codexHomeDir();
       let trust = a.trust;
       if (trust === undefined) {
         const pick = await vscode.window.showWarningMessage(
@@ -163,11 +163,16 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
     }),
     vscode.commands.registerCommand(UNINSTALL_CODEX_HOOKS, async (raw?: unknown) => {
       const a = argsOf(raw);
-      const codexHome = process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex');
+      const codexHome = codexHomeDir();
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       const purge = await purgeOf(a, folder ? path.join(folder, '.rawr', 'codex') : 'none in this window');
       if (purge === undefined) return { ok: false, lines: ['cancelled'] };
       return removed(await uninstallCodex({ codexHome, followSymlinks: false, ...(purge && folder ? { purgeProject: folder } : {}) }), 'Codex hooks');
     }),
   );
+}
+
+/** Where Codex keeps its hooks for this user: `$CODEX_HOME`, else `~/.codex` (what install and uninstall both edit). */
+function codexHomeDir(): string {
+  return process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex');
 }
