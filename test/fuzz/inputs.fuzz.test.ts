@@ -8,7 +8,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseHookInput } from '../../src/core/hooks/shared/input';
-import { parseLog } from '../../src/core/log/eventLog';
+import { parseLog } from '../../src/core/logformat/reader';
 import { parseFrontmatter } from '../../src/core/prompts/frontmatter';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { importClaude } from '../../src/core/replay/import/claude';

@@ -1,13 +1,13 @@
 /**
- * The event log's fast record check (src/core/log/fastRecord.ts) never accepts what the zod schema
+ * The event log's fast record check (src/core/logformat/fastRecord.ts) never accepts what the zod schema
  * rejects, and when it accepts it gives the schema's value: on well-formed records of every common kind,
  * on the same records with one field changed, removed or added, and on arbitrary values; as JavaScript
  * values and after a JSON round trip (what the log reader sees).
  */
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { fastLogRecord } from '../../src/core/log/fastRecord';
-import { LogRecordSchema } from '../../src/core/log/records';
+import { fastLogRecord } from '../../src/core/logformat/fastRecord';
+import { LogRecordSchema } from '../../src/core/logformat/records';
 import { BOUNDARY_KINDS } from '../../src/core/signals/types';
 
 const RUNS = Number(process.env.RAWR_PROPERTY_RUNS ?? 10_000);

@@ -1,7 +1,7 @@
 /**
  * The zod schema of every EngineEvent: the core process validates each request's event with it
  * (src/core/protocol/coreProtocol.ts), and the event log validates each event record it loads with it
- * (src/core/log/records.ts), so neither a bad request nor a hand-edited log line reaches step().
+ * (src/core/logformat/records.ts), so neither a bad request nor a hand-edited log line reaches step().
  */
 import * as z from 'zod';
 import type { EngineEvent } from './types';

@@ -52,7 +52,7 @@ export type DecisionCode =
   /** The person stayed away past rawr.idleCompactMinutes after a turn that ended at a boundary in a tier: compact before they return. */
   | 'idle';
 
-// A type, not an interface: a decision is logged as it is, and the log's record type (log/records.ts
+// A type, not an interface: a decision is logged as it is, and the log's record type (logformat/records.ts
 // DecisionRecord) keeps unknown fields, which an interface cannot be assigned to.
 export type DecisionBoundary = {
   id: string;

@@ -11,7 +11,7 @@
  */
 import * as z from 'zod';
 import type { Command, Fact, StepOutput } from '../engine/types';
-import type { NewLogRecord } from './records';
+import type { NewLogRecord } from '../logformat/records';
 import { BOUNDARY_KINDS } from '../signals/types';
 
 const id = z.string().max(200);

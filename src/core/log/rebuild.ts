@@ -6,7 +6,7 @@
 import { step } from '../engine/step';
 import type { EngineEvent, EngineState, StepOutput } from '../engine/types';
 import type { ThreadMessage } from '../thread/thread';
-import type { LogRecord } from './records';
+import type { LogRecord } from '../logformat/records';
 
 export interface Rebuilt {
   state: EngineState;

@@ -12,7 +12,7 @@ import { EngineEventSchema, promptRecord, PromptsSchema } from '../engine/eventS
 import type { ThreadStatus } from '../engine/status';
 import type { EngineEvent, StepOutput } from '../engine/types';
 import type { PromptSet } from '../prompts/promptSet';
-import type { DecisionRecord } from '../log/records';
+import type { DecisionRecord } from '../logformat/records';
 import type { EngineState } from '../engine/types';
 import { SettingsSchema } from '../settings/schema';
 import { ThreadMessageSchema, type ThreadMessage } from '../thread/thread';

@@ -12,7 +12,7 @@
  * The result is the one `replay(loadRecording(…))` gives for the whole file, which a test checks.
  * Pure: the lines come from the caller (a file read line by line, or a text).
  */
-import { forEachLogRecord } from '../log/eventLog';
+import { forEachLogRecord } from '../logformat/reader';
 import { Replayer, type ReplayDecision, type ReplayOptions, type ReplaySummary } from './driver';
 import { claudeImporter } from './import/claude';
 import { codexImporter } from './import/codex';

@@ -19,7 +19,7 @@ import { percentRemaining, tierOf } from '../../core/arbiter/tiers';
 import { boundaryId } from '../../core/engine/step';
 import type { Decision } from '../../core/engine/types';
 import { isLoggedFact, LoggedEffectSchema, type LoggedCommand, type LoggedFact } from '../../core/log/loggedEffect';
-import { LogRecordSchema, type DecisionRecord, type LogRecord } from '../../core/log/records';
+import { LogRecordSchema, type DecisionRecord, type LogRecord } from '../../core/logformat/records';
 import type { ThreadSnapshot } from '../../core/protocol/coreProtocol';
 import { TIERS, type Settings } from '../../core/settings/schema';
 import { BOUNDARY_KINDS, strengthOf, type BoundaryKind, type DetectedBoundary } from '../../core/signals/types';

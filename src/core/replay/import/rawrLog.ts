@@ -3,8 +3,8 @@
  * (for instance with other settings). Only the recorded inputs are taken (messages, tools, tokens,
  * plans); rawr's own recorded compactions become the "native" ones the replay compares against.
  */
-import { forEachLogRecord, type LogProblem } from '../../log/eventLog';
-import { LogRecordSchema, type LogRecord } from '../../log/records';
+import { forEachLogRecord, type LogProblem } from '../../logformat/reader';
+import { LogRecordSchema, type LogRecord } from '../../logformat/records';
 import type { RecordImporter, Recording, RecordingItem } from '../recording';
 import type { LineSource } from './schemas';
 
