@@ -1,7 +1,7 @@
 /**
  * Core round trips of a chat message (issue 32): one @rawr request driven by the scripted model double
  * (a multi-phase session with a compaction) through the real participant, the core client's requests
- * (coreClient.ts clientApi: what startCore sends on its language client, here on a plain JSON-RPC
+ * (clientApi.ts: what the CoreSupervisor sends on its language client, here on a plain JSON-RPC
  * connection, since vscode-languageclient needs VS Code) and the real core process (src/server), every
  * request counted where it is sent. Printed per user message and per model call (the agent's calls and
  * rawr's own: judgment, packet, summary), with the count by method.

@@ -1,6 +1,6 @@
 /**
  * CoreApi as requests to the core process: each method is one CORE_METHODS request (one round trip).
- * startCore (coreClient.ts) sends them on its language client; the round-trip bench
+ * CoreSupervisor (coreSupervisor.ts) sends them on its connection to the process; the round-trip bench
  * (test/bench/roundTrips.ts) on a plain JSON-RPC connection to the same server, counting them. Free of
  * vscode-languageclient, so the bench runs outside VS Code.
  */

@@ -1,5 +1,5 @@
 /**
- * The life of the core process as the client sees it (coreClient.ts), as an explicit state machine:
+ * The life of the core process as the client sees it (CoreSupervisor, coreSupervisor.ts), as an explicit state machine:
  * `transition(state, event) → {state, action, log}`, pure (no vscode, no timers), so every path — start,
  * crash, restart, give up, shut down — is a unit test (test/unit/coreLifecycle.test.ts).
  *
