@@ -12,9 +12,9 @@ import { parseArgs } from 'node:util';
 import { assertPromptDir, dirReader, loadPromptDirs, shippedPromptsDir } from '../core/prompts/fs';
 import { loadPromptSet } from '../core/prompts/promptSet';
 import { SafeReadError } from '../core/io/safeRead';
-import { openAIJudge } from './judge';
-import { replayTo, replayToWithJudge } from './replayCommand';
-import { handoffFile } from './handoffCommand';
+import { openAIJudge } from './replay/judge';
+import { replayTo, replayToWithJudge } from './replay/replayCommand';
+import { handoffFile } from './replay/handoffCommand';
 import { HOOKS_USAGE } from './hooks';
 
 /** The npm name of the self-contained CLI package (scripts/cli-package.mjs): `rawr` on npm is someone else's. */

@@ -17,7 +17,7 @@ import { streamLog, type LogProblem } from '../../src/core/logformat/reader';
 import { rebuild } from '../../src/core/log/rebuild';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
-import { replayFile } from '../../src/cli/replayCommand';
+import { replayFile } from '../../src/cli/replay/replayCommand';
 import { formatCostBench, runCostBench } from './cost';
 import { DEFAULT_DIRS, formatHandoffBench, recordings, runHandoffBench } from './handoff';
 import { generatedOptions, printGenerated, printPhased } from './phased';

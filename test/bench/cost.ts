@@ -32,7 +32,7 @@ import { tailBudget } from '../../src/core/sequence/recentTail';
 import type { Settings } from '../../src/core/settings/schema';
 import type { ThreadMessage } from '../../src/core/thread/thread';
 import { streamChat, type OpenAIChatMessage } from '../../src/host/lm/openaiChat';
-import { loadRecording } from '../../src/cli/replayCommand';
+import { loadRecording } from '../../src/cli/replay/replayCommand';
 import { multiPhaseScript, SCRATCH_TOOL, startScriptedModel, type ScriptedModel } from '../support/scriptedModel';
 import { formatOf, nativeCompactions } from './probes';
 

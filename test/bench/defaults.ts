@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { replay } from '../../src/core/replay/driver';
-import { loadRecording } from '../../src/cli/replayCommand';
+import { loadRecording } from '../../src/cli/replay/replayCommand';
 
 const set = loadPromptSet([dirReader(shippedPromptsDir())]);
 const dir = process.env.RAWR_TRANSCRIPTS ?? resolve(__dirname, '../../../../shared/data/transcripts');

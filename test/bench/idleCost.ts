@@ -9,7 +9,7 @@
  * the return look cheaper than it is); what idle compaction saves is on every request after it. Counted from the recordings' own timestamps and token counts, never timed.
  */
 import { basename } from 'node:path';
-import { loadRecording } from '../../src/cli/replayCommand';
+import { loadRecording } from '../../src/cli/replay/replayCommand';
 import { replay } from '../../src/core/replay/driver';
 import type { Prompts } from '../../src/core/prompts/promptSet';
 import type { Settings } from '../../src/core/settings/schema';

@@ -10,7 +10,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadRecording } from '../../src/cli/replayCommand';
+import { loadRecording } from '../../src/cli/replay/replayCommand';
 import type { Prompts } from '../../src/core/prompts/promptSet';
 import { replay } from '../../src/core/replay/driver';
 import {

@@ -24,6 +24,6 @@ describe('core purity', () => {
     // Would throw "Cannot find module 'vscode'" if anything in the graph pulled it in.
     require('../../src/core/engine/step');
     require('../../src/core/replay/driver');
-    require('../../src/cli/replayCommand');
+    require('../../src/cli/replay/replayCommand');
   });
 });

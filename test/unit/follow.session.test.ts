@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { replayFile } from '../../src/cli/replayCommand';
+import { replayFile } from '../../src/cli/replay/replayCommand';
 import { SessionFollower, MAX_LINE_CHARS } from '../../src/core/follow/sessionFollower';
 import { codexCwd, encodeClaudeProject, hookEvents, hookReceipts, newestClaudeTranscript, steerLog } from '../../src/host/follow/discover';
 import { FileTail } from '../../src/host/follow/tail';

@@ -4,7 +4,7 @@
  * drove says what it avoids. The bench (`npm run bench`) reports how close the counts come to the optimum.
  */
 import * as assert from 'node:assert/strict';
-import { loadRecording } from '../../src/cli/replayCommand';
+import { loadRecording } from '../../src/cli/replay/replayCommand';
 import { replay } from '../../src/core/replay/driver';
 import { DEFAULT_POST_TOKENS, optimalSchedule, scoreSchedule } from '../../src/core/replay/schedule';
 import { FAMILIES, generateFamilies, generateSession, rng } from '../bench/phasedGen';

@@ -21,7 +21,7 @@ import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { replay, type ReplayDecision } from '../../src/core/replay/driver';
 import { handoffAt } from '../../src/core/replay/handoffAt';
-import { loadRecording, replayFile } from '../../src/cli/replayCommand';
+import { loadRecording, replayFile } from '../../src/cli/replay/replayCommand';
 import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
 import { updateMode } from '../support/updateMode';
 

@@ -1,12 +1,12 @@
 /**
  * Replay with a real judgment LM: the scripted model is served over loopback HTTP and reached through
- * the real `openai` client (src/cli/judge.ts), and its verdicts change where rawr compacts.
+ * the real `openai` client (src/cli/replay/judge.ts), and its verdicts change where rawr compacts.
  */
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { openAIJudge } from '../../src/cli/judge';
-import { replayFile, replayFileWithJudge } from '../../src/cli/replayCommand';
+import { openAIJudge } from '../../src/cli/replay/judge';
+import { replayFile, replayFileWithJudge } from '../../src/cli/replay/replayCommand';
 import { startScriptedModel, systemOrFirstText } from '../support/scriptedModel';
 import { shipped } from '../support/engine';
 import { needShared } from '../support/sharedData';

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadRecording, replayFile, replayFileWithJudge } from '../../src/cli/replayCommand';
+import { loadRecording, replayFile, replayFileWithJudge } from '../../src/cli/replay/replayCommand';
 import { judgmentKey, replay, type ReplayDecision } from '../../src/core/replay/driver';
 import type { RawLine } from '../../src/core/io/lines';
 import { replayScanned, scanRecording, type HeldCounts } from '../../src/core/replay/stream';

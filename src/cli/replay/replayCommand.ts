@@ -1,13 +1,13 @@
 /** Formats a replay as JSON Lines (the contract in docs/ARCHITECTURE.md#replay) or as a readable table with a verdict. */
-import { NeedJudgment, type ReplayDecision, type ReplaySummary } from '../core/replay/driver';
-import { detectFormat, importRecording } from '../core/replay/import/detect';
-import { importRawrLog } from '../core/replay/import/rawrLog';
-import type { LineSource, Problem } from '../core/replay/import/schemas';
-import { openLines } from '../core/io/lines';
-import type { Recording, RecordingFormat } from '../core/replay/recording';
-import { ProblemTally, replayScanned, scanRecording, type RecordingScan } from '../core/replay/stream';
-import type { Prompts } from '../core/prompts/promptSet';
-import type { Settings } from '../core/settings/schema';
+import { NeedJudgment, type ReplayDecision, type ReplaySummary } from '../../core/replay/driver';
+import { detectFormat, importRecording } from '../../core/replay/import/detect';
+import { importRawrLog } from '../../core/replay/import/rawrLog';
+import type { LineSource, Problem } from '../../core/replay/import/schemas';
+import { openLines } from '../../core/io/lines';
+import type { Recording, RecordingFormat } from '../../core/replay/recording';
+import { ProblemTally, replayScanned, scanRecording, type RecordingScan } from '../../core/replay/stream';
+import type { Prompts } from '../../core/prompts/promptSet';
+import type { Settings } from '../../core/settings/schema';
 
 export interface ReplayCommandOptions {
   settings: Settings;

@@ -3,15 +3,15 @@
  * the recorded session at line N (core/replay/handoffAt.ts), as plain text or JSON. The file streams as
  * in `rawr replay` (two passes over its lines, nothing kept that grows with it).
  */
-import { HandoffFeed, handoffStreamed } from '../core/replay/handoffAt';
-import { forEachItem, ProblemTally } from '../core/replay/stream';
-import { linesOfText } from '../core/io/lines';
-import { nativeSummaryAt } from '../core/hooks/shared/repair';
-import { repairOf } from '../core/sequence/repair';
-import { estimateTokens } from '../core/sequence/recentTail';
-import type { Prompts } from '../core/prompts/promptSet';
-import type { Settings } from '../core/settings/schema';
-import type { ThreadMessage } from '../core/thread/thread';
+import { HandoffFeed, handoffStreamed } from '../../core/replay/handoffAt';
+import { forEachItem, ProblemTally } from '../../core/replay/stream';
+import { linesOfText } from '../../core/io/lines';
+import { nativeSummaryAt } from '../../core/hooks/shared/repair';
+import { repairOf } from '../../core/sequence/repair';
+import { estimateTokens } from '../../core/sequence/recentTail';
+import type { Prompts } from '../../core/prompts/promptSet';
+import type { Settings } from '../../core/settings/schema';
+import type { ThreadMessage } from '../../core/thread/thread';
 import { scan, sourceOf, type ReplayInput } from './replayCommand';
 
 export interface HandoffCommandOptions {
