@@ -1,21 +1,19 @@
 /**
  * Core round trips of a chat message (issue 32): one @rawr request driven by the scripted model double
- * (a multi-phase session with a compaction) through the real participant, the core client's requests
- * (clientApi.ts: what the CoreSupervisor sends on its language client, here on a plain JSON-RPC
- * connection, since vscode-languageclient needs VS Code) and the real core process (src/server), every
- * request counted where it is sent. Printed per user message and per model call (the agent's calls and
+ * (a multi-phase session with a compaction) through the real participant, the core client (the
+ * CoreSupervisor the extension uses, on the forked-server connection of the unit tier, since
+ * vscode-languageclient needs VS Code) and the real core process (src/server), every request counted
+ * where the connection sends it. Printed per user message and per model call (the agent's calls and
  * rawr's own: judgment, packet, summary), with the count by method.
  */
 import '../support/vscode/register';
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import * as rpc from 'vscode-jsonrpc/node';
 import { shippedPromptsDir } from '../../src/core/prompts/fs';
-import { CORE_METHODS } from '../../src/core/protocol/coreProtocol';
-import { clientApi } from '../../src/host/core/clientApi';
+import { CoreSupervisor, type CoreConnection } from '../../src/host/core/coreSupervisor';
 import { shipped } from '../support/engine';
+import { forkedCoreConnection } from '../support/forkedCore';
 import { participantHarness } from '../support/participantHarness';
 import { multiPhaseScript } from '../support/scriptedModel';
 
@@ -43,24 +41,25 @@ export async function runRoundTrips(): Promise<RoundTrips> {
   // Where each request falls: which message, after how many model calls.
   const at = { ask: -1, calls: () => 0 };
   const gaps = new Map<string, number>();
-  const child = fork(path.join(REPO, 'out', 'src', 'server', 'main.js'), ['--node-ipc'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [] });
-  const conn = rpc.createMessageConnection(new rpc.IPCMessageReader(child), new rpc.IPCMessageWriter(child));
-  conn.onNotification(() => undefined); // window/logMessage and friends
-  conn.listen();
-  await conn.sendRequest('initialize', {
-    processId: process.pid,
-    rootUri: null,
-    capabilities: {},
-    initializationOptions: { logDir: path.join(root, 'threads'), promptDirs: [shippedPromptsDir()] },
+  const counting = (c: CoreConnection): CoreConnection => ({
+    get state() {
+      return c.state;
+    },
+    onDidChangeState: (listener) => c.onDidChangeState(listener),
+    start: () => c.start(),
+    stop: () => c.stop(),
+    sendRequest: <R>(method: string, params: object) => {
+      byMethod[method] = (byMethod[method] ?? 0) + 1;
+      const gap = `${at.ask}:${at.calls()}`;
+      if (at.ask >= 0) gaps.set(gap, (gaps.get(gap) ?? 0) + 1);
+      return c.sendRequest<R>(method, params);
+    },
   });
-  await conn.sendNotification('initialized', {});
-  const core = clientApi(<R>(name: keyof typeof CORE_METHODS, params: object) => {
-    const method = CORE_METHODS[name];
-    byMethod[method] = (byMethod[method] ?? 0) + 1;
-    const gap = `${at.ask}:${at.calls()}`;
-    if (at.ask >= 0) gaps.set(gap, (gaps.get(gap) ?? 0) + 1);
-    return conn.sendRequest<R>(method, params);
-  });
+  const say = (m: string) => console.error(m);
+  const core = new CoreSupervisor(path.join(root, 'threads'), [shippedPromptsDir()], { info: () => undefined, warn: say, error: say });
+  const server = path.join(REPO, 'out', 'src', 'server', 'main.js');
+  await core.start((policy) => counting(forkedCoreConnection(server, policy)), { timeoutMs: 20_000, server: 'main.js' });
+  if (core.mode !== 'process') throw new Error('the core process did not start: nothing to count');
   await core.configure({ ...shipped, settings: { ...shipped.settings, ...settings } });
   for (const k of Object.keys(byMethod)) delete byMethod[k];
   const script = multiPhaseScript({
@@ -81,6 +80,7 @@ export async function runRoundTrips(): Promise<RoundTrips> {
     const threadId = await ask('Build a token-bucket rate limiter for our HTTP server, phase by phase.');
     await ask('Thanks. Anything left to do?', threadId);
     at.ask = -1; // the bench's own snapshot request below is not counted
+    if (core.mode !== 'process') throw new Error('the core process was given up on during the bench: the counts are not round trips');
     const counted = { ...byMethod };
     const trips = Object.values(counted).reduce((n, c) => n + c, 0);
     const compactions = (await core.snapshot(threadId)).compactions.length;
@@ -94,8 +94,7 @@ export async function runRoundTrips(): Promise<RoundTrips> {
     return { messages: 2, modelCalls: h.model.requests.length, compactions, trips, byMethod: counted, entry, mostPerModelCall };
   } finally {
     h.dispose();
-    conn.dispose();
-    child.kill();
+    await core.dispose();
     rmSync(root, { recursive: true, force: true });
   }
 }

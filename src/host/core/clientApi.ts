@@ -1,7 +1,7 @@
 /**
  * CoreApi as requests to the core process: each method is one CORE_METHODS request (one round trip).
  * CoreSupervisor (coreSupervisor.ts) sends them on its connection to the process; the round-trip bench
- * (test/bench/roundTrips.ts) on a plain JSON-RPC connection to the same server, counting them. Free of
+ * (test/bench/roundTrips.ts) on the same supervisor over a forked server, counting them. Free of
  * vscode-languageclient, so the bench runs outside VS Code.
  */
 import { randomUUID } from 'node:crypto';
