@@ -33,7 +33,7 @@ import { buildSnapshot, parseSnapshot } from './snapshot';
 import { injectionText } from './inject';
 import type { TranscriptFacts } from './facts';
 import { transcriptConfirms } from './confirm';
-import { readSteerConfig } from '../claude/steerConfig';
+import { readSteerConfig, settingsWindow } from '../claude/steerConfig';
 import { lastAllowed, steerAtTool, steerPreCompact } from '../claude/steer';
 import { claimHeadsUp } from '../claude/golden';
 import { claimRepair, hasRepair, hookLog, saveRepair } from './repairHook';
@@ -223,6 +223,7 @@ async function steerAtToolResult(tag: string, input: PostToolUseInput, root: str
       settings: prompts.settings,
       prompts: prompts.prompts,
       env: opts.env,
+      settingsWindow: await settingsWindow(root, opts.env.HOME, config.autoCompactWindow),
       now,
     });
     return [];
@@ -255,6 +256,7 @@ async function steer(
       settings: prompts.settings,
       prompts: prompts.prompts,
       env: opts.env,
+      settingsWindow: await settingsWindow(root, opts.env.HOME, config.autoCompactWindow),
       now,
       ...(opts.later ? { later: opts.later } : {}),
     });
