@@ -304,6 +304,15 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     const after = s.server.requests.filter((r) => r.n > compact.n && r.kind === 'main');
     assert.ok(after.length >= 1 && after.every((r) => r.status === 200), `the turn went on: ${report(s)}`);
     assert.ok(after[0]!.raw.includes(PACKET_TOKEN), `the packet reached the model after the compaction: ${report(s)}`);
+    // Issue 34: the packet was in that request three times. Claude Code keeps the packet's Write (the newest
+    // tool call) verbatim and re-attaches the file it wrote; rawr's handoff names it instead of a third copy.
+    const blocks = (after[0]!.body.messages as Array<{ content: unknown }>).flatMap((m) =>
+      typeof m.content === 'string' ? [m.content] : (m.content as unknown[]).map((b) => JSON.stringify(b)),
+    );
+    const handoffBlocks = blocks.filter((b) => b.includes('[rawr handoff]'));
+    assert.ok(handoffBlocks.length === 1 && !handoffBlocks[0]!.includes(PACKET_TOKEN), `the handoff does not quote the packet again: ${report(s)}`);
+    assert.match(handoffBlocks[0]!, /continuation packet \(\.scratch\/claude-[a-z0-9-]+\.packet\.md\) is already in your context/, report(s));
+    assert.equal(occurrences(after[0]!.raw, PACKET_TOKEN), 2, `the packet twice, both Claude Code's own (the kept Write, the re-attached file): ${report(s)}`);
     assert.ok(
       after.every((r) => !r.raw.includes(HEADS_UP)),
       `the heads-up is not repeated after the compaction: ${report(s)}`,

@@ -260,6 +260,32 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     assert.equal((hookLog[2] as { tokensAfterMeasured?: boolean }).tokensAfterMeasured, true);
   });
 
+  // issue 34: the first request after the compaction held the packet three times: the packet's Write that
+  // Claude Code keeps verbatim, the packet file it re-attaches, and rawr's handoff quoting it again.
+  it("golden path: when the packet's write is the newest tool call, Claude Code keeps it: the handoff names it instead of quoting it", async () => {
+    const { root, tr } = project();
+    tr.prompt('Do phase 1 then phase 2 of PLAN.md');
+    // the steps of the test above: refused before the commit, the heads-up after its phase close
+    tr.bash('echo step 0', 200_000, 'step 0');
+    tr.bash('echo step 1', 600_000, 'step 1');
+    await preCompact(root, 'auto');
+    tr.bash('git add -A && git commit -m "phase 1 done"', 640_000, '[main 3f2a1c9] phase 1 done\n 1 file changed, 1 insertion(+)');
+    await preCompact(root, 'auto');
+    tr.bash('echo step 3', 650_000, 'step 3');
+    assert.match(blocked((await preCompact(root, 'auto')).stdout) ?? '', /heads-up to the model/);
+    const packet = "## What's next\nstep 5 PKT-43\n";
+    fs.writeFileSync(path.join(root, '.scratch/claude-sess.packet.md'), packet);
+    tr.tool('Write', { file_path: path.join(root, '.scratch/claude-sess.packet.md'), content: packet }, 660_000, 'File created successfully');
+    const allowed = await preCompact(root, 'auto');
+    assert.equal(allowed.outcome, 'snapshot', allowed.stdout);
+    tr.compacted(660_000, 3_292);
+    const handoff = await hook(root, 'SessionStart', { source: 'compact' });
+    const text = (JSON.parse(handoff.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    assert.doesNotMatch(text, /PKT-43/, 'not quoted a second time');
+    assert.match(text, /Your own continuation packet \(\.scratch\/claude-sess\.packet\.md\) is already in your context/);
+    assert.match(text, /rawr's snapshot at the compaction/);
+  });
+
   it('golden path: without a packet, compacts at the boundary once the deadline of model requests has passed', async () => {
     const { root, tr } = project();
     tr.prompt('Do phase 1 then phase 2 of PLAN.md');
