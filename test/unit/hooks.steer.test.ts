@@ -634,6 +634,12 @@ describe('rawr hooks claude install: steering in .claude/settings.local.json', f
     const s = await install(shell, { env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '75' } });
     assert.match(s.lines.join('\n'), /your CLAUDE_AUTOCOMPACT_PCT_OVERRIDE in the environment \(75\) is kept/);
     assert.equal(read(shell, 'settings.local.json').env, undefined);
+    const home = fs.mkdtempSync(path.join(TMP, 'rawr-home-'));
+    fs.mkdirSync(path.join(home, '.claude'));
+    fs.writeFileSync(path.join(home, '.claude/settings.json'), '{ "env": { "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": 60 } }\n');
+    const user = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
+    assert.match((await install(user, { home })).lines.join('\n'), /your CLAUDE_AUTOCOMPACT_PCT_OVERRIDE in ~\/\.claude\/settings\.json \(60\) is kept/);
+    assert.equal(read(user, 'settings.local.json').env, undefined);
     const other = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
     fs.mkdirSync(path.join(other, '.claude'));
     fs.writeFileSync(path.join(other, '.claude/settings.local.json'), '{ "env": { "FOO": "1" } }\n');
