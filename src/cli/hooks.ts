@@ -25,11 +25,13 @@ ${INSTALL_USAGE}
   Code: personal, not committed; git-ignored through .git/info/exclude) or $CODEX_HOME/hooks.json
   (Codex), editing the file's text (JSONC: comments kept): every other setting and hook keeps its text as
   written, the file keeps its mode, and the previous version is kept under .rawr/claude/backup/
-  ($CODEX_HOME/.rawr/backup/). A team's autoCompactWindow in .claude/settings.json is kept, and said so.
+  ($CODEX_HOME/.rawr/backup/). A team's autoCompactWindow or CLAUDE_AUTOCOMPACT_PCT_OVERRIDE in .claude/settings.json
+  (or yours, in ~/.claude/settings.json or the environment) is kept, and said so.
   uninstall removes exactly what install added (a file nobody else changed gets its earlier bytes back);
   --purge also removes rawr's session state (.rawr/<agent>/). A symlinked file is refused unless --follow-symlinks; a read-only file is
   refused (exit 1). Claude Code: rawr steers its automatic compaction to phase boundaries
-  (autoCompactWindow at rawr's early line for a --window N model, default the settings' model or 1M;
+  (autoCompactWindow 1000000 with env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: Claude Code asks from just before
+  rawr's early line in every model's window, a 200k one included; --window N for a model above 1M;
   PreCompact refuses until a boundary); --no-steer leaves Claude Code's own threshold. --move moves
   rawr's hooks an earlier rawr wrote into the shared ./.claude/settings.json. --no-hooks: steering only
   (the hooks come from rawr's Claude Code plugin).

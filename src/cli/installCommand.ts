@@ -71,6 +71,7 @@ export async function installMain(agent: 'claude' | 'codex', args: string[], usa
           move: args.includes('--move'),
           hooks: !args.includes('--no-hooks'),
           ...(env.HOME ? { home: env.HOME } : {}),
+          env,
           ...(windowArg !== undefined ? { window: Number(windowArg) } : {}),
         });
   return printed(r);

@@ -12,7 +12,9 @@
  *      model writes its continuation packet to .scratch/, the compaction follows within a few requests,
  *      and the packet (and the handoff, once) reach the model after it;
  *   S6 CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000 on a 1M model: scheduled in 200k, compacted at the commit;
- *   S7 a commit that ends the turn: the heads-up rides on its result, the compaction follows the packet.
+ *   S7 a commit that ends the turn: the heads-up rides on its result, the compaction follows the packet;
+ *   S8 a 200k model (`--model claude-sonnet-4-5`) under the same install: Claude Code asks from 97,200
+ *      (rawr's percentage of its clamped window), and compacts at the commit, not at its own threshold.
  * Where Claude Code compacted is judged from what it sent and printed (request bodies, stream-json);
  * rawr's steer log only adds detail, and a scenario whose hook never answered fails.
  */
@@ -134,8 +136,15 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
 
   it('install writes the hooks and autoCompactWindow into .claude/settings.local.json, nothing into the shared settings.json', async () => {
     const s = await setup('S0', {});
-    const local = JSON.parse(fs.readFileSync(path.join(s.repo, '.claude/settings.local.json'), 'utf8')) as { autoCompactWindow?: number; hooks?: object };
-    assert.equal(local.autoCompactWindow, 563_000, "Claude Code's threshold (W - 33k) 2% before rawr's early line (55% of 1M)");
+    const local = JSON.parse(fs.readFileSync(path.join(s.repo, '.claude/settings.local.json'), 'utf8')) as {
+      autoCompactWindow?: number;
+      env?: Record<string, string>;
+      hooks?: object;
+    };
+    // Every model's own window, asked from 54% of its effective window (window - 20k): 529,200 in 1M, 2%
+    // before rawr's early line (55%), and 97,200 in 200k (S8).
+    assert.equal(local.autoCompactWindow, 1_000_000);
+    assert.deepEqual(local.env, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '54' });
     assert.ok(local.hooks);
     // The bundled CLI installs the hooks entry's bash client (src/cli/hookCommand.ts): bash -p, hook.sh, node.
     assert.match(
@@ -295,6 +304,15 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     const after = s.server.requests.filter((r) => r.n > compact.n && r.kind === 'main');
     assert.ok(after.length >= 1 && after.every((r) => r.status === 200), `the turn went on: ${report(s)}`);
     assert.ok(after[0]!.raw.includes(PACKET_TOKEN), `the packet reached the model after the compaction: ${report(s)}`);
+    // Issue 34: the packet was in that request three times. Claude Code keeps the packet's Write (the newest
+    // tool call) verbatim and re-attaches the file it wrote; rawr's handoff names it instead of a third copy.
+    const blocks = (after[0]!.body.messages as Array<{ content: unknown }>).flatMap((m) =>
+      typeof m.content === 'string' ? [m.content] : (m.content as unknown[]).map((b) => JSON.stringify(b)),
+    );
+    const handoffBlocks = blocks.filter((b) => b.includes('[rawr handoff]'));
+    assert.ok(handoffBlocks.length === 1 && !handoffBlocks[0]!.includes(PACKET_TOKEN), `the handoff does not quote the packet again: ${report(s)}`);
+    assert.match(handoffBlocks[0]!, /continuation packet \(\.scratch\/claude-[a-z0-9-]+\.packet\.md\) is already in your context/, report(s));
+    assert.equal(occurrences(after[0]!.raw, PACKET_TOKEN), 2, `the packet twice, both Claude Code's own (the kept Write, the re-attached file): ${report(s)}`);
     assert.ok(
       after.every((r) => !r.raw.includes(HEADS_UP)),
       `the heads-up is not repeated after the compaction: ${report(s)}`,
@@ -330,9 +348,10 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     );
   });
   it('S6: CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000 on a 1M model: scheduled in 200k, compacted at the commit right after the packet', async () => {
-    // Claude Code asks from 167k (its env window wins over rawr's autoCompactWindow), here first right
-    // after the commit (168k). Scheduled in 1M (rawr before issue 34) that is 17% used, "reactive", and
-    // allowed at once, before the commit's result is even sent; in 200k it is the boundary at 84%.
+    // Claude Code compacts in 200k (its env window wins over rawr's autoCompactWindow) and asks from rawr's
+    // 54% of 180,000 = 97,200 (at 120k, refused), then right after the commit (168k). Scheduled in 1M
+    // (rawr before issue 34) that is 17% used, "reactive", and allowed at once, before the commit's
+    // result is even sent; in 200k it is the boundary at 84%.
     const s = await setup(
       'S6',
       { usageSchedule: [40_000, 60_000, 80_000, 120_000, 168_000, 172_000, 175_000, 178_000, 180_000] },
@@ -353,6 +372,35 @@ describe('real Claude Code: rawr steers the compaction to the phase boundary', f
     const f = facts(s);
     assert.equal(f.boundaries, 1, `Claude Code compacted once: ${report(s)}`);
     assertCompactedAtCommit(s, /git commit -m \\"phase 1 done\\"/);
+    assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
+  });
+
+  it('S8: a 200k model (--model claude-sonnet-4-5): Claude Code asks from 97k and compacts at the commit, not at its own threshold', async () => {
+    // The S1 schedule in 200k: 60k … 108k (Claude Code asks from 97,200: refused) … 140k after the
+    // commit (call 5) … 156k. Installed as before issue 34 (autoCompactWindow 563,000, clamped to 200k),
+    // Claude Code asked first at 167k, past this commit; with neither setting it never compacts by itself.
+    const schedule = [60_000, 76_000, 92_000, 108_000, 120_000, 140_000, 148_000, 156_000, 160_000, 164_000];
+    const s = await setup('S8', { usageSchedule: schedule });
+    await turn(s, 'MULTI_BASH 7 COMMIT_AT 5 please run the steps', '--model', 'claude-sonnet-4-5');
+    assert.ok(
+      s.server.requests.filter((r) => r.kind === 'main').every((r) => r.body.model === 'claude-sonnet-4-5'),
+      `the session ran on the 200k model: ${report(s)}`,
+    );
+    const f = facts(s);
+    assert.equal(f.boundaries, 1, `Claude Code compacted once: ${report(s)}`);
+    const log = steerLog(s);
+    assert.ok(log.length >= 1 && log.every((l) => l.window === 200_000), `rawr scheduled in 200k: ${report(s)}`);
+    assert.ok(
+      log.some((l) => !l.allow && l.why === 'deferred' && l.usedTokens < 167_000),
+      `Claude Code asked before its own threshold (167k) and rawr refused there: ${report(s)}`,
+    );
+    assert.ok(
+      log.every((l) => l.why !== 'reactive'),
+      `no call taken for a failed request: ${report(s)}`,
+    );
+    assertCompactedAtCommit(s, /git commit -m \\"phase 1 done\\"/);
+    const statuses = compactingStatuses(s);
+    assert.ok(statuses >= 1 && statuses <= 3, `at most 3 "compacting" statuses for the one compaction (saw ${statuses}): ${report(s)}`);
     assert.equal(lastResult(s).is_error ?? false, false, `the turn ended normally: ${report(s)}`);
   });
 });

@@ -26,6 +26,7 @@ import { formatThreadSoak, runThreadSoak } from './threadSoak';
 import { formatRoundTrips, runRoundTrips } from './roundTrips';
 import { hookLatencyBench } from './hookLatency';
 import { formatIdleCostBench, runIdleCostBench } from './idleCost';
+import { formatSteerRefusals, runSteerRefusals } from './steerRefusals';
 
 const set = loadPromptSet([dirReader(shippedPromptsDir())]);
 const settings = { ...set.settings, judgment_enabled: false };
@@ -202,6 +203,8 @@ async function main(): Promise<void> {
     printGenerated(set.settings, set.prompts, gen.seed, gen.count, gen.seed + 9);
     printGenerated(set.settings, set.prompts, gen.seed + 10, gen.count, gen.seed + 19);
   }
+  // What steering Claude Code shows the person: its refused PreCompact calls per compaction (issue 34).
+  console.log(formatSteerRefusals(runSteerRefusals(set.settings, set.prompts, gen.seed, gen.count), gen.seed, gen.count));
   console.log('');
   console.log(formatHandoffBench(runHandoffBench()));
   console.log('');

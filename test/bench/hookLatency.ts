@@ -26,7 +26,7 @@ import { join, resolve } from 'node:path';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
-import { autoCompactWindowFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
+import { askLineFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { steerPreCompact } from '../../src/core/hooks/claude/steer';
 import { nodeCommandPrefix, shellQuote } from '../../src/core/hooks/shared/hooksConfig';
 import { ensureLauncher } from '../../src/host/hooks/launcher';
@@ -145,7 +145,8 @@ export async function hookLatencyBench(): Promise<string> {
     const config = {
       steer: true,
       window: 1_000_000,
-      autoCompactWindow: autoCompactWindowFor(1_000_000, set.settings),
+      autoCompactWindow: askLineFor(1_000_000, set.settings).autoCompactWindow,
+      askPercent: askLineFor(1_000_000, set.settings).percent,
       settingsFile: '.claude/settings.local.json',
     };
     writeSteerConfig(root, config);

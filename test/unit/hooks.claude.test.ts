@@ -627,7 +627,7 @@ describe('rawr hooks claude (CLI subprocess)', function () {
       const merged = JSON.parse(fs.readFileSync(file, 'utf8'));
       assert.equal(merged.model, 'opus');
       assert.deepEqual(merged.permissions, existing.permissions);
-      assert.deepEqual(merged.env, existing.env);
+      assert.deepEqual(merged.env, { ...existing.env, CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '54' }, "the person's env kept; rawr's percentage beside it");
       assert.deepEqual(merged.hooks.PreToolUse, existing.hooks.PreToolUse);
       assert.deepEqual(merged.hooks.UserPromptSubmit[0], existing.hooks.UserPromptSubmit[0], 'the other tool keeps its prompt hook, first');
       assert.equal(merged.hooks.UserPromptSubmit.length, 2);

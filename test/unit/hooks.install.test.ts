@@ -107,7 +107,8 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     assert.match(text, /\/\/ ping me/);
     assert.match(text, /notify-send done/);
     assert.match(text, /hooks claude PreCompact/);
-    assert.match(text, /"autoCompactWindow": 139000/, "rawr's line for the model the file names (opus: 200k)");
+    assert.match(text, /"autoCompactWindow": 1000000/, "rawr's line: every model's own window, asked from a share of it");
+    assert.match(text, /"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "54"/);
   });
 
   it('a settings file that is not JSON: nothing written, and the text to merge by hand includes autoCompactWindow', () => {
@@ -115,7 +116,8 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
     assert.equal(i.code, 1);
     assert.match(i.out, /not valid JSON/);
-    assert.match(i.out, /"autoCompactWindow": 563000/);
+    assert.match(i.out, /"autoCompactWindow": 1000000/);
+    assert.match(i.out, /"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "54"/);
     assert.equal(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8'), '{ "model": "opus" oops }\n');
   });
 

@@ -8,7 +8,11 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { nativeSummaryAt } from '../../src/core/hooks/shared/repair';
-import { keeps, repairFor, trailFacts, type RepairFact } from '../../src/core/sequence/repair';
+import { keeps, repairFor, repairOf, trailFacts, type RepairFact } from '../../src/core/sequence/repair';
+import { importCodex } from '../../src/core/replay/import/codex';
+import { stateBefore } from '../../src/core/replay/handoffAt';
+import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
+import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { linesOfText } from '../../src/core/io/lines';
 import type { Trail } from '../../src/core/engine/types';
 import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
@@ -43,6 +47,33 @@ describe('repair of the agent summary', () => {
     assert.equal(r.text.split('[rawr').length - 1, 1);
     assert.ok(r.text.length <= r.budgetChars && r.budgetChars === Math.floor(summary.length / 2), `${r.text.length} > ${r.budgetChars}`);
     assert.deepEqual(r.classes.commits, { facts: 1, kept: 0, added: 1 });
+  });
+
+  // issue 34 item 5: Codex's hooks repair from its rollout through the same engine; a quiet commit named by the
+  // git log that follows it is one fact there too ('3f2a1c9 phase 1 done'), never 'commit ?'.
+  it("Codex: 'git commit -q … && git log --oneline -1' in a rollout is one commit, named by its hash, in the repair", () => {
+    let t = 0;
+    const rec = (type: string, payload: unknown) => JSON.stringify({ timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, t++)).toISOString(), type, payload });
+    const rollout = [
+      rec('session_meta', { id: 's', cwd: '/repo', cli_version: '0.171.0' }),
+      rec('event_msg', { type: 'user_message', message: 'Finish phase 1 and commit it' }),
+      rec('response_item', {
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: 'git add -A && git commit -q -m "phase 1 done" && git log --oneline -1' }),
+        call_id: 'c1',
+      }),
+      rec('response_item', { type: 'function_call_output', call_id: 'c1', output: 'Process exited with code 0\nOutput:\n3f2a1c9 phase 1 done\n' }),
+      rec('compacted', { message: 'The user asked to finish phase 1. Work continues.' }),
+    ].join('\n');
+    const r = importCodex(rollout);
+    const line = r.items.find((i) => i.type === 'native_compaction')!.line;
+    const set = loadPromptSet([dirReader(shippedPromptsDir())]);
+    const { state } = stateBefore(r, line, set.settings, set.prompts);
+    const repair = repairOf('The user asked to finish phase 1. Work continues.', state);
+    assert.match(repair.text, /Commit: 3f2a1c9 phase 1 done/, repair.text);
+    assert.doesNotMatch(repair.text, /commit \?|Commit: \?/, repair.text);
+    assert.deepEqual(repair.classes.commits, { facts: 1, kept: 0, added: 1 });
   });
 
   it('a summary that keeps everything gets nothing; a short budget drops what does not fit', () => {

@@ -16,7 +16,7 @@ import type { ResidentRequest } from '../../src/cli/hooks/types';
 import { serveHooks } from '../../src/cli/hooks/server';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
 import { tcpFile } from '../../src/cli/hooks/door';
-import { autoCompactWindowFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
+import { askLineFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { agentStateDir } from '../../src/core/hooks/shared/store';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
@@ -34,7 +34,8 @@ function project(root: string): Transcript {
   writeSteerConfig(root, {
     steer: true,
     window: 1_000_000,
-    autoCompactWindow: autoCompactWindowFor(1_000_000, SET.settings),
+    autoCompactWindow: askLineFor(1_000_000, SET.settings).autoCompactWindow,
+    askPercent: askLineFor(1_000_000, SET.settings).percent,
     settingsFile: '.claude/settings.local.json',
   });
   const t = new Transcript(root);

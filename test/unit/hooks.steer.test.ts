@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { createRequire } from 'node:module';
 import { runHook } from '../../src/core/hooks/shared/run';
 import { CLAUDE } from '../../src/core/hooks/claude/agent';
-import { autoCompactWindowFor, writeSteerConfig, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
+import { askLineFor, writeSteerConfig, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { steerVerdict } from '../../src/core/hooks/claude/steer';
 import { loadSession, saveSession } from '../../src/core/hooks/claude/steerState';
 import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
@@ -64,7 +64,8 @@ const WINDOW = 1_000_000;
 const STEER: SteerConfig = {
   steer: true,
   window: WINDOW,
-  autoCompactWindow: autoCompactWindowFor(WINDOW, SET.settings),
+  autoCompactWindow: askLineFor(WINDOW, SET.settings).autoCompactWindow,
+  askPercent: askLineFor(WINDOW, SET.settings).percent,
   settingsFile: '.claude/settings.local.json',
 };
 
@@ -259,6 +260,32 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     assert.equal((hookLog[2] as { tokensAfterMeasured?: boolean }).tokensAfterMeasured, true);
   });
 
+  // issue 34: the first request after the compaction held the packet three times: the packet's Write that
+  // Claude Code keeps verbatim, the packet file it re-attaches, and rawr's handoff quoting it again.
+  it("golden path: when the packet's write is the newest tool call, Claude Code keeps it: the handoff names it instead of quoting it", async () => {
+    const { root, tr } = project();
+    tr.prompt('Do phase 1 then phase 2 of PLAN.md');
+    // the steps of the test above: refused before the commit, the heads-up after its phase close
+    tr.bash('echo step 0', 200_000, 'step 0');
+    tr.bash('echo step 1', 600_000, 'step 1');
+    await preCompact(root, 'auto');
+    tr.bash('git add -A && git commit -m "phase 1 done"', 640_000, '[main 3f2a1c9] phase 1 done\n 1 file changed, 1 insertion(+)');
+    await preCompact(root, 'auto');
+    tr.bash('echo step 3', 650_000, 'step 3');
+    assert.match(blocked((await preCompact(root, 'auto')).stdout) ?? '', /heads-up to the model/);
+    const packet = "## What's next\nstep 5 PKT-43\n";
+    fs.writeFileSync(path.join(root, '.scratch/claude-sess.packet.md'), packet);
+    tr.tool('Write', { file_path: path.join(root, '.scratch/claude-sess.packet.md'), content: packet }, 660_000, 'File created successfully');
+    const allowed = await preCompact(root, 'auto');
+    assert.equal(allowed.outcome, 'snapshot', allowed.stdout);
+    tr.compacted(660_000, 3_292);
+    const handoff = await hook(root, 'SessionStart', { source: 'compact' });
+    const text = (JSON.parse(handoff.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    assert.doesNotMatch(text, /PKT-43/, 'not quoted a second time');
+    assert.match(text, /Your own continuation packet \(\.scratch\/claude-sess\.packet\.md\) is already in your context/);
+    assert.match(text, /rawr's snapshot at the compaction/);
+  });
+
   it('golden path: without a packet, compacts at the boundary once the deadline of model requests has passed', async () => {
     const { root, tr } = project();
     tr.prompt('Do phase 1 then phase 2 of PLAN.md');
@@ -332,6 +359,55 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     const r = await preCompact(root, 'auto');
     assert.equal(r.outcome, 'deferred', r.stdout);
     assert.match(blocked(r.stdout) ?? '', /\(85% used; /);
+  });
+
+  // issue 34: with rawr's ask line (autoCompactWindow 1M + CLAUDE_AUTOCOMPACT_PCT_OVERRIDE 54) Claude Code
+  // asks a 200k session from 54% of 180,000 = 97,200 (measured): a call there is rawr's to answer, not a
+  // failed request (asked from 167k, as 563,000 alone made it, it was taken for one and allowed at once).
+  it('a 200k model under the percentage ask line: a call from 97k is deferred, not taken for a failed request', async () => {
+    const root = project().root;
+    const tr = new Transcript(root, 'claude-sonnet-4-5');
+    tr.prompt('work');
+    tr.bash('echo a', 100_000, 'a');
+    const r = await preCompact(root, 'auto', { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '54' });
+    assert.equal(r.outcome, 'deferred', r.stdout);
+    assert.match(blocked(r.stdout) ?? '', /\(50% used; /);
+    // the percentage from steer.json when the hook's environment lacks it
+    tr.bash('echo b', 101_000, 'b');
+    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+  });
+
+  // issue 34: an autoCompactWindow the person or the team set in any settings layer is the session's window
+  // (measured on 2.1.332: .claude/settings.local.json over .claude/settings.json over ~/.claude/settings.json).
+  it("the team's or the person's autoCompactWindow in Claude Code's settings is the window rawr schedules in, as Claude Code layers them", async () => {
+    const { root, tr } = project();
+    const home = fs.mkdtempSync(path.join(TMP, 'rawr-home-'));
+    fs.mkdirSync(path.join(home, '.claude'));
+    fs.mkdirSync(path.join(root, '.claude'), { recursive: true });
+    tr.prompt('work');
+    let step = 0;
+    const at = async (context: number, files: Record<string, string>) => {
+      for (const [f, text] of Object.entries(files)) fs.writeFileSync(f.startsWith('~') ? path.join(home, f.slice(2)) : path.join(root, f), text);
+      tr.bash(`echo ${++step}`, context, 'ok');
+      const r = await preCompact(root, 'auto', { HOME: home });
+      return blocked(r.stdout) ?? r.stdout;
+    };
+    assert.match(await at(170_000, { '~/.claude/settings.json': '{ "autoCompactWindow": 200000 }' }), /\(85% used; /, 'the user settings: 200k');
+    assert.match(
+      await at(260_000, { '.claude/settings.json': '// the team\n{ "autoCompactWindow": 400000, }' }),
+      /\(65% used; /,
+      "the project's over the user's",
+    );
+    assert.match(
+      await at(560_000, { '.claude/settings.local.json': '{ "autoCompactWindow": 1000000 }' }),
+      /\(56% used; /,
+      "rawr's own value: the model's window",
+    );
+    assert.match(
+      await at(570_000, { '.claude/settings.local.json': '{ "autoCompactWindow": 600000 }' }),
+      /allowed: emergency \(95% used\)/,
+      'the personal file over both',
+    );
   });
 
   // issue 34: CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000 still scheduled in 1M ("19% used", refused up to 880k).
@@ -508,31 +584,69 @@ describe('rawr hooks claude install: steering in .claude/settings.local.json', f
   const read = (root: string, file: string) => JSON.parse(fs.readFileSync(path.join(root, '.claude', file), 'utf8')) as Record<string, any>;
 
   // Where the personal settings are ignored (.git/info/exclude, never the tracked .gitignore): hooks.install.test.ts.
-  it("writes autoCompactWindow at rawr's early line for the settings' model (1M by default), and --no-steer takes back only rawr's value", async () => {
+  it("writes the ask line for every window (autoCompactWindow 1M + env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE), and --no-steer takes back only rawr's values", async () => {
     const root = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
     assert.ok((await install(root)).ok);
-    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 563_000);
+    const first = read(root, 'settings.local.json');
+    // Measured on 2.1.332: 1M asks from 54% of 980,000 = 529,200 (before the early line, 550,000); a 200k
+    // session, clamped, from 54% of 180,000 = 97,200 (before 110,000). 563,000 alone asked there at 167,000.
+    assert.equal(first.autoCompactWindow, 1_000_000);
+    assert.deepEqual(first.env, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '54' });
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(root, '.rawr/claude/steer.json'), 'utf8')), {
       steer: true,
       window: 1_000_000,
-      autoCompactWindow: 563_000,
+      autoCompactWindow: 1_000_000,
+      askPercent: '54',
+      envCreated: true,
       settingsFile: '.claude/settings.local.json',
     });
-    assert.ok((await install(root, { window: 200_000 })).ok, 'a 200k model: its own early line');
-    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 139_000);
+    assert.ok((await install(root, { window: 200_000 })).ok, 'a 200k model: the same line (it asks a little earlier there)');
+    assert.deepEqual([read(root, 'settings.local.json').autoCompactWindow, read(root, 'settings.local.json').env], [1_000_000, first.env]);
     const off = await install(root, { steer: false });
     assert.ok(off.ok);
     assert.equal(read(root, 'settings.local.json').autoCompactWindow, undefined, "rawr's value removed");
+    assert.equal(read(root, 'settings.local.json').env, undefined, "rawr's percentage removed, and the env object rawr created for it");
     assert.ok(read(root, 'settings.local.json').hooks.PreCompact, 'the hooks stay: snapshots and the handoff');
     assert.equal(JSON.parse(fs.readFileSync(path.join(root, '.rawr/claude/steer.json'), 'utf8')).steer, false);
-    // the person's own value is never changed or removed
+    // the person's own values are never changed or removed
     const local = read(root, 'settings.local.json');
-    fs.writeFileSync(path.join(root, '.claude/settings.local.json'), JSON.stringify({ ...local, autoCompactWindow: 400_000, model: 'sonnet' }));
+    fs.writeFileSync(
+      path.join(root, '.claude/settings.local.json'),
+      JSON.stringify({ ...local, autoCompactWindow: 400_000, model: 'sonnet', env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '70', FOO: '1' } }),
+    );
     const mine = await install(root);
     assert.match(mine.lines.join('\n'), /your autoCompactWindow 400000 is kept/);
     assert.equal(read(root, 'settings.local.json').autoCompactWindow, 400_000);
     assert.equal((await install(root, { steer: false })).ok, true);
     assert.equal(read(root, 'settings.local.json').autoCompactWindow, 400_000);
+    assert.deepEqual(read(root, 'settings.local.json').env, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '70', FOO: '1' });
+  });
+
+  it("a percentage the person or the team set is kept and said so (settings env, the shell's environment); rawr's goes beside the person's other env entries", async () => {
+    const team = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
+    fs.mkdirSync(path.join(team, '.claude'));
+    fs.writeFileSync(path.join(team, '.claude/settings.json'), '{ "env": { "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "80" } }\n');
+    const t = await install(team);
+    assert.match(t.lines.join('\n'), /your team's CLAUDE_AUTOCOMPACT_PCT_OVERRIDE in \.claude\/settings\.json \(80\) is kept/);
+    assert.equal(read(team, 'settings.local.json').autoCompactWindow, 1_000_000, 'the window still: a 200k session asks at all');
+    assert.equal(read(team, 'settings.local.json').env, undefined, 'no personal percentage that would win over the team');
+    const shell = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
+    const s = await install(shell, { env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '75' } });
+    assert.match(s.lines.join('\n'), /your CLAUDE_AUTOCOMPACT_PCT_OVERRIDE in the environment \(75\) is kept/);
+    assert.equal(read(shell, 'settings.local.json').env, undefined);
+    const home = fs.mkdtempSync(path.join(TMP, 'rawr-home-'));
+    fs.mkdirSync(path.join(home, '.claude'));
+    fs.writeFileSync(path.join(home, '.claude/settings.json'), '{ "env": { "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": 60 } }\n');
+    const user = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
+    assert.match((await install(user, { home })).lines.join('\n'), /your CLAUDE_AUTOCOMPACT_PCT_OVERRIDE in ~\/\.claude\/settings\.json \(60\) is kept/);
+    assert.equal(read(user, 'settings.local.json').env, undefined);
+    const other = fs.mkdtempSync(path.join(TMP, 'rawr-install-'));
+    fs.mkdirSync(path.join(other, '.claude'));
+    fs.writeFileSync(path.join(other, '.claude/settings.local.json'), '{ "env": { "FOO": "1" } }\n');
+    assert.ok((await install(other)).ok);
+    assert.deepEqual(read(other, 'settings.local.json').env, { FOO: '1', CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '54' });
+    assert.ok((await install(other, { steer: false })).ok);
+    assert.deepEqual(read(other, 'settings.local.json').env, { FOO: '1' }, 'the env object the person had stays');
   });
 
   it('hooks an earlier rawr wrote into the shared settings.json keep working there (not doubled); --move moves them and keeps the rest', async () => {
@@ -558,7 +672,7 @@ describe('rawr hooks claude install: steering in .claude/settings.local.json', f
     assert.ok(r.ok && r.legacy, r.lines.join('\n'));
     assert.match(r.lines.join('\n'), /install --write --move moves them/);
     assert.equal(read(root, 'settings.local.json').hooks, undefined, 'not doubled: Claude Code reads both files');
-    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 563_000, 'steering does not wait for the move');
+    assert.equal(read(root, 'settings.local.json').autoCompactWindow, 1_000_000, 'steering does not wait for the move');
     assert.deepEqual(read(root, 'settings.json'), shared, 'untouched');
     const moved = await install(root, { move: true });
     assert.ok(moved.ok && !moved.legacy, moved.lines.join('\n'));

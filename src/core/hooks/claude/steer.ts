@@ -26,7 +26,7 @@ import type { Prompts } from '../../prompts/promptSet';
 import type { Settings } from '../../settings/schema';
 import type { BoundaryKind } from '../../signals/types';
 import { detectShellBoundaries } from '../../signals/shell';
-import { claudeThreshold, type SteerConfig } from './steerConfig';
+import { askPercentOf, claudeAsksFrom, type SteerConfig } from './steerConfig';
 import { loadSession, readMore, saveSession, type PreviousPreCompact, type SteerSession } from './steerState';
 import { MAX_WAIT_MS, POLL_MS, waitForTranscript } from './transcriptCaughtUp';
 import { clearGolden, ensureScratch, headsUpFor, packetPathFor, PACKET_DEADLINE_REQUESTS, readGolden, readPacket, writeGolden, type Golden } from './golden';
@@ -95,6 +95,8 @@ export interface VerdictInput {
   settings: Settings;
   /** The hook's environment: `CLAUDE_CODE_AUTO_COMPACT_WINDOW` (Claude Code passes its own) wins over the setting. */
   env: Record<string, string | undefined>;
+  /** The `autoCompactWindow` the person or the team set in Claude Code's settings (steerConfig.ts settingsWindow), if any. */
+  settingsWindow?: number | null;
   /**
    * The golden path (golden.ts): `enabled` when rawr may ask for a packet (scratch writes on, `.scratch/`
    * usable); `pending` the heads-up given at a boundary; `packet` the packet written since, if any.
@@ -107,6 +109,9 @@ export function userWindow(env: Record<string, string | undefined>): number | nu
   const n = Number(env.CLAUDE_CODE_AUTO_COMPACT_WINDOW);
   return Number.isFinite(n) && n > 0 ? Math.round(n) : null;
 }
+
+/** The window the person chose for the session: `CLAUDE_CODE_AUTO_COMPACT_WINDOW`, else their settings' `autoCompactWindow`. */
+const sessionWindowCap = (o: { env: Record<string, string | undefined>; settingsWindow?: number | null }) => userWindow(o.env) ?? o.settingsWindow ?? null;
 
 export function steerVerdict(i: VerdictInput): SteerVerdict {
   const st = i.follower.state();
@@ -141,10 +146,11 @@ export function steerVerdict(i: VerdictInput): SteerVerdict {
     return i.previous.allowed
       ? allow('reactive', 'allowed: asked again before any model response since the compaction rawr allowed')
       : allow('reactive', 'allowed: reactive (no model response since the refusal: the request failed)');
-  // Claude Code asks from its threshold in the window it clamps to the model's (measured, steerConfig.ts):
-  // a call well below that follows a request the API refused.
-  const configured = userWindow(i.env) ?? i.config.autoCompactWindow;
-  const asksFrom = configured !== null ? claudeThreshold(Math.min(window, configured)) : null;
+  // Claude Code asks from its threshold in the window it clamps to the model's, lowered by the percentage
+  // override (measured, steerConfig.ts): a call well below that follows a request the API refused.
+  const configured = sessionWindowCap(i) ?? i.config.autoCompactWindow;
+  const percent = askPercentOf(i.env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE) ?? askPercentOf(i.config.askPercent);
+  const asksFrom = configured !== null ? claudeAsksFrom(Math.min(window, configured), percent) : null;
   if (asksFrom !== null && used < asksFrom * REACTIVE_BELOW)
     return allow(
       'reactive',
@@ -269,6 +275,7 @@ export async function steerPreCompact(o: {
   settings: Settings;
   prompts: Prompts;
   env: Record<string, string | undefined>;
+  settingsWindow?: number | null;
   now: Date;
   /** Runs the state and log writes after the answer is out (HookRunOptions.later); without it, here. */
   later?: (work: () => void) => void;
@@ -280,7 +287,15 @@ export async function steerPreCompact(o: {
   if (o.trigger !== 'manual' && s.previous && s.previous.modelCalls === s.follower.calls.modelCalls) waitedMs += await waitForResponse(s);
   const pending = await readGolden(o.dir);
   const packet = pending ? readPacket(o.root, pending) : null;
-  const input: VerdictInput = { trigger: o.trigger, follower: s.follower, previous: s.previous, config: o.config, settings: o.settings, env: o.env };
+  const input: VerdictInput = {
+    trigger: o.trigger,
+    follower: s.follower,
+    previous: s.previous,
+    config: o.config,
+    settings: o.settings,
+    env: o.env,
+    settingsWindow: o.settingsWindow ?? null,
+  };
   let verdict = steerVerdict({ ...input, golden: { enabled: o.settings.packet_author === 'agent', pending, packet } });
   if (verdict.startGolden) {
     if (!startGolden(o, verdict.startGolden, s.follower.calls.modelCalls))
@@ -317,8 +332,8 @@ export async function steerPreCompact(o: {
 }
 
 /** The session's follower options: the settings and prompts, and the window the person chose as its cap. */
-function followerOptionsOf(o: { settings: Settings; prompts: Prompts; env: Record<string, string | undefined> }) {
-  const cap = userWindow(o.env);
+function followerOptionsOf(o: { settings: Settings; prompts: Prompts; env: Record<string, string | undefined>; settingsWindow?: number | null }) {
+  const cap = sessionWindowCap(o);
   return { settings: o.settings, prompts: o.prompts, ...(cap !== null ? { windowCap: cap } : {}) };
 }
 
@@ -372,6 +387,7 @@ export async function steerAtTool(o: {
   settings: Settings;
   prompts: Prompts;
   env: Record<string, string | undefined>;
+  settingsWindow?: number | null;
   now: Date;
 }): Promise<{ boundary: string; percentUsed: number } | null> {
   if (!o.config?.steer || o.settings.mode !== 'auto' || o.settings.packet_author !== 'agent' || o.toolName !== 'Bash' || !o.toolUseId) return null;

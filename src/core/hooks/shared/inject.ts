@@ -31,6 +31,10 @@ function agentPacket(p: { file: string; text: string }, n: number): string {
 /** One line of at most n characters. */
 const clip = (s: string, n: number) => clipText(s.replace(/\s+/g, ' ').trim(), n, { total: true });
 
+/** Where Claude Code kept the agent's packet in the context itself: the handoff names it instead of a second copy. */
+const carriedPointer = (file: string) =>
+  `Your own continuation packet (${file}) is already in your context, right above: Claude Code kept it through the compaction. Start from its "What's next"; it is not repeated here.`;
+
 /** The snapshot as the handoff's "packet": plain Markdown, bounded per level. */
 export function snapshotPacket(s: Snapshot, snapshotFile: string, level = LEVELS[0]!): string {
   const out: string[] = [];
@@ -91,9 +95,15 @@ export function injectionText(prompts: Prompts, s: Snapshot, snapshotFile: strin
   for (const level of LEVELS) {
     const facts = snapshotPacket(s, snapshotFile, level);
     // With the golden path the agent wrote its packet (quoted by handoffText); rawr's snapshot follows it.
-    const packet = s.packet ? `${agentPacket(s.packet, level.packet)}\n\n---\nrawr's snapshot at the compaction:\n${facts}` : facts;
+    // Where Claude Code carries the packet over by itself, it is named, not quoted a second time.
+    const quoted = s.packet && !s.packet.carried;
+    const packet = !s.packet
+      ? facts
+      : quoted
+        ? `${agentPacket(s.packet, level.packet)}\n\n---\nrawr's snapshot at the compaction:\n${facts}`
+        : `${carriedPointer(s.packet.file)}\n\n---\nrawr's snapshot at the compaction:\n${facts}`;
     text = handoffText(prompts, packet, s.packet?.file, plan, trail, {
-      origin: s.packet ? 'agent' : 'snapshot',
+      origin: quoted ? 'agent' : 'snapshot',
       ...(s.plan?.file ? { planFile: s.plan.file } : {}),
     });
     if (text.length <= MAX_INJECTION_CHARS) return text;

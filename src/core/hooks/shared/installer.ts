@@ -19,7 +19,7 @@ import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, rawrEventsIn, remov
 import { agentStateDir } from './store';
 import { ignoreLocalSettings } from './gitignoreLocal';
 import { applyTrust, rawrTrustEntries } from '../codex/trust';
-import { autoCompactWindowFor, claudeThreshold, readSteerConfig, writeSteerConfig } from '../claude/steerConfig';
+import { askLineFor, askPercentOf, claudeAsksFrom, readSteerConfig, writeSteerConfig } from '../claude/steerConfig';
 import { modelWindow } from '../../replay/windows';
 import type { Settings } from '../../settings/schema';
 import { loadPromptSet } from '../../prompts/promptSet';
@@ -142,6 +142,8 @@ export interface ClaudeInstallOptions {
   settings?: Pick<Settings, 'early_percent_remaining_lt'>;
   /** The user's home (their `~/.claude/settings.json` may name the model). */
   home?: string;
+  /** The installing shell's environment: a `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` there is the person's choice, kept. */
+  env?: Record<string, string | undefined>;
 }
 
 export interface ClaudeInstallResult extends InstallResult {
@@ -183,6 +185,17 @@ function numberIn(file: string | undefined, key: string): number | undefined {
   return isObject(o) && typeof o[key] === 'number' ? o[key] : undefined;
 }
 
+/** Claude Code's percentage override, which it also reads from a settings file's `env`. */
+export const PCT_OVERRIDE = 'CLAUDE_AUTOCOMPACT_PCT_OVERRIDE';
+
+/** A settings file's `env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, when it sets one. */
+function percentIn(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  const o = readJsonQuietly(file);
+  const v = isObject(o) && isObject(o.env) ? o.env[PCT_OVERRIDE] : undefined;
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+}
+
 export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInstallResult> {
   const steer = o.steer ?? true;
   const settings = o.settings ?? loadPromptSet([dirReader(path.join(o.projectDir, '.rawr', 'prompts')), dirReader(shippedPromptsDir())]).settings;
@@ -192,19 +205,28 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
   const model = modelOf([local, shared, userSettings]);
   const window = o.window ?? (model ? modelWindow(model)?.window : undefined) ?? CLAUDE_DEFAULT_WINDOW;
   const windowWhy = o.window ? `--window ${o.window}` : model ? `model ${model} in the Claude Code settings` : "Claude Code's default models: 1M";
-  const wanted = autoCompactWindowFor(window, settings);
-  const asks = `Claude Code asks rawr from about ${100 - settings.early_percent_remaining_lt}% of a ${window.toLocaleString('en-US')}-token window (${windowWhy})`;
+  const line = askLineFor(window, settings);
+  const wanted = line.autoCompactWindow;
+  const asks = `Claude Code asks rawr from about ${100 - settings.early_percent_remaining_lt}% of a ${window.toLocaleString('en-US')}-token window (${windowWhy}), a little earlier in a smaller one`;
   // A value the team committed (or the person set for all projects) is their choice: the personal file
   // would silently win over it, so rawr leaves it and says so.
   const theirs = [
     { file: shared, value: numberIn(shared, 'autoCompactWindow'), whose: `your team's autoCompactWindow in ${CLAUDE_SHARED_SETTINGS}` },
     { file: userSettings, value: numberIn(userSettings, 'autoCompactWindow'), whose: 'your autoCompactWindow in ~/.claude/settings.json' },
   ].find((t) => t.value !== undefined);
+  // The same for the percentage: in the team's or the person's settings `env`, or their shell's.
+  const theirPercent = [
+    { value: percentIn(shared), whose: `your team's ${PCT_OVERRIDE} in ${CLAUDE_SHARED_SETTINGS}` },
+    { value: percentIn(userSettings), whose: `your ${PCT_OVERRIDE} in ~/.claude/settings.json` },
+    // (run inside a Claude Code session, its environment holds the value rawr wrote: not the person's)
+    { value: o.env?.[PCT_OVERRIDE], whose: `your ${PCT_OVERRIDE} in the environment`, shell: true },
+  ].find((t) => t.value !== undefined);
   const config = hooksConfig('claude', o.commandPrefix, CLAUDE_HOOKS);
   // Absent, not a regular file, or not JSON: nothing of rawr's there (a write to it is refused later if it matters).
   const legacyEvents = rawrEventsIn(readJsonQuietly(shared), 'claude');
   const legacy = legacyEvents.length > 0;
-  const shown = (): Record<string, unknown> => (steer && !theirs ? { autoCompactWindow: wanted, ...config } : { ...config });
+  const shown = (): Record<string, unknown> =>
+    steer && !theirs ? { autoCompactWindow: wanted, ...(theirPercent ? {} : { env: { [PCT_OVERRIDE]: line.percent } }), ...config } : { ...config };
   if (!o.write) {
     // Only the JSON (it can be merged by hand as it is): what --write adds is in the usage text.
     return { ok: true, legacy, config, lines: [JSON.stringify(shown(), null, 2)] };
@@ -215,6 +237,8 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     const before = await readSteerConfig(o.projectDir);
     const rawrWrote = before?.autoCompactWindow ?? null;
     let kept = false;
+    let percentWritten: string | null = null;
+    let envCreated = before?.envCreated ?? false;
     const withHooks = o.hooks !== false && (!legacy || o.move === true);
     const r = await editJsonFile(
       local,
@@ -227,16 +251,36 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
         const parts = withHooks ? [summary(merged)] : [];
         const current = next.autoCompactWindow;
         const ours = current === undefined || current === rawrWrote;
+        // rawr's percentage goes and comes with rawr's window: first taken out (then put back when steering).
+        const percent = dropOurPercent(next, before?.askPercent ?? null, envCreated);
+        envCreated = percent.envCreated;
+        const theirPercentHere =
+          percent.theirs !== undefined ? { value: percent.theirs, whose: `your ${PCT_OVERRIDE} in ${CLAUDE_LOCAL_SETTINGS}` } : undefined;
+        const keptPercent = theirPercentHere ?? (theirPercent?.shell && theirPercent.value === before?.askPercent ? undefined : theirPercent);
         if (steer && ours && theirs) {
           if (current !== undefined) delete next.autoCompactWindow;
           kept = true;
+          const p = askPercentOf(keptPercent?.value);
           parts.push(
-            `${theirs.whose} (${theirs.value}) is kept: Claude Code asks rawr from about ${claudeThreshold(theirs.value!).toLocaleString('en-US')} tokens (rawr's own would be ${wanted}, for a ${window.toLocaleString('en-US')}-token window); set autoCompactWindow in ${CLAUDE_LOCAL_SETTINGS} to override it for yourself`,
+            `${theirs.whose} (${theirs.value}) is kept: Claude Code asks rawr from about ${claudeAsksFrom(Math.min(theirs.value!, window), p).toLocaleString('en-US')} tokens in a ${window.toLocaleString('en-US')}-token window (rawr's own line would be autoCompactWindow ${wanted} with ${PCT_OVERRIDE} ${line.percent}); set autoCompactWindow in ${CLAUDE_LOCAL_SETTINGS} to override it for yourself`,
           );
         } else if (steer) {
           if (ours) {
             if (current !== wanted) parts.push(`autoCompactWindow ${wanted} (${asks})`);
             next.autoCompactWindow = wanted;
+            if (keptPercent)
+              parts.push(
+                `${keptPercent.whose} (${keptPercent.value}) is kept: Claude Code asks rawr from that share of the window instead of rawr's ${line.percent}`,
+              );
+            else {
+              if (before?.askPercent !== line.percent) parts.push(`env.${PCT_OVERRIDE} ${line.percent}`);
+              if (!isObject(next.env)) {
+                next.env = {};
+                envCreated = true;
+              }
+              (next.env as Record<string, unknown>)[PCT_OVERRIDE] = line.percent;
+              percentWritten = line.percent;
+            }
           } else {
             kept = true;
             parts.push(`your autoCompactWindow ${JSON.stringify(current)} is kept (Claude Code asks rawr from there)`);
@@ -245,6 +289,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
           delete next.autoCompactWindow;
           parts.push("rawr's autoCompactWindow removed (Claude Code's own threshold again)");
         }
+        if (percentWritten === null && before?.askPercent && percent.removed) parts.push(`rawr's env.${PCT_OVERRIDE} removed`);
         return { ok: true, settings: next, summary: parts.filter(Boolean).join('; ') || 'unchanged' };
       },
       o.followSymlinks,
@@ -260,7 +305,14 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     const ignored = ignoreLocalSettings(o.projectDir, CLAUDE_LOCAL_SETTINGS.split(path.sep).join('/'));
     if (ignored.line) lines.push(ignored.line);
     if (ignored.added) track.record.ignore = ignored.added;
-    writeSteerConfig(o.projectDir, { steer, window, autoCompactWindow: steer && !kept ? wanted : null, settingsFile: CLAUDE_LOCAL_SETTINGS });
+    writeSteerConfig(o.projectDir, {
+      steer,
+      window,
+      autoCompactWindow: steer && !kept ? wanted : null,
+      askPercent: percentWritten,
+      ...(percentWritten !== null && envCreated ? { envCreated: true } : {}),
+      settingsFile: CLAUDE_LOCAL_SETTINGS,
+    });
     lines.push(
       steer
         ? "rawr: steering Claude Code's automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr's emergency line). Turn it off: install --write --no-steer. Remove everything: rawr hooks claude uninstall."
@@ -288,6 +340,29 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     writeRecord(stateDir, track.record);
     return { ok: true, legacy: legacy && !o.move, lines, config };
   });
+}
+
+/**
+ * Takes the percentage rawr wrote (`ours`, recorded in steer.json) out of a settings object, and the `env`
+ * object with it when rawr created that and nothing else is in it. Says what is left there that is not
+ * rawr's (the person's own value). Used by install (before putting rawr's back) and uninstall.
+ */
+export function dropOurPercent(
+  settings: Record<string, unknown>,
+  ours: string | null,
+  envCreated: boolean,
+): { removed: boolean; theirs: string | undefined; envCreated: boolean } {
+  const env = settings.env;
+  let removed = false;
+  let theirs: string | undefined;
+  if (isObject(env) && Object.hasOwn(env, PCT_OVERRIDE)) {
+    if (ours !== null && env[PCT_OVERRIDE] === ours) {
+      delete env[PCT_OVERRIDE];
+      removed = true;
+      if (envCreated && Object.keys(env).length === 0) delete settings.env;
+    } else theirs = String(env[PCT_OVERRIDE]);
+  }
+  return { removed, theirs, envCreated: envCreated && isObject(settings.env) };
 }
 
 export const CODEX_TRUST_NOTE = 'Codex runs only hooks it trusts and skips the others without a word.';

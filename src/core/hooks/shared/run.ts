@@ -33,7 +33,9 @@ import { buildSnapshot, parseSnapshot } from './snapshot';
 import { injectionText } from './inject';
 import type { TranscriptFacts } from './facts';
 import { transcriptConfirms } from './confirm';
-import { readSteerConfig } from '../claude/steerConfig';
+import { readSteerConfig, settingsWindow } from '../claude/steerConfig';
+import { newestToolCallHolds } from '../claude/packetCarried';
+import { readTailBytes } from './readFrom';
 import { lastAllowed, steerAtTool, steerPreCompact } from '../claude/steer';
 import { claimHeadsUp } from '../claude/golden';
 import { claimRepair, hasRepair, hookLog, saveRepair } from './repairHook';
@@ -223,6 +225,7 @@ async function steerAtToolResult(tag: string, input: PostToolUseInput, root: str
       settings: prompts.settings,
       prompts: prompts.prompts,
       env: opts.env,
+      settingsWindow: await settingsWindow(root, opts.env.HOME, config.autoCompactWindow),
       now,
     });
     return [];
@@ -255,6 +258,7 @@ async function steer(
       settings: prompts.settings,
       prompts: prompts.prompts,
       env: opts.env,
+      settingsWindow: await settingsWindow(root, opts.env.HOME, config.autoCompactWindow),
       now,
       ...(opts.later ? { later: opts.later } : {}),
     });
@@ -278,6 +282,17 @@ async function steer(
   }
 }
 
+/** Whether the transcript's newest tool call holds the packet (claude/packetCarried.ts): its last 1 MB, read bounded. */
+async function packetCarriedIn(root: string, transcript: string | null | undefined, packetText: string): Promise<boolean> {
+  if (!transcript) return false;
+  try {
+    const { bytes } = await readTailBytes(path.resolve(root, transcript), 1024 * 1024);
+    return newestToolCallHolds(bytes.toString('utf8'), packetText);
+  } catch {
+    return false; // unreadable: quoted, as before
+  }
+}
+
 async function preCompact(agent: AgentSpec, tag: string, input: HookInput, root: string, now: Date, opts: HookRunOptions): Promise<HookRunResult> {
   const i = input as { trigger?: string | null; custom_instructions?: string | null };
   // The folder (and its .gitignore) first, so git status in the snapshot does not list rawr's own state.
@@ -295,11 +310,14 @@ async function preCompact(agent: AgentSpec, tag: string, input: HookInput, root:
     now,
     ...(opts.gitTimeoutMs !== undefined ? { gitTimeoutMs: opts.gitTimeoutMs } : {}),
   });
-  const file = writeSnapshotFile(
-    dir,
-    now,
-    steered.packet ? { ...snapshot, packet: { file: steered.packet.file, text: steered.packet.text.slice(0, MAX_PACKET_CHARS) } } : snapshot,
-  );
+  const packet = steered.packet
+    ? {
+        file: steered.packet.file,
+        text: steered.packet.text.slice(0, MAX_PACKET_CHARS),
+        ...((await packetCarriedIn(root, input.transcript_path, steered.packet.text)) ? { carried: true } : {}),
+      }
+    : undefined;
+  const file = writeSnapshotFile(dir, now, packet ? { ...snapshot, packet } : snapshot);
   return {
     stdout: steered.instructions ? `${steered.instructions}\n` : '',
     stderr: [...steered.stderr, ...warnings.map((w) => `${tag}: ${oneLine(w)}`)],

@@ -70,7 +70,14 @@ export const Snapshot = z.object({
   files: z.array(z.string()),
   filesTotal: z.number().int().nonnegative(),
   /** The continuation packet the agent wrote after rawr's heads-up (claude/golden.ts): model-written, quoted when handed back. */
-  packet: z.object({ file: z.string().max(300), text: z.string().max(16_000) }).optional(),
+  packet: z
+    .object({
+      file: z.string().max(300),
+      text: z.string().max(16_000),
+      /** Claude Code carries it over by itself (claude/packetCarried.ts): the handoff points at it instead of quoting it. */
+      carried: z.boolean().optional(),
+    })
+    .optional(),
 });
 export type Snapshot = z.infer<typeof Snapshot>;
 

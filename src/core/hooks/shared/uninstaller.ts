@@ -3,8 +3,9 @@
  * install added (installState.ts) and nothing of the person's.
  *   - A file nobody but rawr changed since rawr's install gets its text from before, byte for byte (or is
  *     removed, with its folder, when rawr created them).
- *   - A file someone changed since keeps those changes: rawr's hook entries and the autoCompactWindow
- *     rawr set (the value steer.json recorded; the person's own value is theirs) are removed from what
+ *   - A file someone changed since keeps those changes: rawr's hook entries, the autoCompactWindow and
+ *     env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE rawr set (the values steer.json recorded, and `env` when rawr
+ *     created it and nothing else is in it; the person's own values are theirs) are removed from what
  *     is there, through the same text edit as install (comments kept); if rawr created the file and
  *     nothing else is left in it, it goes.
  *   - The ignore line rawr appended to `.git/info/exclude` goes; install's record, backups and
@@ -19,7 +20,7 @@ import { editJson, parseJsonc } from './jsonEdit';
 import { removeRawrHooks } from './hooksConfig';
 import { backupFile, forgetInstall, hashText, readRecord, withInstallLock, type InstallRecord } from './installState';
 import { unignoreLocalSettings } from './gitignoreLocal';
-import { CLAUDE_LOCAL_SETTINGS, CLAUDE_SHARED_SETTINGS, codexStateDir, editJsonFile } from './installer';
+import { CLAUDE_LOCAL_SETTINGS, CLAUDE_SHARED_SETTINGS, codexStateDir, dropOurPercent, editJsonFile } from './installer';
 import { readSteerConfig, steerConfigFile } from '../claude/steerConfig';
 import { writeConfigFile } from './configFile';
 
@@ -113,10 +114,12 @@ export async function uninstallClaude(o: { projectDir: string; purge: boolean; f
   const top = path.join(o.projectDir, '.rawr');
   const stateDir = realDir(top) && realDir(path.join(top, 'claude'));
   const record = stateDir ? readRecord(stateDir) : { files: {} };
-  const rawrWrote = (await readSteerConfig(o.projectDir))?.autoCompactWindow ?? null;
+  const steer = await readSteerConfig(o.projectDir);
+  const rawrWrote = steer?.autoCompactWindow ?? null;
   const removeLocal: Remove = (s) => {
     const out = removeRawrHooks(s, 'claude');
     if (rawrWrote !== null && out.autoCompactWindow === rawrWrote) delete out.autoCompactWindow;
+    dropOurPercent(out, steer?.askPercent ?? null, steer?.envCreated ?? false);
     return out;
   };
   const work = async (): Promise<UninstallResult> => {
