@@ -268,12 +268,14 @@ export function outlook(from: number, phases: readonly number[], line: number, f
  * What an emergency costs, in compactions at a phase close: it is a compaction too, and one outside a
  * boundary (the optimum minimises those first), mid-work, with no heads-up. The targets (issue 33) allow
  * 15% more compactions than the optimum but only 3 points fewer at a close, so an emergency weighs several
- * compactions. With scenarios calibrated on the thread's own forecast errors (calibratedScenarios) the
- * odds of an emergency are no longer inflated by taking the largest recent phase, and 4.75 is where the
- * bench's families meet the targets they can on seeds 1-10 and the shared sessions keep their numbers
- * (held out on seeds 11-20: docs/benchmarks.md, "Schedule quality"); 3.5 took too much risk there.
+ * compactions. Two weights, one per kind of scenario: the recent phases (with their margin, and ±15% while
+ * few) already lean large — the largest of them is a scenario — so their odds of an emergency are inflated
+ * and a lighter weight (3.5) keeps the shared sessions at their alignment; scenarios calibrated on the
+ * thread's own forecast errors (calibratedScenarios) are not, and take the full weight (4.75: where the
+ * bench's families meet the targets they can on seeds 1-10 with the shared sessions unchanged, held out
+ * on seeds 11-20; docs/benchmarks.md, "Schedule quality").
  */
-export const EMERGENCY_WEIGHT = 4.75;
+export const EMERGENCY_WEIGHT = { recent: 3.5, calibrated: 4.75 } as const;
 
 /** Relative uncertainty of a phase forecast resting on fewer than three phases of this thread. */
 const FEW_PHASES_SPREAD = 0.15;
@@ -284,8 +286,8 @@ const median = (xs: readonly number[]) => {
 };
 
 /** The cost of a schedule: compactions, an emergency weighted, and (when the horizon is open) the room used up at its end. */
-const costOf = (o: Outlook, line: number, fresh: number, open: boolean) =>
-  o.compactions + (EMERGENCY_WEIGHT - 1) * o.emergencies + (open ? Math.max(0, o.end - fresh) / Math.max(1, line - fresh) : 0);
+const costOf = (o: Outlook, line: number, fresh: number, open: boolean, emergencyWeight: number) =>
+  o.compactions + (emergencyWeight - 1) * o.emergencies + (open ? Math.max(0, o.end - fresh) / Math.max(1, line - fresh) : 0);
 
 /**
  * Compacting now against waiting, over the phases ahead (the plan's remaining steps, else an open horizon
@@ -379,6 +381,7 @@ export function compareNowAndWait(i: {
   const base = (
     calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
   ).filter(({ x }) => x > 0);
+  const emergencyWeight = calibrated ? EMERGENCY_WEIGHT.calibrated : EMERGENCY_WEIGHT.recent;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
@@ -409,8 +412,8 @@ export function compareNowAndWait(i: {
     const w = outlook(i.used, ahead, line, fresh, false);
     const n = outlook(i.used, ahead, line, fresh, true);
     weights += weight;
-    wait += weight * costOf(w, line, fresh, !planned);
-    now += weight * costOf(n, line, fresh, !planned);
+    wait += weight * costOf(w, line, fresh, !planned, emergencyWeight);
+    now += weight * costOf(n, line, fresh, !planned, emergencyWeight);
     const nextW = emergenciesIn(i.used, Math.max(0, x - into), line, fresh);
     const nextN = emergenciesIn(fresh, Math.max(0, x - into), line, fresh);
     if (nextW > nextN) {
