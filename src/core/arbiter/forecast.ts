@@ -11,7 +11,8 @@
  *
  * At a phase close the arbiter compares two schedules over the next phase: compact now, or wait
  * (`compactionBuys`). The forecast is uncertain, so each recent phase (plus `forecast_margin_percent`) is a
- * scenario of what the next one adds; in each, it counts the emergency compactions the phase would need
+ * scenario of what the next one adds — from four phases on, the thread's level times its own forecast
+ * errors instead (calibratedScenarios); in each, it counts the emergency compactions the phase would need
  * from the context now and from a fresh one (the size the thread had right after its last compaction).
  * Compacting now buys something only when, in some scenario, it avoids an emergency: a next phase that fits
  * anyway needs no compaction now (a later boundary is as good and knows more), and a phase larger than even
