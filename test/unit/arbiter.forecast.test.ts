@@ -15,6 +15,7 @@ import {
   onPhaseClose,
   onTokens,
   phaseScenarios,
+  calibratedScenarios,
   withPrior,
   type PhaseForecast,
 } from '../../src/core/arbiter/forecast';
@@ -350,8 +351,10 @@ describe('phase forecast: what compacting now buys (issue 21)', () => {
     assert.deepEqual(phaseScenarios([40_000, 50_000, 60_000], [30_000, 40_000, 50_000, 60_000]), [73_485, 75_000, 73_485]);
     // The fourth-last was larger: three rising only, the linear trend is one more scenario (as before).
     assert.deepEqual(phaseScenarios([40_000, 50_000, 60_000], [55_000, 40_000, 50_000, 60_000]), [40_000, 50_000, 60_000, 70_000]);
-    // 101k used, 75k left: the recent sizes and the linear trend (70k) all fit and rawr waits; a thread that has grown
-    // for four phases puts most scenarios (73-79k with the margin) above the room: compacting now avoids the emergency.
+    // 101k used, 75k left: the recent sizes and the linear trend (70k) all fit and rawr waits. With four phases of the
+    // thread the scenarios come from its forecast errors (calibratedScenarios): a thread that has grown for four phases
+    // is predicted best by its latest phase (60k), which came out 1.33, 1.25 and 1.2x the level before it: 80k, 75k and
+    // 72k, 84k with the margin, most of them above the room: compacting now avoids the emergency.
     const at = (history: number[]) =>
       forecastVerdict({
         forecast: { ...forecast([40_000, 50_000, 60_000]), history, phases: history.length },
@@ -366,7 +369,7 @@ describe('phase forecast: what compacting now buys (issue 21)', () => {
     assert.equal(v.kind, 'compact');
     assert.match(
       v.kind === 'compact' ? v.avoids : '',
-      /^avoids an emergency in the next phase \(in 4 of 6 forecast scenarios, 67% by recency weight\): forecast 79k, room 75k before emergency$/,
+      /^avoids an emergency in the next phase \(in 5 of 6 forecast scenarios from this thread's forecast errors\): forecast 84k, room 75k before emergency$/,
     );
   });
 
@@ -424,8 +427,44 @@ describe('phase forecast: compacting now against waiting over the phases ahead (
       });
     assert.equal(shrinking([125_000, 100_000, 80_000, 64_000, 51_000]).compact, false);
     assert.equal(shrinking().compact, true, 'without the trend, the 80k phase says compact');
-    // Four falls only (they come by chance once in 24 closes), or one rise among the five: no trend.
-    assert.equal(shrinking([90_000, 100_000, 80_000, 64_000, 51_000]).compact, true);
+    // One rise among the five: no trend, but the thread's forecast errors (calibratedScenarios) say the next phase is
+    // 0.8-1.1x the latest (its level): 41-57k, 60k with the margin, fits the 66k of room. Without them (three phases
+    // known), the 80k phase of three ago still says compact.
+    assert.equal(shrinking([90_000, 100_000, 80_000, 64_000, 51_000]).compact, false);
+    assert.equal(
+      compareNowAndWait({ used: 110_000, samples: [80_000, 64_000, 51_000], fresh: 30_000, window: WINDOW, settings: s, remaining: null, phases: 3 }).compact,
+      true,
+    );
+  });
+
+  it('calibrated scenarios: the level the thread predicts itself best with, times its own forecast errors (issue 33)', () => {
+    const none = () => false;
+    // Fewer than four phases that fit: no distribution of errors, the recent phases decide.
+    assert.equal(calibratedScenarios([40_000, 50_000, 60_000], none), null);
+    assert.equal(
+      calibratedScenarios([40_000, 50_000, 200_000, 60_000], (x) => x > 150_000),
+      null,
+    );
+    // Small phases and one rare large one: the large phase stays a scenario (its ratio to the level before it) long
+    // after it left the recent three.
+    const rare = calibratedScenarios([20_000, 22_000, 90_000, 20_000, 21_000, 19_000, 22_000], none)!;
+    assert.equal(rare.length, 6);
+    assert.ok(Math.max(...rare) > 80_000, `the large phase is a scenario: ${rare.join(', ')}`);
+    // A walk that fell (by 0.8 each time): the level follows the latest (51k) and the scenarios are its steps, not the stale sizes.
+    const fell = calibratedScenarios([125_000, 100_000, 80_000, 64_000, 51_000], none)!;
+    assert.deepEqual(fell, [40_800, 40_800, 40_800, 40_641]);
+    // Growing: every error is above 1, so every scenario is above the latest phase.
+    assert.ok(calibratedScenarios([30_000, 40_000, 50_000, 60_000], none)!.every((x) => x > 60_000));
+    // A phase that exceeded the room is kept out of the level and the errors, and stays a scenario of its own
+    // while among the last three.
+    const huge = calibratedScenarios([40_000, 42_000, 38_000, 40_000, 220_000, 41_000], (x) => x > 150_000)!;
+    assert.equal(huge.length, 5);
+    assert.equal(huge.at(-1), 220_000);
+    assert.ok(
+      huge.slice(0, -1).every((x) => x < 50_000),
+      huge.join(', '),
+    );
+    assert.equal(calibratedScenarios([220_000, 40_000, 42_000, 38_000, 40_000, 41_000], (x) => x > 150_000)!.length, 4);
   });
 
   it('a later phase weighs more than an older one: one long phase fades over the closes after it instead of counting as much as the latest', () => {

@@ -54,7 +54,7 @@ describe('replay on generated phased sessions', () => {
         for (const d of decisions.filter((x) => x.action === 'compact' && x.forecast?.verdict === 'compact' && x.forecast.drove)) {
           assert.match(
             d.reason,
-            /avoids (an emergency|\d+ emergencies|a compaction outside a boundary) (in|later in) the (next phase|rest of this phase|\d+ planned phases? ahead|next \d+ phases)( \(in \d+ of \d+ forecast scenarios, \d+% by recency weight\))?: (forecast|phases ≈) \d+k, room -?\d+k? before emergency/,
+            /avoids (an emergency|\d+ emergencies|a compaction outside a boundary) (in|later in) the (next phase|rest of this phase|\d+ planned phases? ahead|next \d+ phases)( \(in \d+ of \d+ forecast scenarios(, \d+% by recency weight| from this thread's forecast errors)\))?: (forecast|phases ≈) \d+k, room -?\d+k? before emergency/,
             `${s.name} line ${d.line}: ${d.reason}`,
           );
         }

@@ -143,7 +143,8 @@ export const SETTING_DOCS: Record<SettingKey, string> = {
     "Forecast the tokens the next phase will add (from this thread's completed phases): at a commit, plan step or PR step, compact when the room left before the emergency line is smaller than the forecast (even above the early threshold), and wait when it fits. Emergency is never affected.",
   forecast_margin_percent:
     'Safety margin on the phase forecast: compact when the room before the emergency line is below the forecast plus this percent of it.',
-  forecast_recent_phases: 'The forecast is the largest of this many most recent completed phases of the thread.',
+  forecast_recent_phases:
+    "How many of the thread's most recent completed phases the forecast looks at: the largest of them is the phase forecast shown, their median the typical phase after the next, and until the thread has four completed phases that fit a fresh context they are the scenarios of what the next phase adds. From then on those scenarios come from the thread's whole phase history (its last 20 phases): their smoothed level times each error by which that level missed a past phase.",
   forecast_first_phase_percent:
     'Before the thread completed a phase and without earlier threads in the workspace log, the next phase is assumed to add this percent of the context window.',
   idle_compact_minutes:
