@@ -9,7 +9,7 @@
  * more, the request that writes the packet (real-agent S1: one refusal before the commit, one while the
  * packet is written, then the compaction). An emergency compaction asks for no packet.
  */
-import { loadRecording } from '../../src/cli/replayCommand';
+import { loadRecording } from '../../src/cli/replay/replayCommand';
 import { askLineFor, askPercentOf, claudeAsksFrom } from '../../src/core/hooks/claude/steerConfig';
 import type { Prompts } from '../../src/core/prompts/promptSet';
 import { replay } from '../../src/core/replay/driver';
