@@ -26,6 +26,7 @@ import { assembleWatcherPacket, validateAgentPacket, withTrailFacts } from '../s
 import { handoffText, headsUpText, scratchPathFor } from '../sequence/texts';
 import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
+import { handOnMemberSet, memberSet } from '../text/memberSet';
 import { kTokens } from '../text/units';
 import { repairFor, trailFacts } from '../sequence/repair';
 import { applyPlan } from '../signals/plan';
@@ -328,15 +329,17 @@ function signalOf(s: EngineState, b: DetectedBoundary, source: BoundarySource, a
 function addBoundary(s: EngineState, b: DetectedBoundary, source: BoundarySource, at: number, fx: Effect[]): EngineState {
   const signal = signalOf(s, b, source, at);
   const id = signal.id;
-  if (s.seenIds.includes(id)) {
+  if (memberSet(s.seenIds).has(id)) {
     fx.push({ type: 'boundary_noted', boundary: signal, status: 'ignored', why: 'duplicate' });
     return s;
   }
   fx.push({ type: 'boundary_noted', boundary: signal, status: 'pending', why: 'new' });
   const commits = b.kind === 'commit' ? pushCapped(s.trail.commits, clip(b.detail, 120), 20) : s.trail.commits;
+  const seenIds = pushCapped(s.seenIds, id, 200);
+  handOnMemberSet(s.seenIds, seenIds, [id]);
   return withState(s, {
     pending: [...s.pending, signal],
-    seenIds: pushCapped(s.seenIds, id, 200),
+    seenIds,
     trail: commits === s.trail.commits ? s.trail : withTrail(s.trail, { commits }),
   });
 }
