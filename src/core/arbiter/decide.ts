@@ -113,6 +113,11 @@ function finish(i: DecisionInput, make: Maker, code: DecisionCode, why: string, 
   return make('compact', code, why, matched);
 }
 
+/** Whether decide() reads the forecast for these boundaries: only at a strong one (the engine makes it only then). */
+export function readsForecast(boundaries: readonly BoundarySignal[]): boolean {
+  return boundaries.some((b) => b.strength === 'strong');
+}
+
 /**
  * The tier rule, then the phase forecast where it has something to say: at a phase close whose next
  * phase will not fit before the emergency line it compacts (above the early threshold too); where the
@@ -125,8 +130,8 @@ export function decide(i: DecisionInput): Decision {
   const f = i.forecast;
   const t = i.tokens;
   if (!f || !t || i.percentRemaining === null || d.code === 'emergency') return withAvoids(i, d, null);
+  if (!readsForecast(i.boundaries)) return withAvoids(i, d, null);
   const strong = i.boundaries.filter((b) => b.strength === 'strong');
-  if (strong.length === 0) return withAvoids(i, d, null);
   const v = forecastVerdict({ forecast: f, settings: i.settings, used: t.used, window: t.window, point: i.point, boundaries: strong });
   const info = (drove: boolean): DecisionForecast => ({
     // The scenario a compaction rests on when the forecast says compact (it may be below the largest).

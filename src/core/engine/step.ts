@@ -17,7 +17,7 @@
  * boundary_noted, boundaries_consumed), when a sequence starts and with which decision, how a judgment
  * ended. The reducer pushes commands and facts to one list as it goes; partition.ts splits it.
  */
-import { coolingDown, decide, decideHeld, decisionFor } from '../arbiter/decide';
+import { coolingDown, decide, decideHeld, decisionFor, readsForecast } from '../arbiter/decide';
 import { describeGain, forecastNext, isPhaseClose, onCompacted, onPhaseClose, onTokens, withPrior } from '../arbiter/forecast';
 import { buildJudgmentPrompt, fallbackJudgment, parseJudgment, type Judgment } from '../arbiter/judgment';
 import { percentRemaining, tierOf } from '../arbiter/tiers';
@@ -26,6 +26,7 @@ import { assembleWatcherPacket, validateAgentPacket, withTrailFacts } from '../s
 import { handoffText, headsUpText, scratchPathFor } from '../sequence/texts';
 import { noteToolCall, noteToolResult } from '../sequence/trailFacts';
 import { detectMarkers } from '../signals/markers';
+import { handOnMemberSet, memberSet } from '../text/memberSet';
 import { kTokens } from '../text/units';
 import { repairFor, trailFacts } from '../sequence/repair';
 import { applyPlan } from '../signals/plan';
@@ -62,7 +63,9 @@ const MAX_OPEN_TOOL_CALLS = 1_000;
 export function step(state: EngineState, ev: EngineEvent): StepResult {
   const fx: Effect[] = [];
   const next = reduce(disarmIdle(state, ev, fx), ev, fx);
-  return { state: next, ...partition(fx) };
+  // Named, not spread: an object spread costs more than the rest of a typical step's bookkeeping.
+  const { commands, facts } = partition(fx);
+  return { state: next, commands, facts };
 }
 
 /**
@@ -328,15 +331,17 @@ function signalOf(s: EngineState, b: DetectedBoundary, source: BoundarySource, a
 function addBoundary(s: EngineState, b: DetectedBoundary, source: BoundarySource, at: number, fx: Effect[]): EngineState {
   const signal = signalOf(s, b, source, at);
   const id = signal.id;
-  if (s.seenIds.includes(id)) {
+  if (memberSet(s.seenIds).has(id)) {
     fx.push({ type: 'boundary_noted', boundary: signal, status: 'ignored', why: 'duplicate' });
     return s;
   }
   fx.push({ type: 'boundary_noted', boundary: signal, status: 'pending', why: 'new' });
   const commits = b.kind === 'commit' ? pushCapped(s.trail.commits, clip(b.detail, 120), 20) : s.trail.commits;
+  const seenIds = pushCapped(s.seenIds, id, 200);
+  handOnMemberSet(s.seenIds, seenIds, [id]);
   return withState(s, {
     pending: [...s.pending, signal],
-    seenIds: pushCapped(s.seenIds, id, 200),
+    seenIds,
     trail: commits === s.trail.commits ? s.trail : withTrail(s.trail, { commits }),
   });
 }
@@ -354,16 +359,16 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
   // A phase close completes the phase since the previous one, before the forecast of the next is made.
   const close = isPhaseClose(st.pending);
   if (st.tokens && close) st = withState(st, { forecast: onPhaseClose(st.forecast, st.tokens.window) });
-  const forecast = st.tokens && st.settings.forecast_enabled ? forecastNext(st.forecast, st.settings, st.tokens.window, st.plan) : null;
+  // A close that arrives while an earlier close's compaction is held continues that close: the held
+  // signals (e.g. the commit the hold was made at) stay named in the decision that finally compacts.
+  const boundaries = st.forecastHold && st.settings.forecast_enabled && close ? [...st.forecastHold.signals, ...st.pending] : st.pending;
   const input: DecisionInput = {
     id: `d${st.counter + 1}`,
     at,
     point,
     settings: st.settings,
     percentRemaining: pct,
-    // A close that arrives while an earlier close's compaction is held continues that close: the held
-    // signals (e.g. the commit the hold was made at) stay named in the decision that finally compacts.
-    boundaries: st.forecastHold && st.settings.forecast_enabled && close ? [...st.forecastHold.signals, ...st.pending] : st.pending,
+    boundaries,
     cooldown: sinceCompaction(st, at),
     openToolCalls: st.openToolCalls.length,
     queuedInput: st.queuedInput.length,
@@ -371,7 +376,9 @@ function evaluate(s: EngineState, at: number, point: 'turn_complete' | 'tool_loo
     stall: st.stall,
     sequenceActive: false,
     tokens: st.tokens,
-    forecast,
+    // Made only where the decision reads it (most evaluation points have no strong boundary, and making
+    // it was a sixth of their cost); forecastNext is pure, so skipping it elsewhere changes nothing.
+    forecast: st.tokens && st.settings.forecast_enabled && readsForecast(boundaries) ? forecastNext(st.forecast, st.settings, st.tokens.window, st.plan) : null,
   };
   const held = st.forecastHold && st.settings.forecast_enabled && !close ? st.forecastHold : null;
   let d = held ? decideHeld(input, held) : decide(input);

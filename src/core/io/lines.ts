@@ -49,73 +49,75 @@ export function openLines(path: string, o: LineReadOptions = {}): { size: number
   let used = false;
   return {
     size: st.size,
-    *lines() {
+    // The splitter itself, not a generator around it: one resume and one result object less per line.
+    lines() {
       if (used) throw new Error('openLines: lines() can be iterated once; open the file again');
       used = true;
-      try {
-        yield* splitLines(fd, skip, o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, o.chunkBytes ?? 1024 * 1024);
-      } finally {
-        closeSync(fd);
-      }
+      return splitLines(fd, skip, o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, o.chunkBytes ?? 1024 * 1024);
     },
   };
 }
 
+/** The lines of the open file `fd` from byte `start`; the file is closed when they end (read to the end, or left). */
 function* splitLines(fd: number, start: number, maxLine: number, chunkBytes: number): Generator<RawLine> {
-  const chunk = Buffer.alloc(chunkBytes);
-  let pos = start;
-  let parts: Buffer[] = [];
-  let partBytes = 0;
-  let overflow = 0; // bytes of the current line beyond what was kept (the line is too long)
-  let line = 0;
-  const emit = (unterminated = false): RawLine => {
-    line++;
-    if (overflow > 0) {
-      const r: RawLine = { line, tooLong: partBytes + overflow, ...(unterminated ? { unterminated } : {}) };
+  try {
+    const chunk = Buffer.alloc(chunkBytes);
+    let pos = start;
+    let parts: Buffer[] = [];
+    let partBytes = 0;
+    let overflow = 0; // bytes of the current line beyond what was kept (the line is too long)
+    let line = 0;
+    const emit = (unterminated = false): RawLine => {
+      line++;
+      if (overflow > 0) {
+        const r: RawLine = { line, tooLong: partBytes + overflow, ...(unterminated ? { unterminated } : {}) };
+        parts = [];
+        partBytes = 0;
+        overflow = 0;
+        return r;
+      }
+      let buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts, partBytes);
+      if (buf.length > 0 && buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, buf.length - 1);
       parts = [];
       partBytes = 0;
-      overflow = 0;
-      return r;
-    }
-    let buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts, partBytes);
-    if (buf.length > 0 && buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, buf.length - 1);
-    parts = [];
-    partBytes = 0;
-    return { line, text: buf.toString('utf8'), ...(unterminated ? { unterminated } : {}) };
-  };
-  const keep = (piece: Buffer) => {
-    if (overflow > 0 || partBytes + piece.length > maxLine) {
-      overflow += piece.length;
-      return;
-    }
-    // Copied: `chunk` is reused for the next read.
-    parts.push(Buffer.from(piece));
-    partBytes += piece.length;
-  };
-  for (;;) {
-    const n = readSync(fd, chunk, 0, chunk.length, pos);
-    if (n === 0) break;
-    pos += n;
-    let from = 0;
+      return { line, text: buf.toString('utf8'), ...(unterminated ? { unterminated } : {}) };
+    };
+    const keep = (piece: Buffer) => {
+      if (overflow > 0 || partBytes + piece.length > maxLine) {
+        overflow += piece.length;
+        return;
+      }
+      // Copied: `chunk` is reused for the next read.
+      parts.push(Buffer.from(piece));
+      partBytes += piece.length;
+    };
     for (;;) {
-      const nl = chunk.indexOf(0x0a, from);
-      if (nl < 0 || nl >= n) {
-        keep(chunk.subarray(from, n));
-        break;
+      const n = readSync(fd, chunk, 0, chunk.length, pos);
+      if (n === 0) break;
+      pos += n;
+      let from = 0;
+      for (;;) {
+        const nl = chunk.indexOf(0x0a, from);
+        if (nl < 0 || nl >= n) {
+          keep(chunk.subarray(from, n));
+          break;
+        }
+        if (partBytes === 0 && overflow === 0 && nl - from <= maxLine) {
+          // The whole line is in this chunk (the common case): decoded from it, with no copy.
+          line++;
+          const end = nl > from && chunk[nl - 1] === 0x0d ? nl - 1 : nl;
+          yield { line, text: chunk.toString('utf8', from, end) };
+        } else {
+          keep(chunk.subarray(from, nl));
+          yield emit();
+        }
+        from = nl + 1;
       }
-      if (partBytes === 0 && overflow === 0 && nl - from <= maxLine) {
-        // The whole line is in this chunk (the common case): decoded from it, with no copy.
-        line++;
-        const end = nl > from && chunk[nl - 1] === 0x0d ? nl - 1 : nl;
-        yield { line, text: chunk.toString('utf8', from, end) };
-      } else {
-        keep(chunk.subarray(from, nl));
-        yield emit();
-      }
-      from = nl + 1;
     }
+    if (partBytes > 0 || overflow > 0) yield emit(true);
+  } finally {
+    closeSync(fd);
   }
-  if (partBytes > 0 || overflow > 0) yield emit(true);
 }
 
 /** Lines of an in-memory text, in the same shape (tests, and callers that already hold a string). */

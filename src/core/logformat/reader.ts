@@ -57,25 +57,41 @@ export function* logRecords(
 ): Generator<{ line: number; record: LogRecord }> {
   for (const raw of typeof source === 'string' ? linesOfText(source) : source) {
     counted.lines = raw.line;
-    if (raw.text === undefined) {
-      problems.push({ line: raw.line, message: `line of ${raw.tooLong} bytes is over the ${MAX_LOG_LINE_BYTES / 1024 / 1024} MiB limit — skipped` });
-      continue;
-    }
-    if (raw.text.trim() === '') continue;
-    const got = parseRecord(raw.text);
-    // The problem first: a record salvaged after a torn fragment is reported before it is used.
-    if (got.problem) {
-      const message = got.problem === 'not valid JSON — skipped' && raw.unterminated ? 'truncated last line (interrupted write?) — skipped' : got.problem;
-      problems.push({ line: raw.line, message });
-    }
-    if (got.record) yield { line: raw.line, record: got.record };
+    const record = recordOfLine(raw, problems);
+    if (record) yield { line: raw.line, record };
   }
 }
 
-const RECORD_START = '{"rawr":1,';
+/** One line's record, its problem (if any) reported first: a record salvaged after a torn fragment is reported before it is used. */
+function recordOfLine(raw: RawLine, problems: { push(p: LogProblem): unknown }): LogRecord | undefined {
+  if (raw.text === undefined) {
+    problems.push({ line: raw.line, message: `line of ${raw.tooLong} bytes is over the ${MAX_LOG_LINE_BYTES / 1024 / 1024} MiB limit — skipped` });
+    return undefined;
+  }
+  if (raw.text.trim() === '') return undefined;
+  const got = parseRecord(raw.text);
+  if (!(got instanceof LineProblem)) return got;
+  const message = got.problem === NOT_JSON && raw.unterminated ? 'truncated last line (interrupted write?) — skipped' : got.problem;
+  problems.push({ line: raw.line, message });
+  return got.record;
+}
 
-/** One line: a record, or why not. A torn fragment glued before a whole record yields the record. */
-function parseRecord(text: string): { record?: LogRecord; problem?: string } {
+const RECORD_START = '{"rawr":1,';
+const NOT_JSON = 'not valid JSON — skipped';
+
+/** Why a line is not (only) a record; `record`: the whole record found after a torn fragment. */
+class LineProblem {
+  constructor(
+    readonly problem: string,
+    readonly record?: LogRecord,
+  ) {}
+}
+
+/**
+ * One line: a record, or why not. A torn fragment glued before a whole record yields the record. A good
+ * line allocates nothing but its record (a cold replay reads a hundred thousand of them).
+ */
+function parseRecord(text: string): LogRecord | LineProblem {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -83,21 +99,21 @@ function parseRecord(text: string): { record?: LogRecord; problem?: string } {
     const at = text.lastIndexOf(RECORD_START);
     if (at > 0) {
       const rest = parseRecord(text.slice(at));
-      if (rest.record)
-        return { record: rest.record, problem: `a torn record (${at} bytes, an interrupted write) precedes this record — the fragment was skipped` };
+      if (!(rest instanceof LineProblem))
+        return new LineProblem(`a torn record (${at} bytes, an interrupted write) precedes this record — the fragment was skipped`, rest);
     }
-    return { problem: 'not valid JSON — skipped' };
+    return new LineProblem(NOT_JSON);
   }
   // The common records pass a hand-written check as strict as the schema (fastRecord.ts); the rest, and
   // every bad record, go through the schema, which says what is wrong.
   const fast = fastLogRecord(json);
-  if (fast) return { record: fast };
+  if (fast) return fast;
   const parsed = LogRecordSchema.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    return { problem: `not a rawr log record (${first ? `${first.path.join('.') || 'record'}: ${first.message}` : 'invalid'}) — skipped` };
+    return new LineProblem(`not a rawr log record (${first ? `${first.path.join('.') || 'record'}: ${first.message}` : 'invalid'}) — skipped`);
   }
-  return { record: parsed.data };
+  return parsed.data;
 }
 
 /**
@@ -126,5 +142,11 @@ export function* streamLog(
     if (!(err instanceof SafeReadError && err.problem === 'not_found')) problems.push({ line: 0, message: `cannot read the log: ${(err as Error).message}` });
     return;
   }
-  yield* logRecords(opened.lines(), problems, counted);
+  // logRecords' loop, not a delegation to it: each level of generators costs a resume and a result
+  // object per record.
+  for (const raw of opened.lines()) {
+    counted.lines = raw.line;
+    const record = recordOfLine(raw, problems);
+    if (record) yield { line: raw.line, record };
+  }
 }

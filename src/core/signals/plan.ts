@@ -3,6 +3,7 @@
  * `plan_checkpoint`; any other real change is a weak `plan_update`. Transient clears (an empty plan) and
  * re-sent identical plans produce nothing, and a clear does not make the next re-send look "new".
  */
+import { handOnMemberSet, memberSet } from '../text/memberSet';
 import type { DetectedBoundary } from './types';
 
 export type PlanStatus = 'pending' | 'in_progress' | 'completed';
@@ -30,16 +31,22 @@ export function applyPlan(prev: PlanState | null, steps: PlanStep[]): { plan: Pl
     return { plan: prev, boundary: null };
   }
   const same =
-    prev !== null && prev.steps.length === steps.length && prev.steps.every((p, i) => norm(p.text) === norm(steps[i]!.text) && p.status === steps[i]!.status);
+    prev !== null &&
+    prev.steps.length === steps.length &&
+    prev.steps.every((p, i) => p.status === steps[i]!.status && (p.text === steps[i]!.text || norm(p.text) === norm(steps[i]!.text)));
   if (same) return { plan: prev, boundary: null };
 
-  const already = new Set(prev?.completed ?? []);
+  const before = prev?.completed ?? [];
+  const already = memberSet(before);
   const newly = steps.filter((s) => s.status === 'completed' && !already.has(norm(s.text)));
-  let completed = prev?.completed ?? [];
+  let completed = before;
   if (newly.length > 0) {
-    const grown = [...already];
-    for (const s of newly) grown.push(norm(s.text));
+    // The Set's items in its order: the list itself when the list holds no repeats (the usual case).
+    const grown = already.size === before.length ? before.slice() : [...already];
+    const added = newly.map((s) => norm(s.text));
+    for (const t of added) grown.push(t);
     completed = grown.length > MAX_COMPLETED ? grown.slice(grown.length - MAX_COMPLETED) : grown;
+    handOnMemberSet(before, completed, added);
   }
   const plan: PlanState = { steps, completed };
   if (newly.length > 0) {
