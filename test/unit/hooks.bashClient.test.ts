@@ -330,6 +330,7 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     // The Node hook's way in: the engine's Unix socket (hookResident.ts).
     const a = await askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp }, 5_000);
     assert.equal(a.kind, 'answer');
+    await a.printed();
     assert.ok(fs.existsSync(e.file), 'the door file is back');
     assert.equal((await client('{}')).stdout, 'ENGINE');
   });
@@ -462,7 +463,7 @@ describe('the bash hook client and the resident engine’s TCP door', function (
   it('reads a connection’s steps the same way in any chunking, and refuses what a client would not send', () => {
     const token = Buffer.from('t'.repeat(32));
     const line = Buffer.from(`${token.toString()}\n`);
-    const run = Buffer.from(['rawr-hook 2', '/d', 'claude', 'PreCompact', '/w', 'A=1', 'B=x=y', ''].map((f) => `${f}\0`).join(''));
+    const run = Buffer.from(['rawr-hook 3', '/d', 'claude', 'PreCompact', '/w', 'A=1', 'B=x=y', ''].map((f) => `${f}\0`).join(''));
     const input = Buffer.from('{"a":"é"}\0');
     for (const size of [1, 2, 3, 7, 33, 1000]) {
       const read = requestReader(token);
@@ -477,7 +478,7 @@ describe('the bash hook client and the resident engine’s TCP door', function (
       const header = steps(run);
       assert.deepEqual(header.pop(), {
         kind: 'run',
-        version: 'rawr-hook 2',
+        version: 'rawr-hook 3',
         clientDir: '/d',
         run: { agent: 'claude', event: 'PreCompact', cwd: '/w', env: { A: '1', B: 'x=y' } },
       });

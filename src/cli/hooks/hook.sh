@@ -77,7 +77,7 @@ for rawr_n in ${!A@} ${!B@} ${!C@} ${!D@} ${!E@} ${!F@} ${!G@} ${!H@} ${!I@} ${!
   ${!n@} ${!o@} ${!p@} ${!q@} ${!r@} ${!s@} ${!t@} ${!u@} ${!v@} ${!w@} ${!x@} ${!y@} ${!z@}; do
   [[ ${!rawr_n@a} == *x* ]] && rawr_env+=("$rawr_n=${!rawr_n}")
 done
-printf '%s\0' 'rawr-hook 2' "$rawr_here" "$2" "$3" "$PWD" "${rawr_env[@]}" '' >&3 2>/dev/null || rawr_node_hook "$@"
+printf '%s\0' 'rawr-hook 3' "$rawr_here" "$2" "$3" "$PWD" "${rawr_env[@]}" '' >&3 2>/dev/null || rawr_node_hook "$@"
 #    The engine says "go" when the run is its turn (1.5 s at most: busy with another session's run, it
 #    says "again" and the Node hook runs it here, beside the engine, with time to spare).
 rawr_line=
@@ -119,7 +119,9 @@ case $? in
 esac
 
 # 4. The answer, once the input is complete: `rawr-answer <stdout bytes> <stderr bytes>` and a line, then
-#    stdout and stderr, then the end (read without a time limit: it is all on its way).
+#    stdout and stderr (read without a time limit: it is all on its way). Once both are printed, `printed`:
+#    only then does the engine record what it gave the model as given (a hook killed before leaves the
+#    handoff for the next hook: at least once, never lost).
 #    Waited for until a little before the timeout rawr installs (PreCompact 30 s, the others 10 s;
 #    resident.ts answerWaitMs), counted from this hook's start: it always ends on its own.
 case $3 in
@@ -136,11 +138,15 @@ rawr_print() {
   local body=
   (($1 + $2 == 0)) || IFS= read -r -N $(($1 + $2)) body <&3 2>/dev/null
   ((${#body} == $1 + $2)) || return 1
-  printf '%s' "${body:0:$1}"
   printf '%s' "${body:$1}" >&2
+  # A stdout nobody reads (EPIPE, ignored above): not printed, so not "printed".
+  printf '%s' "${body:0:$1}" || exit 0
 }
 rawr_counts=${rawr_line#rawr-answer }
-[[ $rawr_line == 'rawr-answer '* ]] && rawr_print "${rawr_counts% *}" "${rawr_counts#* }" && exit 0
+if [[ $rawr_line == 'rawr-answer '* ]] && rawr_print "${rawr_counts% *}" "${rawr_counts#* }"; then
+  printf 'printed\n' >&3 2>/dev/null
+  exit 0
+fi
 printf 'rawr hooks %s %s: the resident hook engine did not answer (%s); nothing done\n' "$2" "$3" \
   "${rawr_line:-the connection closed without an answer}" >&2
 exit 0

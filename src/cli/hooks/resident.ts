@@ -90,7 +90,8 @@ export function connectResident(socket: string, timeoutMs?: number): ResidentCon
     if (settled) return;
     settled = a;
     clearTimeout(timer);
-    conn.destroy();
+    // An answer keeps the connection for printed(); anything else ends it.
+    if (a.kind !== 'answer') conn.destroy();
     resolveAnswer?.(a);
   };
   const send = () => {
@@ -104,17 +105,24 @@ export function connectResident(socket: string, timeoutMs?: number): ResidentCon
     connected = true;
     send();
   });
+  // The answer is a line; the connection stays open for the hook's word that it printed it.
+  const printed = () =>
+    new Promise<void>((resolve) => {
+      conn.once('error', () => resolve());
+      conn.end('printed\n', () => resolve());
+    });
   conn.on('data', (c: Buffer) => {
     size += c.length;
-    if (size > MAX_ANSWER_BYTES) finish({ kind: 'lost', why: 'an answer larger than a hook prints' });
-    else chunks.push(c);
+    if (size > MAX_ANSWER_BYTES) return finish({ kind: 'lost', why: 'an answer larger than a hook prints' });
+    chunks.push(c);
+    if (!c.includes(0x0a) || !sent) return;
+    const output = parseAnswer(Buffer.concat(chunks).toString('utf8'));
+    finish(output ? { kind: 'answer', output, printed } : { kind: 'lost', why: 'an answer it does not read' });
   });
   conn.on('end', () => {
     const text = Buffer.concat(chunks).toString('utf8');
     // Closed before anything was sent (an engine on its way out), or not taken (busy): the hook runs itself.
-    if (!sent || text === AGAIN) return finish({ kind: 'unavailable' });
-    const output = parseAnswer(text);
-    finish(output ? { kind: 'answer', output } : { kind: 'lost', why: 'the connection closed without an answer' });
+    finish(!sent || text === AGAIN ? { kind: 'unavailable' } : { kind: 'lost', why: 'the connection closed without an answer' });
   });
   // Before the request is sent: no engine there (ENOENT, ECONNREFUSED: a stale socket of one that exited).
   conn.on('error', (err) => finish(sent ? { kind: 'lost', why: err.message } : { kind: 'unavailable' }));
