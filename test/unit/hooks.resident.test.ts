@@ -212,6 +212,33 @@ describe('the resident hook engine', function () {
     });
   }
 
+  it('a stopped (hung) engine costs seconds, never the decision: a steered PreCompact still refuses, through the bash client and the Node hook', async () => {
+    const socket = residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {})!;
+    const dist = path.dirname(HOOK_ENTRY);
+    // The real engine, as a hook starts it (resident.ts startResident), then stopped (SIGSTOP: hung).
+    const engine = spawn(process.execPath, [HOOK_ENTRY, '--rawr-hook-server', socket, dist], {
+      detached: true,
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH ?? '', HOME: tmp, XDG_CACHE_HOME: cache },
+    });
+    try {
+      await until('the engine', () => fs.existsSync(socket) && fs.existsSync(tcpFile(path.join(cache, 'rawr'), dist)));
+      process.kill(engine.pid!, 'SIGSTOP');
+      const root = path.join(tmp, 'p');
+      const t = project(root);
+      for (const [i, command] of [hookCommandPrefix(HOOK_ENTRY), `'${process.execPath}' '${HOOK_ENTRY}'`].entries()) {
+        t.bash(`grep -rn part${i} src`, 600_000 + i * 5000, 'src/a.ts:1: x');
+        const t0 = Date.now();
+        const r = await hook(root, t, {}, command);
+        const took = Date.now() - t0;
+        assert.match(r.stdout, /"decision":"block"/, `${command}: the refusal, decided without the stopped engine: ${JSON.stringify(r)}`);
+        assert.ok(took < 8_000, `${command}: answered in ${took} ms (PreCompact's installed timeout: 30 s)`);
+      }
+    } finally {
+      engine.kill('SIGKILL');
+    }
+  });
+
   it('a stale socket file: the hook runs alone, then starts an engine that replaces it and exits when idle', async () => {
     const socket = residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {})!;
     // A socket file nobody listens on: what an engine killed with SIGKILL leaves.

@@ -11,7 +11,8 @@
  *   2. the run: NUL-separated fields `rawr-hook 3`, the client's folder, agent, event, working folder,
  *      then `NAME=value` environment entries ended by an empty field → `go\n`, or `again\n` when this
  *      engine does not run it (another copy's folder, a rebuilt rawr, a run it cannot read): the client
- *      then runs the Node hook itself, its input still unread;
+ *      then runs the Node hook itself, its input still unread; or `busy\n` when the engine is busy with
+ *      another run past CLAIM_WAIT_MS (server.ts): the Node hook then runs the event alone, beside it;
  *   3. the hook input ended by a NUL (the agents' JSON holds none) → `rawr-answer <stdout bytes>
  *      <stderr bytes>\n`, stdout and stderr;
  *   4. `printed\n` once the client printed them → the end of the connection. Only then does the engine
@@ -77,6 +78,8 @@ export interface DoorRuns {
 export interface DoorTicket {
   go(start: (stdin: string, reply: (out: HookEventOutput) => Promise<boolean>) => void, abandon: () => void): boolean;
   again(): void;
+  /** Busy with another run: the client runs the event itself, without asking this engine again. */
+  busy(): void;
 }
 
 /**
@@ -120,6 +123,11 @@ export function openTcpDoor(o: TcpDoorOptions, runs: DoorRuns): TcpDoor | null {
       waiting = null;
       w?.abandon();
     });
+    const turnBack = (word: string) => {
+      clearTimeout(deadline);
+      conn.off('data', onData);
+      if (!closed) conn.end(word);
+    };
     const ticket: DoorTicket = {
       go(start, abandon) {
         if (closed) return false;
@@ -129,11 +137,8 @@ export function openTcpDoor(o: TcpDoorOptions, runs: DoorRuns): TcpDoor | null {
         conn.write('go\n');
         return true;
       },
-      again() {
-        clearTimeout(deadline);
-        conn.off('data', onData);
-        if (!closed) conn.end('again\n');
-      },
+      again: () => turnBack('again\n'),
+      busy: () => turnBack('busy\n'),
     };
     const onData = (chunk: Buffer) => {
       const step = read(chunk);

@@ -26,6 +26,13 @@ rawr_node_hook() {
   # a hook makes no TLS connection; Node would read this bundle on every start (hooksConfig.ts)
   NODE_EXTRA_CA_CERTS='' exec "$rawr_node" "$rawr_here/hook.js" "$@"
 }
+# The engine is there but does not take this run now: stopped or hung (no answer in time), or busy with
+# another session's run. The Node hook runs the event alone, without asking that engine again (it would
+# wait for it in vain, up to its own limit, and then print nothing: a compaction at rawr's early line).
+rawr_alone() {
+  export RAWR_HOOK_SERVER=0
+  rawr_node_hook "$@"
+}
 
 # Only hook events (install and --help are the Node CLI's). Bash ≥ 4.4 (${!v@a}; macOS's 3.2: the Node hook).
 case $1:$2:$3:$# in
@@ -63,7 +70,7 @@ IFS=' ' read -r rawr_port rawr_ctok rawr_stok <"$rawr_file" 2>/dev/null
 #    that has exited learns only that engine's dead token.
 printf '%s\n' "$rawr_ctok" >&3 2>/dev/null || rawr_node_hook "$@"
 rawr_line=
-IFS= read -r -t 2 rawr_line <&3 2>/dev/null
+IFS= read -r -t 2 rawr_line <&3 2>/dev/null || rawr_alone "$@"
 [[ $rawr_line == "$rawr_stok" ]] || rawr_node_hook "$@"
 
 # 2. The run: NUL-separated fields (version, this folder, agent, event, working folder), the environment
@@ -79,10 +86,11 @@ for rawr_n in ${!A@} ${!B@} ${!C@} ${!D@} ${!E@} ${!F@} ${!G@} ${!H@} ${!I@} ${!
 done
 printf '%s\0' 'rawr-hook 3' "$rawr_here" "$2" "$3" "$PWD" "${rawr_env[@]}" '' >&3 2>/dev/null || rawr_node_hook "$@"
 #    The engine says "go" when the run is its turn (1.5 s at most: busy with another session's run, it
-#    says "again" and the Node hook runs it here, beside the engine, with time to spare).
+#    says "busy" and the Node hook runs it here, beside the engine, with time to spare).
 rawr_line=
 IFS= read -r -t 3 rawr_line <&3 2>/dev/null
 rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chunks (door.ts onData)
+[[ $rawr_line == busy || $rawr_line == '' ]] && rawr_alone "$@"
 [[ $rawr_line == go ]] || rawr_node_hook "$@"
 
 # 3. The input, ended by a NUL (the agents' JSON holds none). From here on the engine may act on it: no

@@ -153,7 +153,11 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
       CLAIM_WAIT_MS,
       (done) => {
         // Its hook is gone (killed at its timeout): not run, so nothing of it is claimed.
-        if (!gone()) return void runNow(request, (out) => answerAndWait(conn, `${JSON.stringify(out)}\n`, gone), done);
+        if (!gone()) {
+          // Its turn, said at once: a hook that hears nothing from a stopped engine runs the event itself (resident.ts).
+          conn.write('go\n');
+          return void runNow(request, (out) => answerAndWait(conn, `${JSON.stringify(out)}\n`, gone), done);
+        }
         conn.destroy();
         done();
         release();
@@ -211,7 +215,7 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
               if (!ticket.go((stdin, reply) => void runNow({ ...request, stdin }, reply, done), freed)) freed();
             },
             () => {
-              ticket.again();
+              ticket.busy();
               release();
             },
           );
