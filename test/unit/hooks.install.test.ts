@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { sleep } from '../support/until';
 
 const OUT_CLI = path.resolve(__dirname, '../../src/cli/main.js');
 const TMP = fs.realpathSync(os.tmpdir());
@@ -200,6 +201,33 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     const u = rawr(r, ['hooks', 'claude', 'uninstall', '--purge']);
     assert.equal(u.code, 0, u.out);
     assert.deepEqual(tree(r.dir), { ...before, '.claude/settings.local.json': '{ "autoCompactWindow": 400000 }\n\n' });
+  });
+
+  it('an install waits for the install lock another install holds, and writes nothing before it has it (issue 30)', async () => {
+    const r = repo();
+    // Another install in the middle of its work: the lock held by a live process (this one).
+    const lock = path.join(r.dir, '.rawr/claude/install.lock');
+    fs.mkdirSync(path.dirname(lock), { recursive: true });
+    fs.writeFileSync(lock, `${process.pid}\n`);
+    let exited: number | null | undefined;
+    const c = spawn(process.execPath, [OUT_CLI, 'hooks', 'claude', 'install', '--write'], { cwd: r.dir, env: r.env, stdio: 'ignore' });
+    const done = new Promise<void>((resolve) =>
+      c.on('close', (code) => {
+        exited = code;
+        resolve();
+      }),
+    );
+    // Long enough for an install that does not wait (~0.3 s here) to have written its settings.
+    await sleep(2_000);
+    assert.equal(exited, undefined, 'the install waits while the lock is held');
+    assert.equal(fs.existsSync(path.join(r.dir, '.claude/settings.local.json')), false, 'nothing written before it holds the lock');
+    assert.equal(fs.existsSync(path.join(r.dir, '.rawr/claude/steer.json')), false, 'no steering record either');
+    fs.unlinkSync(lock);
+    await done;
+    assert.equal(exited, 0);
+    const local = JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(local.autoCompactWindow, 563000);
+    assert.equal(fs.existsSync(lock), false, 'the lock released');
   });
 
   it('12 installs at once (half --no-steer) leave no orphaned autoCompactWindow, and one uninstall removes everything', async () => {

@@ -138,6 +138,108 @@ describe('the resident hook engine', function () {
     await sameAsAlone(installed, true);
   });
 
+  /** Any hook event through `command` (`sh -c`, as Claude Code runs it), in its own process group (killed as Claude Code kills a hook at its timeout). */
+  const hookEvent = (root: string, command: string, event: string, input: object, env: Record<string, string> = {}) => {
+    const child = spawn('/bin/sh', ['-c', `${command} hooks claude ${event}`], {
+      cwd: root,
+      detached: true,
+      env: { PATH: process.env.PATH ?? '', HOME: tmp, XDG_CACHE_HOME: cache, CLAUDE_PROJECT_DIR: root, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(JSON.stringify({ session_id: 's1', cwd: root, hook_event_name: event, ...input }));
+    const done = new Promise<{ stdout: string; stderr: string }>((resolve) => child.on('close', () => resolve({ stdout, stderr })));
+    return { done, kill: () => process.kill(-child.pid!, 'SIGKILL') };
+  };
+
+  // Issue 30: a busy engine finished a SessionStart(compact) whose hook Claude Code had killed, claimed the
+  // handoff, and the next hook printed nothing: the handoff never reached the model.
+  for (const [way, command] of [
+    ['the bash client (the installed command)', () => hookCommandPrefix(HOOK_ENTRY)],
+    ['the Node hook (its Unix socket)', () => `'${process.execPath}' '${HOOK_ENTRY}'`],
+  ] as const) {
+    it(`no claim without delivery, through ${way}: a hook killed before it printed its handoff leaves it for the next hook`, async () => {
+      const socket = residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {})!;
+      const dist = path.dirname(HOOK_ENTRY);
+      const root = path.join(tmp, 'p');
+      fs.mkdirSync(root);
+      const t = new Transcript(root);
+      t.prompt('Refactor the module and keep the tests green.');
+      t.bash('grep -rn part src', 120_000, 'src/a.ts:1: x');
+      // The compaction's snapshot, taken by the hook alone.
+      const pre = await hookEvent(root, command(), 'PreCompact', { transcript_path: t.file, trigger: 'manual' }, { RAWR_HOOK_SERVER: '0' }).done;
+      assert.equal(pre.stderr, '');
+      // The engine answers SessionStart(compact) only once the test has killed its hook (a hook killed at
+      // its timeout while a busy engine ran it).
+      let computed = false;
+      let resume = () => undefined as void;
+      const held = new Promise<void>((r) => (resume = r));
+      const server = serveHooks(
+        socket,
+        {
+          hookEventOutput: async (agent, event, stdin, env, run) => {
+            const out = await hookEventOutput(agent, event, stdin, env, run);
+            if (event === 'SessionStart') {
+              computed = true;
+              await held;
+            }
+            return out;
+          },
+        },
+        { idleMs: 60_000, exit: (x) => x.close(), tcp: { cacheDir: path.join(cache, 'rawr'), clientDir: dist, current: () => true } },
+      );
+      await until('the engine', () => fs.existsSync(socket) && fs.existsSync(tcpFile(path.join(cache, 'rawr'), dist)));
+      try {
+        const killed = hookEvent(root, command(), 'SessionStart', { transcript_path: t.file, source: 'compact' });
+        await until('the engine computed the handoff', () => computed);
+        killed.kill();
+        assert.equal((await killed.done).stdout, '', 'the killed hook printed nothing');
+        resume();
+        const next = await hookEvent(root, command(), 'UserPromptSubmit', { transcript_path: t.file, prompt: 'go on' }).done;
+        const context = next.stdout
+          ? (JSON.parse(next.stdout) as { hookSpecificOutput?: { additionalContext?: string } }).hookSpecificOutput?.additionalContext
+          : undefined;
+        assert.ok(context?.includes('Refactor the module'), `the next hook gives the handoff: ${JSON.stringify(next)}`);
+        // Printed and said so: claimed, so given once.
+        const after = await hookEvent(root, command(), 'UserPromptSubmit', { transcript_path: t.file, prompt: 'and now' }).done;
+        assert.doesNotMatch(after.stdout, /Refactor the module/, 'a handoff delivered is not given again');
+      } finally {
+        resume();
+        await new Promise((r) => server.close(r));
+      }
+    });
+  }
+
+  it('a stopped (hung) engine costs seconds, never the decision: a steered PreCompact still refuses, through the bash client and the Node hook', async () => {
+    const socket = residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {})!;
+    const dist = path.dirname(HOOK_ENTRY);
+    // The real engine, as a hook starts it (resident.ts startResident), then stopped (SIGSTOP: hung).
+    const engine = spawn(process.execPath, [HOOK_ENTRY, '--rawr-hook-server', socket, dist], {
+      detached: true,
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH ?? '', HOME: tmp, XDG_CACHE_HOME: cache },
+    });
+    try {
+      await until('the engine', () => fs.existsSync(socket) && fs.existsSync(tcpFile(path.join(cache, 'rawr'), dist)));
+      process.kill(engine.pid!, 'SIGSTOP');
+      const root = path.join(tmp, 'p');
+      const t = project(root);
+      for (const [i, command] of [hookCommandPrefix(HOOK_ENTRY), `'${process.execPath}' '${HOOK_ENTRY}'`].entries()) {
+        t.bash(`grep -rn part${i} src`, 600_000 + i * 5000, 'src/a.ts:1: x');
+        const t0 = Date.now();
+        const r = await hook(root, t, {}, command);
+        const took = Date.now() - t0;
+        assert.match(r.stdout, /"decision":"block"/, `${command}: the refusal, decided without the stopped engine: ${JSON.stringify(r)}`);
+        assert.ok(took < 8_000, `${command}: answered in ${took} ms (PreCompact's installed timeout: 30 s)`);
+      }
+    } finally {
+      engine.kill('SIGKILL');
+    }
+  });
+
   it('a stale socket file: the hook runs alone, then starts an engine that replaces it and exits when idle', async () => {
     const socket = residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {})!;
     // A socket file nobody listens on: what an engine killed with SIGKILL leaves.
@@ -206,13 +308,21 @@ describe('the resident hook engine', function () {
     const answering = net.createServer({ allowHalfOpen: true }, (c) => {
       let got = '';
       c.on('data', (d: Buffer) => (got += d.toString('utf8')));
-      c.on('data', () => got.endsWith('\n') && c.end(JSON.stringify({ stdout: `ran ${(JSON.parse(got) as ResidentRequest).event}`, stderr: [] })));
+      c.on('end', () => c.end());
+      let answered = false;
+      c.on('data', () => {
+        if (answered || !got.endsWith('\n')) return;
+        answered = true;
+        c.write(`${JSON.stringify({ stdout: `ran ${(JSON.parse(got) as ResidentRequest).event}`, stderr: [] })}\n`);
+      });
     });
     await new Promise<void>((r) => answering.listen(socket, r));
     try {
       const conn = connectResident(socket, 2000);
       await sleep(50); // the hook reading its input
-      assert.deepEqual(await conn.ask(req), { kind: 'answer', output: { stdout: 'ran PreCompact', stderr: [] } });
+      const a = await conn.ask(req);
+      assert.deepEqual(a.kind === 'answer' ? a.output : a, { stdout: 'ran PreCompact', stderr: [] });
+      if (a.kind === 'answer') await a.printed();
     } finally {
       await new Promise((r) => answering.close(r));
     }
@@ -247,7 +357,13 @@ describe('the resident hook engine', function () {
       const dirs = ['one', 'two', 'three'].map((d) => path.join(tmp, d));
       for (const d of dirs) fs.mkdirSync(d);
       const answers = await Promise.all(
-        dirs.map((d, i) => askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: { RAWR_TEST_MARK: `m${i}` }, cwd: d }, 5_000)),
+        dirs.map((d, i) =>
+          askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: { RAWR_TEST_MARK: `m${i}` }, cwd: d }, 5_000).then(async (a) => {
+            // Printed at once, as the hook does: the engine waits for that word before the next run.
+            if (a.kind === 'answer') await a.printed();
+            return a;
+          }),
+        ),
       );
       assert.deepEqual(
         answers.map((x) => (x.kind === 'answer' ? x.output.stdout : x.kind)),
@@ -263,7 +379,7 @@ describe('the resident hook engine', function () {
         const c = net.createConnection(socket, () => c.write('not json\n'));
         let out = '';
         c.on('data', (d: Buffer) => (out += d.toString()));
-        c.on('end', () => resolve(out));
+        c.on('data', () => out.endsWith('\n') && (c.destroy(), resolve(out)));
       });
       assert.match(bad, /does not read/);
     } finally {

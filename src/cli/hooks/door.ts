@@ -8,12 +8,16 @@
  *
  * Protocol, one run per connection, each step answered before the client sends the next:
  *   1. `<client token>\n` → `<engine token>\n`;
- *   2. the run: NUL-separated fields `rawr-hook 2`, the client's folder, agent, event, working folder,
+ *   2. the run: NUL-separated fields `rawr-hook 3`, the client's folder, agent, event, working folder,
  *      then `NAME=value` environment entries ended by an empty field → `go\n`, or `again\n` when this
  *      engine does not run it (another copy's folder, a rebuilt rawr, a run it cannot read): the client
- *      then runs the Node hook itself, its input still unread;
+ *      then runs the Node hook itself, its input still unread; or `busy\n` when the engine is busy with
+ *      another run past CLAIM_WAIT_MS (server.ts): the Node hook then runs the event alone, beside it;
  *   3. the hook input ended by a NUL (the agents' JSON holds none) → `rawr-answer <stdout bytes>
- *      <stderr bytes>\n`, stdout and stderr, then the end of the connection.
+ *      <stderr bytes>\n`, stdout and stderr;
+ *   4. `printed\n` once the client printed them → the end of the connection. Only then does the engine
+ *      record as given what the answer gave the model (the handoff's claim: server.ts runNow); a client
+ *      killed before leaves it for the next hook (issue 30: no claim without delivery).
  * Before an answer, a `.` per chunk read (see onData).
  */
 import * as crypto from 'node:crypto';
@@ -36,7 +40,16 @@ const INPUT_MS = 6_000;
 const MAX_UNPROVEN = 16;
 /** A request carries one hook input (the Node hook caps it at 16 MB) and its environment. */
 const MAX_REQUEST_BYTES = 24 * 1024 * 1024;
-const VERSION = 'rawr-hook 2';
+/**
+ * The longest the engine waits for a hook's word that it printed the answer (it comes at once: the hook
+ * writes its stdout and says so; the Node hook's socket too, server.ts). A hook that does not say it in
+ * time gave the model nothing as far as the engine knows: what it printed stays pending and the next
+ * hook gives it (at least once, never lost).
+ */
+export const PRINTED_WAIT_MS = 3_000;
+const VERSION = 'rawr-hook 3';
+/** Step 4: the client printed the answer. */
+const PRINTED = 'printed\n';
 /** Version, folder, agent, event, working folder. */
 const HEADER_FIELDS = 5;
 
@@ -65,6 +78,8 @@ export interface DoorRuns {
 export interface DoorTicket {
   go(start: (stdin: string, reply: (out: HookEventOutput) => Promise<boolean>) => void, abandon: () => void): boolean;
   again(): void;
+  /** Busy with another run: the client runs the event itself, without asking this engine again. */
+  busy(): void;
 }
 
 /**
@@ -108,6 +123,11 @@ export function openTcpDoor(o: TcpDoorOptions, runs: DoorRuns): TcpDoor | null {
       waiting = null;
       w?.abandon();
     });
+    const turnBack = (word: string) => {
+      clearTimeout(deadline);
+      conn.off('data', onData);
+      if (!closed) conn.end(word);
+    };
     const ticket: DoorTicket = {
       go(start, abandon) {
         if (closed) return false;
@@ -117,11 +137,8 @@ export function openTcpDoor(o: TcpDoorOptions, runs: DoorRuns): TcpDoor | null {
         conn.write('go\n');
         return true;
       },
-      again() {
-        clearTimeout(deadline);
-        conn.off('data', onData);
-        if (!closed) conn.end('again\n');
-      },
+      again: () => turnBack('again\n'),
+      busy: () => turnBack('busy\n'),
     };
     const onData = (chunk: Buffer) => {
       const step = read(chunk);
@@ -200,15 +217,31 @@ export function openTcpDoor(o: TcpDoorOptions, runs: DoorRuns): TcpDoor | null {
   };
 }
 
-/** Writes the answer and ends the connection: true once written, false when the client was gone. */
+/**
+ * Writes the answer (step 3) and waits for the client's `printed` (step 4): true then; false when the
+ * client is gone or silent for PRINTED_WAIT_MS (killed, stopped). The connection ends either way.
+ */
 function answer(conn: net.Socket, out: HookEventOutput): Promise<boolean> {
   return new Promise((resolve) => {
     if (conn.destroyed) return resolve(false);
-    conn.once('error', () => resolve(false));
+    let said = '';
+    const settle = (printed: boolean) => {
+      clearTimeout(timer);
+      conn.off('data', onData).off('close', onGone);
+      conn.end();
+      resolve(printed);
+    };
+    const onData = (chunk: Buffer) => {
+      said += chunk.toString('latin1');
+      if (said.includes('\n')) settle(said === PRINTED);
+    };
+    const onGone = () => settle(false);
+    const timer = setTimeout(onGone, PRINTED_WAIT_MS);
+    conn.on('data', onData).once('close', onGone);
     // Bash cannot hold a NUL byte: the byte count must be of what it will print.
     const stdout = out.stdout.replace(/\0/g, '');
     const stderr = out.stderr.map((line) => `${line.replace(/\0/g, '')}\n`).join('');
-    conn.end(`rawr-answer ${Buffer.byteLength(stdout)} ${Buffer.byteLength(stderr)}\n${stdout}${stderr}`, () => resolve(true));
+    conn.write(`rawr-answer ${Buffer.byteLength(stdout)} ${Buffer.byteLength(stderr)}\n${stdout}${stderr}`);
   });
 }
 

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HookEvent } from '../../core/hooks/shared/input';
 import { rawrCacheDir, writeHookOutput } from './main';
-import type { HookEventOutput } from './types';
+import type { HookEventOutput, RunHandoffs } from './types';
 import { runHook, type AgentSpec } from '../../core/hooks/shared/run';
 import { untrustedCacheNotes } from '../../core/io/ownedCache';
 import { CLAUDE } from '../../core/hooks/claude/agent';
@@ -32,14 +32,15 @@ export async function hookEventOutput(
   event: HookEvent,
   stdin: string,
   env: Record<string, string | undefined>,
-  later?: (work: () => void) => void,
+  run: RunHandoffs = {},
 ): Promise<HookEventOutput> {
   const agent = AGENTS[agentName]!;
   try {
     const r = await runHook(agent, event, stdin, {
       env,
       promptCache: { dir: path.join(rawrCacheDir(env), 'prompt-sets'), codeKey: codeKey() },
-      ...(later ? { later } : {}),
+      ...(run.later ? { later: run.later } : {}),
+      ...(run.delivered ? { delivered: run.delivered } : {}),
     });
     return { stdout: r.stdout, stderr: [...r.stderr, ...untrustedCacheNotes()] };
   } catch (err) {
@@ -47,7 +48,11 @@ export async function hookEventOutput(
   }
 }
 
-/** One hook event with its stdin already read (main.ts reads it first for its fast exit), printed; always 0. */
+/**
+ * One hook event with its stdin already read (main.ts reads it first for its fast exit), printed; always
+ * 0. What it gives the model is claimed before it prints (run.ts claimNow): hook processes for one session
+ * may race (the resident engine's busy fallback beside it), and only the one that made the claim prints.
+ */
 export async function runHookEvent(agentName: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number> {
   writeHookOutput(await hookEventOutput(agentName, event, stdin, process.env));
   return 0;

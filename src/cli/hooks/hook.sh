@@ -26,6 +26,13 @@ rawr_node_hook() {
   # a hook makes no TLS connection; Node would read this bundle on every start (hooksConfig.ts)
   NODE_EXTRA_CA_CERTS='' exec "$rawr_node" "$rawr_here/hook.js" "$@"
 }
+# The engine is there but does not take this run now: stopped or hung (no answer in time), or busy with
+# another session's run. The Node hook runs the event alone, without asking that engine again (it would
+# wait for it in vain, up to its own limit, and then print nothing: a compaction at rawr's early line).
+rawr_alone() {
+  export RAWR_HOOK_SERVER=0
+  rawr_node_hook "$@"
+}
 
 # Only hook events (install and --help are the Node CLI's). Bash ≥ 4.4 (${!v@a}; macOS's 3.2: the Node hook).
 case $1:$2:$3:$# in
@@ -63,7 +70,7 @@ IFS=' ' read -r rawr_port rawr_ctok rawr_stok <"$rawr_file" 2>/dev/null
 #    that has exited learns only that engine's dead token.
 printf '%s\n' "$rawr_ctok" >&3 2>/dev/null || rawr_node_hook "$@"
 rawr_line=
-IFS= read -r -t 2 rawr_line <&3 2>/dev/null
+IFS= read -r -t 2 rawr_line <&3 2>/dev/null || rawr_alone "$@"
 [[ $rawr_line == "$rawr_stok" ]] || rawr_node_hook "$@"
 
 # 2. The run: NUL-separated fields (version, this folder, agent, event, working folder), the environment
@@ -77,12 +84,13 @@ for rawr_n in ${!A@} ${!B@} ${!C@} ${!D@} ${!E@} ${!F@} ${!G@} ${!H@} ${!I@} ${!
   ${!n@} ${!o@} ${!p@} ${!q@} ${!r@} ${!s@} ${!t@} ${!u@} ${!v@} ${!w@} ${!x@} ${!y@} ${!z@}; do
   [[ ${!rawr_n@a} == *x* ]] && rawr_env+=("$rawr_n=${!rawr_n}")
 done
-printf '%s\0' 'rawr-hook 2' "$rawr_here" "$2" "$3" "$PWD" "${rawr_env[@]}" '' >&3 2>/dev/null || rawr_node_hook "$@"
+printf '%s\0' 'rawr-hook 3' "$rawr_here" "$2" "$3" "$PWD" "${rawr_env[@]}" '' >&3 2>/dev/null || rawr_node_hook "$@"
 #    The engine says "go" when the run is its turn (1.5 s at most: busy with another session's run, it
-#    says "again" and the Node hook runs it here, beside the engine, with time to spare).
+#    says "busy" and the Node hook runs it here, beside the engine, with time to spare).
 rawr_line=
 IFS= read -r -t 3 rawr_line <&3 2>/dev/null
 rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chunks (door.ts onData)
+[[ $rawr_line == busy || $rawr_line == '' ]] && rawr_alone "$@"
 [[ $rawr_line == go ]] || rawr_node_hook "$@"
 
 # 3. The input, ended by a NUL (the agents' JSON holds none). From here on the engine may act on it: no
@@ -119,7 +127,9 @@ case $? in
 esac
 
 # 4. The answer, once the input is complete: `rawr-answer <stdout bytes> <stderr bytes>` and a line, then
-#    stdout and stderr, then the end (read without a time limit: it is all on its way).
+#    stdout and stderr (read without a time limit: it is all on its way). Once both are printed, `printed`:
+#    only then does the engine record what it gave the model as given (a hook killed before leaves the
+#    handoff for the next hook: at least once, never lost).
 #    Waited for until a little before the timeout rawr installs (PreCompact 30 s, the others 10 s;
 #    resident.ts answerWaitMs), counted from this hook's start: it always ends on its own.
 case $3 in
@@ -136,11 +146,15 @@ rawr_print() {
   local body=
   (($1 + $2 == 0)) || IFS= read -r -N $(($1 + $2)) body <&3 2>/dev/null
   ((${#body} == $1 + $2)) || return 1
-  printf '%s' "${body:0:$1}"
   printf '%s' "${body:$1}" >&2
+  # A stdout nobody reads (EPIPE, ignored above): not printed, so not "printed".
+  printf '%s' "${body:0:$1}" || exit 0
 }
 rawr_counts=${rawr_line#rawr-answer }
-[[ $rawr_line == 'rawr-answer '* ]] && rawr_print "${rawr_counts% *}" "${rawr_counts#* }" && exit 0
+if [[ $rawr_line == 'rawr-answer '* ]] && rawr_print "${rawr_counts% *}" "${rawr_counts#* }"; then
+  printf 'printed\n' >&3 2>/dev/null
+  exit 0
+fi
 printf 'rawr hooks %s %s: the resident hook engine did not answer (%s); nothing done\n' "$2" "$3" \
   "${rawr_line:-the connection closed without an answer}" >&2
 exit 0

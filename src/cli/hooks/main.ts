@@ -23,9 +23,10 @@ import type { HookEngine, HookEventOutput, Resident } from './types';
 import { readStdin, stdinAbandoned, writeFd } from './stdio';
 import { noteUntrustedCache, untrustedCacheNotes, untrustedTree } from '../../core/io/ownedCache';
 
-export function writeHookOutput(out: HookEventOutput): void {
+/** Prints a hook's output; false when its stdout could not be written (nobody reads it: nothing delivered). */
+export function writeHookOutput(out: HookEventOutput): boolean {
   writeFd(2, out.stderr.map((line) => `${line}\n`).join(''));
-  writeFd(1, out.stdout);
+  return writeFd(1, out.stdout);
 }
 
 /** `rawr hooks <claude|codex> <Event>`, what the agents run (`argv`: what follows `hooks`); anything else (install, --help, a usage error) is the CLI's. */
@@ -108,7 +109,8 @@ export async function hookProcess(
     const answer = await conn.ask({ v: 1, agent, event, stdin, env: process.env, cwd: process.cwd() });
     switch (answer.kind) {
       case 'answer':
-        writeHookOutput(answer.output);
+        // Said only once printed: the engine records what it gave the model then (never if not: issue 30).
+        if (writeHookOutput(answer.output)) await answer.printed();
         answered = true;
         return 0;
       case 'lost':

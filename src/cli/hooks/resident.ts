@@ -31,6 +31,8 @@ export const AGAIN = '{"again":true}';
 export function answerWaitMs(event: string, uptimeMs = process.uptime() * 1000): number {
   return Math.max(500, (event === 'PreCompact' ? 25_000 : 8_000) - uptimeMs);
 }
+/** The longest a hook waits for the engine to start its run (it says `go`): longer than CLAIM_WAIT_MS (server.ts), under the shortest installed timeout. */
+const GO_WAIT_MS = 3_000;
 /** An answer is a hook's output: small. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
@@ -81,6 +83,7 @@ export function connectResident(socket: string, timeoutMs?: number): ResidentCon
   let timer: NodeJS.Timeout | undefined;
   let request: ResidentRequest | undefined;
   let answer: Promise<ResidentAnswer> | undefined;
+  let goTimer: NodeJS.Timeout | undefined;
   // Loaded here, not with the hooks entry: a hook the fast exit answers never needs it (~5 ms).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const conn = (require('node:net') as typeof Net).createConnection(socket);
@@ -90,7 +93,9 @@ export function connectResident(socket: string, timeoutMs?: number): ResidentCon
     if (settled) return;
     settled = a;
     clearTimeout(timer);
-    conn.destroy();
+    clearTimeout(goTimer);
+    // An answer keeps the connection for printed(); anything else ends it.
+    if (a.kind !== 'answer') conn.destroy();
     resolveAnswer?.(a);
   };
   const send = () => {
@@ -104,17 +109,33 @@ export function connectResident(socket: string, timeoutMs?: number): ResidentCon
     connected = true;
     send();
   });
+  // The answer is a line; the connection stays open for the hook's word that it printed it.
+  const printed = () =>
+    new Promise<void>((resolve) => {
+      conn.once('error', () => resolve());
+      conn.end('printed\n', () => resolve());
+    });
+  // `go\n` when the run starts, then the answer's line.
+  let going = false;
   conn.on('data', (c: Buffer) => {
     size += c.length;
-    if (size > MAX_ANSWER_BYTES) finish({ kind: 'lost', why: 'an answer larger than a hook prints' });
-    else chunks.push(c);
+    if (size > MAX_ANSWER_BYTES) return finish({ kind: 'lost', why: 'an answer larger than a hook prints' });
+    chunks.push(c);
+    if (!c.includes(0x0a) || !sent) return;
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (!going && text.startsWith('go\n')) {
+      going = true;
+      clearTimeout(goTimer);
+    }
+    const line = going ? text.slice(3) : text;
+    if (!line.includes('\n')) return;
+    const output = parseAnswer(line);
+    finish(output ? { kind: 'answer', output, printed } : { kind: 'lost', why: 'an answer it does not read' });
   });
   conn.on('end', () => {
     const text = Buffer.concat(chunks).toString('utf8');
     // Closed before anything was sent (an engine on its way out), or not taken (busy): the hook runs itself.
-    if (!sent || text === AGAIN) return finish({ kind: 'unavailable' });
-    const output = parseAnswer(text);
-    finish(output ? { kind: 'answer', output } : { kind: 'lost', why: 'the connection closed without an answer' });
+    finish(!sent || text === AGAIN ? { kind: 'unavailable' } : { kind: 'lost', why: 'the connection closed without an answer' });
   });
   // Before the request is sent: no engine there (ENOENT, ECONNREFUSED: a stale socket of one that exited).
   conn.on('error', (err) => finish(sent ? { kind: 'lost', why: err.message } : { kind: 'unavailable' }));
@@ -129,6 +150,9 @@ export function connectResident(socket: string, timeoutMs?: number): ResidentCon
         const wait = timeoutMs ?? answerWaitMs(r.event);
         timer = setTimeout(() => finish(sent ? { kind: 'lost', why: `no answer in ${Math.round(wait)} ms` } : { kind: 'unavailable' }), wait);
         send();
+        // No word of the run starting (a stopped or hung engine; a busy one says so in 1.5 s): the hook
+        // runs the event itself, and the engine, which sees this connection closed, never runs it.
+        goTimer = setTimeout(() => !going && finish({ kind: 'unavailable' }), Math.min(GO_WAIT_MS, wait));
       });
       return answer;
     },

@@ -10,8 +10,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as z from 'zod';
 import { HOOK_EVENTS } from '../../core/hooks/shared/events';
-import type { HookEngine, HookEventOutput, TcpDoor, TcpDoorOptions } from './types';
-import { openTcpDoor } from './door';
+import type { HookEngine, HookEventOutput, RunHandoffs, TcpDoor, TcpDoorOptions } from './types';
+import { openTcpDoor, PRINTED_WAIT_MS } from './door';
 import { AGAIN } from './resident';
 
 const IDLE_MS = 5 * 60_000;
@@ -93,13 +93,16 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     waiting.push(turn);
     next();
   };
-  // The answer is out (written and the connection half-closed) before the writes that do not change it
-  // (the steering state and log), which still come before the next run.
-  const runNow = async (request: Request | null, reply: (out: HookEventOutput) => Promise<unknown>, done: () => void) => {
+  // The answer is out before the writes that do not change it (the steering state and log), which still
+  // come before the next run. `reply` is true once the hook said it printed the answer: only then is
+  // what it gave the model recorded as given (a hook killed before that claims nothing: issue 30).
+  const runNow = async (request: Request | null, reply: (out: HookEventOutput) => Promise<boolean>, done: () => void) => {
     const after: Array<() => void> = [];
+    const records: Array<() => void> = [];
     try {
-      await reply(await runOne(engine, request, (work) => after.push(work)));
-      for (const work of after) {
+      const out = await runOne(engine, request, { later: (work) => after.push(work), delivered: (record) => records.push(record) });
+      const delivered = await reply(out);
+      for (const work of delivered ? [...records, ...after] : after) {
         try {
           work();
         } catch {
@@ -131,8 +134,10 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     conn.on('data', (c: Buffer) => {
       size += c.length;
       if (size > MAX_REQUEST_BYTES) return conn.destroy();
+      // After the request: the hook's word that it printed the answer (a line).
+      if (taken) return void (c.includes(0x0a) && conn.emit(PRINTED));
       chunks.push(c);
-      if (!taken && c.includes(0x0a)) {
+      if (c.includes(0x0a)) {
         taken = true;
         take(conn, Buffer.concat(chunks).toString('utf8'), () => gone);
       }
@@ -143,23 +148,25 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     // A hook came the Node way: the bash clients' door may have lost its file (door.ts refresh).
     door?.refresh();
     const request = parseRequest(text);
-    const send = (answer: string) =>
-      new Promise<void>((resolve) => {
-        conn.once('error', () => resolve());
-        conn.end(answer, () => resolve());
-      });
     hold();
     claim(
       CLAIM_WAIT_MS,
       (done) => {
         // Its hook is gone (killed at its timeout): not run, so nothing of it is claimed.
-        if (!gone()) return void runNow(request, (out) => send(JSON.stringify(out)), done);
+        if (!gone()) {
+          // Its turn, said at once: a hook that hears nothing from a stopped engine runs the event itself (resident.ts).
+          conn.write('go\n');
+          return void runNow(request, (out) => answerAndWait(conn, `${JSON.stringify(out)}\n`, gone), done);
+        }
         conn.destroy();
         done();
         release();
       },
       // The hook runs it itself (resident.ts: "again" is "unavailable").
-      () => void send(AGAIN).then(release),
+      () => {
+        conn.end(AGAIN);
+        release();
+      },
     );
   };
   const armIdle = (on: boolean) => {
@@ -208,7 +215,7 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
               if (!ticket.go((stdin, reply) => void runNow({ ...request, stdin }, reply, done), freed)) freed();
             },
             () => {
-              ticket.again();
+              ticket.busy();
               release();
             },
           );
@@ -218,6 +225,30 @@ export function serveHooks(socket: string, engine: Pick<HookEngine, 'hookEventOu
     if (busy === 0) armIdle(true);
   });
   return server;
+}
+
+/** What the socket's connection emits when its hook says it printed the answer. */
+const PRINTED = 'rawr-printed';
+
+/**
+ * Writes a Node hook's answer (a line) and waits for its word that it printed it: true then; false when
+ * it is gone or silent for PRINTED_WAIT_MS (killed, stopped). The connection ends either way.
+ */
+function answerAndWait(conn: net.Socket, answer: string, gone: () => boolean): Promise<boolean> {
+  return new Promise((resolve) => {
+    const settle = (printed: boolean) => {
+      clearTimeout(timer);
+      conn.off(PRINTED, onPrinted).off('close', onGone);
+      conn.end();
+      resolve(printed);
+    };
+    const onPrinted = () => settle(true);
+    const onGone = () => settle(false);
+    const timer = setTimeout(onGone, PRINTED_WAIT_MS);
+    if (gone()) return onGone();
+    conn.on(PRINTED, onPrinted).once('close', onGone);
+    conn.write(answer);
+  });
 }
 
 function parseRequest(text: string): Request | null {
@@ -234,7 +265,7 @@ function checked(request: Omit<Request, 'v' | 'agent' | 'event'> & { agent: stri
   return r.success ? r.data : null;
 }
 
-async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, request: Request | null, later: (work: () => void) => void): Promise<HookEventOutput> {
+async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, request: Request | null, run: RunHandoffs): Promise<HookEventOutput> {
   if (!request) {
     return { stdout: '', stderr: ['rawr hooks: the resident hook engine got a request it does not read (a different rawr?); nothing done'] };
   }
@@ -248,7 +279,7 @@ async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, request: Requ
     } catch {
       /* a hook's folder that is gone: the run works from absolute paths (its input names them) */
     }
-    return await engine.hookEventOutput(agent, event, stdin, env, later);
+    return await engine.hookEventOutput(agent, event, stdin, env, run);
   } finally {
     replaceEnv(savedEnv);
     try {

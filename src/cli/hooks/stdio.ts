@@ -89,15 +89,16 @@ function readStdinStream(max: number, timeoutMs: number): Promise<string> {
   });
 }
 
-/** Writes all of `text` to fd 1 or 2, synchronously; falls back to the stream where the fd refuses (EAGAIN). */
-export function writeFd(fd: 1 | 2, text: string): void {
-  if (!text) return;
+/** Writes all of `text` to fd 1 or 2, synchronously; falls back to the stream where the fd refuses (EAGAIN). False: nobody reads it. */
+export function writeFd(fd: 1 | 2, text: string): boolean {
+  if (!text) return true;
   const data = Buffer.from(text, 'utf8');
   let off = 0;
   try {
     while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return; // a closed stdout/stderr: nobody reads it
+    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return false; // a closed stdout/stderr: nobody reads it
     (fd === 1 ? process.stdout : process.stderr).write(data.subarray(off));
   }
+  return true;
 }

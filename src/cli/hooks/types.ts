@@ -21,7 +21,8 @@ export interface ResidentRequest {
   cwd: string;
 }
 
-export type ResidentAnswer = { kind: 'answer'; output: HookEventOutput } | { kind: 'unavailable' } | { kind: 'lost'; why: string };
+/** `printed()`: the hook printed the answer; the engine then records what it gave the model (server.ts). */
+export type ResidentAnswer = { kind: 'answer'; output: HookEventOutput; printed(): Promise<void> } | { kind: 'unavailable' } | { kind: 'lost'; why: string };
 
 export interface HookEngine {
   runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
@@ -31,8 +32,18 @@ export interface HookEngine {
     event: HookEvent,
     stdin: string,
     env: Record<string, string | undefined>,
-    later?: (work: () => void) => void,
+    run?: RunHandoffs,
   ): Promise<HookEventOutput>;
+}
+
+/**
+ * What a run hands its caller to do after its answer (core/hooks/shared/run.ts HookRunOptions): `later`,
+ * writes that do not change the answer, once it is out; `delivered`, the records that what it printed
+ * for the model was given, once the hook has printed it (never when it did not: issue 30).
+ */
+export interface RunHandoffs {
+  later?: (work: () => void) => void;
+  delivered?: (record: () => void) => void;
 }
 
 /** Where the resident hook engine answers (resident.ts), and how to start it there. */

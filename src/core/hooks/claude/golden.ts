@@ -18,7 +18,8 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { fillTemplate, type Prompts } from '../../prompts/promptSet';
 import { safeReadTextIfExists } from '../../io/safeRead';
-import { createExclusive, writeFileAtomic } from '../shared/store';
+import { claimNow, createExclusive, writeFileAtomic, type Delivery } from '../shared/store';
+import { hookLog } from '../shared/repairHook';
 
 export const GOLDEN_FILE = 'golden.json';
 /** Model responses after the heads-up was asked for before rawr allows without a packet. */
@@ -134,10 +135,20 @@ export function readPacket(root: string, g: Golden): { file: string; text: strin
 }
 
 /** The heads-up for the next hook the model reads, once: the run that creates the claim gets it (with its boundary and packet file). */
-export async function claimHeadsUp(dir: string, now: Date): Promise<{ text: string; boundary: string; packet: string } | null> {
+export async function claimHeadsUp(
+  dir: string,
+  event: string,
+  now: Date,
+  delivery: Delivery = claimNow,
+): Promise<{ text: string; boundary: string; packet: string } | null> {
   const g = await readGolden(dir);
   if (!g) return null;
-  return createExclusive(path.join(dir, `headsup-${g.askedAtCalls}.delivered`), `${JSON.stringify({ at: now.toISOString() })}\n`)
-    ? { text: g.headsUp, boundary: g.boundary, packet: g.packet }
-    : null;
+  const given = path.join(dir, `headsup-${g.askedAtCalls}.delivered`);
+  if (fs.existsSync(given)) return null;
+  const claimed = delivery(() => {
+    if (!createExclusive(given, `${JSON.stringify({ at: now.toISOString() })}\n`)) return false;
+    hookLog(dir, { kind: 'injected', at: now.toISOString(), what: 'heads_up', event, chars: g.headsUp.length });
+    return true;
+  });
+  return claimed ? { text: g.headsUp, boundary: g.boundary, packet: g.packet } : null;
 }

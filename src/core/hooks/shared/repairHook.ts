@@ -25,7 +25,7 @@ import { repairOf, type Repair, type RepairClass } from '../../sequence/repair';
 import { nativeSummaryAt } from './repair';
 import { linesOfText } from '../../io/lines';
 import type { Snapshot } from './snapshot';
-import { createExclusive, latestSnapshotFile, writeFileAtomic, type AgentId } from './store';
+import { claimNow, createExclusive, latestSnapshotFile, writeFileAtomic, type AgentId, type Delivery } from './store';
 
 const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
 const MAX_REPAIR_FILE = 64 * 1024;
@@ -136,10 +136,12 @@ export function hasRepair(snapshotFile: string): boolean {
 }
 
 /** The latest snapshot's repair, for the one hook run that claims it; null when there is none, it is empty, or it was given already. */
-export async function claimRepair(dir: string, event: string, now: Date): Promise<string | null> {
+export async function claimRepair(dir: string, event: string, now: Date, delivery: Delivery = claimNow): Promise<string | null> {
   const latest = latestSnapshotFile(dir);
   if (!latest) return null;
   const file = `${latest.file}.repair`;
+  const given = `${latest.file}.repair-injected`;
+  if (fs.existsSync(given)) return null;
   let saved: z.infer<typeof Saved>;
   try {
     const text = await safeReadTextIfExists(file, { maxBytes: MAX_REPAIR_FILE * 2 });
@@ -150,7 +152,10 @@ export async function claimRepair(dir: string, event: string, now: Date): Promis
   } catch {
     return null;
   }
-  if (!createExclusive(`${latest.file}.repair-injected`, `${JSON.stringify({ event, at: now.toISOString() })}\n`)) return null;
-  hookLog(dir, { kind: 'injected', at: now.toISOString(), what: 'repair', event, chars: saved.text.length });
-  return saved.text;
+  const claimed = delivery(() => {
+    if (!createExclusive(given, `${JSON.stringify({ event, at: now.toISOString() })}\n`)) return false;
+    hookLog(dir, { kind: 'injected', at: now.toISOString(), what: 'repair', event, chars: saved.text.length });
+    return true;
+  });
+  return claimed ? saved.text : null;
 }

@@ -41,6 +41,8 @@ import { claimHeadsUp } from '../claude/golden';
 import { claimRepair, hasRepair, hookLog, saveRepair } from './repairHook';
 import { MAX_PACKET_CHARS } from './snapshot';
 import {
+  claimNow,
+  claimOnDelivery,
   claimSnapshot,
   confirmSnapshot,
   isClaimed,
@@ -53,6 +55,7 @@ import {
   writeMarker,
   writeSnapshotFile,
   type AgentId,
+  type Delivery,
 } from './store';
 
 /** Workspace prompt overrides, as in the VS Code extension (src/host/settings.ts WORKSPACE_PROMPTS_DIR). */
@@ -83,6 +86,12 @@ export interface HookRunOptions {
    * done once the answer is out (the resident hook engine: hookServer.ts). Without it, done in the run.
    */
   later?: (work: () => void) => void;
+  /**
+   * Where a run hands the records that what it prints for the model was given (the handoff's claim, the
+   * repair's, the heads-up's), to be made once its output is delivered (store.ts claimOnDelivery: the
+   * hook entries and the resident engine). Without it, made in the run, before it prints (claimNow).
+   */
+  delivered?: (record: () => void) => void;
 }
 
 export interface HookRunResult {
@@ -94,6 +103,9 @@ export interface HookRunResult {
   outcome: 'snapshot' | 'deferred' | 'confirmed' | 'pending' | 'injected' | 'heads_up' | 'repaired' | 'nothing' | 'bad_input' | 'error';
   snapshotFile?: string;
 }
+
+/** How this run records what it gives the model (HookRunOptions.delivered). */
+const deliveryOf = (opts: HookRunOptions): Delivery => (opts.delivered ? claimOnDelivery(opts.delivered) : claimNow);
 
 const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 
@@ -120,16 +132,16 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
         // Codex writes its compacted record by the next model request at the latest: a repair PostCompact
         // could not make yet is made here, before the notes for the model are gathered.
         if (agent.id === 'codex') await repairIfMissing(agent, tag, input, root, now(), opts);
-        const r = await withModelNotes(agent, event, input, root, now(), injected);
+        const r = await withModelNotes(agent, event, input, root, now(), opts, injected);
         return agent.id === 'claude' ? await withCompactedNotice(agent, input, root, r) : r;
       }
       case 'UserPromptSubmit': {
         const r = await maybeInject(agent, tag, event, input, root, now, opts, false);
-        return await withModelNotes(agent, event, input, root, now(), r);
+        return await withModelNotes(agent, event, input, root, now(), opts, r);
       }
       case 'PostToolUse': {
         const stderr = agent.id === 'claude' ? await steerAtToolResult(tag, input as PostToolUseInput, root, now(), opts) : [];
-        return await withModelNotes(agent, event, input, root, now(), { stdout: '', stderr, outcome: 'nothing' });
+        return await withModelNotes(agent, event, input, root, now(), opts, { stdout: '', stderr, outcome: 'nothing' });
       }
       default: {
         const _: never = event;
@@ -146,7 +158,15 @@ export async function runHook(agent: AgentSpec, event: HookEvent, stdinText: str
  * golden path's heads-up (claude/golden.ts) and the repair of the agent's summary (repairHook.ts), each
  * for the one run that claims it. One `additionalContext` carries them all.
  */
-async function withModelNotes(agent: AgentSpec, event: HookEvent, input: HookInput, root: string, now: Date, r: HookRunResult): Promise<HookRunResult> {
+async function withModelNotes(
+  agent: AgentSpec,
+  event: HookEvent,
+  input: HookInput,
+  root: string,
+  now: Date,
+  opts: HookRunOptions,
+  r: HookRunResult,
+): Promise<HookRunResult> {
   const dir = sessionDir(root, agent.id, input.session_id, false);
   if (!dir) return r;
   const texts: string[] = [];
@@ -155,18 +175,18 @@ async function withModelNotes(agent: AgentSpec, event: HookEvent, input: HookInp
     const prev = (JSON.parse(r.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
     texts.push(prev);
   }
-  const repair = await claimRepair(dir, event, now);
+  const delivery = deliveryOf(opts);
+  const repair = await claimRepair(dir, event, now, delivery);
   if (repair) {
     texts.push(repair);
     if (outcome !== 'injected') outcome = 'repaired';
   }
-  const heads = await claimHeadsUp(dir, now);
+  const heads = await claimHeadsUp(dir, event, now, delivery);
   let notice: string | undefined;
   if (heads) {
     texts.push(heads.text);
     // The person sees one line (Claude Code shows a hook's systemMessage: "PostToolUse:Bash says: …").
     notice = `rawr: phase boundary at ${heads.boundary}: the agent writes its continuation packet (${heads.packet}), then Claude Code compacts.`;
-    hookLog(dir, { kind: 'injected', at: now.toISOString(), what: 'heads_up', event, chars: heads.text.length });
     if (outcome !== 'injected' && outcome !== 'repaired') outcome = 'heads_up';
   }
   if (texts.length === 0 || (texts.length === 1 && r.outcome === 'injected')) return r;
@@ -421,26 +441,28 @@ async function maybeInject(
     confirmSnapshot(latest.file, { by: event, at: now().toISOString() });
   }
 
-  const markIt = () =>
-    writeMarker(dir, { snapshot: path.basename(latest.file), snapshotTime: new Date(latest.time).toISOString(), injectedAt: now().toISOString(), event });
+  const delivery = deliveryOf(opts);
+  /** The claim, and the marker of the newest injection once it is made (`then`: the log). */
+  const claim = (then?: () => void) =>
+    delivery(() => {
+      if (!claimSnapshot(latest.file, event, now())) return false;
+      writeMarker(dir, { snapshot: path.basename(latest.file), snapshotTime: new Date(latest.time).toISOString(), injectedAt: now().toISOString(), event });
+      then?.();
+      return true;
+    });
   const problem = !parsed.ok ? parsed.reason : parsed.snapshot.sessionId !== input.session_id ? 'it belongs to another session' : undefined;
   if (problem !== undefined || !parsed.ok) {
     // Consumed like an injected one, so the problem is reported once, not on every prompt.
-    if (claimSnapshot(latest.file, event, now())) {
-      markIt();
-      return { stdout: '', stderr: [`${tag}: snapshot ${rel} is unusable (${oneLine(problem ?? 'invalid')}); nothing injected`], outcome: 'error' };
-    }
+    if (claim()) return { stdout: '', stderr: [`${tag}: snapshot ${rel} is unusable (${oneLine(problem ?? 'invalid')}); nothing injected`], outcome: 'error' };
     return nothing;
   }
   const prompts = promptSetOf(root, opts);
   const injection = injectionText(prompts.prompts, parsed.snapshot, rel);
-  // Claimed last: only the run that creates the claim prints, so the injection happens exactly once.
-  if (!claimSnapshot(latest.file, event, now())) return nothing;
-  markIt();
+  // Claimed last (or once delivered: deliveryOf), so a run that cannot print it never takes it from the next.
+  if (!claim(() => hookLog(dir, { kind: 'injected', at: now().toISOString(), what: 'handoff', event, chars: injection.length }))) return nothing;
   const stderr = prompts.problems
     .filter((p) => p.severity === 'error' && p.file.endsWith(PROMPT_FILES.handoff))
     .map((p) => `${tag}: ${p.file}:${p.line}:${p.column}: ${oneLine(p.message)}`);
   const out = { hookSpecificOutput: { hookEventName: event, additionalContext: injection } };
-  hookLog(dir, { kind: 'injected', at: now().toISOString(), what: 'handoff', event, chars: injection.length });
   return { stdout: `${JSON.stringify(out)}\n`, stderr, outcome: 'injected', snapshotFile: latest.file };
 }

@@ -120,6 +120,23 @@ export function writeFileAtomic(file: string, text: string): void {
 }
 
 /**
+ * How a run records that a text it prints for the model was given (the handoff, the repair, the
+ * heads-up): `claim` makes the record, true for the one caller that made it. `claimNow` records first
+ * and only the run that made the record prints it (exactly once among racing runs; a run that dies
+ * before its output is read loses it). `claimOnDelivery` prints first and records once the output is
+ * delivered (`delivered` runs the record then; issue 30: a hook killed before it printed claims
+ * nothing, and the next hook gives the text) — at least once, never lost.
+ */
+export type Delivery = (claim: () => boolean) => boolean;
+export const claimNow: Delivery = (claim) => claim();
+export const claimOnDelivery =
+  (delivered: (record: () => void) => void): Delivery =>
+  (claim) => {
+    delivered(() => void claim());
+    return true;
+  };
+
+/**
  * Creates `file` with `text` only if no such name exists (false then), atomically: readers never see it
  * half written. A hard link of a complete temp file is both exclusive and atomic; where hard links are
  * not supported, an O_EXCL create is used (exclusive, not atomic).
