@@ -226,7 +226,10 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     await done;
     assert.equal(exited, 0);
     const local = JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>;
-    assert.equal(local.autoCompactWindow, 563000);
+    // What it wrote is what it recorded as its own (so --no-steer and uninstall take back exactly that).
+    const steer = JSON.parse(fs.readFileSync(path.join(r.dir, '.rawr/claude/steer.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(typeof local.autoCompactWindow, 'number');
+    assert.equal(local.autoCompactWindow, steer.autoCompactWindow);
     assert.equal(fs.existsSync(lock), false, 'the lock released');
   });
 

@@ -6,39 +6,52 @@
  */
 import * as path from 'node:path';
 import { requireWithCodeCache } from './codeCache';
-import { finishHook, hookProcess, isHookRun, rawrCacheDir } from './main';
+import { readCommand } from './command';
+import { finishHook, hookProcess, rawrCacheDir } from './main';
 import type { HookEngine } from './types';
-import { RESIDENT_FLAG, residentSocket, startResident } from './resident';
+import { residentSocket, startResident } from './resident';
 import type { serveHooks } from './server';
 
 type EngineModule = HookEngine & { serveHooks: typeof serveHooks };
 
-const args = process.argv.slice(2);
-const hookArgs = args.slice(1);
 // A computed path: esbuild leaves these requires alone, so neither bundle is copied into this one.
 const beside = (name: string) => path.join(__dirname, name);
 const engine = (tag: string) => requireWithCodeCache(beside('hookEngine.js'), path.join(rawrCacheDir(), 'code-cache'), tag) as EngineModule;
-if (args[0] === 'hooks' && isHookRun(hookArgs)) {
-  const resident = () => {
-    const socket = residentSocket(rawrCacheDir(), beside('hookEngine.js'));
-    // The bash client (hook.sh) finds the engine by its folder as the hook command names it (argv, not
-    // the real path Node resolves __dirname to).
-    const clientDir = path.dirname(path.resolve(process.argv[1] ?? __filename));
-    return socket ? { socket, start: () => startResident(__filename, socket, clientDir) } : null;
-  };
-  void hookProcess(hookArgs, () => engine(hookArgs[1]), resident).then(finishHook);
-} else if (args[0] === RESIDENT_FLAG && args[1]) {
-  // The resident hook engine (server.ts), started by a hook run (resident.ts startResident).
-  const e = engine('server');
-  const socket = args[1];
-  const clientDir = args[2];
-  // Current while a Node hook would still come to this socket: the same key (Node, engine file, its size
-  // and time) names it, so a rebuilt or upgraded rawr, which hooks reach elsewhere, answers "again".
-  // Computed from this process's own start, not a run's environment (a run replaces it while it runs).
-  const cacheDir = rawrCacheDir();
-  const current = () => residentSocket(cacheDir, beside('hookEngine.js'), {}) === socket;
-  e.serveHooks(socket, e, clientDir ? { tcp: { cacheDir, clientDir, current } } : {});
-} else {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require(beside('cli.js'));
+const command = readCommand(process.argv.slice(2));
+switch (command.kind) {
+  case 'hookEvent': {
+    const { hookArgs } = command;
+    const resident = () => {
+      const socket = residentSocket(rawrCacheDir(), beside('hookEngine.js'));
+      // The bash client (hook.sh) finds the engine by its folder as the hook command names it (argv, not
+      // the real path Node resolves __dirname to).
+      const clientDir = path.dirname(path.resolve(process.argv[1] ?? __filename));
+      return socket ? { socket, start: () => startResident(__filename, socket, clientDir) } : null;
+    };
+    void hookProcess(hookArgs, () => engine(hookArgs[1]), resident).then(finishHook);
+    break;
+  }
+  case 'hookServer': {
+    // The resident hook engine (server.ts), started by a hook run (resident.ts startResident).
+    const e = engine('server');
+    const { socket, clientDir } = command;
+    // Current while a Node hook would still come to this socket: the same key (Node, engine file, its size
+    // and time) names it, so a rebuilt or upgraded rawr, which hooks reach elsewhere, answers "again".
+    // Computed from this process's own start, not a run's environment (a run replaces it while it runs).
+    const cacheDir = rawrCacheDir();
+    const current = () => residentSocket(cacheDir, beside('hookEngine.js'), {}) === socket;
+    e.serveHooks(socket, e, clientDir ? { tcp: { cacheDir, clientDir, current } } : {});
+    break;
+  }
+  case 'hooks':
+  case 'cli':
+    // Install, uninstall, usage and the other commands: the full CLI beside this bundle reads the same
+    // command line.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require(beside('cli.js'));
+    break;
+  default: {
+    const never: never = command;
+    throw new Error(`unhandled command ${JSON.stringify(never)}`);
+  }
 }

@@ -16,6 +16,7 @@
 import * as fs from 'node:fs';
 import type * as Net from 'node:net';
 import * as path from 'node:path';
+import { RESIDENT_FLAG } from './command';
 import type { HookEventOutput, ResidentAnswer, ResidentRequest } from './types';
 
 /** Linux and macOS cap a socket path near 104-108 bytes. */
@@ -190,8 +191,6 @@ export function startResident(entry: string, socket: string, clientDir?: string)
     /* the next hook runs the engine itself again */
   }
 }
-
-export const RESIDENT_FLAG = '--rawr-hook-server';
 
 /** A short file-name key (FNV-1a, 2 × 32 bits): a name, not a secret (the folder is the user's own). */
 export function fnv1a(text: string): string {

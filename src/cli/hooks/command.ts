@@ -1,0 +1,29 @@
+/**
+ * What a `rawr` command line asks for, read in one place (issue 32: one dispatch). Two entry points run
+ * it — the CLI (../main.ts: out/ and dist/cli.js) and the installed hooks' small bundle (./entry.ts:
+ * dist/hook.js) — and differ only in how they load what the command needs (the hook bundle loads its
+ * engine from dist/hookEngine.js through the code cache and hands a hook to the resident engine; the CLI
+ * loads ./event.ts in process). Node built-ins only, so the hook's fast exit stays light.
+ */
+import type { HookEvent } from '../../core/hooks/shared/events';
+import { isHookRun } from './main';
+
+/** The resident hook engine's command line (`<entry> --rawr-hook-server <socket> [<client folder>]`). */
+export const RESIDENT_FLAG = '--rawr-hook-server';
+
+export type RawrCommand =
+  /** `rawr hooks <claude|codex> <Event>`: what the agents run on every prompt and tool call. */
+  | { kind: 'hookEvent'; hookArgs: ['claude' | 'codex', HookEvent, ...string[]] }
+  /** The resident hook engine, started detached by a hook run (resident.ts startResident). */
+  | { kind: 'hookServer'; socket: string; clientDir: string | undefined }
+  /** `rawr hooks …` that is not an event: install, uninstall, usage (../hooks.ts hooksMain). */
+  | { kind: 'hooks'; hookArgs: string[] }
+  /** Everything else: replay, handoff, --help, --version (../commands.ts). */
+  | { kind: 'cli'; args: string[] };
+
+export function readCommand(args: readonly string[]): RawrCommand {
+  const rest = args.slice(1);
+  if (args[0] === 'hooks') return isHookRun(rest) ? { kind: 'hookEvent', hookArgs: rest } : { kind: 'hooks', hookArgs: rest };
+  if (args[0] === RESIDENT_FLAG && args[1]) return { kind: 'hookServer', socket: args[1], clientDir: args[2] };
+  return { kind: 'cli', args: [...args] };
+}
