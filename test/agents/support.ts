@@ -111,6 +111,29 @@ export function filesUnder(dir: string, re: RegExp): string[] {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
+/**
+ * SIGKILLs the resident hook engines (`--rawr-hook-server`) started for a scenario: those whose command
+ * line or working folder lies in its folder. Linux's /proc; elsewhere nothing to do.
+ */
+export function stopEnginesUnder(dir: string): void {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (!argv.includes('--rawr-hook-server')) continue;
+      const inside = (p: string) => p === dir || p.startsWith(`${dir}${path.sep}`);
+      if (argv.some(inside) || inside(fs.readlinkSync(`/proc/${pid}/cwd`))) process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+}
+
 /** Counts of `needle` per string. */
 export const occurrences = (s: string, needle: string) => s.split(needle).length - 1;
 
@@ -134,7 +157,10 @@ export function scenarioSuite<S extends { server: { close(): Promise<void> }; di
   afterEach(async function () {
     for (const s of open.splice(0)) {
       await s.server.close();
-      if (this.currentTest?.state === 'passed') fs.rmSync(s.dir, { recursive: true, force: true });
+      // The scenario's resident hook engine outlives its hooks (idle timeout): stopped first, so it
+      // cannot write its caches into the folder while it is removed (ENOTEMPTY seen in CI).
+      stopEnginesUnder(s.dir);
+      if (this.currentTest?.state === 'passed') fs.rmSync(s.dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
     }
   });
   return async (...a: A) => {

@@ -5,8 +5,7 @@
  * engine from dist/hookEngine.js through the code cache and hands a hook to the resident engine; the CLI
  * loads ./event.ts in process). Node built-ins only, so the hook's fast exit stays light.
  */
-import type { HookEvent } from '../../core/hooks/shared/events';
-import { isHookRun } from './main';
+import { isHookEvent, type HookEvent } from '../../core/hooks/shared/events';
 
 /** The resident hook engine's command line (`<entry> --rawr-hook-server <socket> [<client folder>]`). */
 export const RESIDENT_FLAG = '--rawr-hook-server';
@@ -26,4 +25,9 @@ export function readCommand(args: readonly string[]): RawrCommand {
   if (args[0] === 'hooks') return isHookRun(rest) ? { kind: 'hookEvent', hookArgs: rest } : { kind: 'hooks', hookArgs: rest };
   if (args[0] === RESIDENT_FLAG && args[1]) return { kind: 'hookServer', socket: args[1], clientDir: args[2] };
   return { kind: 'cli', args: [...args] };
+}
+
+/** `rawr hooks <claude|codex> <Event>`, what the agents run (`argv`: what follows `hooks`); anything else (install, --help, a usage error) is the CLI's. */
+export function isHookRun(argv: readonly string[]): argv is ['claude' | 'codex', HookEvent, ...string[]] {
+  return (argv[0] === 'claude' || argv[0] === 'codex') && isHookEvent(argv[1]);
 }

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import type * as NodeModule from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isHookEvent, type HookEvent } from '../../core/hooks/shared/events';
+import type { HookEvent } from '../../core/hooks/shared/events';
 import { mayExitFast, nothingToDo } from '../../core/hooks/shared/fastPath';
 import type { HookEngine, HookEventOutput, Resident } from './types';
 import { readStdin, stdinAbandoned, writeFd } from './stdio';
@@ -27,11 +27,6 @@ import { noteUntrustedCache, untrustedCacheNotes, untrustedTree } from '../../co
 export function writeHookOutput(out: HookEventOutput): boolean {
   writeFd(2, out.stderr.map((line) => `${line}\n`).join(''));
   return writeFd(1, out.stdout);
-}
-
-/** `rawr hooks <claude|codex> <Event>`, what the agents run (`argv`: what follows `hooks`); anything else (install, --help, a usage error) is the CLI's. */
-export function isHookRun(argv: readonly string[]): argv is ['claude' | 'codex', HookEvent, ...string[]] {
-  return (argv[0] === 'claude' || argv[0] === 'codex') && isHookEvent(argv[1]);
 }
 
 /**
@@ -83,7 +78,7 @@ export function enableCompileCache(): void {
 }
 
 /**
- * One hook run (isHookRun). With `resident` (the bundled hooks entry), a run the fast exit does not
+ * One hook run (command.ts isHookRun). With `resident` (the bundled hooks entry), a run the fast exit does not
  * answer goes to the resident engine; where none answers, it runs here and starts one for the next
  * run. Always resolves to 0: nothing a hook prints may block the agent.
  */
