@@ -14,8 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assertHandoffSeenOnce, baseEnv, filesUnder, RAWR_BUNDLED_CLI, scenarioSuite } from './support';
 import { CLAUDE, facts, setUp, turn, type Scenario } from './claude';
-import { residentSocket } from '../../src/cli/hooks/resident';
-import { tcpFile } from '../../src/cli/hooks/door';
+import { tcpFile } from '../../src/cli/hooks/resident';
 import { until } from '../support/until';
 
 interface SteerLine {
@@ -38,16 +37,15 @@ const DIST = path.dirname(RAWR_BUNDLED_CLI);
 /** The resident engine for the scenario's hooks, started as a hook starts it (resident.ts startResident); its pid. */
 async function startEngine(s: Scenario): Promise<number> {
   const cache = path.join(s.home, '.cache', 'rawr');
-  const socket = residentSocket(cache, path.join(DIST, 'hookEngine.js'), {});
-  assert.ok(socket, 'a socket path in the scenario’s cache folder');
-  const engine = spawn(process.execPath, [path.join(DIST, 'hook.js'), '--rawr-hook-server', socket, DIST], {
+  fs.mkdirSync(cache, { recursive: true, mode: 0o700 });
+  const engine = spawn(process.execPath, [path.join(DIST, 'hook.js'), '--rawr-hook-server', DIST], {
     detached: true,
     stdio: 'ignore',
     cwd: cache,
     env: baseEnv(s.home, {}),
   });
   engine.unref();
-  await until('the engine’s socket and door', () => fs.existsSync(socket) && fs.existsSync(tcpFile(cache, DIST)));
+  await until('the engine’s door', () => fs.existsSync(tcpFile(cache, DIST)));
   return engine.pid!;
 }
 

@@ -177,7 +177,7 @@ export async function hookLatencyBench(): Promise<string> {
         ? [
             { name: 'as installed (bash client dist/hook.sh): the resident engine answers', path: HOOK_ENTRY, id: 'bench-hook-entry', installed: true },
             {
-              name: 'Node hooks entry dist/hook.js run directly: the resident engine answers over its Unix socket',
+              name: 'Node hooks entry dist/hook.js run directly: the resident engine answers through its door',
               path: HOOK_ENTRY,
               id: 'bench-hook-node',
               installed: true,

@@ -16,9 +16,8 @@ describe('the rawr command line, read once for the CLI and the hook bundle', () 
     assert.deepEqual(readCommand(['hooks', 'cursor', 'PreCompact']), { kind: 'hooks', hookArgs: ['cursor', 'PreCompact'] });
   });
 
-  it('the resident engine needs its socket; without one it is an ordinary (unknown) command', () => {
-    assert.deepEqual(readCommand([RESIDENT_FLAG, '/c/hooks.sock', '/dist']), { kind: 'hookServer', socket: '/c/hooks.sock', clientDir: '/dist' });
-    assert.deepEqual(readCommand([RESIDENT_FLAG, '/c/hooks.sock']), { kind: 'hookServer', socket: '/c/hooks.sock', clientDir: undefined });
+  it('the resident engine needs its client folder; without one it is an ordinary (unknown) command', () => {
+    assert.deepEqual(readCommand([RESIDENT_FLAG, '/dist']), { kind: 'hookServer', clientDir: '/dist' });
     assert.deepEqual(readCommand([RESIDENT_FLAG]), { kind: 'cli', args: [RESIDENT_FLAG] });
   });
 

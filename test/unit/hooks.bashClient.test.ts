@@ -13,10 +13,10 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
-import { askResident } from '../../src/cli/hooks/resident';
+import { askResident, tcpFile } from '../../src/cli/hooks/resident';
 import type { HookEventOutput } from '../../src/cli/hooks/types';
 import { serveHooks } from '../../src/cli/hooks/server';
-import { requestReader, tcpFile } from '../../src/cli/hooks/door';
+import { requestReader } from '../../src/cli/hooks/door';
 import { HOOK_EVENTS, type HookEvent } from '../../src/core/hooks/shared/events';
 import { rawrEventOf } from '../../src/core/hooks/shared/hooksConfig';
 import { sleep, until } from '../support/until';
@@ -39,7 +39,6 @@ describe('the bash hook client and the resident engine’s TCP door', function (
   let tmp: string;
   let dist: string;
   let cache: string;
-  let socket: string;
   before(() => {
     // The client is bash: where there is none (Windows), install writes the Node command (hookCommand.ts).
     assert.ok(fs.existsSync(BASH), `${BASH} missing: the bash client cannot be tested on this machine`);
@@ -53,7 +52,6 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     cache = path.join(tmp, 'cache');
     fs.mkdirSync(path.join(cache, 'rawr'), { recursive: true, mode: 0o700 });
     fs.chmodSync(path.join(cache, 'rawr'), 0o700);
-    socket = path.join(cache, 'rawr', 't.sock');
   });
   // What a test opened (engines, stand-in servers) is closed after it, passed or failed.
   const opened: Array<() => Promise<unknown>> = [];
@@ -101,7 +99,6 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     const calls: Call[] = [];
     let exited = false;
     const server = serveHooks(
-      socket,
       {
         hookEventOutput: (agent, event, stdin, env) => {
           const call = { agent, event, stdin, env, cwd: process.cwd() };
@@ -113,14 +110,14 @@ describe('the bash hook client and the resident engine’s TCP door', function (
         idleMs: o.idleMs ?? 60_000,
         exit: (s) => {
           exited = true;
-          s.close();
+          s?.close();
         },
-        tcp: { cacheDir: path.join(cache, 'rawr'), clientDir: o.clientDir ?? dist, current: o.current ?? (() => true) },
+        door: { cacheDir: path.join(cache, 'rawr'), clientDir: o.clientDir ?? dist, current: o.current ?? (() => true) },
       },
     );
     const file = tcpFile(path.join(cache, 'rawr'), o.clientDir ?? dist);
     await until('the door’s file', () => fs.existsSync(file));
-    const close = () => new Promise<void>((r) => (server.listening ? server.close(() => r()) : r()));
+    const close = () => new Promise<void>((r) => (server?.listening ? server.close(() => r()) : r()));
     closeAfter(close);
     return { calls, file, exited: () => exited, close };
   };
@@ -207,7 +204,7 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     const r = await client('{"a":1}');
     assert.equal(r.stdout.trimEnd(), 'NODE hooks claude PreCompact\n{"a":1}');
     assert.equal(e.calls.length, 1);
-    await e.close(); // the next engine listens on the same socket
+    await e.close();
     // An engine for another folder whose door file has this folder's name (names are folder paths with
     // their punctuation replaced, so two folders can share one).
     const other = await engine(() => ({ stdout: 'OTHER', stderr: [] }), { clientDir: path.join(tmp, 'other', 'dist') });
@@ -324,15 +321,16 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     }
   });
 
-  it('a door file removed under a running engine is written again when a hook reaches it the Node way', async () => {
+  it('a door file removed under a running engine is written again (hooks would otherwise miss it), and the Node hook speaks the same door', async () => {
     const e = await engine(() => ({ stdout: 'ENGINE', stderr: [] }));
     fs.rmSync(e.file);
-    // The Node hook's way in: the engine's Unix socket (hookResident.ts).
-    const a = await askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp }, 5_000);
-    assert.equal(a.kind, 'answer');
-    await a.printed();
-    assert.ok(fs.existsSync(e.file), 'the door file is back');
+    await until('the door file is back', () => fs.existsSync(e.file), 5_000);
     assert.equal((await client('{}')).stdout, 'ENGINE');
+    // The Node hook's way in: the same door, the same protocol (resident.ts connectResident).
+    const a = await askResident({ file: e.file, clientDir: dist }, { agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp }, 5_000);
+    assert.equal(a.kind, 'answer');
+    assert.deepEqual(a.kind === 'answer' && a.output, { stdout: 'ENGINE', stderr: [] });
+    if (a.kind === 'answer') await a.printed();
   });
 
   it('knows the same hook events as rawr; install writes it for the bundled entry only, and rawr recognises its command', () => {
@@ -366,9 +364,13 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     const took = Date.now() - t0;
     assert.equal(handoff.stdout.trimEnd(), 'NODE hooks claude SessionStart\n{"session_id":"other","source":"compact"}', handoff.stderr);
     assert.ok(took < 5_000, `answered in ${took} ms (the hook's timeout is 10 s)`);
-    // The Node hook's way in (the Unix socket) is turned back the same way: the hook runs itself.
-    const viaSocket = await askResident(socket, { v: 1, agent: 'claude', event: 'SessionStart', stdin: '{"session_id":"third"}', env: {}, cwd: tmp }, 8_000);
-    assert.equal(viaSocket.kind, 'unavailable');
+    // The Node hook (the same door) is turned back the same way: the hook runs itself.
+    const viaNode = await askResident(
+      { file: e.file, clientDir: dist },
+      { agent: 'claude', event: 'SessionStart', stdin: '{"session_id":"third"}', env: {}, cwd: tmp },
+      8_000,
+    );
+    assert.equal(viaNode.kind, 'unavailable');
     assert.equal((await slow).stdout, 'ENGINE {"session_id":"slow"}');
     assert.deepEqual(
       e.calls.map((c) => c.stdin),
@@ -381,10 +383,14 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     const e = await busyEngine(1_000);
     const slow = client('{"session_id":"slow"}');
     await until('the slow run started', () => e.calls.length === 1);
-    // A Node hook killed at its timeout while its run waits: the connection closes.
-    const conn = net.createConnection(socket);
-    await new Promise((r) => conn.once('connect', r));
-    conn.write(`${JSON.stringify({ v: 1, agent: 'claude', event: 'SessionStart', stdin: '{"session_id":"gone"}', env: {}, cwd: tmp })}\n`);
+    // A hook killed at its timeout while its run waits: the connection closes.
+    const [port, ctok, etok] = fs.readFileSync(e.file, 'utf8').trim().split(' ');
+    const conn = net.createConnection(Number(port), '127.0.0.1');
+    let said = '';
+    conn.on('data', (d: Buffer) => (said += d.toString()));
+    conn.write(`${ctok}\n`);
+    await until('the engine’s token', () => said === `${etok}\n`);
+    conn.write(['rawr-hook 3', dist, 'claude', 'SessionStart', tmp, ''].map((f) => `${f}\0`).join(''));
     await sleep(200);
     conn.destroy();
     await slow;

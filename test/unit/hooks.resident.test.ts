@@ -1,7 +1,7 @@
 /**
- * The resident hook engine (src/cli/hooks/server.ts, hookResident.ts): the installed hooks entry
- * (dist/hook.js) hands a hook run to it and prints its answer, which must be the answer the hook gives
- * running alone; anything wrong with the resident engine (a stale socket, a lost connection, a folder
+ * The resident hook engine (src/cli/hooks/server.ts, resident.ts): the installed hooks entry
+ * (dist/hook.js) hands a hook run to it through its door and prints its answer, which must be the answer
+ * the hook gives running alone; anything wrong with the resident engine (a stale lock, a lost connection, a folder
  * others can enter) falls back to running alone or to printing nothing, never to a different answer.
  */
 import * as assert from 'node:assert/strict';
@@ -11,11 +11,10 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookEventOutput } from '../../src/cli/hooks/event';
-import { askResident, connectResident, residentSocket } from '../../src/cli/hooks/resident';
+import { askResident, buildKey, connectResident, residentDoor, tcpFile } from '../../src/cli/hooks/resident';
 import type { ResidentRequest } from '../../src/cli/hooks/types';
 import { serveHooks } from '../../src/cli/hooks/server';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
-import { tcpFile } from '../../src/cli/hooks/door';
 import { askLineFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { agentStateDir } from '../../src/core/hooks/shared/store';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
@@ -76,25 +75,23 @@ describe('the resident hook engine', function () {
 
   /**
    * A steered session run twice, step by step: once through `command` with a resident engine answering
-   * (over its Unix socket, or `tcp`: its door for the bash client), once by the hook running alone. Each
+   * (through its door, from the bash client or the Node hook), once by the hook running alone. Each
    * call must give the same answer, and the engine must have answered every one.
    */
-  const sameAsAlone = async (command: string, tcp: boolean) => {
-    const socket = residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {});
-    assert.ok(socket, 'a socket path in a 0700 cache folder');
+  const sameAsAlone = async (command: string) => {
     let served = 0;
     const dist = path.dirname(HOOK_ENTRY);
     const server = serveHooks(
-      socket,
       {
         hookEventOutput: (...a) => {
           served++;
           return hookEventOutput(...a);
         },
       },
-      { idleMs: 60_000, exit: (s) => s.close(), ...(tcp ? { tcp: { cacheDir: path.join(cache, 'rawr'), clientDir: dist, current: () => true } } : {}) },
+      { idleMs: 60_000, exit: (s) => s?.close(), door: { cacheDir: path.join(cache, 'rawr'), clientDir: dist, current: () => true } },
     );
-    await until('the engine', () => fs.existsSync(socket) && (!tcp || fs.existsSync(tcpFile(path.join(cache, 'rawr'), dist))));
+    assert.ok(server, 'a door in a 0700 cache folder');
+    await until('the engine', () => fs.existsSync(tcpFile(path.join(cache, 'rawr'), dist)));
     try {
       const a = path.join(tmp, 'a');
       const b = path.join(tmp, 'b');
@@ -130,12 +127,13 @@ describe('the resident hook engine', function () {
     }
   };
 
-  it('answers every call of a steered session exactly as the hook running alone does', () => sameAsAlone(`'${process.execPath}' '${HOOK_ENTRY}'`, false));
+  it('answers every call of a steered session, through the Node hook, exactly as the hook running alone does', () =>
+    sameAsAlone(`'${process.execPath}' '${HOOK_ENTRY}'`));
 
   it('the installed command (the bash client, through the engine’s TCP door) answers a steered session exactly as the hook alone', async () => {
     const installed = hookCommandPrefix(HOOK_ENTRY);
     assert.match(installed, /hook\.sh/, 'install writes the bash client here');
-    await sameAsAlone(installed, true);
+    await sameAsAlone(installed);
   });
 
   /** Any hook event through `command` (`sh -c`, as Claude Code runs it), in its own process group (killed as Claude Code kills a hook at its timeout). */
@@ -159,10 +157,9 @@ describe('the resident hook engine', function () {
   // handoff, and the next hook printed nothing: the handoff never reached the model.
   for (const [way, command] of [
     ['the bash client (the installed command)', () => hookCommandPrefix(HOOK_ENTRY)],
-    ['the Node hook (its Unix socket)', () => `'${process.execPath}' '${HOOK_ENTRY}'`],
+    ['the Node hook (the same door)', () => `'${process.execPath}' '${HOOK_ENTRY}'`],
   ] as const) {
     it(`no claim without delivery, through ${way}: a hook killed before it printed its handoff leaves it for the next hook`, async () => {
-      const socket = residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {})!;
       const dist = path.dirname(HOOK_ENTRY);
       const root = path.join(tmp, 'p');
       fs.mkdirSync(root);
@@ -178,7 +175,6 @@ describe('the resident hook engine', function () {
       let resume = () => undefined as void;
       const held = new Promise<void>((r) => (resume = r));
       const server = serveHooks(
-        socket,
         {
           hookEventOutput: async (agent, event, stdin, env, run) => {
             const out = await hookEventOutput(agent, event, stdin, env, run);
@@ -189,9 +185,9 @@ describe('the resident hook engine', function () {
             return out;
           },
         },
-        { idleMs: 60_000, exit: (x) => x.close(), tcp: { cacheDir: path.join(cache, 'rawr'), clientDir: dist, current: () => true } },
-      );
-      await until('the engine', () => fs.existsSync(socket) && fs.existsSync(tcpFile(path.join(cache, 'rawr'), dist)));
+        { idleMs: 60_000, exit: (x) => x?.close(), door: { cacheDir: path.join(cache, 'rawr'), clientDir: dist, current: () => true } },
+      )!;
+      await until('the engine', () => fs.existsSync(tcpFile(path.join(cache, 'rawr'), dist)));
       try {
         const killed = hookEvent(root, command(), 'SessionStart', { transcript_path: t.file, source: 'compact' });
         await until('the engine computed the handoff', () => computed);
@@ -214,16 +210,15 @@ describe('the resident hook engine', function () {
   }
 
   it('a stopped (hung) engine costs seconds, never the decision: a steered PreCompact still refuses, through the bash client and the Node hook', async () => {
-    const socket = residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {})!;
     const dist = path.dirname(HOOK_ENTRY);
     // The real engine, as a hook starts it (resident.ts startResident), then stopped (SIGSTOP: hung).
-    const engine = spawn(process.execPath, [HOOK_ENTRY, '--rawr-hook-server', socket, dist], {
+    const engine = spawn(process.execPath, [HOOK_ENTRY, '--rawr-hook-server', dist], {
       detached: true,
       stdio: 'ignore',
       env: { PATH: process.env.PATH ?? '', HOME: tmp, XDG_CACHE_HOME: cache },
     });
     try {
-      await until('the engine', () => fs.existsSync(socket) && fs.existsSync(tcpFile(path.join(cache, 'rawr'), dist)));
+      await until('the engine', () => fs.existsSync(tcpFile(path.join(cache, 'rawr'), dist)));
       process.kill(engine.pid!, 'SIGSTOP');
       const root = path.join(tmp, 'p');
       const t = project(root);
@@ -240,108 +235,145 @@ describe('the resident hook engine', function () {
     }
   });
 
-  it('a stale socket file: the hook runs alone, then starts an engine that replaces it and exits when idle', async () => {
-    const socket = residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {})!;
-    // A socket file nobody listens on: what an engine killed with SIGKILL leaves.
-    const holder = spawnSync(process.execPath, [
-      '-e',
-      `require('net').createServer().listen(${JSON.stringify(socket)}, () => process.kill(process.pid, 'SIGKILL'))`,
-    ]);
-    assert.equal(holder.signal, 'SIGKILL');
-    assert.ok(fs.lstatSync(socket).isSocket());
+  it('a stale lock (an engine killed with SIGKILL): the hook runs alone, then starts an engine that replaces it; a second engine for the build exits; idle, it exits and takes its files', async () => {
+    const dist = path.dirname(HOOK_ENTRY);
+    const rawrCache = path.join(cache, 'rawr');
+    const lock = path.join(rawrCache, `hooks-${buildKey(HOOK_ENGINE, dist)}.lock`);
+    const door = tcpFile(rawrCache, dist);
+    // What an engine killed with SIGKILL leaves: a lock naming a process that is gone.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    fs.writeFileSync(lock, `${dead} stale\n`, { mode: 0o600 });
     const root = path.join(tmp, 'p');
     const t = project(root);
     t.bash('grep -rn x src', 600_000, 'src/a.ts:1: x');
-    const first = await hook(root, t, { RAWR_HOOK_SERVER_IDLE_MS: '1500' });
+    const env = { RAWR_HOOK_SERVER_IDLE_MS: '3000' };
+    const first = await hook(root, t, env);
     assert.equal(first.status, 0, first.stderr);
     assert.match(first.stdout, /"decision":"block"/);
-    const connects = () =>
-      new Promise<boolean>((resolve) => {
-        const c = net.createConnection(socket);
-        c.on('connect', () => {
-          c.destroy();
-          resolve(true);
-        });
-        c.on('error', () => resolve(false));
-      });
-    let up = false;
-    for (let i = 0; i < 100 && !up; i++) {
-      up = await connects();
-      if (!up) await sleep(100);
-    }
-    assert.ok(up, 'a resident engine answers on the socket');
+    await until(
+      'a resident engine took the lock and opened its door',
+      () => fs.existsSync(door) && !fs.readFileSync(lock, 'utf8').startsWith(`${dead} `),
+      10_000,
+    );
+    const content = fs.readFileSync(door, 'utf8');
+    const pid = Number(fs.readFileSync(lock, 'utf8').split(' ')[0]);
+    const gone = () => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    // One engine per build: a second one (a racing hook started it) exits at once, the door untouched.
+    const second = spawnSync(process.execPath, [HOOK_ENTRY, '--rawr-hook-server', dist], {
+      env: { PATH: process.env.PATH ?? '', HOME: tmp, XDG_CACHE_HOME: cache },
+      timeout: 10_000,
+    });
+    assert.equal(second.status, 0);
+    assert.equal(fs.readFileSync(door, 'utf8'), content);
     t.bash('grep -rn y src', 602_000, 'src/b.ts:1: y');
-    const second = await hook(root, t);
-    assert.equal(second.status, 0, second.stderr);
-    assert.match(second.stdout, /"decision":"block"/);
-    // Idle past RAWR_HOOK_SERVER_IDLE_MS: it exits and takes its socket file with it.
-    await until('the idle engine to exit', () => !fs.existsSync(socket), 15_000);
+    const answered = await askResident(
+      residentDoor(rawrCache, dist, {})!,
+      {
+        agent: 'claude',
+        event: 'PreCompact',
+        stdin: JSON.stringify({ session_id: 's1', transcript_path: t.file, cwd: root, hook_event_name: 'PreCompact', trigger: 'auto' }),
+        env: { ...process.env, XDG_CACHE_HOME: cache, CLAUDE_PROJECT_DIR: root },
+        cwd: root,
+      },
+      8_000,
+    );
+    assert.equal(answered.kind, 'answer', 'the resident engine answers through its door');
+    if (answered.kind === 'answer') {
+      assert.match(answered.output.stdout, /"decision":"block"/);
+      await answered.printed();
+    }
+    // Idle past RAWR_HOOK_SERVER_IDLE_MS: it exits and takes its door file and lock with it.
+    await until('the idle engine to exit', () => !fs.existsSync(door) && !fs.existsSync(lock) && gone(), 15_000);
   });
 
-  it('only in a cache folder that is the user’s alone, never on Windows or with RAWR_HOOK_SERVER=0', () => {
+  it('only in a cache folder that is the user’s alone, never on Windows or with RAWR_HOOK_SERVER=0; never through a door file that is a link', async () => {
     const shared = path.join(tmp, 'shared');
     fs.mkdirSync(shared, { mode: 0o755 });
     fs.chmodSync(shared, 0o755);
-    assert.equal(residentSocket(shared, HOOK_ENGINE, {}), null);
-    assert.equal(residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, { RAWR_HOOK_SERVER: '0' }), null);
-    assert.equal(residentSocket(path.join(tmp, 'x'.repeat(120)), HOOK_ENGINE, {}), null, 'a socket path too long for the OS');
-    assert.ok(residentSocket(path.join(cache, 'rawr'), HOOK_ENGINE, {})?.endsWith('.sock'));
-  });
-
-  it('a connection lost after the input was sent is not run again; no engine there is "unavailable"', async () => {
-    const socket = path.join(cache, 'rawr', 'lost.sock');
-    const req: ResidentRequest = { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp };
-    assert.deepEqual(await askResident(socket, req, 2000), { kind: 'unavailable' });
-    const server = net.createServer((c) => c.on('data', () => c.destroy()));
-    await new Promise<void>((r) => server.listen(socket, r));
+    assert.equal(residentDoor(shared, tmp, {}), null);
+    assert.equal(residentDoor(path.join(cache, 'rawr'), tmp, { RAWR_HOOK_SERVER: '0' }), null);
+    const door = residentDoor(path.join(cache, 'rawr'), tmp, {})!;
+    assert.ok(door.file.endsWith('.tcp'));
+    const { port, close } = await fakeDoor(() => undefined);
     try {
-      const a = await askResident(socket, req, 2000);
-      assert.equal(a.kind, 'lost');
+      fs.writeFileSync(path.join(tmp, 'elsewhere'), `${port} ${CTOK} ${ETOK}\n`, { mode: 0o600 });
+      fs.symlinkSync(path.join(tmp, 'elsewhere'), door.file);
+      assert.deepEqual(await askResident(door, REQ(), 2000), { kind: 'unavailable' });
     } finally {
-      await new Promise((r) => server.close(r));
+      await close();
     }
   });
 
-  it('a connection opened before the input is read: asked later it is answered; closed by the engine before it was asked, the hook runs itself', async () => {
-    const socket = path.join(cache, 'rawr', 'early.sock');
-    const req: ResidentRequest = { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp };
-    const answering = net.createServer({ allowHalfOpen: true }, (c) => {
+  const CTOK = 'c'.repeat(32);
+  const ETOK = 'e'.repeat(32);
+  const REQ = (): ResidentRequest => ({ agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp });
+  /** A stand-in engine on loopback: proves itself with ETOK, then `step(conn, everything received after the token)`. */
+  const fakeDoor = async (step: (c: net.Socket, got: string) => void) => {
+    const server = net.createServer((c) => {
       let got = '';
-      c.on('data', (d: Buffer) => (got += d.toString('utf8')));
-      c.on('end', () => c.end());
-      let answered = false;
-      c.on('data', () => {
-        if (answered || !got.endsWith('\n')) return;
-        answered = true;
-        c.write(`${JSON.stringify({ stdout: `ran ${(JSON.parse(got) as ResidentRequest).event}`, stderr: [] })}\n`);
+      c.on('error', () => undefined);
+      c.on('data', (d: Buffer) => {
+        got += d.toString('utf8');
+        if (got === `${CTOK}\n`) return void c.write(`${ETOK}\n`);
+        step(c, got.slice(CTOK.length + 1));
       });
     });
-    await new Promise<void>((r) => answering.listen(socket, r));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    const file = path.join(cache, 'rawr', 'fake.tcp');
+    fs.writeFileSync(file, `${port} ${CTOK} ${ETOK}\n`, { mode: 0o600 });
+    return { port, door: { file, clientDir: tmp }, close: () => new Promise((r) => server.close(r)) };
+  };
+
+  it('a connection lost after the input was sent is not run again; no engine there is "unavailable"', async () => {
+    assert.deepEqual(await askResident({ file: path.join(cache, 'rawr', 'none.tcp'), clientDir: tmp }, REQ(), 2000), { kind: 'unavailable' });
+    const { door, close } = await fakeDoor((c, got) => {
+      if (got.endsWith('\0\0')) c.write('go\n');
+      else if (got.includes('{}')) c.destroy();
+    });
     try {
-      const conn = connectResident(socket, 2000);
+      assert.equal((await askResident(door, REQ(), 2000)).kind, 'lost');
+    } finally {
+      await close();
+    }
+  });
+
+  it('a connection opened before the input is read: asked later it is answered; busy, "again" or closed before it was asked, the hook runs itself', async () => {
+    const answering = await fakeDoor((c, got) => {
+      if (got.endsWith('\0\0')) c.write('..go\n');
+      else if (got.endsWith('}\0')) c.write('.rawr-answer 14 5\nran PreCompactoops\n');
+    });
+    try {
+      const conn = connectResident(answering.door, 2000);
       await sleep(50); // the hook reading its input
-      const a = await conn.ask(req);
-      assert.deepEqual(a.kind === 'answer' ? a.output : a, { stdout: 'ran PreCompact', stderr: [] });
+      const a = await conn.ask(REQ());
+      assert.deepEqual(a.kind === 'answer' ? a.output : a, { stdout: 'ran PreCompact', stderr: ['oops'] });
       if (a.kind === 'answer') await a.printed();
     } finally {
-      await new Promise((r) => answering.close(r));
+      await answering.close();
     }
-    const closing = net.createServer((c) => c.end());
-    await new Promise<void>((r) => closing.listen(socket, r));
-    try {
-      const conn = connectResident(socket, 2000);
-      await sleep(50);
-      assert.deepEqual(await conn.ask(req), { kind: 'unavailable' });
-    } finally {
-      await new Promise((r) => closing.close(r));
+    for (const word of ['busy\n', 'again\n', null]) {
+      const turning = await fakeDoor((c, got) => got.endsWith('\0\0') && (word ? c.end(word) : c.end()));
+      try {
+        const conn = connectResident(turning.door, 2000);
+        await sleep(50);
+        assert.deepEqual(await conn.ask(REQ()), { kind: 'unavailable' }, String(word));
+      } finally {
+        await turning.close();
+      }
     }
   });
 
   it('each run has the hook’s environment and folder while it runs, and the engine’s own back after it', async () => {
-    const socket = path.join(cache, 'rawr', 'env.sock');
     const seen: Array<[string | undefined, string]> = [];
     const server = serveHooks(
-      socket,
       {
         hookEventOutput: async (_a, _e, _s, env) => {
           await sleep(20);
@@ -349,16 +381,17 @@ describe('the resident hook engine', function () {
           return { stdout: `${env.RAWR_TEST_MARK ?? ''}\n`, stderr: [] };
         },
       },
-      { idleMs: 60_000, exit: (s) => s.close() },
-    );
-    await until('the socket', () => fs.existsSync(socket));
+      { idleMs: 60_000, exit: (s) => s?.close(), door: { cacheDir: path.join(cache, 'rawr'), clientDir: tmp, current: () => true } },
+    )!;
+    const door = residentDoor(path.join(cache, 'rawr'), tmp, {})!;
+    await until('the door', () => fs.existsSync(door.file));
     const before = process.cwd();
     try {
       const dirs = ['one', 'two', 'three'].map((d) => path.join(tmp, d));
       for (const d of dirs) fs.mkdirSync(d);
       const answers = await Promise.all(
         dirs.map((d, i) =>
-          askResident(socket, { v: 1, agent: 'claude', event: 'PreCompact', stdin: '{}', env: { RAWR_TEST_MARK: `m${i}` }, cwd: d }, 5_000).then(async (a) => {
+          askResident(door, { agent: 'claude', event: 'PreCompact', stdin: '{}', env: { RAWR_TEST_MARK: `m${i}` }, cwd: d }, 5_000).then(async (a) => {
             // Printed at once, as the hook does: the engine waits for that word before the next run.
             if (a.kind === 'answer') await a.printed();
             return a;
@@ -375,13 +408,10 @@ describe('the resident hook engine', function () {
       );
       assert.equal(process.env.RAWR_TEST_MARK, undefined);
       assert.equal(process.cwd(), before);
-      const bad = await new Promise<string>((resolve) => {
-        const c = net.createConnection(socket, () => c.write('not json\n'));
-        let out = '';
-        c.on('data', (d: Buffer) => (out += d.toString()));
-        c.on('data', () => out.endsWith('\n') && (c.destroy(), resolve(out)));
-      });
-      assert.match(bad, /does not read/);
+      // A run it does not read (another agent's name): "again", nothing run.
+      const bad = await askResident(door, { ...REQ(), agent: 'other' as 'claude' }, 5_000);
+      assert.deepEqual(bad, { kind: 'unavailable' });
+      assert.equal(seen.length, 3);
     } finally {
       await new Promise((r) => server.close(r));
     }

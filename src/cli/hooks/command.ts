@@ -7,14 +7,14 @@
  */
 import { isHookEvent, type HookEvent } from '../../core/hooks/shared/events';
 
-/** The resident hook engine's command line (`<entry> --rawr-hook-server <socket> [<client folder>]`). */
+/** The resident hook engine's command line (`<entry> --rawr-hook-server <client folder>`). */
 export const RESIDENT_FLAG = '--rawr-hook-server';
 
 export type RawrCommand =
   /** `rawr hooks <claude|codex> <Event>`: what the agents run on every prompt and tool call. */
   | { kind: 'hookEvent'; hookArgs: ['claude' | 'codex', HookEvent, ...string[]] }
   /** The resident hook engine, started detached by a hook run (resident.ts startResident). */
-  | { kind: 'hookServer'; socket: string; clientDir: string | undefined }
+  | { kind: 'hookServer'; clientDir: string }
   /** `rawr hooks …` that is not an event: install, uninstall, usage (../hooks.ts hooksMain). */
   | { kind: 'hooks'; hookArgs: string[] }
   /** Everything else: replay, handoff, --help, --version (../commands.ts). */
@@ -23,7 +23,7 @@ export type RawrCommand =
 export function readCommand(args: readonly string[]): RawrCommand {
   const rest = args.slice(1);
   if (args[0] === 'hooks') return isHookRun(rest) ? { kind: 'hookEvent', hookArgs: rest } : { kind: 'hooks', hookArgs: rest };
-  if (args[0] === RESIDENT_FLAG && args[1]) return { kind: 'hookServer', socket: args[1], clientDir: args[2] };
+  if (args[0] === RESIDENT_FLAG && args[1]) return { kind: 'hookServer', clientDir: args[1] };
   return { kind: 'cli', args: [...args] };
 }
 

@@ -1,6 +1,6 @@
 /**
- * The resident hook engine's door for the bash hook client (./hook.sh, why there): loopback TCP, since
- * bash has /dev/tcp and no Unix sockets. Another user on the machine can reach a loopback port, so the
+ * The resident hook engine's one door, for the bash hook client (./hook.sh, why there) and the Node hook
+ * (./resident.ts connectResident) alike: loopback TCP, since bash has /dev/tcp and no Unix sockets. Another user on the machine can reach a loopback port, so the
  * door opens only to whoever can read the file it writes in rawr's per-user cache folder (mode 0600 in
  * a folder that is the user's alone): the client sends the file's first token; the engine then proves
  * itself with the second before the client sends anything else (a program that took the port of an
@@ -24,6 +24,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { DOOR_VERSION, PRINTED, tcpFile } from './resident';
 import type { HookEventOutput, TcpDoor, TcpDoorOptions, TcpRun } from './types';
 
 /**
@@ -42,27 +43,13 @@ const MAX_UNPROVEN = 16;
 const MAX_REQUEST_BYTES = 24 * 1024 * 1024;
 /**
  * The longest the engine waits for a hook's word that it printed the answer (it comes at once: the hook
- * writes its stdout and says so; the Node hook's socket too, server.ts). A hook that does not say it in
+ * writes its stdout and says so; the Node hook too, resident.ts). A hook that does not say it in
  * time gave the model nothing as far as the engine knows: what it printed stays pending and the next
  * hook gives it (at least once, never lost).
  */
 export const PRINTED_WAIT_MS = 3_000;
-const VERSION = 'rawr-hook 3';
-/** Step 4: the client printed the answer. */
-const PRINTED = 'printed\n';
 /** Version, folder, agent, event, working folder. */
 const HEADER_FIELDS = 5;
-
-/** The file naming the door of the engine for the hook.sh in `clientDir` (hook.sh computes the same name). */
-export function tcpFile(cacheDir: string, clientDir: string): string {
-  // Byte by byte, as bash in the C locale replaces them: one `_` per byte of a non-ASCII character.
-  return path.join(
-    cacheDir,
-    `hooks-${Buffer.from(clientDir, 'utf8')
-      .toString('latin1')
-      .replace(/[^A-Za-z0-9._-]/g, '_')}.tcp`,
-  );
-}
 
 /** How the engine takes a run the door read (server.ts). */
 export interface DoorRuns {
@@ -159,7 +146,7 @@ export function openTcpDoor(o: TcpDoorOptions, runs: DoorRuns): TcpDoor | null {
         case 'run':
           clearTimeout(deadline);
           // Waiting for the engine: CLAIM_WAIT_MS at most (server.ts), then "go" or "again".
-          if (step.version === VERSION && step.clientDir === o.clientDir && o.current()) runs.offer(step.run, ticket);
+          if (step.version === DOOR_VERSION && step.clientDir === o.clientDir && o.current()) runs.offer(step.run, ticket);
           else ticket.again();
           return;
         case 'input': {
@@ -205,6 +192,7 @@ export function openTcpDoor(o: TcpDoorOptions, runs: DoorRuns): TcpDoor | null {
     write();
   });
   return {
+    server,
     close() {
       closed = true;
       server.close();

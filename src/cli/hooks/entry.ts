@@ -9,7 +9,7 @@ import { requireWithCodeCache } from './codeCache';
 import { readCommand } from './command';
 import { finishHook, hookProcess, rawrCacheDir } from './main';
 import type { HookEngine } from './types';
-import { residentSocket, startResident } from './resident';
+import { buildKey, engineLock, residentDoor, startResident } from './resident';
 import type { serveHooks } from './server';
 
 type EngineModule = HookEngine & { serveHooks: typeof serveHooks };
@@ -21,26 +21,36 @@ const command = readCommand(process.argv.slice(2));
 switch (command.kind) {
   case 'hookEvent': {
     const { hookArgs } = command;
+    // The bash client (hook.sh) and the Node hook find the engine by this folder as the hook command
+    // names it (argv, not the real path Node resolves __dirname to).
+    const clientDir = path.dirname(path.resolve(process.argv[1] ?? __filename));
     const resident = () => {
-      const socket = residentSocket(rawrCacheDir(), beside('hookEngine.js'));
-      // The bash client (hook.sh) finds the engine by its folder as the hook command names it (argv, not
-      // the real path Node resolves __dirname to).
-      const clientDir = path.dirname(path.resolve(process.argv[1] ?? __filename));
-      return socket ? { socket, start: () => startResident(__filename, socket, clientDir) } : null;
+      const cacheDir = rawrCacheDir();
+      const door = residentDoor(cacheDir, clientDir);
+      return door ? { door, start: () => startResident(__filename, clientDir, cacheDir) } : null;
     };
     void hookProcess(hookArgs, () => engine(hookArgs[1]), resident).then(finishHook);
     break;
   }
   case 'hookServer': {
-    // The resident hook engine (server.ts), started by a hook run (resident.ts startResident).
-    const e = engine('server');
-    const { socket, clientDir } = command;
-    // Current while a Node hook would still come to this socket: the same key (Node, engine file, its size
-    // and time) names it, so a rebuilt or upgraded rawr, which hooks reach elsewhere, answers "again".
-    // Computed from this process's own start, not a run's environment (a run replaces it while it runs).
+    // The resident hook engine (server.ts), started by a hook run (resident.ts startResident): one per
+    // build of rawr and client folder (the lock), answering "again" once its code changed on disk (a
+    // rebuilt or upgraded rawr: the hook then runs alone and starts the new build's engine). The key is
+    // computed from this process's own start, not a run's environment (a run replaces it while it runs).
+    const { clientDir } = command;
     const cacheDir = rawrCacheDir();
-    const current = () => residentSocket(cacheDir, beside('hookEngine.js'), {}) === socket;
-    e.serveHooks(socket, e, clientDir ? { tcp: { cacheDir, clientDir, current } } : {});
+    const key = () => buildKey(beside('hookEngine.js'), clientDir);
+    const started = key();
+    const unlock = started && residentDoor(cacheDir, clientDir, {}) ? engineLock(path.join(cacheDir, `hooks-${started}.lock`), started) : null;
+    if (!unlock) process.exit(0);
+    const e = engine('server');
+    e.serveHooks(e, {
+      door: { cacheDir, clientDir, current: () => key() === started },
+      exit: () => {
+        unlock();
+        process.exit(0);
+      },
+    });
     break;
   }
   case 'hooks':

@@ -95,13 +95,13 @@ export async function hookProcess(
   const early = resident && !mayExitFast(event) ? resident() : null;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const connect = () => (require('./resident') as typeof import('./resident')).connectResident;
-  const opened = early ? connect()(early.socket) : null;
+  const opened = early ? connect()(early.door) : null;
   const stdin = await input;
   if (nothingToDo(agent, event, stdin, process.env)) return 0;
   const there = early ?? resident?.() ?? null;
   if (there) {
-    const conn = opened ?? connect()(there.socket);
-    const answer = await conn.ask({ v: 1, agent, event, stdin, env: process.env, cwd: process.cwd() });
+    const conn = opened ?? connect()(there.door);
+    const answer = await conn.ask({ agent, event, stdin, env: process.env, cwd: process.cwd() });
     switch (answer.kind) {
       case 'answer':
         // Said only once printed: the engine records what it gave the model then (never if not: issue 30).

@@ -2,27 +2,24 @@
  * The hook's side of the resident hook engine (./server.ts). Claude Code runs the steering
  * PreCompact hook before every model request once its context is over the threshold, each time a new
  * process; Node's own start is most of the budget on a slow machine (~100 ms measured here), so loading
- * the hook engine (zod, the importers, the arbiter) again in every one misses the target (p95 < 150 ms).
+ * the hook engine (zod, the importers, the arbiter) again in every one misses the target (p95 < 100 ms).
  * The first hook run that needs the engine runs it itself, then starts one resident engine for this
- * build of rawr; later runs hand their input to it over a Unix socket in rawr's per-user cache folder and
- * print its answer. The resident engine runs each event exactly as a hook process would (the same
- * function, the hook's environment and folder), one at a time, and exits after a few idle minutes.
+ * build of rawr; later runs hand their input to it through its door (./door.ts: loopback TCP, the one
+ * protocol the bash client ./hook.sh speaks too) and print its answer. The resident engine runs each
+ * event exactly as a hook process would (the same function, the hook's environment and folder), one at
+ * a time, and exits after a few idle minutes.
  *
- * Never a change of behaviour, only of where the work runs: no socket, a refused connection, a folder
- * other users can enter, Windows (no Unix sockets), or RAWR_HOOK_SERVER=0 → the hook runs itself as
- * before. A connection lost after the input was sent is not run again (the resident engine may have
- * acted on it): the hook prints nothing, which Claude Code reads as "go on", and says so on stderr.
+ * Never a change of behaviour, only of where the work runs: no door file, a refused connection, an
+ * engine that does not prove itself or say `go` in time (stopped, hung, busy), a folder other users can
+ * enter, Windows, or RAWR_HOOK_SERVER=0 → the hook runs itself as before. A connection lost after the
+ * input was sent is not run again (the resident engine may have acted on it): the hook prints nothing,
+ * which Claude Code reads as "go on", and says so on stderr.
  */
 import * as fs from 'node:fs';
 import type * as Net from 'node:net';
 import * as path from 'node:path';
 import { RESIDENT_FLAG } from './command';
-import type { HookEventOutput, ResidentAnswer, ResidentRequest } from './types';
-
-/** Linux and macOS cap a socket path near 104-108 bytes. */
-const MAX_SOCKET_PATH = 100;
-/** The engine's answer to a run it will not run (busy with another): the hook runs it itself. */
-export const AGAIN = '{"again":true}';
+import type { DoorAddress, HookEventOutput, ResidentAnswer, ResidentRequest } from './types';
 
 /**
  * The longest a hook waits for the engine, counted from the hook process's start: below the timeout
@@ -32,35 +29,59 @@ export const AGAIN = '{"again":true}';
 export function answerWaitMs(event: string, uptimeMs = process.uptime() * 1000): number {
   return Math.max(500, (event === 'PreCompact' ? 25_000 : 8_000) - uptimeMs);
 }
+/** The longest a hook waits for the engine's token, as hook.sh (`read -t 2`): a stopped engine's kernel still accepts. */
+const PROOF_WAIT_MS = 2_000;
 /** The longest a hook waits for the engine to start its run (it says `go`): longer than CLAIM_WAIT_MS (server.ts), under the shortest installed timeout. */
 const GO_WAIT_MS = 3_000;
 /** An answer is a hook's output: small. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
-/**
- * The socket of the resident engine for `engineFile` as it is now (a rebuilt or upgraded rawr gets a
- * new one; the old engine idles out), or null where there is none: off, Windows, a path too long, or a
- * cache folder that is not this user's alone.
- */
-export function residentSocket(cacheDir: string, engineFile: string, env: Record<string, string | undefined> = process.env): string | null {
-  if (env.RAWR_HOOK_SERVER === '0' || process.platform === 'win32' || typeof process.getuid !== 'function') return null;
+/** The door protocol's version (door.ts: step 2's first field). */
+export const DOOR_VERSION = 'rawr-hook 3';
+/** Step 4: the client printed the answer. */
+export const PRINTED = 'printed\n';
+
+/** The file naming the door of the engine for the hook.sh in `clientDir` (hook.sh computes the same name). */
+export function tcpFile(cacheDir: string, clientDir: string): string {
+  // Byte by byte, as bash in the C locale replaces them: one `_` per byte of a non-ASCII character.
+  return path.join(
+    cacheDir,
+    `hooks-${Buffer.from(clientDir, 'utf8')
+      .toString('latin1')
+      .replace(/[^A-Za-z0-9._-]/g, '_')}.tcp`,
+  );
+}
+
+/** The build key of the engine file as it is now (a rebuilt or upgraded rawr gets a new one): one engine per key (server.ts). */
+export function buildKey(engineFile: string, clientDir: string): string | null {
   try {
     const st = fs.statSync(engineFile);
-    const socket = path.join(cacheDir, `hooks-${fnv1a(`${process.version}\0${engineFile}\0${st.size}\0${st.mtimeMs}`)}.sock`);
-    if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) return null;
-    fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-    const dir = fs.lstatSync(cacheDir);
-    // Whoever can enter the folder can talk to the engine, which acts as this user: the folder must be ours alone.
-    if (!dir.isDirectory() || dir.uid !== process.getuid() || (dir.mode & 0o077) !== 0) return null;
-    return socket;
+    return fnv1a(`${process.version}\0${engineFile}\0${st.size}\0${st.mtimeMs}\0${clientDir}`);
   } catch {
     return null;
   }
 }
 
-/** Hands one hook run to the resident engine at `socket`. Never rejects. */
-export function askResident(socket: string, request: ResidentRequest, timeoutMs = answerWaitMs(request.event)): Promise<ResidentAnswer> {
-  return connectResident(socket, timeoutMs).ask(request);
+/**
+ * The door of the resident engine for the hook.sh in `clientDir`, or null where none may be used: off,
+ * Windows, or a cache folder that is not this user's alone (whoever can enter it could read the
+ * tokens, or plant a door file pointing the hook, its input and environment, at their own program).
+ */
+export function residentDoor(cacheDir: string, clientDir: string, env: Record<string, string | undefined> = process.env): DoorAddress | null {
+  if (env.RAWR_HOOK_SERVER === '0' || process.platform === 'win32' || typeof process.getuid !== 'function') return null;
+  try {
+    fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    const dir = fs.lstatSync(cacheDir);
+    if (!dir.isDirectory() || dir.uid !== process.getuid() || (dir.mode & 0o077) !== 0) return null;
+    return { file: tcpFile(cacheDir, clientDir), clientDir };
+  } catch {
+    return null;
+  }
+}
+
+/** Hands one hook run to the resident engine behind `door`. Never rejects. */
+export function askResident(door: DoorAddress, request: ResidentRequest, timeoutMs = answerWaitMs(request.event)): Promise<ResidentAnswer> {
+  return connectResident(door, timeoutMs).ask(request);
 }
 
 /** A connection to the resident engine, opened before the hook's input is read (main.ts). */
@@ -69,122 +90,157 @@ export interface ResidentConnection {
   ask(request: ResidentRequest): Promise<ResidentAnswer>;
 }
 
+const UNAVAILABLE: ResidentAnswer = { kind: 'unavailable' };
+
 /**
- * Opens a connection to the resident engine at `socket` at once, so that loading node:net and
- * connecting (~6 ms) overlap the read of the hook's input. Nothing is sent before `ask`: a connection
- * that is never asked holds nothing open and runs nothing.
+ * Opens a connection to the engine's door at once and sends the client token (step 1), so that loading
+ * node:net, connecting and the engine's proof overlap the read of the hook's input. Nothing of the run
+ * is sent before `ask`: a connection that is never asked runs nothing (the door closes it at its deadline).
  */
-export function connectResident(socket: string, timeoutMs?: number): ResidentConnection {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let connected = false;
-  let sent = false;
-  let settled: ResidentAnswer | undefined;
-  let resolveAnswer: ((a: ResidentAnswer) => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let request: ResidentRequest | undefined;
-  let answer: Promise<ResidentAnswer> | undefined;
-  let goTimer: NodeJS.Timeout | undefined;
+export function connectResident(door: DoorAddress, timeoutMs?: number): ResidentConnection {
+  let words: string[];
+  try {
+    const st = fs.lstatSync(door.file);
+    // The door file is written 0600 by the engine (door.ts): only this user's own regular file.
+    if (!st.isFile() || st.uid !== process.getuid?.() || st.size > 200) return { ask: () => Promise.resolve(UNAVAILABLE) };
+    words = fs.readFileSync(door.file, 'latin1').trim().split(' ');
+  } catch {
+    return { ask: () => Promise.resolve(UNAVAILABLE) };
+  }
+  const [port, clientToken, engineToken] = words as [string, string, string];
+  if (words.length !== 3 || !/^\d{1,5}$/.test(port) || clientToken.length !== 32 || engineToken.length !== 32)
+    return { ask: () => Promise.resolve(UNAVAILABLE) };
+  const started = Date.now();
   // Loaded here, not with the hooks entry: a hook the fast exit answers never needs it (~5 ms).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const conn = (require('node:net') as typeof Net).createConnection(socket);
+  const conn = (require('node:net') as typeof Net).createConnection({ port: Number(port), host: '127.0.0.1', noDelay: true });
   // Until asked, the connection does not hold the process open (a hook that ends without asking exits).
   conn.unref();
-  const finish = (a: ResidentAnswer) => {
-    if (settled) return;
-    settled = a;
-    clearTimeout(timer);
-    clearTimeout(goTimer);
-    // An answer keeps the connection for printed(); anything else ends it.
-    if (a.kind !== 'answer') conn.destroy();
-    resolveAnswer?.(a);
-  };
-  const send = () => {
-    if (!connected || !request || sent || settled) return;
-    sent = true;
-    // Ended by a newline (JSON text holds none), the connection kept open: the engine sees this hook
-    // leave (its timeout) and then does not run what it no longer waits for (server.ts).
-    conn.write(`${JSON.stringify(request)}\n`);
-  };
-  conn.on('connect', () => {
-    connected = true;
-    send();
-  });
-  // The answer is a line; the connection stays open for the hook's word that it printed it.
-  const printed = () =>
-    new Promise<void>((resolve) => {
-      conn.once('error', () => resolve());
-      conn.end('printed\n', () => resolve());
-    });
-  // `go\n` when the run starts, then the answer's line.
-  let going = false;
+  let buf = Buffer.alloc(0);
+  let ended = false;
+  let wake: () => void = () => undefined;
   conn.on('data', (c: Buffer) => {
-    size += c.length;
-    if (size > MAX_ANSWER_BYTES) return finish({ kind: 'lost', why: 'an answer larger than a hook prints' });
-    chunks.push(c);
-    if (!c.includes(0x0a) || !sent) return;
-    const text = Buffer.concat(chunks).toString('utf8');
-    if (!going && text.startsWith('go\n')) {
-      going = true;
-      clearTimeout(goTimer);
-    }
-    const line = going ? text.slice(3) : text;
-    if (!line.includes('\n')) return;
-    const output = parseAnswer(line);
-    finish(output ? { kind: 'answer', output, printed } : { kind: 'lost', why: 'an answer it does not read' });
+    buf = Buffer.concat([buf, c]);
+    if (buf.length > MAX_ANSWER_BYTES) conn.destroy();
+    wake();
   });
-  conn.on('end', () => {
-    const text = Buffer.concat(chunks).toString('utf8');
-    // Closed before anything was sent (an engine on its way out), or not taken (busy): the hook runs itself.
-    finish(!sent || text === AGAIN ? { kind: 'unavailable' } : { kind: 'lost', why: 'the connection closed without an answer' });
+  conn.on('close', () => {
+    ended = true;
+    wake();
   });
-  // Before the request is sent: no engine there (ENOENT, ECONNREFUSED: a stale socket of one that exited).
-  conn.on('error', (err) => finish(sent ? { kind: 'lost', why: err.message } : { kind: 'unavailable' }));
+  conn.on('error', () => undefined);
+  /** The next `n` bytes (a line without `n`, the engine's `.` acknowledgements skipped), or null at the deadline or the end. */
+  const take = (deadline: number, n?: number) =>
+    new Promise<Buffer | null>((resolve) => {
+      const done = (v: Buffer | null) => {
+        clearTimeout(timer);
+        wake = () => undefined;
+        resolve(v);
+      };
+      const check = () => {
+        if (n === undefined) {
+          let dots = 0;
+          while (buf[dots] === 0x2e) dots++;
+          buf = buf.subarray(dots);
+        }
+        const end = n ?? buf.indexOf(0x0a);
+        if (end >= 0 && buf.length >= end + (n === undefined ? 1 : 0)) {
+          const v = buf.subarray(0, end);
+          buf = buf.subarray(end + (n === undefined ? 1 : 0));
+          return done(v);
+        }
+        if (ended) done(null);
+      };
+      const timer = setTimeout(() => done(null), Math.max(0, deadline - Date.now()));
+      wake = check;
+      check();
+    });
+  conn.write(`${clientToken}\n`);
+  // 1. The engine proves itself before anything of the run is sent.
+  const proven = take(started + PROOF_WAIT_MS).then((line) => line?.toString('latin1') === engineToken);
+  let answer: Promise<ResidentAnswer> | undefined;
+  const run = async (r: ResidentRequest): Promise<ResidentAnswer> => {
+    const limit = started + (timeoutMs ?? answerWaitMs(r.event));
+    // The input ends with a NUL: one inside (the agents' JSON holds none) is the hook's to run.
+    if (r.stdin.includes('\0') || !(await proven)) return UNAVAILABLE;
+    // 2. The run, as hook.sh sends it; the engine says `go`, or `again`/`busy`/nothing: the hook runs it itself.
+    const env = Object.entries(r.env).flatMap(([k, v]) => (v === undefined || k.includes('=') || k === '' ? [] : [`${k}=${v}`]));
+    conn.write([DOOR_VERSION, door.clientDir, r.agent, r.event, r.cwd, ...env, ''].map((f) => `${f}\0`).join(''));
+    const go = await take(Math.min(limit, Date.now() + GO_WAIT_MS));
+    if (go?.toString('latin1') !== 'go') return UNAVAILABLE;
+    // 3. The input: from here on the engine may act on it, never run here again.
+    conn.write(`${r.stdin}\0`);
+    const head = (await take(limit))?.toString('latin1') ?? '';
+    const counts = /^rawr-answer (\d+) (\d+)$/.exec(head);
+    if (!counts) return { kind: 'lost', why: head || (ended ? 'the connection closed without an answer' : `no answer in ${limit - started} ms`) };
+    const out = Number(counts[1]);
+    const body = await take(limit, out + Number(counts[2]));
+    if (!body) return { kind: 'lost', why: 'an answer cut short' };
+    const stderr = body.subarray(out).toString('utf8');
+    const output: HookEventOutput = { stdout: body.subarray(0, out).toString('utf8'), stderr: stderr ? stderr.replace(/\n$/, '').split('\n') : [] };
+    // 4. Said once printed: only then does the engine record what it gave the model.
+    const printed = () => new Promise<void>((resolve) => conn.end(PRINTED, () => resolve()).once('error', () => resolve()));
+    return { kind: 'answer', output, printed };
+  };
   return {
     ask(r) {
-      if (answer) return answer;
-      if (settled) return (answer = Promise.resolve(settled));
-      request = r;
       conn.ref();
-      answer = new Promise((resolve) => {
-        resolveAnswer = resolve;
-        const wait = timeoutMs ?? answerWaitMs(r.event);
-        timer = setTimeout(() => finish(sent ? { kind: 'lost', why: `no answer in ${Math.round(wait)} ms` } : { kind: 'unavailable' }), wait);
-        send();
-        // No word of the run starting (a stopped or hung engine; a busy one says so in 1.5 s): the hook
-        // runs the event itself, and the engine, which sees this connection closed, never runs it.
-        goTimer = setTimeout(() => !going && finish({ kind: 'unavailable' }), Math.min(GO_WAIT_MS, wait));
+      answer ??= run(r).then((a) => {
+        if (a.kind !== 'answer') conn.destroy();
+        return a;
       });
       return answer;
     },
   };
 }
 
-/** The resident engine's answer, checked by hand (the hook's side loads no zod: it must stay light). */
-function parseAnswer(text: string): HookEventOutput | null {
+/**
+ * Takes `lockFile` for this process (one engine per build: a second one started by a racing hook
+ * exits): created exclusively, holding this pid and the build key. A lock whose pid is gone (an engine
+ * killed with SIGKILL) is stale and replaced. Returns the release, or null when another engine holds it.
+ */
+export function engineLock(lockFile: string, key: string): (() => void) | null {
+  const mine = `${process.pid} ${key}\n`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockFile, mine, { flag: 'wx', mode: 0o600 });
+      return () => {
+        try {
+          if (fs.readFileSync(lockFile, 'utf8') === mine) fs.rmSync(lockFile, { force: true });
+        } catch {
+          /* gone already */
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || alive(lockFile)) return null;
+      fs.rmSync(lockFile, { force: true });
+    }
+  }
+  return null;
+}
+
+/** Whether the lock's pid is a live process (a lock that cannot be read counts as held: never two engines). */
+function alive(lockFile: string): boolean {
   try {
-    const v = JSON.parse(text) as { stdout?: unknown; stderr?: unknown };
-    if (typeof v.stdout !== 'string' || !Array.isArray(v.stderr) || !v.stderr.every((l) => typeof l === 'string')) return null;
-    return { stdout: v.stdout, stderr: v.stderr as string[] };
-  } catch {
-    return null;
+    const pid = Number(fs.readFileSync(lockFile, 'utf8').split(' ')[0]);
+    if (!Number.isInteger(pid) || pid <= 0) return false;
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 
 /**
- * Starts the resident engine for `socket`: `node <entry> --rawr-hook-server <socket> [<clientDir>]`
- * (clientDir: the folder of the bash client it also answers, door.ts), in its own
- * session, holding none of the hook's stdio (Claude Code waits for the hook's output to close).
+ * Starts the resident engine for the hook.sh in `clientDir`: `node <entry> --rawr-hook-server
+ * <clientDir>`, in its own session, holding none of the hook's stdio (Claude Code waits for the hook's
+ * output to close). It exits at once where an engine for this build already runs (server.ts lock).
  */
-export function startResident(entry: string, socket: string, clientDir?: string): void {
+export function startResident(entry: string, clientDir: string, cacheDir: string): void {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { spawn } = require('node:child_process') as typeof import('node:child_process');
-    const child = spawn(process.execPath, [entry, RESIDENT_FLAG, socket, ...(clientDir ? [clientDir] : [])], {
-      detached: true,
-      stdio: 'ignore',
-      cwd: path.dirname(socket),
-    });
+    const child = spawn(process.execPath, [entry, RESIDENT_FLAG, clientDir], { detached: true, stdio: 'ignore', cwd: cacheDir });
     child.on('error', () => undefined);
     child.unref();
   } catch {

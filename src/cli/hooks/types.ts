@@ -1,7 +1,7 @@
 /**
  * The hook transport's types, in one place: what a hook event prints, what a hook hands the resident
  * engine and what comes back (./resident.ts, ./door.ts), the engine's interface as the entries load it
- * (./entry.ts, ./main.ts) and the door's options (./server.ts). Types only: importing this loads nothing.
+ * (./entry.ts, ./main.ts) and the door's options (./door.ts). Types only: importing this loads nothing.
  */
 import type { HookEvent } from '../../core/hooks/shared/events';
 
@@ -13,7 +13,6 @@ export interface HookEventOutput {
 
 /** What a hook sends: its event, its input and the environment and folder it runs in. */
 export interface ResidentRequest {
-  v: 1;
   agent: 'claude' | 'codex';
   event: HookEvent;
   stdin: string;
@@ -46,9 +45,15 @@ export interface RunHandoffs {
   delivered?: (record: () => void) => void;
 }
 
+/** Where a hook finds the resident engine's door (resident.ts residentDoor): its file and the hook.sh folder it answers. */
+export interface DoorAddress {
+  file: string;
+  clientDir: string;
+}
+
 /** Where the resident hook engine answers (resident.ts), and how to start it there. */
 export interface Resident {
-  socket: string;
+  door: DoorAddress;
   start(): void;
 }
 
@@ -61,7 +66,7 @@ export interface TcpDoorOptions {
   current(): boolean;
 }
 
-/** A run as the client sent it (step 2), before the engine checks it (server.ts: the socket's schema). */
+/** A run as the client sent it (step 2), before the engine checks it (server.ts Request). */
 export interface TcpRun {
   agent: string;
   event: string;
@@ -70,6 +75,8 @@ export interface TcpRun {
 }
 
 export interface TcpDoor {
+  /** The door's listening server: its close ends the engine (server.ts). */
+  server: import('node:net').Server;
   /** Stops listening and removes the door's file (when it is still this door's). */
   close(): void;
   /**
