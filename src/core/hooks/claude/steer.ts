@@ -259,27 +259,36 @@ export interface SteerRun {
   packet?: { file: string; text: string };
 }
 
+/** What both steering hooks (PreCompact, PostToolUse) are given about the session they steer. */
+export interface SteeredSession {
+  /** The session's state folder (`.rawr/claude/<session>`). */
+  dir: string;
+  /** The project folder (for `.scratch/`). */
+  root: string;
+  sessionId: string;
+  /** Absolute path of Claude Code's transcript. */
+  transcript: string;
+  config: SteerConfig | null;
+  settings: Settings;
+  prompts: Prompts;
+  env: Record<string, string | undefined>;
+  /** An `autoCompactWindow` set in Claude Code's settings layers (steerConfig.ts settingsWindow). */
+  settingsWindow?: number | null;
+  now: Date;
+}
+
 /**
  * The PreCompact answer for a session: its state (steerState.ts) advanced by the transcript's new
  * lines, the golden path's state (golden.ts), the verdict, the state and a log line written back.
  * `transcript` must be an absolute path.
  */
-export async function steerPreCompact(o: {
-  dir: string;
-  /** The project folder (for `.scratch/`). */
-  root: string;
-  sessionId: string;
-  transcript: string;
-  trigger: string | null | undefined;
-  config: SteerConfig | null;
-  settings: Settings;
-  prompts: Prompts;
-  env: Record<string, string | undefined>;
-  settingsWindow?: number | null;
-  now: Date;
-  /** Runs the state and log writes after the answer is out (HookRunOptions.later); without it, here. */
-  later?: (work: () => void) => void;
-}): Promise<SteerRun> {
+export async function steerPreCompact(
+  o: SteeredSession & {
+    trigger: string | null | undefined;
+    /** Runs the state and log writes after the answer is out (HookRunOptions.later); without it, here. */
+    later?: (work: () => void) => void;
+  },
+): Promise<SteerRun> {
   // An automatic compaction is asked inside a tool loop: the transcript must hold the result it is behind on.
   let waitedMs = o.trigger === 'manual' ? 0 : await waitForTranscript(o.transcript);
   const followerOptions = followerOptionsOf(o);
@@ -374,22 +383,14 @@ const BashResponse = z.looseObject({
  * result), instead of at the next PreCompact — so the packet is written next and the compaction follows
  * it. Returns the boundary when it started the golden path.
  */
-export async function steerAtTool(o: {
-  dir: string;
-  root: string;
-  sessionId: string;
-  transcript: string;
-  toolName: string | null | undefined;
-  toolUseId: string | null | undefined;
-  toolInput: unknown;
-  toolResponse: unknown;
-  config: SteerConfig | null;
-  settings: Settings;
-  prompts: Prompts;
-  env: Record<string, string | undefined>;
-  settingsWindow?: number | null;
-  now: Date;
-}): Promise<{ boundary: string; percentUsed: number } | null> {
+export async function steerAtTool(
+  o: SteeredSession & {
+    toolName: string | null | undefined;
+    toolUseId: string | null | undefined;
+    toolInput: unknown;
+    toolResponse: unknown;
+  },
+): Promise<{ boundary: string; percentUsed: number } | null> {
   if (!o.config?.steer || o.settings.mode !== 'auto' || o.settings.packet_author !== 'agent' || o.toolName !== 'Bash' || !o.toolUseId) return null;
   const call = BashCall.safeParse(o.toolInput);
   const response = BashResponse.safeParse(o.toolResponse);

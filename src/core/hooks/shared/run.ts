@@ -33,10 +33,10 @@ import { buildSnapshot, parseSnapshot } from './snapshot';
 import { injectionText } from './inject';
 import type { TranscriptFacts } from './facts';
 import { transcriptConfirms } from './confirm';
-import { readSteerConfig, settingsWindow } from '../claude/steerConfig';
+import { readSteerConfig, settingsWindow, type SteerConfig } from '../claude/steerConfig';
 import { newestToolCallHolds } from '../claude/packetCarried';
 import { readTailBytes } from './readFrom';
-import { lastAllowed, steerAtTool, steerPreCompact } from '../claude/steer';
+import { lastAllowed, steerAtTool, steerPreCompact, type SteeredSession } from '../claude/steer';
 import { claimHeadsUp } from '../claude/golden';
 import { claimRepair, hasRepair, hookLog, saveRepair } from './repairHook';
 import { MAX_PACKET_CHARS } from './snapshot';
@@ -225,28 +225,43 @@ function promptSetOf(root: string, opts: HookRunOptions) {
   return loadPromptSetCached(readers, file, opts.promptCache.codeKey);
 }
 
+/** What both steering hooks are given about the session (claude/steer.ts SteeredSession). */
+async function steerSession(
+  sessionId: string,
+  transcriptPath: string,
+  root: string,
+  dir: string,
+  config: SteerConfig,
+  now: Date,
+  opts: HookRunOptions,
+): Promise<SteeredSession> {
+  const prompts = promptSetOf(root, opts);
+  return {
+    dir,
+    root,
+    sessionId,
+    transcript: path.resolve(root, transcriptPath),
+    config,
+    settings: prompts.settings,
+    prompts: prompts.prompts,
+    env: opts.env,
+    settingsWindow: await settingsWindow(root, opts.env.HOME, config.autoCompactWindow),
+    now,
+  };
+}
+
 /** Claude Code's PostToolUse where rawr steers: a boundary in the tool's result starts the golden path now (claude/steer.ts steerAtTool). */
 async function steerAtToolResult(tag: string, input: PostToolUseInput, root: string, now: Date, opts: HookRunOptions): Promise<string[]> {
   if (!input.transcript_path || input.tool_name !== 'Bash') return [];
   const config = await readSteerConfig(root);
   if (!config?.steer) return [];
   try {
-    const prompts = promptSetOf(root, opts);
     await steerAtTool({
-      dir: sessionDir(root, 'claude', input.session_id, true)!,
-      root,
-      sessionId: input.session_id,
-      transcript: path.resolve(root, input.transcript_path),
+      ...(await steerSession(input.session_id, input.transcript_path, root, sessionDir(root, 'claude', input.session_id, true)!, config, now, opts)),
       toolName: input.tool_name,
       toolUseId: input.tool_use_id,
       toolInput: input.tool_input,
       toolResponse: input.tool_response,
-      config,
-      settings: prompts.settings,
-      prompts: prompts.prompts,
-      env: opts.env,
-      settingsWindow: await settingsWindow(root, opts.env.HOME, config.autoCompactWindow),
-      now,
     });
     return [];
   } catch (err) {
@@ -267,19 +282,9 @@ async function steer(
   const config = await readSteerConfig(root);
   if (!input.transcript_path || !config?.steer) return { stderr: [] };
   try {
-    const prompts = promptSetOf(root, opts);
     const run = await steerPreCompact({
-      dir,
-      root,
-      sessionId: input.session_id,
-      transcript: path.resolve(root, input.transcript_path),
+      ...(await steerSession(input.session_id, input.transcript_path, root, dir, config, now, opts)),
       trigger: i.trigger,
-      config,
-      settings: prompts.settings,
-      prompts: prompts.prompts,
-      env: opts.env,
-      settingsWindow: await settingsWindow(root, opts.env.HOME, config.autoCompactWindow),
-      now,
       ...(opts.later ? { later: opts.later } : {}),
     });
     const v = run.verdict;
