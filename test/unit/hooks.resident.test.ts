@@ -11,8 +11,8 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookEventOutput } from '../../src/cli/hooks/event';
-import { askResident, buildKey, connectResident, residentDoor, tcpFile } from '../../src/cli/hooks/resident';
-import type { ResidentRequest } from '../../src/cli/hooks/types';
+import { buildKey, connectResident, residentDoor, tcpFile } from '../../src/cli/hooks/resident';
+import type { DoorAddress, HookRun } from '../../src/cli/hooks/types';
 import { serveHooks } from '../../src/cli/hooks/server';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
 import { askLineFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
@@ -25,6 +25,8 @@ import { sleep, until } from '../support/until';
 const HOOK_ENTRY = path.resolve(__dirname, '../../../dist/hook.js');
 const HOOK_ENGINE = path.resolve(__dirname, '../../../dist/hookEngine.js');
 const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
+/** One run handed to the engine behind `door`, as the Node hook hands it. */
+const askResident = (door: DoorAddress, run: HookRun, timeoutMs?: number) => connectResident(door, timeoutMs).ask(run);
 
 /** A Claude Code project with steering on and a transcript over Claude Code's threshold. */
 function project(root: string): Transcript {
@@ -313,7 +315,7 @@ describe('the resident hook engine', function () {
 
   const CTOK = 'c'.repeat(32);
   const ETOK = 'e'.repeat(32);
-  const REQ = (): ResidentRequest => ({ agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp });
+  const REQ = (): HookRun => ({ agent: 'claude', event: 'PreCompact', stdin: '{}', env: {}, cwd: tmp });
   /** A stand-in engine on loopback: proves itself with ETOK, then `step(conn, everything received after the token)`. */
   const fakeDoor = async (step: (c: net.Socket, got: string) => void) => {
     const server = net.createServer((c) => {

@@ -1,10 +1,11 @@
 /**
- * The resident hook engine's one door, for the bash hook client (./hook.sh, why there) and the Node hook
- * (./resident.ts connectResident) alike: loopback TCP, since bash has /dev/tcp and no Unix sockets. Another user on the machine can reach a loopback port, so the
- * door opens only to whoever can read the file it writes in rawr's per-user cache folder (mode 0600 in
- * a folder that is the user's alone): the client sends the file's first token; the engine then proves
- * itself with the second before the client sends anything else (a program that took the port of an
- * engine that has exited gets nothing but a dead token).
+ * The resident hook engine's one door (./server.ts listens on it), for the bash hook client (./hook.sh,
+ * why there) and the Node hook (./resident.ts connectResident) alike: loopback TCP, since bash has
+ * /dev/tcp and no Unix sockets. Another user on the machine can reach a loopback port, so the door opens
+ * only to whoever can read the file it writes in rawr's per-user cache folder (mode 0600 in a folder that
+ * is the user's alone): the client sends the file's first token; the engine then proves itself with the
+ * second before the client sends anything else (a program that took the port of an engine that has
+ * exited gets nothing but a dead token).
  *
  * Protocol, one run per connection, each step answered before the client sends the next:
  *   1. `<client token>\n` → `<engine token>\n`;
@@ -18,27 +19,13 @@
  *   4. `printed\n` once the client printed them → the end of the connection. Only then does the engine
  *      record as given what the answer gave the model (the handoff's claim: server.ts runNow); a client
  *      killed before leaves it for the next hook (issue 30: no claim without delivery).
- * Before an answer, a `.` per chunk read (see onData).
+ * Before an answer, a `.` per chunk read (server.ts).
  */
 import * as crypto from 'node:crypto';
-import * as fs from 'node:fs';
-import * as net from 'node:net';
-import * as path from 'node:path';
-import { DOOR_VERSION, PRINTED, tcpFile } from './resident';
-import type { HookEventOutput, TcpDoor, TcpDoorOptions, TcpRun } from './types';
+import type * as net from 'node:net';
+import { PRINTED } from './resident';
+import type { HookEventOutput } from './types';
 
-/**
- * From a connection's start to its run (steps 1 and 2), however its bytes trickle in: a deadline that
- * restarted on every byte let a connection sending one byte every 4 s stay for ever (issue 30).
- */
-const HANDSHAKE_MS = 3_000;
-/** From "go" to the input's end (step 3): the client sends it at once (at most 5 s of reading its own stdin). */
-const INPUT_MS = 6_000;
-/**
- * Connections that have not proven they know the client token: past this many, a new one is closed at
- * once (its hook falls back to the Node hook), so nobody can use up the engine's descriptors.
- */
-const MAX_UNPROVEN = 16;
 /** A request carries one hook input (the Node hook caps it at 16 MB) and its environment. */
 const MAX_REQUEST_BYTES = 24 * 1024 * 1024;
 /**
@@ -47,169 +34,15 @@ const MAX_REQUEST_BYTES = 24 * 1024 * 1024;
  * time gave the model nothing as far as the engine knows: what it printed stays pending and the next
  * hook gives it (at least once, never lost).
  */
-export const PRINTED_WAIT_MS = 3_000;
+const PRINTED_WAIT_MS = 3_000;
 /** Version, folder, agent, event, working folder. */
 const HEADER_FIELDS = 5;
-
-/** How the engine takes a run the door read (server.ts). */
-export interface DoorRuns {
-  /**
-   * Step 2 read: the engine answers through `ticket` — `go` once it runs this run now (its input is
-   * then read and handed to `start`; `abandon` if the client leaves before it is complete), `again`
-   * when it will not (the client then runs the Node hook with its input unread). `go` is false when the
-   * client is gone already: nothing was claimed.
-   */
-  offer(run: TcpRun, ticket: DoorTicket): void;
-}
-
-export interface DoorTicket {
-  go(start: (stdin: string, reply: (out: HookEventOutput) => Promise<boolean>) => void, abandon: () => void): boolean;
-  again(): void;
-  /** Busy with another run: the client runs the event itself, without asking this engine again. */
-  busy(): void;
-}
-
-/**
- * Listens on a loopback port and writes the door's file; the runs that pass its checks go to `runs`.
- * Null when there is no door to open (a cache folder not the user's alone, a name too long for a file).
- */
-export function openTcpDoor(o: TcpDoorOptions, runs: DoorRuns): TcpDoor | null {
-  if (typeof process.getuid !== 'function') return null;
-  const file = tcpFile(o.cacheDir, o.clientDir);
-  if (Buffer.byteLength(path.basename(file)) > 250) return null;
-  try {
-    const dir = fs.lstatSync(o.cacheDir);
-    if (!dir.isDirectory() || dir.uid !== process.getuid() || (dir.mode & 0o077) !== 0) return null;
-  } catch {
-    return null;
-  }
-  const clientToken = Buffer.from(crypto.randomBytes(16).toString('hex'));
-  const engineToken = crypto.randomBytes(16).toString('hex');
-  let content = '';
-  let unproven = 0;
-  const server = net.createServer((conn) => {
-    conn.on('error', () => undefined);
-    if (unproven >= MAX_UNPROVEN) return conn.destroy();
-    unproven++;
-    let proven = false;
-    const prove = () => {
-      if (!proven) unproven--;
-      proven = true;
-    };
-    // Each step's answer must leave at once (Nagle's algorithm would hold it for an acknowledgement).
-    conn.setNoDelay(true);
-    let deadline = setTimeout(() => conn.destroy(), HANDSHAKE_MS);
-    const read = requestReader(clientToken);
-    let closed = false;
-    let waiting: { start: (stdin: string, reply: (out: HookEventOutput) => Promise<boolean>) => void; abandon: () => void } | null = null;
-    conn.on('close', () => {
-      closed = true;
-      prove();
-      clearTimeout(deadline);
-      const w = waiting;
-      waiting = null;
-      w?.abandon();
-    });
-    const turnBack = (word: string) => {
-      clearTimeout(deadline);
-      conn.off('data', onData);
-      if (!closed) conn.end(word);
-    };
-    const ticket: DoorTicket = {
-      go(start, abandon) {
-        if (closed) return false;
-        waiting = { start, abandon };
-        clearTimeout(deadline);
-        deadline = setTimeout(() => conn.destroy(), INPUT_MS);
-        conn.write('go\n');
-        return true;
-      },
-      again: () => turnBack('again\n'),
-      busy: () => turnBack('busy\n'),
-    };
-    const onData = (chunk: Buffer) => {
-      const step = read(chunk);
-      switch (step.kind) {
-        case 'more':
-          // Bash writes a step in several writes and cannot turn Nagle's algorithm off: each write after
-          // the first waits for the acknowledgement of the one before, which a receiver delays (~40 ms on
-          // Linux) unless it sends data. A byte per chunk carries it at once; the client skips these.
-          if (step.ack) conn.write('.');
-          return;
-        case 'prove':
-          prove();
-          conn.write(`${engineToken}\n`);
-          return;
-        case 'refuse':
-          conn.destroy();
-          return;
-        case 'run':
-          clearTimeout(deadline);
-          // Waiting for the engine: CLAIM_WAIT_MS at most (server.ts), then "go" or "again".
-          if (step.version === DOOR_VERSION && step.clientDir === o.clientDir && o.current()) runs.offer(step.run, ticket);
-          else ticket.again();
-          return;
-        case 'input': {
-          conn.off('data', onData);
-          clearTimeout(deadline);
-          const w = waiting;
-          waiting = null;
-          if (!w) return conn.destroy();
-          w.start(step.stdin, (out) => answer(conn, out));
-          return;
-        }
-        default: {
-          const never: never = step;
-          return never;
-        }
-      }
-    };
-    conn.on('data', onData);
-  });
-  server.on('error', () => server.close());
-  const write = () => {
-    const tmp = `${file}.${process.pid}.tmp`;
-    try {
-      fs.writeFileSync(tmp, content, { mode: 0o600 });
-      fs.renameSync(tmp, file);
-    } catch {
-      fs.rmSync(tmp, { force: true });
-      server.close();
-    }
-  };
-  const mine = () => {
-    try {
-      return fs.readFileSync(file, 'utf8') === content;
-    } catch {
-      return false;
-    }
-  };
-  let closed = false;
-  server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    if (!address || typeof address === 'string') return server.close();
-    content = `${address.port} ${clientToken.toString()} ${engineToken}\n`;
-    write();
-  });
-  return {
-    server,
-    close() {
-      closed = true;
-      server.close();
-      // Only this door's: a newer engine for the same folder may have written its own since.
-      if (content && mine()) fs.rmSync(file, { force: true });
-    },
-    refresh() {
-      if (content && !closed && !fs.existsSync(file)) write();
-    },
-  };
-}
 
 /**
  * Writes the answer (step 3) and waits for the client's `printed` (step 4): true then; false when the
  * client is gone or silent for PRINTED_WAIT_MS (killed, stopped). The connection ends either way.
  */
-function answer(conn: net.Socket, out: HookEventOutput): Promise<boolean> {
+export function answer(conn: net.Socket, out: HookEventOutput): Promise<boolean> {
   return new Promise((resolve) => {
     if (conn.destroyed) return resolve(false);
     let said = '';
@@ -237,7 +70,7 @@ type ReadStep =
   | { kind: 'more'; ack: boolean }
   | { kind: 'prove' }
   | { kind: 'refuse' }
-  | { kind: 'run'; version: string; clientDir: string; run: TcpRun }
+  | { kind: 'run'; version: string; clientDir: string; run: { agent: string; event: string; cwd: string; env: Record<string, string> } }
   | { kind: 'input'; stdin: string };
 
 /**

@@ -19,7 +19,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { HookEvent } from '../../core/hooks/shared/events';
 import { mayExitFast, nothingToDo } from '../../core/hooks/shared/fastPath';
-import type { HookEngine, HookEventOutput, Resident } from './types';
+import type { DoorAddress, HookEngine, HookEventOutput } from './types';
+import { connectResident } from './resident';
 import { readStdin, stdinAbandoned, writeFd } from './stdio';
 import { noteUntrustedCache, untrustedCacheNotes, untrustedTree } from '../../core/io/ownedCache';
 
@@ -85,7 +86,7 @@ export function enableCompileCache(): void {
 export async function hookProcess(
   argv: ['claude' | 'codex', HookEvent, ...string[]],
   engine: () => HookEngine,
-  resident?: () => Resident | null,
+  resident?: () => { door: DoorAddress; start(): void } | null,
 ): Promise<number> {
   enableCompileCache();
   const [agent, event] = argv;
@@ -93,15 +94,12 @@ export async function hookProcess(
   // An event the fast exit never answers (PreCompact: before every model request while rawr defers)
   // connects to the resident engine while its input is being read (in libuv's worker thread).
   const early = resident && !mayExitFast(event) ? resident() : null;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const connect = () => (require('./resident') as typeof import('./resident')).connectResident;
-  const opened = early ? connect()(early.door) : null;
+  const opened = early && connectResident(early.door);
   const stdin = await input;
   if (nothingToDo(agent, event, stdin, process.env)) return 0;
   const there = early ?? resident?.() ?? null;
   if (there) {
-    const conn = opened ?? connect()(there.door);
-    const answer = await conn.ask({ agent, event, stdin, env: process.env, cwd: process.cwd() });
+    const answer = await (opened || connectResident(there.door)).ask({ agent, event, stdin, env: process.env, cwd: process.cwd() });
     switch (answer.kind) {
       case 'answer':
         // Said only once printed: the engine records what it gave the model then (never if not: issue 30).

@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import type * as Net from 'node:net';
 import * as path from 'node:path';
 import { RESIDENT_FLAG } from './command';
-import type { DoorAddress, HookEventOutput, ResidentAnswer, ResidentRequest } from './types';
+import type { DoorAddress, HookEventOutput, HookRun, ResidentAnswer } from './types';
 
 /**
  * The longest a hook waits for the engine, counted from the hook process's start: below the timeout
@@ -79,15 +79,17 @@ export function residentDoor(cacheDir: string, clientDir: string, env: Record<st
   }
 }
 
-/** Hands one hook run to the resident engine behind `door`. Never rejects. */
-export function askResident(door: DoorAddress, request: ResidentRequest, timeoutMs = answerWaitMs(request.event)): Promise<ResidentAnswer> {
-  return connectResident(door, timeoutMs).ask(request);
-}
-
-/** A connection to the resident engine, opened before the hook's input is read (main.ts). */
-export interface ResidentConnection {
-  /** Sends the run (once) and waits for its answer. Never rejects. */
-  ask(request: ResidentRequest): Promise<ResidentAnswer>;
+/**
+ * The door file's text, from this user's own regular file only (the engine writes it 0600: server.ts;
+ * a symlink or another user's file could point the hook, its input and environment, elsewhere), or null.
+ */
+export function readDoorFile(file: string): string | null {
+  try {
+    const st = fs.lstatSync(file);
+    return st.isFile() && st.uid === process.getuid?.() && st.size <= 200 ? fs.readFileSync(file, 'latin1') : null;
+  } catch {
+    return null;
+  }
 }
 
 const UNAVAILABLE: ResidentAnswer = { kind: 'unavailable' };
@@ -97,17 +99,9 @@ const UNAVAILABLE: ResidentAnswer = { kind: 'unavailable' };
  * node:net, connecting and the engine's proof overlap the read of the hook's input. Nothing of the run
  * is sent before `ask`: a connection that is never asked runs nothing (the door closes it at its deadline).
  */
-export function connectResident(door: DoorAddress, timeoutMs?: number): ResidentConnection {
-  let words: string[];
-  try {
-    const st = fs.lstatSync(door.file);
-    // The door file is written 0600 by the engine (door.ts): only this user's own regular file.
-    if (!st.isFile() || st.uid !== process.getuid?.() || st.size > 200) return { ask: () => Promise.resolve(UNAVAILABLE) };
-    words = fs.readFileSync(door.file, 'latin1').trim().split(' ');
-  } catch {
-    return { ask: () => Promise.resolve(UNAVAILABLE) };
-  }
-  const [port, clientToken, engineToken] = words as [string, string, string];
+export function connectResident(door: DoorAddress, timeoutMs?: number): { ask(run: HookRun): Promise<ResidentAnswer> } {
+  const words = readDoorFile(door.file)?.trim().split(' ') ?? [];
+  const [port = '', clientToken = '', engineToken = ''] = words;
   if (words.length !== 3 || !/^\d{1,5}$/.test(port) || clientToken.length !== 32 || engineToken.length !== 32)
     return { ask: () => Promise.resolve(UNAVAILABLE) };
   const started = Date.now();
@@ -159,7 +153,7 @@ export function connectResident(door: DoorAddress, timeoutMs?: number): Resident
   // 1. The engine proves itself before anything of the run is sent.
   const proven = take(started + PROOF_WAIT_MS).then((line) => line?.toString('latin1') === engineToken);
   let answer: Promise<ResidentAnswer> | undefined;
-  const run = async (r: ResidentRequest): Promise<ResidentAnswer> => {
+  const run = async (r: HookRun): Promise<ResidentAnswer> => {
     const limit = started + (timeoutMs ?? answerWaitMs(r.event));
     // The input ends with a NUL: one inside (the agents' JSON holds none) is the hook's to run.
     if (r.stdin.includes('\0') || !(await proven)) return UNAVAILABLE;

@@ -1,17 +1,21 @@
 /**
  * The resident hook engine (why: ./resident.ts): `node dist/hook.js --rawr-hook-server <client folder>`,
- * started by a hook. It loads the hook engine once and answers hook runs through its one door (./door.ts:
- * the bash client and the Node hook speak the same protocol), one at a time, each exactly as a hook
- * process would run it: the same function (hookEventOutput), with the hook's environment and working
- * folder in place while it runs. It holds nothing between runs (every run reads the session's state from
- * disk, as a process does) and exits after `RAWR_HOOK_SERVER_IDLE_MS` (default 5 minutes) without a run,
- * or when its door cannot open (one engine per build: resident.ts engineLock).
+ * started by a hook. It loads the hook engine once and answers hook runs through its one door (the
+ * protocol: ./door.ts; the bash client and the Node hook speak it alike), one at a time, each exactly as
+ * a hook process would run it: the same function (hookEventOutput), with the hook's environment and
+ * working folder in place while it runs. It holds nothing between runs (every run reads the session's
+ * state from disk, as a process does) and exits after `RAWR_HOOK_SERVER_IDLE_MS` (default 5 minutes)
+ * without a run, or when its door cannot open (one engine per build: resident.ts engineLock).
  */
-import type * as net from 'node:net';
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
 import * as z from 'zod';
 import { HOOK_EVENTS } from '../../core/hooks/shared/events';
-import type { HookEngine, HookEventOutput, RunHandoffs, TcpDoor, TcpDoorOptions } from './types';
-import { openTcpDoor } from './door';
+import { answer, requestReader } from './door';
+import { DOOR_VERSION, readDoorFile, residentDoor } from './resident';
+import type { HookEngine, HookEventOutput, ServeOptions } from './types';
 
 const IDLE_MS = 5 * 60_000;
 /** How often the engine checks its door file is still there (a newer engine for the same folder that exited may have removed it). */
@@ -20,7 +24,19 @@ const REFRESH_MS = 2_000;
  * The longest a run waits for the run before it: then its client runs it itself (the Node hook, beside
  * this engine), with time to spare before the shortest installed hook timeout (10 s).
  */
-export const CLAIM_WAIT_MS = 1_500;
+const CLAIM_WAIT_MS = 1_500;
+/**
+ * From a connection's start to its run (steps 1 and 2), however its bytes trickle in: a deadline that
+ * restarted on every byte let a connection sending one byte every 4 s stay for ever (issue 30).
+ */
+const HANDSHAKE_MS = 3_000;
+/** From "go" to the input's end (step 3): the client sends it at once (at most 5 s of reading its own stdin). */
+const INPUT_MS = 6_000;
+/**
+ * Connections that have not proven they know the client token: past this many, a new one is closed at
+ * once (its hook falls back to the Node hook), so nobody can use up the engine's descriptors.
+ */
+const MAX_UNPROVEN = 16;
 
 const Request = z.object({
   agent: z.enum(['claude', 'codex']),
@@ -31,21 +47,26 @@ const Request = z.object({
 });
 type Request = z.infer<typeof Request>;
 
-export interface ServeOptions {
-  idleMs?: number;
-  /** What ends the process: exit (the resident engine); a test closes its server instead. */
-  exit?: (server: net.Server | null) => void;
-  /** The door (its folder, the hook.sh folder it answers, whether this engine's code is still current). */
-  door: TcpDoorOptions;
-}
-
+/**
+ * Listens on a loopback port and writes the door's file (resident.ts tcpFile). Null, and `exit`, when
+ * there is no door to open (a cache folder not the user's alone, a name too long for a file).
+ */
 export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: ServeOptions): net.Server | null {
+  const exitWith = o.exit ?? (() => process.exit(0));
+  const file = residentDoor(o.door.cacheDir, o.door.clientDir, {})?.file;
+  if (!file || Buffer.byteLength(path.basename(file)) > 250) {
+    exitWith(null);
+    return null;
+  }
   // A hook process parses a few inputs once and runs zod jitless (engine.ts); this process parses
   // every hook's input and transcript records for minutes, where zod's compiled parsers pay off.
   z.config({ jitless: false });
   const idleMs = o.idleMs ?? idleFromEnv();
-  const exitWith = o.exit ?? (() => process.exit(0));
   let idle: NodeJS.Timeout | undefined;
+  const armIdle = (on: boolean) => {
+    if (idle) clearTimeout(idle);
+    idle = on ? setTimeout(() => server.close(), idleMs) : undefined;
+  };
   // What keeps the engine up: runs waiting, their input on its way, or running. The idle timer runs
   // only when there is none (an engine that idled out mid-run would lose that run's answer).
   let busy = 0;
@@ -66,13 +87,15 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
   const next = () => {
     if (!running) waiting.shift()?.();
   };
-  /** `start(done)` once the slot is this run's (done() frees it), or `expire()` after `waitMs`. */
-  const claim = (waitMs: number, start: (done: () => void) => void, expire: () => void) => {
+  /** `start(done)` once the slot is this run's (done() frees it and the engine's hold), or `expire()` after CLAIM_WAIT_MS. */
+  const claim = (start: (done: () => void) => void, expire: () => void) => {
+    hold();
     const turn = () => {
       clearTimeout(timer);
       running = true;
       start(() => {
         running = false;
+        release();
         next();
       });
     };
@@ -80,7 +103,8 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
       const at = waiting.indexOf(turn);
       if (at >= 0) waiting.splice(at, 1);
       expire();
-    }, waitMs);
+      release();
+    }, CLAIM_WAIT_MS);
     waiting.push(turn);
     next();
   };
@@ -91,7 +115,12 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
     const after: Array<() => void> = [];
     const records: Array<() => void> = [];
     try {
-      const out = await runOne(engine, request, { later: (work) => after.push(work), delivered: (record) => records.push(record) });
+      const out = await runOne(
+        engine,
+        request,
+        (work) => after.push(work),
+        (record) => records.push(record),
+      );
       const delivered = await reply(out);
       for (const work of delivered ? [...records, ...after] : after) {
         try {
@@ -102,54 +131,132 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
       }
     } finally {
       done();
-      release();
     }
   };
-  const door: TcpDoor | null = openTcpDoor(o.door, {
-    offer(run, ticket) {
-      const checked = Request.safeParse({ ...run, stdin: '' });
-      if (!checked.success) return ticket.again();
-      const request = checked.data;
-      // Waiting, then said "go": the engine must not idle out while the input is on its way.
-      hold();
-      claim(
-        CLAIM_WAIT_MS,
-        (done) => {
-          const freed = () => {
-            done();
-            release();
-          };
-          if (!ticket.go((stdin, reply) => void runNow({ ...request, stdin }, reply, done), freed)) freed();
-        },
-        () => {
-          ticket.busy();
-          release();
-        },
-      );
-    },
+
+  const clientToken = Buffer.from(crypto.randomBytes(16).toString('hex'));
+  const engineToken = crypto.randomBytes(16).toString('hex');
+  let unproven = 0;
+  const server = net.createServer((conn) => {
+    conn.on('error', () => undefined);
+    if (unproven >= MAX_UNPROVEN) return conn.destroy();
+    unproven++;
+    let proven = false;
+    const prove = () => {
+      if (!proven) unproven--;
+      proven = true;
+    };
+    // Each step's answer must leave at once (Nagle's algorithm would hold it for an acknowledgement).
+    conn.setNoDelay(true);
+    let deadline = setTimeout(() => conn.destroy(), HANDSHAKE_MS);
+    const read = requestReader(clientToken);
+    let closed = false;
+    // The run that said "go", its slot held until its input arrives (or its client leaves: the slot is freed).
+    let waiting: { request: Request; done: () => void } | null = null;
+    conn.on('close', () => {
+      closed = true;
+      prove();
+      clearTimeout(deadline);
+      const w = waiting;
+      waiting = null;
+      w?.done();
+    });
+    const turnBack = (word: string) => {
+      clearTimeout(deadline);
+      conn.off('data', onData);
+      if (!closed) conn.end(word);
+    };
+    const onData = (chunk: Buffer) => {
+      const step = read(chunk);
+      switch (step.kind) {
+        case 'more':
+          // Bash writes a step in several writes and cannot turn Nagle's algorithm off: each write after
+          // the first waits for the acknowledgement of the one before, which a receiver delays (~40 ms on
+          // Linux) unless it sends data. A byte per chunk carries it at once; the client skips these.
+          if (step.ack) conn.write('.');
+          return;
+        case 'prove':
+          prove();
+          conn.write(`${engineToken}\n`);
+          return;
+        case 'refuse':
+          conn.destroy();
+          return;
+        case 'run': {
+          clearTimeout(deadline);
+          const checked = Request.safeParse({ ...step.run, stdin: '' });
+          if (step.version !== DOOR_VERSION || step.clientDir !== o.door.clientDir || !o.door.current() || !checked.success) return turnBack('again\n');
+          // Waiting for its turn (the engine must not idle out meanwhile, nor while the input is on its
+          // way), then "go" while the client is still there (gone: nothing was claimed), or "busy".
+          claim(
+            (done) => {
+              if (closed) return done();
+              waiting = { request: checked.data, done };
+              deadline = setTimeout(() => conn.destroy(), INPUT_MS);
+              conn.write('go\n');
+            },
+            () => turnBack('busy\n'),
+          );
+          return;
+        }
+        case 'input': {
+          conn.off('data', onData);
+          clearTimeout(deadline);
+          const w = waiting;
+          waiting = null;
+          if (!w) return conn.destroy();
+          void runNow({ ...w.request, stdin: step.stdin }, (out) => answer(conn, out), w.done);
+          return;
+        }
+        default: {
+          const never: never = step;
+          return never;
+        }
+      }
+    };
+    conn.on('data', onData);
   });
-  if (!door) {
-    exitWith(null);
-    return null;
-  }
-  const server = door.server;
-  const armIdle = (on: boolean) => {
-    if (idle) clearTimeout(idle);
-    idle = on ? setTimeout(() => server.close(), idleMs) : undefined;
+  server.on('error', () => server.close());
+
+  let content = '';
+  const write = () => {
+    const tmp = `${file}.${process.pid}.tmp`;
+    try {
+      fs.writeFileSync(tmp, content, { mode: 0o600 });
+      fs.renameSync(tmp, file);
+    } catch {
+      fs.rmSync(tmp, { force: true });
+      server.close();
+    }
   };
-  const refresh = setInterval(() => door.refresh(), REFRESH_MS).unref();
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    if (!address || typeof address === 'string') return server.close();
+    content = `${address.port} ${clientToken.toString()} ${engineToken}\n`;
+    write();
+  });
+  // Written again where it is not this door's any more (an engine for the same folder that exited removed
+  // it, racing this one's rename): bash clients would otherwise miss this engine.
+  const refresh = setInterval(() => {
+    if (content && !fs.existsSync(file)) write();
+  }, REFRESH_MS).unref();
   server.once('close', () => {
     clearInterval(refresh);
     if (idle) clearTimeout(idle);
-    door.close();
+    // Only this door's: a newer engine for the same folder may have written its own since.
+    if (content && readDoorFile(file) === content) fs.rmSync(file, { force: true });
     exitWith(server);
   });
   armIdle(true);
   return server;
 }
 
-async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, request: Request, run: RunHandoffs): Promise<HookEventOutput> {
-  const { agent, event, stdin, env, cwd } = request;
+async function runOne(
+  engine: Pick<HookEngine, 'hookEventOutput'>,
+  { agent, event, stdin, env, cwd }: Request,
+  later: (work: () => void) => void,
+  delivered: (record: () => void) => void,
+): Promise<HookEventOutput> {
   const savedEnv = { ...process.env };
   const savedCwd = process.cwd();
   try {
@@ -159,7 +266,7 @@ async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, request: Requ
     } catch {
       /* a hook's folder that is gone: the run works from absolute paths (its input names them) */
     }
-    return await engine.hookEventOutput(agent, event, stdin, env, run);
+    return await engine.hookEventOutput(agent, event, stdin, env, { later, delivered });
   } finally {
     replaceEnv(savedEnv);
     try {

@@ -1,7 +1,7 @@
 /**
  * The hook transport's types, in one place: what a hook event prints, what a hook hands the resident
- * engine and what comes back (./resident.ts, ./door.ts), the engine's interface as the entries load it
- * (./entry.ts, ./main.ts) and the door's options (./door.ts). Types only: importing this loads nothing.
+ * engine and what comes back (./resident.ts, ./server.ts), the engine's interface as the entries load
+ * it (./entry.ts, ./main.ts) and its options. Types only: importing this loads nothing.
  */
 import type { HookEvent } from '../../core/hooks/shared/events';
 
@@ -11,8 +11,8 @@ export interface HookEventOutput {
   stderr: string[];
 }
 
-/** What a hook sends: its event, its input and the environment and folder it runs in. */
-export interface ResidentRequest {
+/** One hook run: its event, its input and the environment and folder it runs in (the door carries all of it). */
+export interface HookRun {
   agent: 'claude' | 'codex';
   event: HookEvent;
   stdin: string;
@@ -51,37 +51,16 @@ export interface DoorAddress {
   clientDir: string;
 }
 
-/** Where the resident hook engine answers (resident.ts), and how to start it there. */
-export interface Resident {
-  door: DoorAddress;
-  start(): void;
-}
-
-export interface TcpDoorOptions {
-  /** rawr's per-user cache folder (main.ts rawrCacheDir). */
-  cacheDir: string;
-  /** The folder of the hook.sh this engine answers, as the hook commands name it (the client sends it). */
-  clientDir: string;
-  /** False once this engine's code changed on disk (a rebuilt or upgraded rawr): it answers "again". */
-  current(): boolean;
-}
-
-/** A run as the client sent it (step 2), before the engine checks it (server.ts Request). */
-export interface TcpRun {
-  agent: string;
-  event: string;
-  env: Record<string, string>;
-  cwd: string;
-}
-
-export interface TcpDoor {
-  /** The door's listening server: its close ends the engine (server.ts). */
-  server: import('node:net').Server;
-  /** Stops listening and removes the door's file (when it is still this door's). */
-  close(): void;
-  /**
-   * Writes the door's file again where it is not this door's any more (an engine for the same folder
-   * that exited removed it, racing this one's rename): bash clients would otherwise miss this engine.
-   */
-  refresh(): void;
+export interface ServeOptions {
+  idleMs?: number;
+  /** What ends the process: exit (the resident engine); a test closes its server instead. */
+  exit?: (server: import('node:net').Server | null) => void;
+  door: {
+    /** rawr's per-user cache folder (main.ts rawrCacheDir). */
+    cacheDir: string;
+    /** The folder of the hook.sh this engine answers, as the hook commands name it (the client sends it). */
+    clientDir: string;
+    /** False once this engine's code changed on disk (a rebuilt or upgraded rawr): it answers "again". */
+    current(): boolean;
+  };
 }
