@@ -24,9 +24,9 @@ export function requireWithCodeCache(file: string, cacheDir: string, tag: string
   /* eslint-disable @typescript-eslint/no-require-imports */
   const Module = (require('node:module') as typeof NodeModule).Module as ModuleCtor;
   const vm = require('node:vm') as typeof Vm;
+  const plain = () => require(file) as unknown;
   /* eslint-enable @typescript-eslint/no-require-imports */
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  if (typeof (Module as { enableCompileCache?: unknown }).enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return require(file);
+  if (typeof (Module as { enableCompileCache?: unknown }).enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return plain();
   let source: string;
   let key: string;
   try {
@@ -34,8 +34,7 @@ export function requireWithCodeCache(file: string, cacheDir: string, tag: string
     source = fs.readFileSync(file, 'utf8');
     key = fnv1a(`${process.version}\0${process.arch}\0${st.size}\0${st.mtimeMs}`);
   } catch {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require(file);
+    return plain();
   }
   const kind = tag.replace(/[^A-Za-z0-9]/g, '') || 'run';
   // The bundle's path in the name, apart from its build: two installed rawrs keep a cache each.
@@ -50,14 +49,13 @@ export function requireWithCodeCache(file: string, cacheDir: string, tag: string
     if (why === null) cachedData = fs.readFileSync(cacheFile);
     else if (st.isFile()) sayUntrusted(path.dirname(cacheDir), why);
   } catch {
-    cachedData = undefined;
+    /* no cache yet */
   }
   let script: Vm.Script;
   try {
     script = new vm.Script(Module.wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
   } catch {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require(file);
+    return plain();
   }
   const mod = new Module(file, module);
   mod.filename = file;

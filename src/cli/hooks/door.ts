@@ -1,7 +1,6 @@
 /**
- * The resident hook engine's one door (./server.ts listens on it), for the bash hook client (./hook.sh,
- * why there) and the Node hook (./resident.ts connectResident) alike: loopback TCP, since bash has
- * /dev/tcp and no Unix sockets. Another user on the machine can reach a loopback port, so the door opens
+ * The resident hook engine's one door (./server.ts listens on it), for the bash hook client (./hook.sh)
+ * and the Node hook (./resident.ts) alike: loopback TCP, since bash has /dev/tcp and no Unix sockets. Another user on the machine can reach a loopback port, so the door opens
  * only to whoever can read the file it writes in rawr's per-user cache folder (mode 0600 in a folder that
  * is the user's alone): the client sends the file's first token; the engine then proves itself with the
  * second before the client sends anything else (a program that took the port of an engine that has
@@ -28,12 +27,7 @@ import type { HookEventOutput } from './types';
 
 /** A request carries one hook input (the Node hook caps it at 16 MB) and its environment. */
 const MAX_REQUEST_BYTES = 24 * 1024 * 1024;
-/**
- * The longest the engine waits for a hook's word that it printed the answer (it comes at once: the hook
- * writes its stdout and says so; the Node hook too, resident.ts). A hook that does not say it in
- * time gave the model nothing as far as the engine knows: what it printed stays pending and the next
- * hook gives it (at least once, never lost).
- */
+/** The longest the engine waits for `printed` (a client says it at once): silent, it gave the model nothing as far as the engine knows. */
 const PRINTED_WAIT_MS = 3_000;
 /** Version, folder, agent, event, working folder. */
 const HEADER_FIELDS = 5;

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HookEvent } from '../../core/hooks/shared/input';
 import { rawrCacheDir, writeHookOutput } from './main';
-import type { HookEventOutput, RunHandoffs } from './types';
+import type { HookEventOutput, HookRun, RunHandoffs } from './types';
 import { runHook, type AgentSpec } from '../../core/hooks/shared/run';
 import { untrustedCacheNotes } from '../../core/io/ownedCache';
 import { CLAUDE } from '../../core/hooks/claude/agent';
@@ -28,10 +28,10 @@ function codeKey(): string {
 
 /** One hook event with its stdin already read, run here; `env` is the hook process's environment. Never rejects. */
 export async function hookEventOutput(
-  agentName: 'claude' | 'codex',
+  agentName: HookRun['agent'],
   event: HookEvent,
   stdin: string,
-  env: Record<string, string | undefined>,
+  env: HookRun['env'],
   run: RunHandoffs = {},
 ): Promise<HookEventOutput> {
   const agent = AGENTS[agentName]!;

@@ -1,19 +1,15 @@
 #!/bin/bash
 # rawr's agent-hook client: `hook.sh <node> hooks <claude|codex> <Event>`, hook input JSON on stdin; what
 # rawr's installed hook commands run (src/cli/hookCommand.ts, the extension's launcher), copied beside
-# dist/hook.js by scripts/bundle.mjs.
-#
-# Why bash: Claude Code runs the steering PreCompact hook before every model request while rawr defers
-# a compaction, and a Node process's own start is most of a hook's time (~100 ms on a slow machine).
-# Bash starts in a few. This hands the run to rawr's resident hook engine over loopback TCP (bash has
-# /dev/tcp, no Unix sockets; src/cli/hooks/door.ts is the other side and documents the protocol) and
-# prints its answer.
+# dist/hook.js by scripts/bundle.mjs. Why bash: Claude Code runs the steering PreCompact hook before every
+# model request while rawr defers, and Node's own start is most of a hook's time (~100 ms on a slow
+# machine); bash starts in a few. It hands the run to rawr's resident hook engine over its loopback TCP
+# door (src/cli/hooks/door.ts: the protocol) and prints its answer.
 #
 # Never a change of behaviour, only of speed: until the engine has said it will run this hook, nothing
-# of the input has been read here, and any miss (no engine, an old bash, a terminal on stdin, another
-# program on the port, a rebuilt rawr) runs the Node hook (dist/hook.js), which answers exactly as the
-# engine would (and starts one for the next run). Once the input was sent it is never run twice: a lost
-# answer prints nothing (Claude Code reads "go on") and says so on stderr.
+# of the input has been read here, and any miss runs the Node hook (dist/hook.js), which answers exactly
+# as the engine would (and starts one for the next run). Once the input was sent it is never run twice:
+# a lost answer prints nothing (Claude Code reads "go on") and says so on stderr.
 trap '' PIPE
 rawr_node=$1
 shift
@@ -47,15 +43,15 @@ esac
 # head streams an input over 4 KB below: found now, or the input is still the Node hook's.
 hash head 2>/dev/null || rawr_node_hook "$@"
 
-# Where the resident engine for this copy of rawr says it listens (door.ts tcpFile): rawr's per-user
-# cache folder, a file named after this folder. Only this user's own folder and file: whoever could
+# Where the resident engine for this copy of rawr says it listens (resident.ts tcpFile): a file named
+# after this folder in rawr's per-user cache folder. Only this user's own folder and file: whoever could
 # write them could point the hook (its input, its environment) at their own program.
 case $rawr_here in /*) ;; *) rawr_node_hook "$@" ;; esac
 case ${XDG_CACHE_HOME-} in
 /*) rawr_cache=$XDG_CACHE_HOME/rawr ;;
 *) rawr_cache=${HOME-}/.cache/rawr ;;
 esac
-# The name byte by byte (C locale), as door.ts computes it.
+# The name byte by byte (C locale), as resident.ts computes it.
 rawr_door() {
   local LC_ALL=C
   rawr_file=$rawr_cache/hooks-${rawr_here//[^A-Za-z0-9._-]/_}.tcp
@@ -75,8 +71,7 @@ IFS= read -r -t 2 rawr_line <&3 2>/dev/null || rawr_alone "$@"
 
 # 2. The run: NUL-separated fields (version, this folder, agent, event, working folder), the environment
 #    the Node hook would have (exported variables, listed without a subshell: a fork costs ~5 ms here),
-#    an empty field. One printf: a few large writes. The engine says whether it runs it ("go") or not
-#    ("again": a rebuilt rawr, another copy's folder).
+#    an empty field. One printf: a few large writes.
 rawr_env=()
 for rawr_n in ${!A@} ${!B@} ${!C@} ${!D@} ${!E@} ${!F@} ${!G@} ${!H@} ${!I@} ${!J@} ${!K@} ${!L@} ${!M@} \
   ${!N@} ${!O@} ${!P@} ${!Q@} ${!R@} ${!S@} ${!T@} ${!U@} ${!V@} ${!W@} ${!X@} ${!Y@} ${!Z@} ${!_@} \
@@ -85,11 +80,11 @@ for rawr_n in ${!A@} ${!B@} ${!C@} ${!D@} ${!E@} ${!F@} ${!G@} ${!H@} ${!I@} ${!
   [[ ${!rawr_n@a} == *x* ]] && rawr_env+=("$rawr_n=${!rawr_n}")
 done
 printf '%s\0' 'rawr-hook 3' "$rawr_here" "$2" "$3" "$PWD" "${rawr_env[@]}" '' >&3 2>/dev/null || rawr_node_hook "$@"
-#    The engine says "go" when the run is its turn (1.5 s at most: busy with another session's run, it
-#    says "busy" and the Node hook runs it here, beside the engine, with time to spare).
+#    The engine says "go" when the run is its turn, "again" when it will not run it (a rebuilt rawr,
+#    another copy's folder), "busy" after 1.5 s behind another session's run: the Node hook runs it here.
 rawr_line=
 IFS= read -r -t 3 rawr_line <&3 2>/dev/null
-rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chunks (door.ts onData)
+rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chunks (server.ts)
 [[ $rawr_line == busy || $rawr_line == '' ]] && rawr_alone "$@"
 [[ $rawr_line == go ]] || rawr_node_hook "$@"
 

@@ -2,16 +2,13 @@
  * The agent hooks' fast entry: `rawr hooks <claude|codex> <Event>` as Claude Code and Codex run it, on
  * every prompt and (PostToolUse) after every tool call. Loads only node built-ins and the light state
  * helpers (core/hooks/shared/fastPath.ts, store.ts) until it knows there is something to do:
- *   1. Node's compile cache is turned on (Node ≥ 22.1; a no-op before), so what is loaded next is not
- *      compiled again on the next call;
+ *   1. Node's compile cache is turned on (Node ≥ 22.1), so what is loaded next is not compiled again;
  *   2. the hook input is read from stdin (size cap, time limit);
  *   3. the fast exit: a PostToolUse / UserPromptSubmit / SessionStart with nothing pending for the
  *      session (fastPath.ts nothingToDo) exits 0 with no output, as the full run would;
- *   4. otherwise the hook engine (./event.ts runHookEvent: zod, the prompts, the arbiter, the importers)
- *      is loaded and runs the hook exactly as before.
- * Anything that is not a hook event (install, --help, a usage error) is the full CLI's (../hooks.ts hooksMain).
- * Used by ../main.ts (the compiled CLI: the engine is ./event.ts) and by entry.ts (the
- * bundled dist/hook.js, the engine in dist/hookEngine.js).
+ *   4. otherwise the resident engine answers (./resident.ts), or the hook engine (./event.ts: zod, the
+ *      prompts, the arbiter, the importers) is loaded and runs the hook here.
+ * Used by ../main.ts (the compiled CLI: the engine is ./event.ts) and by entry.ts (dist/hook.js).
  */
 import * as fs from 'node:fs';
 import type * as NodeModule from 'node:module';
@@ -49,12 +46,7 @@ export function rawrCacheDir(env: Record<string, string | undefined> = process.e
 /** A cache rawr ignores because another user could have written it, said on this hook's stderr (once per process). */
 export function sayUntrusted(root: string, why: string): void {
   noteUntrustedCache(root, why);
-  writeFd(
-    2,
-    untrustedCacheNotes()
-      .map((line) => `${line}\n`)
-      .join(''),
-  );
+  writeHookOutput({ stdout: '', stderr: untrustedCacheNotes() });
 }
 
 /** Turns on Node's module compile cache (Node ≥ 22.1); a no-op on older Node, never throws. */

@@ -1,18 +1,14 @@
 /**
- * The hook's side of the resident hook engine (./server.ts). Claude Code runs the steering
- * PreCompact hook before every model request once its context is over the threshold, each time a new
- * process; Node's own start is most of the budget on a slow machine (~100 ms measured here), so loading
- * the hook engine (zod, the importers, the arbiter) again in every one misses the target (p95 < 100 ms).
- * The first hook run that needs the engine runs it itself, then starts one resident engine for this
- * build of rawr; later runs hand their input to it through its door (./door.ts: loopback TCP, the one
- * protocol the bash client ./hook.sh speaks too) and print its answer. The resident engine runs each
- * event exactly as a hook process would (the same function, the hook's environment and folder), one at
- * a time, and exits after a few idle minutes.
+ * The hook's side of the resident hook engine (./server.ts). Claude Code runs the steering PreCompact
+ * hook before every model request once over its threshold, each time a new process; loading the hook
+ * engine (zod, the importers, the arbiter) in every one misses the target (p95 < 100 ms) where Node's own
+ * start is most of it. The first hook run that needs the engine runs it itself and starts one resident
+ * engine for this build of rawr; later runs hand it their input through its door (./door.ts, the
+ * protocol ./hook.sh speaks too) and print its answer.
  *
- * Never a change of behaviour, only of where the work runs: no door file, a refused connection, an
- * engine that does not prove itself or say `go` in time (stopped, hung, busy), a folder other users can
- * enter, Windows, or RAWR_HOOK_SERVER=0 → the hook runs itself as before. A connection lost after the
- * input was sent is not run again (the resident engine may have acted on it): the hook prints nothing,
+ * Never a change of behaviour, only of where the work runs: no door, or an engine that does not prove
+ * itself or say `go` in time (stopped, hung, busy) → the hook runs itself as before. A connection lost
+ * after the input was sent is not run again (the engine may have acted on it): the hook prints nothing,
  * which Claude Code reads as "go on", and says so on stderr.
  */
 import * as fs from 'node:fs';
@@ -44,12 +40,10 @@ export const PRINTED = 'printed\n';
 /** The file naming the door of the engine for the hook.sh in `clientDir` (hook.sh computes the same name). */
 export function tcpFile(cacheDir: string, clientDir: string): string {
   // Byte by byte, as bash in the C locale replaces them: one `_` per byte of a non-ASCII character.
-  return path.join(
-    cacheDir,
-    `hooks-${Buffer.from(clientDir, 'utf8')
-      .toString('latin1')
-      .replace(/[^A-Za-z0-9._-]/g, '_')}.tcp`,
-  );
+  const name = Buffer.from(clientDir, 'utf8')
+    .toString('latin1')
+    .replace(/[^A-Za-z0-9._-]/g, '_');
+  return path.join(cacheDir, `hooks-${name}.tcp`);
 }
 
 /** The build key of the engine file as it is now (a rebuilt or upgraded rawr gets a new one): one engine per key (server.ts). */
@@ -80,10 +74,10 @@ export function residentDoor(cacheDir: string, clientDir: string, env: Record<st
 }
 
 /**
- * The door file's text, from this user's own regular file only (the engine writes it 0600: server.ts;
- * a symlink or another user's file could point the hook, its input and environment, elsewhere), or null.
+ * The text of a door or lock file, from this user's own small regular file only (a link or another
+ * user's file could point the hook, its input and environment, at another program), or null.
  */
-export function readDoorFile(file: string): string | null {
+export function ownFile(file: string): string | null {
   try {
     const st = fs.lstatSync(file);
     return st.isFile() && st.uid === process.getuid?.() && st.size <= 200 ? fs.readFileSync(file, 'latin1') : null;
@@ -100,7 +94,7 @@ const UNAVAILABLE: ResidentAnswer = { kind: 'unavailable' };
  * is sent before `ask`: a connection that is never asked runs nothing (the door closes it at its deadline).
  */
 export function connectResident(door: DoorAddress, timeoutMs?: number): { ask(run: HookRun): Promise<ResidentAnswer> } {
-  const words = readDoorFile(door.file)?.trim().split(' ') ?? [];
+  const words = ownFile(door.file)?.trim().split(' ') ?? [];
   const [port = '', clientToken = '', engineToken = ''] = words;
   if (words.length !== 3 || !/^\d{1,5}$/.test(port) || clientToken.length !== 32 || engineToken.length !== 32)
     return { ask: () => Promise.resolve(UNAVAILABLE) };
@@ -123,7 +117,7 @@ export function connectResident(door: DoorAddress, timeoutMs?: number): { ask(ru
     wake();
   });
   conn.on('error', () => undefined);
-  /** The next `n` bytes (a line without `n`, the engine's `.` acknowledgements skipped), or null at the deadline or the end. */
+  /** The next line (the engine's `.` acknowledgements skipped) or, with `n`, the next `n` bytes; null at the deadline or the end. */
   const take = (deadline: number, n?: number) =>
     new Promise<Buffer | null>((resolve) => {
       const done = (v: Buffer | null) => {
@@ -132,18 +126,13 @@ export function connectResident(door: DoorAddress, timeoutMs?: number): { ask(ru
         resolve(v);
       };
       const check = () => {
-        if (n === undefined) {
-          let dots = 0;
-          while (buf[dots] === 0x2e) dots++;
-          buf = buf.subarray(dots);
-        }
+        if (n === undefined) while (buf[0] === 0x2e) buf = buf.subarray(1);
         const end = n ?? buf.indexOf(0x0a);
-        if (end >= 0 && buf.length >= end + (n === undefined ? 1 : 0)) {
-          const v = buf.subarray(0, end);
-          buf = buf.subarray(end + (n === undefined ? 1 : 0));
-          return done(v);
-        }
-        if (ended) done(null);
+        const skip = n === undefined ? 1 : 0;
+        if (end >= 0 && buf.length >= end + skip) {
+          done(buf.subarray(0, end));
+          buf = buf.subarray(end + skip);
+        } else if (ended) done(null);
       };
       const timer = setTimeout(() => done(null), Math.max(0, deadline - Date.now()));
       wake = check;
@@ -199,11 +188,7 @@ export function engineLock(lockFile: string, key: string): (() => void) | null {
     try {
       fs.writeFileSync(lockFile, mine, { flag: 'wx', mode: 0o600 });
       return () => {
-        try {
-          if (fs.readFileSync(lockFile, 'utf8') === mine) fs.rmSync(lockFile, { force: true });
-        } catch {
-          /* gone already */
-        }
+        if (ownFile(lockFile) === mine) fs.rmSync(lockFile, { force: true });
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || alive(lockFile)) return null;
@@ -217,9 +202,7 @@ export function engineLock(lockFile: string, key: string): (() => void) | null {
 function alive(lockFile: string): boolean {
   try {
     const pid = Number(fs.readFileSync(lockFile, 'utf8').split(' ')[0]);
-    if (!Number.isInteger(pid) || pid <= 0) return false;
-    process.kill(pid, 0);
-    return true;
+    return Number.isInteger(pid) && pid > 0 && process.kill(pid, 0);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code !== 'ESRCH';
   }
@@ -228,7 +211,7 @@ function alive(lockFile: string): boolean {
 /**
  * Starts the resident engine for the hook.sh in `clientDir`: `node <entry> --rawr-hook-server
  * <clientDir>`, in its own session, holding none of the hook's stdio (Claude Code waits for the hook's
- * output to close). It exits at once where an engine for this build already runs (server.ts lock).
+ * output to close). It exits at once where an engine for this build already runs (engineLock).
  */
 export function startResident(entry: string, clientDir: string, cacheDir: string): void {
   try {

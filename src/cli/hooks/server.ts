@@ -1,29 +1,24 @@
 /**
  * The resident hook engine (why: ./resident.ts): `node dist/hook.js --rawr-hook-server <client folder>`,
- * started by a hook. It loads the hook engine once and answers hook runs through its one door (the
- * protocol: ./door.ts; the bash client and the Node hook speak it alike), one at a time, each exactly as
- * a hook process would run it: the same function (hookEventOutput), with the hook's environment and
- * working folder in place while it runs. It holds nothing between runs (every run reads the session's
- * state from disk, as a process does) and exits after `RAWR_HOOK_SERVER_IDLE_MS` (default 5 minutes)
- * without a run, or when its door cannot open (one engine per build: resident.ts engineLock).
+ * started by a hook. It loads the hook engine once and answers hook runs through its one door (./door.ts),
+ * one at a time, each exactly as a hook process would run it (hookEventOutput, with the hook's environment
+ * and working folder in place). It holds nothing between runs (each reads the session's state from disk,
+ * as a process does) and exits after `RAWR_HOOK_SERVER_IDLE_MS` (default 5 minutes) without a run.
  */
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { HOOK_EVENTS } from '../../core/hooks/shared/events';
+import { isHookEvent } from '../../core/hooks/shared/events';
 import { answer, requestReader } from './door';
-import { DOOR_VERSION, readDoorFile, residentDoor } from './resident';
-import type { HookEngine, HookEventOutput, ServeOptions } from './types';
+import { DOOR_VERSION, ownFile, residentDoor } from './resident';
+import type { HookEngine, HookEventOutput, HookRun, RunHandoffs, ServeOptions } from './types';
 
 const IDLE_MS = 5 * 60_000;
-/** How often the engine checks its door file is still there (a newer engine for the same folder that exited may have removed it). */
+/** How often the engine checks its door file is still there (an exiting engine for the same folder may have removed it). */
 const REFRESH_MS = 2_000;
-/**
- * The longest a run waits for the run before it: then its client runs it itself (the Node hook, beside
- * this engine), with time to spare before the shortest installed hook timeout (10 s).
- */
+/** The longest a run waits for its turn: then its client runs it itself, well within the shortest installed timeout (10 s). */
 const CLAIM_WAIT_MS = 1_500;
 /**
  * From a connection's start to its run (steps 1 and 2), however its bytes trickle in: a deadline that
@@ -32,20 +27,8 @@ const CLAIM_WAIT_MS = 1_500;
 const HANDSHAKE_MS = 3_000;
 /** From "go" to the input's end (step 3): the client sends it at once (at most 5 s of reading its own stdin). */
 const INPUT_MS = 6_000;
-/**
- * Connections that have not proven they know the client token: past this many, a new one is closed at
- * once (its hook falls back to the Node hook), so nobody can use up the engine's descriptors.
- */
+/** Connections not yet proven with the client token: past this many, a new one is closed (its hook falls back), so nobody can use up the descriptors. */
 const MAX_UNPROVEN = 16;
-
-const Request = z.object({
-  agent: z.enum(['claude', 'codex']),
-  event: z.enum(HOOK_EVENTS),
-  stdin: z.string(),
-  env: z.record(z.string(), z.string()),
-  cwd: z.string(),
-});
-type Request = z.infer<typeof Request>;
 
 /**
  * Listens on a loopback port and writes the door's file (resident.ts tcpFile). Null, and `exit`, when
@@ -67,43 +50,32 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
     if (idle) clearTimeout(idle);
     idle = on ? setTimeout(() => server.close(), idleMs) : undefined;
   };
-  // What keeps the engine up: runs waiting, their input on its way, or running. The idle timer runs
-  // only when there is none (an engine that idled out mid-run would lose that run's answer).
-  let busy = 0;
-  const hold = () => {
-    busy++;
-    armIdle(false);
-  };
-  const release = () => {
-    busy = Math.max(0, busy - 1);
-    if (busy === 0) armIdle(true);
-  };
-  // One run at a time: each owns the process's environment and folder while it runs. A run waits for
-  // its turn CLAIM_WAIT_MS at most; then its client runs it itself, beside this engine (one session's
-  // slow first read must not starve another session's handoff: issue 30). A run is claimed only when it
-  // starts, and only while its client is still there to print its answer.
+  // One run at a time (each owns the process's environment and folder), waiting CLAIM_WAIT_MS at most: one
+  // session's slow first read must not starve another session's handoff (issue 30). The idle timer runs
+  // only when no run waits, has its input on the way or runs (idling out mid-run would lose its answer).
   const waiting: Array<() => void> = [];
   let running = false;
   const next = () => {
-    if (!running) waiting.shift()?.();
+    if (running) return;
+    const turn = waiting.shift();
+    if (turn) turn();
+    else armIdle(true);
   };
-  /** `start(done)` once the slot is this run's (done() frees it and the engine's hold), or `expire()` after CLAIM_WAIT_MS. */
+  /** `start(done)` once the slot is this run's (done() frees it), or `expire()` after CLAIM_WAIT_MS. */
   const claim = (start: (done: () => void) => void, expire: () => void) => {
-    hold();
+    armIdle(false);
     const turn = () => {
       clearTimeout(timer);
       running = true;
       start(() => {
         running = false;
-        release();
         next();
       });
     };
     const timer = setTimeout(() => {
-      const at = waiting.indexOf(turn);
-      if (at >= 0) waiting.splice(at, 1);
+      waiting.splice(waiting.indexOf(turn), 1);
       expire();
-      release();
+      next();
     }, CLAIM_WAIT_MS);
     waiting.push(turn);
     next();
@@ -111,16 +83,11 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
   // The answer is out before the writes that do not change it (the steering state and log), which still
   // come before the next run. `reply` is true once the hook said it printed the answer: only then is
   // what it gave the model recorded as given (a hook killed before that claims nothing: issue 30).
-  const runNow = async (request: Request, reply: (out: HookEventOutput) => Promise<boolean>, done: () => void) => {
+  const runNow = async (request: HookRun, reply: (out: HookEventOutput) => Promise<boolean>, done: () => void) => {
     const after: Array<() => void> = [];
     const records: Array<() => void> = [];
     try {
-      const out = await runOne(
-        engine,
-        request,
-        (work) => after.push(work),
-        (record) => records.push(record),
-      );
+      const out = await runOne(engine, request, { later: (work) => after.push(work), delivered: (record) => records.push(record) });
       const delivered = await reply(out);
       for (const work of delivered ? [...records, ...after] : after) {
         try {
@@ -150,11 +117,9 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
     conn.setNoDelay(true);
     let deadline = setTimeout(() => conn.destroy(), HANDSHAKE_MS);
     const read = requestReader(clientToken);
-    let closed = false;
     // The run that said "go", its slot held until its input arrives (or its client leaves: the slot is freed).
-    let waiting: { request: Request; done: () => void } | null = null;
+    let waiting: { request: Omit<HookRun, 'stdin'>; done: () => void } | null = null;
     conn.on('close', () => {
-      closed = true;
       prove();
       clearTimeout(deadline);
       const w = waiting;
@@ -164,7 +129,7 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
     const turnBack = (word: string) => {
       clearTimeout(deadline);
       conn.off('data', onData);
-      if (!closed) conn.end(word);
+      if (!conn.destroyed) conn.end(word);
     };
     const onData = (chunk: Buffer) => {
       const step = read(chunk);
@@ -184,14 +149,13 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
           return;
         case 'run': {
           clearTimeout(deadline);
-          const checked = Request.safeParse({ ...step.run, stdin: '' });
-          if (step.version !== DOOR_VERSION || step.clientDir !== o.door.clientDir || !o.door.current() || !checked.success) return turnBack('again\n');
-          // Waiting for its turn (the engine must not idle out meanwhile, nor while the input is on its
-          // way), then "go" while the client is still there (gone: nothing was claimed), or "busy".
+          const { version, clientDir, run } = step;
+          if (version !== DOOR_VERSION || clientDir !== o.door.clientDir || !o.door.current() || !isRequest(run)) return turnBack('again\n');
+          // Its turn, then "go" only while its client is still there (gone: nothing claimed), or "busy".
           claim(
             (done) => {
-              if (closed) return done();
-              waiting = { request: checked.data, done };
+              if (conn.destroyed) return done();
+              waiting = { request: run, done };
               deadline = setTimeout(() => conn.destroy(), INPUT_MS);
               conn.write('go\n');
             },
@@ -244,19 +208,19 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
     clearInterval(refresh);
     if (idle) clearTimeout(idle);
     // Only this door's: a newer engine for the same folder may have written its own since.
-    if (content && readDoorFile(file) === content) fs.rmSync(file, { force: true });
+    if (content && ownFile(file) === content) fs.rmSync(file, { force: true });
     exitWith(server);
   });
   armIdle(true);
   return server;
 }
 
-async function runOne(
-  engine: Pick<HookEngine, 'hookEventOutput'>,
-  { agent, event, stdin, env, cwd }: Request,
-  later: (work: () => void) => void,
-  delivered: (record: () => void) => void,
-): Promise<HookEventOutput> {
+/** A run whose agent and event rawr knows (the door read strings). */
+function isRequest<R extends { agent: string; event: string }>(run: R): run is R & Pick<HookRun, 'agent' | 'event'> {
+  return (run.agent === 'claude' || run.agent === 'codex') && isHookEvent(run.event);
+}
+
+async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, { agent, event, stdin, env, cwd }: HookRun, run: RunHandoffs): Promise<HookEventOutput> {
   const savedEnv = { ...process.env };
   const savedCwd = process.cwd();
   try {
@@ -266,7 +230,7 @@ async function runOne(
     } catch {
       /* a hook's folder that is gone: the run works from absolute paths (its input names them) */
     }
-    return await engine.hookEventOutput(agent, event, stdin, env, { later, delivered });
+    return await engine.hookEventOutput(agent, event, stdin, env, run);
   } finally {
     replaceEnv(savedEnv);
     try {

@@ -24,15 +24,9 @@ export interface HookRun {
 export type ResidentAnswer = { kind: 'answer'; output: HookEventOutput; printed(): Promise<void> } | { kind: 'unavailable' } | { kind: 'lost'; why: string };
 
 export interface HookEngine {
-  runHookEvent(agent: 'claude' | 'codex', event: HookEvent, stdin: string): Promise<number>;
+  runHookEvent(agent: HookRun['agent'], event: HookEvent, stdin: string): Promise<number>;
   /** The same run, its output returned (the resident engine answers with it: server.ts). */
-  hookEventOutput(
-    agent: 'claude' | 'codex',
-    event: HookEvent,
-    stdin: string,
-    env: Record<string, string | undefined>,
-    run?: RunHandoffs,
-  ): Promise<HookEventOutput>;
+  hookEventOutput(agent: HookRun['agent'], event: HookEvent, stdin: string, env: HookRun['env'], run?: RunHandoffs): Promise<HookEventOutput>;
 }
 
 /**
