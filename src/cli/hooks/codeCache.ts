@@ -1,11 +1,10 @@
 /**
- * Loads a bundle with a V8 code cache where Node has no compile cache of its own (before 22.1): the
- * hooks' engine (dist/hookEngine.js, 1.4 MB) is compiled on every hook process otherwise. The cache
- * file, under rawr's per-user cache folder, is keyed by the Node version and the bundle's path, size
- * and modification time and what the process runs (the hook event), and written at exit (with the
- * functions this run compiled) when there was none or V8 rejected it. Not a hash of the content: that
- * cost ~20 ms per hook (node:crypto's load and 0.8 MB hashed) where a rebuilt bundle changes its mtime, and
- * V8 itself rejects a cache whose source differs (cachedDataRejected: the cache is written again). Any problem loads the bundle with plain require; Node ≥ 22.1 uses its own cache (main.ts).
+ * Loads a bundle with a V8 code cache where Node has no compile cache of its own (before 22.1; main.ts):
+ * the hooks' engine (dist/hookEngine.js, 1.4 MB) is compiled on every hook process otherwise. The cache
+ * file, in rawr's per-user cache folder, is keyed by the Node version, the bundle's path, size and mtime
+ * and what the process runs (the hook event), and written at exit when there was none or V8 rejected it.
+ * Not a hash of the content: that cost ~20 ms per hook, and V8 itself rejects a cache whose source
+ * differs (cachedDataRejected: written again). Any problem loads the bundle with plain require.
  */
 import * as fs from 'node:fs';
 import type * as NodeModule from 'node:module';

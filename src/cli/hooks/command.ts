@@ -1,9 +1,7 @@
 /**
- * What a `rawr` command line asks for, read in one place (issue 32: one dispatch). Two entry points run
- * it — the CLI (../main.ts: out/ and dist/cli.js) and the installed hooks' small bundle (./entry.ts:
- * dist/hook.js) — and differ only in how they load what the command needs (the hook bundle loads its
- * engine from dist/hookEngine.js through the code cache and hands a hook to the resident engine; the CLI
- * loads ./event.ts in process). Node built-ins only, so the hook's fast exit stays light.
+ * What a `rawr` command line asks for, read in one place (issue 32: one dispatch) for both entry points:
+ * the CLI (../main.ts: out/ and dist/cli.js) and the installed hooks' small bundle (./entry.ts: dist/hook.js),
+ * which differ only in how they load what the command needs. Node built-ins only: the fast exit stays light.
  */
 import { isHookEvent, type HookEvent } from '../../core/hooks/shared/events';
 

@@ -1,23 +1,23 @@
 /**
  * The resident hook engine's one door (./server.ts listens on it), for the bash hook client (./hook.sh)
- * and the Node hook (./resident.ts) alike: loopback TCP, since bash has /dev/tcp and no Unix sockets. Another user on the machine can reach a loopback port, so the door opens
- * only to whoever can read the file it writes in rawr's per-user cache folder (mode 0600 in a folder that
- * is the user's alone): the client sends the file's first token; the engine then proves itself with the
- * second before the client sends anything else (a program that took the port of an engine that has
- * exited gets nothing but a dead token).
+ * and the Node hook (./resident.ts) alike: loopback TCP, since bash has /dev/tcp and no Unix sockets.
+ * Another user can reach a loopback port, so the door opens only to whoever can read the file it writes
+ * in rawr's per-user cache folder (0600 in a folder that is the user's alone): the client sends the
+ * file's first token; the engine proves itself with the second before the client sends anything else
+ * (a program that took the port of an engine that has exited gets nothing but a dead token).
  *
  * Protocol, one run per connection, each step answered before the client sends the next:
  *   1. `<client token>\n` → `<engine token>\n`;
  *   2. the run: NUL-separated fields `rawr-hook 3`, the client's folder, agent, event, working folder,
- *      then `NAME=value` environment entries ended by an empty field → `go\n`, or `again\n` when this
- *      engine does not run it (another copy's folder, a rebuilt rawr, a run it cannot read): the client
- *      then runs the Node hook itself, its input still unread; or `busy\n` when the engine is busy with
- *      another run past CLAIM_WAIT_MS (server.ts): the Node hook then runs the event alone, beside it;
+ *      `NAME=value` environment entries, an empty field → `go\n`; or `again\n` when this engine does
+ *      not run it (another copy's folder, a rebuilt rawr, a run it cannot read: the client runs the Node
+ *      hook, its input unread); or `busy\n` past CLAIM_WAIT_MS behind another run (server.ts: the Node
+ *      hook runs the event alone, beside the engine);
  *   3. the hook input ended by a NUL (the agents' JSON holds none) → `rawr-answer <stdout bytes>
  *      <stderr bytes>\n`, stdout and stderr;
- *   4. `printed\n` once the client printed them → the end of the connection. Only then does the engine
- *      record as given what the answer gave the model (the handoff's claim: server.ts runNow); a client
- *      killed before leaves it for the next hook (issue 30: no claim without delivery).
+ *   4. `printed\n` once the client printed them → the end. Only then does the engine record what the
+ *      answer gave the model (server.ts runNow); a client killed before leaves it for the next hook
+ *      (issue 30: no claim without delivery).
  * Before an answer, a `.` per chunk read (server.ts).
  */
 import * as crypto from 'node:crypto';

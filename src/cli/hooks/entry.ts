@@ -33,10 +33,9 @@ switch (command.kind) {
     break;
   }
   case 'hookServer': {
-    // The resident hook engine (server.ts), started by a hook run (resident.ts startResident): one per
-    // build of rawr and client folder (the lock), answering "again" once its code changed on disk (a
-    // rebuilt or upgraded rawr: the hook then runs alone and starts the new build's engine). The key is
-    // computed from this process's own start, not a run's environment (a run replaces it while it runs).
+    // The resident hook engine (server.ts): one per build of rawr and client folder (the lock), answering
+    // "again" once its code changed on disk (a rebuilt rawr: the hook runs alone and starts the new one).
+    // The key is computed from this process's own start, not a run's environment (a run replaces it).
     const { clientDir } = command;
     const cacheDir = rawrCacheDir();
     const key = () => buildKey(beside('hookEngine.js'), clientDir);
@@ -55,8 +54,7 @@ switch (command.kind) {
   }
   case 'hooks':
   case 'cli':
-    // Install, uninstall, usage and the other commands: the full CLI beside this bundle reads the same
-    // command line.
+    // Install, uninstall, usage and the rest: the full CLI beside this bundle reads the same command line.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     require(beside('cli.js'));
     break;

@@ -1,13 +1,12 @@
 /**
- * One agent hook event, its input already read: what `rawr hooks <claude|codex> <Event>` runs when
- * main.ts's fast exit does not answer. Apart from ../hooks.ts (usage, install) so that the hooks'
- * engine bundle (dist/hookEngine.js, ./engine.ts) holds only this path: no installer, no JSONC or
- * TOML editor, loaded before every model request while Claude Code's context is over its threshold.
+ * One agent hook event, its input already read (main.ts's fast exit did not answer). Apart from ../hooks.ts
+ * (usage, install) so that the engine bundle (dist/hookEngine.js, ./engine.ts), loaded before every model
+ * request while Claude Code is over its threshold, holds only this path: no installer, no JSONC or TOML editor.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HookEvent } from '../../core/hooks/shared/input';
 import { rawrCacheDir, writeHookOutput } from './main';
+import { buildKey } from './resident';
 import type { HookEventOutput, HookRun, RunHandoffs } from './types';
 import { runHook, type AgentSpec } from '../../core/hooks/shared/run';
 import { untrustedCacheNotes } from '../../core/io/ownedCache';
@@ -15,16 +14,6 @@ import { CLAUDE } from '../../core/hooks/claude/agent';
 import { CODEX } from '../../core/hooks/codex/agent';
 
 export const AGENTS: Record<string, AgentSpec> = { claude: CLAUDE, codex: CODEX };
-
-/** This code's identity for the hooks' prompt cache (core/prompts/cache.ts): a rebuilt or upgraded rawr parses the prompt files again. */
-function codeKey(): string {
-  try {
-    const st = fs.statSync(__filename);
-    return `${process.version}:${__filename}:${st.size}:${st.mtimeMs}`;
-  } catch {
-    return `${process.version}:${__filename}:${Date.now()}`;
-  }
-}
 
 /** One hook event with its stdin already read, run here; `env` is the hook process's environment. Never rejects. */
 export async function hookEventOutput(
@@ -38,7 +27,8 @@ export async function hookEventOutput(
   try {
     const r = await runHook(agent, event, stdin, {
       env,
-      promptCache: { dir: path.join(rawrCacheDir(env), 'prompt-sets'), codeKey: codeKey() },
+      // Keyed by this code's build (core/prompts/cache.ts): a rebuilt or upgraded rawr parses the prompt files again.
+      promptCache: { dir: path.join(rawrCacheDir(env), 'prompt-sets'), codeKey: buildKey(__filename, '') ?? `${Date.now()}` },
       ...(run.later ? { later: run.later } : {}),
       ...(run.delivered ? { delivered: run.delivered } : {}),
     });

@@ -88,11 +88,10 @@ rawr_line=${rawr_line##*.} # the engine's acknowledgements of the request's chun
 [[ $rawr_line == busy || $rawr_line == '' ]] && rawr_alone "$@"
 [[ $rawr_line == go ]] || rawr_node_hook "$@"
 
-# 3. The input, ended by a NUL (the agents' JSON holds none). From here on the engine may act on it: no
-#    fallback. Its first 4 KB are read here within the Node hook's time limit (5 s; bash's read with a
-#    time limit costs ~2 µs a byte); a longer one is streamed by head (bash without one would wait for
-#    ever on an input that does not end), up to the Node hook's cap (16 MB), in the background: an
-#    input that stops arriving leaves the engine without news, and it drops the run 6 s after its "go".
+# 3. The input, ended by a NUL. From here on the engine may act on it: no fallback. Its first 4 KB are read
+#    here within the Node hook's time limit (5 s; bash's timed read costs ~2 µs a byte); a longer one is
+#    streamed by head in the background (bash alone would wait for ever on an input that does not end), up
+#    to the Node hook's cap (16 MB): an input that stops arriving, the engine drops 6 s after its "go".
 rawr_read() {
   local LC_ALL=C # bytes
   IFS= read -r -N 4096 -t 5 rawr_in 2>/dev/null
@@ -121,12 +120,10 @@ case $? in
   ;;
 esac
 
-# 4. The answer, once the input is complete: `rawr-answer <stdout bytes> <stderr bytes>` and a line, then
-#    stdout and stderr (read without a time limit: it is all on its way). Once both are printed, `printed`:
-#    only then does the engine record what it gave the model as given (a hook killed before leaves the
-#    handoff for the next hook: at least once, never lost).
-#    Waited for until a little before the timeout rawr installs (PreCompact 30 s, the others 10 s;
-#    resident.ts answerWaitMs), counted from this hook's start: it always ends on its own.
+# 4. The answer: `rawr-answer <stdout bytes> <stderr bytes>`, then both (read untimed: all on its way), then
+#    `printed`: only then does the engine record what it gave the model (a hook killed before leaves the
+#    handoff for the next one). Waited for until a little before the installed timeout, from this hook's
+#    start (resident.ts answerWaitMs): it always ends on its own.
 case $3 in
 PreCompact) rawr_wait=25 ;;
 *) rawr_wait=8 ;;

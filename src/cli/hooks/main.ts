@@ -33,14 +33,9 @@ export function writeHookOutput(out: HookEventOutput): boolean {
  * compile cache (`compile-cache/`) and the hooks' parsed prompt sets (`prompt-sets/`, core/prompts/cache.ts).
  */
 export function rawrCacheDir(env: Record<string, string | undefined> = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  const base =
-    process.platform === 'win32' && env.LOCALAPPDATA && path.isAbsolute(env.LOCALAPPDATA)
-      ? env.LOCALAPPDATA
-      : xdg && path.isAbsolute(xdg)
-        ? xdg
-        : path.join(os.homedir(), '.cache');
-  return path.join(base, 'rawr');
+  const { LOCALAPPDATA: local, XDG_CACHE_HOME: xdg } = env;
+  if (process.platform === 'win32' && local && path.isAbsolute(local)) return path.join(local, 'rawr');
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache'), 'rawr');
 }
 
 /** A cache rawr ignores because another user could have written it, said on this hook's stderr (once per process). */
@@ -71,9 +66,8 @@ export function enableCompileCache(): void {
 }
 
 /**
- * One hook run (command.ts isHookRun). With `resident` (the bundled hooks entry), a run the fast exit does not
- * answer goes to the resident engine; where none answers, it runs here and starts one for the next
- * run. Always resolves to 0: nothing a hook prints may block the agent.
+ * One hook run. With `resident` (the bundled hooks entry), a run the fast exit does not answer goes to the
+ * resident engine; where none answers, it runs here and starts one. Always 0: a hook never blocks the agent.
  */
 export async function hookProcess(
   argv: ['claude' | 'codex', HookEvent, ...string[]],
@@ -117,10 +111,9 @@ export async function hookProcess(
 }
 
 /**
- * Ends a hook process with `code` once its output is written (synchronously: writeHookOutput). A stdin
- * read given up at its time limit is still blocked in a libuv worker thread, and Node's exit waits for
- * those threads: that process ends by SIGKILL instead. Only an agent that never closes the hook's stdin
- * gets there; it reads a failed hook and goes on, as it does for a hook that printed nothing.
+ * Ends a hook process with `code` once its output is written. A stdin read given up at its time limit is
+ * still blocked in a libuv worker thread, which Node's exit waits for: that process ends by SIGKILL (only
+ * an agent that never closes the hook's stdin gets there; it reads a failed hook and goes on).
  */
 export function finishHook(code: number): void {
   process.exitCode = code;

@@ -1,10 +1,9 @@
 /**
- * The hook's side of the resident hook engine (./server.ts). Claude Code runs the steering PreCompact
- * hook before every model request once over its threshold, each time a new process; loading the hook
- * engine (zod, the importers, the arbiter) in every one misses the target (p95 < 100 ms) where Node's own
- * start is most of it. The first hook run that needs the engine runs it itself and starts one resident
- * engine for this build of rawr; later runs hand it their input through its door (./door.ts, the
- * protocol ./hook.sh speaks too) and print its answer.
+ * The hook's side of the resident hook engine (./server.ts). Claude Code runs the steering PreCompact hook
+ * before every model request once over its threshold, each a new process; loading the hook engine (zod,
+ * the importers, the arbiter) in every one misses the target (p95 < 100 ms). The first run that needs it
+ * runs it itself and starts one resident engine for this build of rawr; later runs hand it their input
+ * through its door (./door.ts, as ./hook.sh does) and print its answer.
  *
  * Never a change of behaviour, only of where the work runs: no door, or an engine that does not prove
  * itself or say `go` in time (stopped, hung, busy) → the hook runs itself as before. A connection lost
@@ -18,9 +17,8 @@ import { RESIDENT_FLAG } from './command';
 import type { DoorAddress, HookEventOutput, HookRun, ResidentAnswer } from './types';
 
 /**
- * The longest a hook waits for the engine, counted from the hook process's start: below the timeout
- * rawr installs (core/hooks/shared/hooksConfig.ts: PreCompact 30 s, the others 10 s), so the hook
- * always ends on its own, never killed by Claude Code in the middle of a run the engine then finishes.
+ * The longest a hook waits for the engine, from the hook process's start: below the timeouts rawr installs
+ * (hooksConfig.ts: PreCompact 30 s, the others 10 s), so a hook is never killed mid-run by Claude Code.
  */
 export function answerWaitMs(event: string, uptimeMs = process.uptime() * 1000): number {
   return Math.max(500, (event === 'PreCompact' ? 25_000 : 8_000) - uptimeMs);
@@ -58,8 +56,8 @@ export function buildKey(engineFile: string, clientDir: string): string | null {
 
 /**
  * The door of the resident engine for the hook.sh in `clientDir`, or null where none may be used: off,
- * Windows, or a cache folder that is not this user's alone (whoever can enter it could read the
- * tokens, or plant a door file pointing the hook, its input and environment, at their own program).
+ * Windows, or a cache folder not this user's alone (whoever can enter it could read the tokens, or plant
+ * a door file). The engine opens its door only there too (server.ts).
  */
 export function residentDoor(cacheDir: string, clientDir: string, env: Record<string, string | undefined> = process.env): DoorAddress | null {
   if (env.RAWR_HOOK_SERVER === '0' || process.platform === 'win32' || typeof process.getuid !== 'function') return null;
@@ -89,9 +87,8 @@ export function ownFile(file: string): string | null {
 const UNAVAILABLE: ResidentAnswer = { kind: 'unavailable' };
 
 /**
- * Opens a connection to the engine's door at once and sends the client token (step 1), so that loading
- * node:net, connecting and the engine's proof overlap the read of the hook's input. Nothing of the run
- * is sent before `ask`: a connection that is never asked runs nothing (the door closes it at its deadline).
+ * Opens a connection to the engine's door at once and sends the client token (step 1), so that connecting
+ * and the engine's proof overlap the read of the hook's input. Nothing of the run is sent before `ask`.
  */
 export function connectResident(door: DoorAddress, timeoutMs?: number): { ask(run: HookRun): Promise<ResidentAnswer> } {
   const words = ownFile(door.file)?.trim().split(' ') ?? [];
@@ -178,9 +175,8 @@ export function connectResident(door: DoorAddress, timeoutMs?: number): { ask(ru
 }
 
 /**
- * Takes `lockFile` for this process (one engine per build: a second one started by a racing hook
- * exits): created exclusively, holding this pid and the build key. A lock whose pid is gone (an engine
- * killed with SIGKILL) is stale and replaced. Returns the release, or null when another engine holds it.
+ * Takes `lockFile` for this process (one engine per build: a second one started by a racing hook exits),
+ * created exclusively with this pid and the build key; a lock whose pid is gone (SIGKILL) is replaced.
  */
 export function engineLock(lockFile: string, key: string): (() => void) | null {
   const mine = `${process.pid} ${key}\n`;
@@ -209,9 +205,8 @@ function alive(lockFile: string): boolean {
 }
 
 /**
- * Starts the resident engine for the hook.sh in `clientDir`: `node <entry> --rawr-hook-server
- * <clientDir>`, in its own session, holding none of the hook's stdio (Claude Code waits for the hook's
- * output to close). It exits at once where an engine for this build already runs (engineLock).
+ * Starts the resident engine for the hook.sh in `clientDir`, in its own session, holding none of the hook's
+ * stdio (Claude Code waits for the hook's output to close); it exits where one already runs (engineLock).
  */
 export function startResident(entry: string, clientDir: string, cacheDir: string): void {
   try {

@@ -13,17 +13,14 @@ import * as z from 'zod';
 import { isHookEvent } from '../../core/hooks/shared/events';
 import { answer, requestReader } from './door';
 import { DOOR_VERSION, ownFile, residentDoor } from './resident';
-import type { HookEngine, HookEventOutput, HookRun, RunHandoffs, ServeOptions } from './types';
+import type { HookEngine, HookEventOutput, HookRun, ServeOptions } from './types';
 
 const IDLE_MS = 5 * 60_000;
 /** How often the engine checks its door file is still there (an exiting engine for the same folder may have removed it). */
 const REFRESH_MS = 2_000;
 /** The longest a run waits for its turn: then its client runs it itself, well within the shortest installed timeout (10 s). */
 const CLAIM_WAIT_MS = 1_500;
-/**
- * From a connection's start to its run (steps 1 and 2), however its bytes trickle in: a deadline that
- * restarted on every byte let a connection sending one byte every 4 s stay for ever (issue 30).
- */
+/** From a connection's start to its run (steps 1, 2), however its bytes trickle in: one restarted on every byte let a connection stay for ever. */
 const HANDSHAKE_MS = 3_000;
 /** From "go" to the input's end (step 3): the client sends it at once (at most 5 s of reading its own stdin). */
 const INPUT_MS = 6_000;
@@ -44,7 +41,8 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
   // A hook process parses a few inputs once and runs zod jitless (engine.ts); this process parses
   // every hook's input and transcript records for minutes, where zod's compiled parsers pay off.
   z.config({ jitless: false });
-  const idleMs = o.idleMs ?? idleFromEnv();
+  const fromEnv = Number(process.env.RAWR_HOOK_SERVER_IDLE_MS);
+  const idleMs = o.idleMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : IDLE_MS);
   let idle: NodeJS.Timeout | undefined;
   const armIdle = (on: boolean) => {
     if (idle) clearTimeout(idle);
@@ -81,13 +79,16 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
     next();
   };
   // The answer is out before the writes that do not change it (the steering state and log), which still
-  // come before the next run. `reply` is true once the hook said it printed the answer: only then is
-  // what it gave the model recorded as given (a hook killed before that claims nothing: issue 30).
-  const runNow = async (request: HookRun, reply: (out: HookEventOutput) => Promise<boolean>, done: () => void) => {
+  // come before the next run. `reply` is true once the hook said `printed`: only then is what it gave the
+  // model recorded as given (issue 30).
+  const runNow = async ({ agent, event, stdin, env, cwd }: HookRun, reply: (out: HookEventOutput) => Promise<boolean>, done: () => void) => {
     const after: Array<() => void> = [];
     const records: Array<() => void> = [];
+    const saved = { env: { ...process.env }, cwd: process.cwd() };
     try {
-      const out = await runOne(engine, request, { later: (work) => after.push(work), delivered: (record) => records.push(record) });
+      enter(env, cwd);
+      const run = engine.hookEventOutput(agent, event, stdin, env, { later: (work) => after.push(work), delivered: (record) => records.push(record) });
+      const out = await run.finally(() => enter(saved.env, saved.cwd));
       const delivered = await reply(out);
       for (const work of delivered ? [...records, ...after] : after) {
         try {
@@ -122,9 +123,8 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
     conn.on('close', () => {
       prove();
       clearTimeout(deadline);
-      const w = waiting;
+      waiting?.done();
       waiting = null;
-      w?.done();
     });
     const turnBack = (word: string) => {
       clearTimeout(deadline);
@@ -199,8 +199,7 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
     content = `${address.port} ${clientToken.toString()} ${engineToken}\n`;
     write();
   });
-  // Written again where it is not this door's any more (an engine for the same folder that exited removed
-  // it, racing this one's rename): bash clients would otherwise miss this engine.
+  // Written again when an exiting engine for the same folder removed it, racing this one's rename.
   const refresh = setInterval(() => {
     if (content && !fs.existsSync(file)) write();
   }, REFRESH_MS).unref();
@@ -220,33 +219,13 @@ function isRequest<R extends { agent: string; event: string }>(run: R): run is R
   return (run.agent === 'claude' || run.agent === 'codex') && isHookEvent(run.event);
 }
 
-async function runOne(engine: Pick<HookEngine, 'hookEventOutput'>, { agent, event, stdin, env, cwd }: HookRun, run: RunHandoffs): Promise<HookEventOutput> {
-  const savedEnv = { ...process.env };
-  const savedCwd = process.cwd();
-  try {
-    replaceEnv(env);
-    try {
-      process.chdir(cwd);
-    } catch {
-      /* a hook's folder that is gone: the run works from absolute paths (its input names them) */
-    }
-    return await engine.hookEventOutput(agent, event, stdin, env, run);
-  } finally {
-    replaceEnv(savedEnv);
-    try {
-      process.chdir(savedCwd);
-    } catch {
-      /* ours is the cache folder */
-    }
-  }
-}
-
-function replaceEnv(env: Record<string, string | undefined>): void {
+/** Puts a run's environment and folder in place (a folder that is gone: the run works from absolute paths, its input names them). */
+function enter(env: HookRun['env'], cwd: string): void {
   for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
   for (const [k, v] of Object.entries(env)) if (v !== undefined) process.env[k] = v;
-}
-
-function idleFromEnv(): number {
-  const v = Number(process.env.RAWR_HOOK_SERVER_IDLE_MS);
-  return Number.isFinite(v) && v > 0 ? v : IDLE_MS;
+  try {
+    process.chdir(cwd);
+  } catch {
+    /* see above */
+  }
 }

@@ -1,10 +1,8 @@
 /**
- * A hook process's stdin and stdout, without Node's stream objects. `process.stdin` on a pipe builds a
- * net.Socket and loads the whole stream machinery (~9 ms measured on this project's 2-core machine, for
- * a hook input of a few hundred bytes), and Claude Code starts a steering PreCompact hook before every
- * model request (issue 20: p95 < 150 ms as a process, Node's own start being ~70 ms of it). Reading fd 0
- * with fs.read and writing fds 1 and 2 with fs.writeSync cost ~1 ms. Where the descriptors do not allow
- * that (a non-blocking pipe answers EAGAIN), the stream objects are used as before.
+ * A hook process's stdin and stdout, without Node's stream objects: `process.stdin` on a pipe builds a
+ * net.Socket and loads the whole stream machinery (~9 ms measured here for a few hundred bytes, in a hook
+ * that runs before every model request); fs.read on fd 0 and fs.writeSync on fds 1 and 2 cost ~1 ms. Where
+ * the descriptors do not allow that (a non-blocking pipe answers EAGAIN), the stream objects are used.
  */
 import * as fs from 'node:fs';
 

@@ -1,7 +1,6 @@
 /**
  * The hook transport's types, in one place: what a hook event prints, what a hook hands the resident
- * engine and what comes back (./resident.ts, ./server.ts), the engine's interface as the entries load
- * it (./entry.ts, ./main.ts) and its options. Types only: importing this loads nothing.
+ * engine and what comes back, the engine as the entries load it and its options. Loads nothing.
  */
 import type { HookEvent } from '../../core/hooks/shared/events';
 
@@ -30,9 +29,8 @@ export interface HookEngine {
 }
 
 /**
- * What a run hands its caller to do after its answer (core/hooks/shared/run.ts HookRunOptions): `later`,
- * writes that do not change the answer, once it is out; `delivered`, the records that what it printed
- * for the model was given, once the hook has printed it (never when it did not: issue 30).
+ * What a run hands its caller to do after its answer (core/hooks/shared/run.ts HookRunOptions): `later`, writes
+ * that do not change the answer; `delivered`, the records that what it printed was given (only once it was: issue 30).
  */
 export interface RunHandoffs {
   later?: (work: () => void) => void;
@@ -49,12 +47,9 @@ export interface ServeOptions {
   idleMs?: number;
   /** What ends the process: exit (the resident engine); a test closes its server instead. */
   exit?: (server: import('node:net').Server | null) => void;
-  door: {
-    /** rawr's per-user cache folder (main.ts rawrCacheDir). */
-    cacheDir: string;
-    /** The folder of the hook.sh this engine answers, as the hook commands name it (the client sends it). */
-    clientDir: string;
-    /** False once this engine's code changed on disk (a rebuilt or upgraded rawr): it answers "again". */
-    current(): boolean;
-  };
+  /**
+   * The door: in rawr's per-user cache folder (main.ts rawrCacheDir), for the hook.sh folder as the hook commands name
+   * it; `current()` false once this engine's code changed on disk (a rebuilt or upgraded rawr): it answers "again".
+   */
+  door: { cacheDir: string; clientDir: string; current(): boolean };
 }
