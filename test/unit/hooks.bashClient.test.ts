@@ -401,6 +401,10 @@ describe('the bash hook client and the resident engine’s TCP door', function (
       e.calls.map((c) => c.stdin),
       ['{"session_id":"slow"}'],
     );
+    // Its turn came and went: the next hook's run is the engine's (a turn kept for a client that is gone
+    // would leave every later run "busy").
+    const next = await client('{"session_id":"next"}');
+    assert.equal(next.stdout, 'ENGINE {"session_id":"next"}');
   });
 
   it('a client never waits longer than Claude Code will: it ends on its own before the installed timeout', async () => {

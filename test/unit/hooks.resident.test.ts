@@ -303,11 +303,17 @@ describe('the resident hook engine', function () {
     assert.equal(residentDoor(path.join(cache, 'rawr'), tmp, { RAWR_HOOK_SERVER: '0' }), null);
     const door = residentDoor(path.join(cache, 'rawr'), tmp, {})!;
     assert.ok(door.file.endsWith('.tcp'));
-    const { port, close } = await fakeDoor(() => undefined);
+    // The program behind the link would be handed the run (and would say "go" to get the input): never reached.
+    let reached = false;
+    const { port, close } = await fakeDoor((c) => {
+      reached = true;
+      c.write('go\n');
+    });
     try {
       fs.writeFileSync(path.join(tmp, 'elsewhere'), `${port} ${CTOK} ${ETOK}\n`, { mode: 0o600 });
       fs.symlinkSync(path.join(tmp, 'elsewhere'), door.file);
       assert.deepEqual(await askResident(door, REQ(), 2000), { kind: 'unavailable' });
+      assert.equal(reached, false, 'the run went through a linked door file');
     } finally {
       await close();
     }
