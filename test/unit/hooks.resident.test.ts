@@ -58,7 +58,9 @@ describe('the resident hook engine', function () {
     fs.mkdirSync(path.join(cache, 'rawr'), { recursive: true, mode: 0o700 });
     fs.chmodSync(cache, 0o700);
   });
-  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  // Retried: an engine a hook started may still be creating its cache folder while it exits at the lock
+  // (another engine holds it), which made the removal fail with ENOTEMPTY on a loaded machine.
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 
   /** The installed command through `sh -c`, as Claude Code runs it; async: a test's own server must go on answering. */
   const hook = (root: string, t: Transcript, env: Record<string, string> = {}, command = `'${process.execPath}' '${HOOK_ENTRY}'`) =>

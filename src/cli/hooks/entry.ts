@@ -21,8 +21,7 @@ const command = readCommand(process.argv.slice(2));
 switch (command.kind) {
   case 'hookEvent': {
     const { hookArgs } = command;
-    // The bash client (hook.sh) and the Node hook find the engine by this folder as the hook command
-    // names it (argv, not the real path Node resolves __dirname to).
+    // hook.sh and this hook find the engine by the folder as the hook command names it (argv, not __dirname's real path).
     const clientDir = path.dirname(path.resolve(process.argv[1] ?? __filename));
     const resident = () => {
       const cacheDir = rawrCacheDir();

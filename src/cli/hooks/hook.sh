@@ -22,9 +22,8 @@ rawr_node_hook() {
   # a hook makes no TLS connection; Node would read this bundle on every start (hooksConfig.ts)
   NODE_EXTRA_CA_CERTS='' exec "$rawr_node" "$rawr_here/hook.js" "$@"
 }
-# The engine is there but does not take this run now: stopped or hung (no answer in time), or busy with
-# another session's run. The Node hook runs the event alone, without asking that engine again (it would
-# wait for it in vain, up to its own limit, and then print nothing: a compaction at rawr's early line).
+# The engine is there but does not take this run now (stopped, hung, or busy with another session's run): the Node
+# hook runs it alone, never asking that engine again (waiting in vain, then printing nothing, lets Claude Code compact).
 rawr_alone() {
   export RAWR_HOOK_SERVER=0
   rawr_node_hook "$@"

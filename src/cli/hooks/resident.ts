@@ -54,27 +54,31 @@ export function buildKey(engineFile: string, clientDir: string): string | null {
   }
 }
 
-/**
- * The door of the resident engine for the hook.sh in `clientDir`, or null where none may be used: off,
- * Windows, or a cache folder not this user's alone (whoever can enter it could read the tokens, or plant
- * a door file). The engine opens its door only there too (server.ts).
- */
+/** The door of the resident engine for the hook.sh in `clientDir`, or null where none may be used: off, Windows, or not ownDir. */
 export function residentDoor(cacheDir: string, clientDir: string, env: Record<string, string | undefined> = process.env): DoorAddress | null {
-  if (env.RAWR_HOOK_SERVER === '0' || process.platform === 'win32' || typeof process.getuid !== 'function') return null;
+  if (env.RAWR_HOOK_SERVER === '0' || process.platform === 'win32') return null;
   try {
     fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-    const dir = fs.lstatSync(cacheDir);
-    if (!dir.isDirectory() || dir.uid !== process.getuid() || (dir.mode & 0o077) !== 0) return null;
-    return { file: tcpFile(cacheDir, clientDir), clientDir };
   } catch {
     return null;
   }
+  return ownDir(cacheDir) ? { file: tcpFile(cacheDir, clientDir), clientDir } : null;
 }
 
 /**
- * The text of a door or lock file, from this user's own small regular file only (a link or another
- * user's file could point the hook, its input and environment, at another program), or null.
+ * Whether `dir` is this user's alone (whoever can enter it could read the door's tokens, or plant a door file):
+ * the hook and the engine both ask; only the hook creates it (an engine must not bring back a removed folder).
  */
+export function ownDir(dir: string): boolean {
+  try {
+    const st = fs.lstatSync(dir);
+    return st.isDirectory() && st.uid === process.getuid?.() && (st.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The text of a door or lock file, from this user's own small regular file only (a link could point the hook elsewhere), or null. */
 export function ownFile(file: string): string | null {
   try {
     const st = fs.lstatSync(file);

@@ -12,11 +12,11 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { isHookEvent } from '../../core/hooks/shared/events';
 import { answer, requestReader } from './door';
-import { DOOR_VERSION, ownFile, residentDoor } from './resident';
+import { DOOR_VERSION, ownDir, ownFile, tcpFile } from './resident';
 import type { HookEngine, HookEventOutput, HookRun, ServeOptions } from './types';
 
 const IDLE_MS = 5 * 60_000;
-/** How often the engine checks its door file is still there (an exiting engine for the same folder may have removed it). */
+/** How often the engine checks its door file is still there (an exiting engine for the same folder, racing its rename, may have removed it). */
 const REFRESH_MS = 2_000;
 /** The longest a run waits for its turn: then its client runs it itself, well within the shortest installed timeout (10 s). */
 const CLAIM_WAIT_MS = 1_500;
@@ -33,8 +33,8 @@ const MAX_UNPROVEN = 16;
  */
 export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: ServeOptions): net.Server | null {
   const exitWith = o.exit ?? (() => process.exit(0));
-  const file = residentDoor(o.door.cacheDir, o.door.clientDir, {})?.file;
-  if (!file || Buffer.byteLength(path.basename(file)) > 250) {
+  const file = tcpFile(o.door.cacheDir, o.door.clientDir);
+  if (!ownDir(o.door.cacheDir) || Buffer.byteLength(path.basename(file)) > 250) {
     exitWith(null);
     return null;
   }
@@ -199,7 +199,6 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
     content = `${address.port} ${clientToken.toString()} ${engineToken}\n`;
     write();
   });
-  // Written again when an exiting engine for the same folder removed it, racing this one's rename.
   const refresh = setInterval(() => {
     if (content && !fs.existsSync(file)) write();
   }, REFRESH_MS).unref();
