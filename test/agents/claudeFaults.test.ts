@@ -104,7 +104,8 @@ describe('real Claude Code: a killed, hung or busy hook engine never forces or b
       const turnEnd = Date.now();
       const calls = busy.stop();
       const spans = calls.map(
-        (c) => `${c.session}@${((c.start - turnStart) / 1000).toFixed(1)}…${c.end ? ((c.end - turnStart) / 1000).toFixed(1) : 'running'}s`,
+        (c) =>
+          `${c.session}@${((c.start - turnStart) / 1000).toFixed(1)}…${c.end ? ((c.end - turnStart) / 1000).toFixed(1) : 'running'}s${c.answer ? ` (${c.answer})` : ''}`,
       );
       const hooks = hookRuns(s);
       console.log(
@@ -172,6 +173,8 @@ interface BusyCall {
   session: string;
   start: number;
   end?: number;
+  /** The hook's answer: `refused` (rawr's refusal printed), else what it said on stderr. */
+  answer?: string;
 }
 
 /**
@@ -201,13 +204,17 @@ async function busyEngine(s: Scenario): Promise<{ transcript: string; calls: Bus
     for (let k = 0; !ended && k < 60; k++) {
       const call: BusyCall = { session: `other-${Math.floor(k / 3)}`, start: Date.now() };
       calls.push(call);
-      child = spawn('/bin/sh', ['-c', command], { cwd: other.repo, env, stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+      child = spawn('/bin/sh', ['-c', command], { cwd: other.repo, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
       child.stdin!.on('error', () => undefined);
       child.stdin!.end(
         JSON.stringify({ session_id: call.session, transcript_path: transcript, cwd: other.repo, hook_event_name: 'PreCompact', trigger: 'auto' }),
       );
       await new Promise((resolve) => child!.once('close', resolve));
       call.end = Date.now();
+      call.answer = out.includes('"decision":"block"') ? 'refused' : out.trim().slice(0, 120) || 'nothing';
     }
   };
   void loop();
