@@ -259,6 +259,7 @@ export async function hookLatencyBench(): Promise<string> {
   } finally {
     // RAWR_HOOK_BENCH_KEEP=1: the folder stays (its path on stderr), to run or profile one hook call by hand.
     if (process.env.RAWR_HOOK_BENCH_KEEP === '1') process.stderr.write(`hook bench folder kept: ${root}\n`);
-    else rmSync(root, { recursive: true, force: true });
+    // the resident engine (idle 15 s) may still be writing its cache and steering state there: retried
+    else rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }

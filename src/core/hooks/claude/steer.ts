@@ -27,8 +27,10 @@ import type { Settings } from '../../settings/schema';
 import type { BoundaryKind } from '../../signals/types';
 import { detectShellBoundaries } from '../../signals/shell';
 import { askPercentOf, claudeAsksFrom, type SteerConfig } from './steerConfig';
-import { loadSession, readMore, saveSession, type PreviousPreCompact, type SteerSession } from './steerState';
+import { loadSession, readMore, saveSession, type PreviousPreCompact, type ReadBound, type SteerSession } from './steerState';
 import { MAX_WAIT_MS, POLL_MS, waitForTranscript } from './transcriptCaughtUp';
+import { TAIL_USAGE_BYTES, tailUsage, type TailUsage } from './tailUsage';
+import { chooseWindow } from '../../replay/windows';
 import { clearGolden, ensureScratch, headsUpFor, packetPathFor, PACKET_DEADLINE_REQUESTS, readGolden, readPacket, writeGolden, type Golden } from './golden';
 
 /** Claude Code ends a turn instead of sending a request from about 98% of the real window: rawr allows well before. */
@@ -48,7 +50,9 @@ export type SteerWhy =
   /** Refused at the boundary: the heads-up asks the model for its continuation packet first (golden.ts). */
   | 'heads_up'
   /** Refused: the heads-up was given, the packet is not written yet and the deadline has not passed. */
-  | 'packet';
+  | 'packet'
+  /** Refused: the follower is still reading a long session's history (steerState.ts READ_BOUND); the tail's context is below the emergency line. */
+  | 'catching_up';
 
 export interface SteerVerdict {
   allow: boolean;
@@ -142,23 +146,8 @@ export function steerVerdict(i: VerdictInput): SteerVerdict {
   if (!i.config?.steer) return allow('not_steering', 'allowed: rawr does not steer this project (hooks claude install --no-steer)');
   if (i.settings.mode !== 'auto') return allow('mode', `allowed: rawr's mode is ${i.settings.mode}, not auto`);
   const { modelCalls } = i.follower.calls;
-  if (i.previous && i.previous.modelCalls === modelCalls)
-    return i.previous.allowed
-      ? allow('reactive', 'allowed: asked again before any model response since the compaction rawr allowed')
-      : allow('reactive', 'allowed: reactive (no model response since the refusal: the request failed)');
-  // Claude Code asks from its threshold in the window it clamps to the model's, lowered by the percentage
-  // override (measured, steerConfig.ts): a call well below that follows a request the API refused.
-  const configured = sessionWindowCap(i) ?? i.config.autoCompactWindow;
-  const percent = askPercentOf(i.env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE) ?? askPercentOf(i.config.askPercent);
-  const asksFrom = configured !== null ? claudeAsksFrom(Math.min(window, configured), percent) : null;
-  if (asksFrom !== null && used < asksFrom * REACTIVE_BELOW)
-    return allow(
-      'reactive',
-      `allowed: reactive (${pct}% used, below where Claude Code asks from, ${asksFrom.toLocaleString('en-US')} tokens: only a request the API refused brings it here)`,
-    );
-  const remaining = window > 0 ? (1 - used / window) * 100 : 0;
-  if (remaining < i.settings.emergency_percent_remaining_lt) return allow('emergency', `allowed: emergency (${pct}% used)`);
-  if (used >= window * BLOCKING_GUARD) return allow('blocking', `allowed: ${pct}% used, close to Claude Code's blocking level`);
+  const safe = safeToAllow(i, used, window, i.previous !== null && i.previous.modelCalls === modelCalls);
+  if (safe) return allow(safe.why, safe.text);
   const g = i.golden?.pending;
   if (g) {
     // The boundary rawr decided at is behind us now: the instructions name it, not the current point.
@@ -214,6 +203,81 @@ export function steerVerdict(i: VerdictInput): SteerVerdict {
       ? `; ${WHY_NOT[now.code] ?? now.code.replace(/_/g, ' ')}`
       : '';
   return { allow: false, why: 'deferred', text: `deferred to the next boundary (${pct}% used; ${waiting}${why})`, ...base, ...(decision ? { decision } : {}) };
+}
+
+/**
+ * The allows that keep a refusal from ever ending a turn (the module comment): a reactive compaction (no
+ * model response since the previous call, `sameResponse`, or a context below where Claude Code asks
+ * from), rawr's emergency line, Claude Code's blocking level. Null: refusing is safe.
+ */
+function safeToAllow(
+  i: Pick<VerdictInput, 'previous' | 'config' | 'settings' | 'env' | 'settingsWindow'>,
+  used: number,
+  window: number,
+  sameResponse: boolean,
+): { why: SteerWhy; text: string } | null {
+  const pct = window > 0 ? Math.round((used / window) * 100) : 0;
+  if (sameResponse)
+    return i.previous?.allowed
+      ? { why: 'reactive', text: 'allowed: asked again before any model response since the compaction rawr allowed' }
+      : { why: 'reactive', text: 'allowed: reactive (no model response since the refusal: the request failed)' };
+  // Claude Code asks from its threshold in the window it clamps to the model's, lowered by the percentage
+  // override (measured, steerConfig.ts): a call well below that follows a request the API refused.
+  const configured = sessionWindowCap(i) ?? i.config?.autoCompactWindow ?? null;
+  const percent = askPercentOf(i.env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE) ?? askPercentOf(i.config?.askPercent);
+  const asksFrom = configured !== null ? claudeAsksFrom(Math.min(window, configured), percent) : null;
+  if (asksFrom !== null && used < asksFrom * REACTIVE_BELOW)
+    return {
+      why: 'reactive',
+      text: `allowed: reactive (${pct}% used, below where Claude Code asks from, ${asksFrom.toLocaleString('en-US')} tokens: only a request the API refused brings it here)`,
+    };
+  const remaining = window > 0 ? (1 - used / window) * 100 : 0;
+  if (remaining < i.settings.emergency_percent_remaining_lt) return { why: 'emergency', text: `allowed: emergency (${pct}% used)` };
+  if (used >= window * BLOCKING_GUARD) return { why: 'blocking', text: `allowed: ${pct}% used, close to Claude Code's blocking level` };
+  return null;
+}
+
+const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(0);
+
+/**
+ * The verdict while the follower is still reading a long session's history (steerState.ts READ_BOUND:
+ * one call reads a bounded part of it): the follower's state is of a point long past (its context, its
+ * boundaries), so it decides nothing. What is cheap and certain decides instead: the context Claude
+ * Code reported last (the transcript's tail, tailUsage.ts). Below rawr's emergency line rawr refuses and
+ * says why ("still reading"); a reactive compaction, the emergency line and Claude Code's blocking
+ * level allow as always, so a refusal never ends a turn. No boundary is decided here: the first call
+ * that has read the whole history decides as usual.
+ */
+export function catchingUpVerdict(
+  i: Pick<VerdictInput, 'trigger' | 'follower' | 'previous' | 'config' | 'settings' | 'env' | 'settingsWindow'> & {
+    tail: TailUsage | null;
+    behind: { offset: number; size: number };
+  },
+): SteerVerdict {
+  const reading = `rawr is still reading this session's history, ${mb(i.behind.offset)} of ${mb(i.behind.size)} MB`;
+  const cap = sessionWindowCap(i);
+  const known = i.follower.state().window;
+  const window =
+    known.source !== 'default' || !i.tail?.model
+      ? known.window
+      : chooseWindow({ format: 'claude', models: [{ name: i.tail.model, calls: 1 }] }, undefined, cap ?? undefined).window;
+  const used = i.tail?.contextTokens ?? 0;
+  const base = { usedTokens: used, window };
+  const allow = (why: SteerWhy, text: string): SteerVerdict => ({ allow: true, why, text: `${text}; ${reading}`, ...base });
+  if (i.trigger === 'manual') return allow('manual', 'allowed: manual /compact');
+  if (!i.config?.steer) return allow('not_steering', 'allowed: rawr does not steer this project (hooks claude install --no-steer)');
+  if (i.settings.mode !== 'auto') return allow('mode', `allowed: rawr's mode is ${i.settings.mode}, not auto`);
+  // No context in the tail (a response after megabytes of tool output): rawr cannot tell how full it is.
+  if (!i.tail) return allow('catching_up', `allowed: no context reported in the transcript's last ${mb(TAIL_USAGE_BYTES)} MB`);
+  const safe = safeToAllow(i, used, window, i.previous?.tail === i.tail.id);
+  if (safe) return allow(safe.why, safe.text);
+  const pct = window > 0 ? Math.round((used / window) * 100) : 0;
+  return {
+    allow: false,
+    why: 'catching_up',
+    text: `${reading} (${pct}% used; it decides at a boundary once it has read it all, and allows from its emergency line, ${100 - i.settings.emergency_percent_remaining_lt}%)`,
+    ...base,
+  };
 }
 
 /** "commit 3f2a1c9 step 1: hello.txt" → "commit 3f2a1c9". */
@@ -287,12 +351,15 @@ export async function steerPreCompact(
     trigger: string | null | undefined;
     /** Runs the state and log writes after the answer is out (HookRunOptions.later); without it, here. */
     later?: (work: () => void) => void;
+    /** The most one call reads of the transcript (steerState.ts READ_BOUND; a test lowers it). */
+    readBound?: ReadBound;
   },
 ): Promise<SteerRun> {
   // An automatic compaction is asked inside a tool loop: the transcript must hold the result it is behind on.
   let waitedMs = o.trigger === 'manual' ? 0 : await waitForTranscript(o.transcript);
   const followerOptions = followerOptionsOf(o);
-  const s = await loadSession(o.dir, o.transcript, followerOptions);
+  const s = await loadSession(o.dir, o.transcript, followerOptions, o.readBound);
+  if (s.behind) return catchUp(o, s, s.behind, followerOptions, waitedMs);
   if (o.trigger !== 'manual' && s.previous && s.previous.modelCalls === s.follower.calls.modelCalls) waitedMs += await waitForResponse(s);
   const pending = await readGolden(o.dir);
   const packet = pending ? readPacket(o.root, pending) : null;
@@ -311,8 +378,62 @@ export async function steerPreCompact(
       verdict = steerVerdict({ ...input, golden: { enabled: false, pending: null, packet: null } }); // no usable .scratch/: allow now
   }
   if (verdict.allow) clearGolden(o.dir);
-  s.previous = { modelCalls: s.follower.calls.modelCalls, allowed: verdict.allow, at: o.now.toISOString(), line: s.follower.state().lines };
-  const entry: Parameters<typeof logVerdict>[1] = {
+  record(o, s, followerOptions, verdict, {
+    ...(verdict.decision ? { line: verdict.decision.line, code: verdict.decision.code, reason: verdict.decision.reason } : {}),
+    ...(pending ? { packet: pending.packet, packetWritten: packet !== null } : {}),
+    ...(waitedMs >= 20 ? { waitedMs } : {}),
+  });
+  return {
+    verdict,
+    readBytes: s.readBytes,
+    ...(s.restarted !== undefined ? { restarted: s.restarted } : {}),
+    ...(verdict.allow && packet ? { packet } : {}),
+  };
+}
+
+/**
+ * A call that left part of the history unread (steerState.ts READ_BOUND): the verdict from the tail
+ * (catchingUpVerdict), the follower's progress saved so the next call reads on from there. A refusal
+ * remembers the tail's newest response: asked again with none newer, the request failed (reactive) —
+ * waited for a little first, as waitForResponse does, since Claude Code may not have written it yet.
+ */
+async function catchUp(
+  o: Parameters<typeof steerPreCompact>[0],
+  s: SteerSession,
+  behind: { offset: number; size: number },
+  followerOptions: ReturnType<typeof followerOptionsOf>,
+  waitedMs: number,
+): Promise<SteerRun> {
+  let tail = await tailUsage(o.transcript).catch(() => null);
+  const start = Date.now();
+  while (o.trigger !== 'manual' && tail && s.previous?.tail === tail.id && !s.previous.allowed && Date.now() - start < MAX_WAIT_MS) {
+    await new Promise((r) => setTimeout(r, POLL_MS));
+    tail = await tailUsage(o.transcript).catch(() => null);
+  }
+  waitedMs += Date.now() - start;
+  const verdict = catchingUpVerdict({ ...o, follower: s.follower, previous: s.previous, settingsWindow: o.settingsWindow ?? null, tail, behind });
+  if (verdict.allow) clearGolden(o.dir);
+  record(o, s, followerOptions, verdict, { readTo: behind.offset, size: behind.size, ...(waitedMs >= 20 ? { waitedMs } : {}) }, tail?.id);
+  return { verdict, readBytes: s.readBytes, ...(s.restarted !== undefined ? { restarted: s.restarted } : {}) };
+}
+
+/** What the call decided, into the session (`previous`) and its log line; written after the answer when the caller can (`later`). */
+function record(
+  o: { dir: string; now: Date; trigger: string | null | undefined; later?: (work: () => void) => void },
+  s: SteerSession,
+  followerOptions: ReturnType<typeof followerOptionsOf>,
+  verdict: SteerVerdict,
+  more: Record<string, unknown>,
+  tail?: string,
+): void {
+  s.previous = {
+    modelCalls: s.follower.calls.modelCalls,
+    allowed: verdict.allow,
+    at: o.now.toISOString(),
+    line: s.follower.state().lines,
+    ...(tail !== undefined ? { tail } : {}),
+  };
+  const entry = {
     at: o.now.toISOString(),
     trigger: o.trigger ?? null,
     allow: verdict.allow,
@@ -320,9 +441,7 @@ export async function steerPreCompact(
     text: verdict.text,
     usedTokens: verdict.usedTokens,
     window: verdict.window,
-    ...(verdict.decision ? { line: verdict.decision.line, code: verdict.decision.code, reason: verdict.decision.reason } : {}),
-    ...(pending ? { packet: pending.packet, packetWritten: packet !== null } : {}),
-    ...(waitedMs >= 20 ? { waitedMs } : {}),
+    ...more,
   };
   const persist = () => {
     saveSession(o.dir, s, followerOptions);
@@ -332,12 +451,6 @@ export async function steerPreCompact(
   // engine) reads what they wrote.
   if (o.later) o.later(persist);
   else persist();
-  return {
-    verdict,
-    readBytes: s.readBytes,
-    ...(s.restarted !== undefined ? { restarted: s.restarted } : {}),
-    ...(verdict.allow && packet ? { packet } : {}),
-  };
 }
 
 /** The session's follower options: the settings and prompts, and the window the person chose as its cap. */
@@ -396,7 +509,14 @@ export async function steerAtTool(
   const response = BashResponse.safeParse(o.toolResponse);
   if (!call.success || !response.success || response.data.interrupted) return null;
   if (await readGolden(o.dir)) return null; // a heads-up is pending already
-  const s = await loadSession(o.dir, o.transcript, followerOptionsOf(o));
+  const options = followerOptionsOf(o);
+  const s = await loadSession(o.dir, o.transcript, options);
+  // Still reading a long history: its state is of a point long past, no boundary is decided on it; the
+  // progress is kept (the transcript's own lines only), so the next call reads on.
+  if (s.behind) {
+    saveSession(o.dir, s, options);
+    return null;
+  }
   const output = [response.data.stdout ?? '', response.data.stderr ?? ''].filter(Boolean).join('\n');
   // The record Claude Code writes for a Bash result (its importer reads the exit code 0 from toolUseResult).
   const record = {

@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { SessionFollower, type SavedFollower } from '../../follow/sessionFollower';
+import { MAX_LINE_CHARS, SessionFollower, type SavedFollower } from '../../follow/sessionFollower';
 import type { ReplayOptions } from '../../replay/driver';
 import { safeReadTextIfExists } from '../../io/safeRead';
 import { readTextFromBytes } from '../shared/readFrom';
@@ -21,8 +21,18 @@ import { writeFileAtomic } from '../shared/store';
 export const STEER_STATE = 'steer-state.json';
 /** The saved follower is bounded (its id caches, trail and lists are capped); this only refuses a file that is not ours. */
 const MAX_STATE_BYTES = 32 * 1024 * 1024;
-/** The most one call reads of the transcript; a longer backlog is read over the next calls. */
-export const MAX_TAIL_BYTES = 256 * 1024 * 1024;
+/**
+ * The most one call reads of the transcript: bytes, and lines (the follower's work grows with the records
+ * as much as with the bytes: 64 MB of one-line tool results took 6.3 s, of 80-line ones 0.8 s, at load
+ * 6.5 on the project's 2-core machine). A longer backlog is read over the next calls, and until it is,
+ * the hook decides from the transcript's tail (steer.ts catchingUp): every call answers in bounded time,
+ * however long the session (a 600 MB first read once took 15-25 s a call, past the hook client's wait).
+ */
+export interface ReadBound {
+  bytes: number;
+  lines: number;
+}
+export const READ_BOUND: ReadBound = { bytes: 32 * 1024 * 1024, lines: 40_000 };
 const VERSION = 1;
 
 const Previous = z.object({
@@ -31,6 +41,8 @@ const Previous = z.object({
   at: z.string(),
   /** The transcript line the follower had read to (absent in states written before it was kept). */
   line: z.number().int().optional(),
+  /** The newest model response's id in the transcript's tail, when the call decided from it (steer.ts catchingUpVerdict). */
+  tail: z.string().max(200).optional(),
 });
 export type PreviousPreCompact = z.infer<typeof Previous>;
 
@@ -54,12 +66,16 @@ export interface SteerSession {
   readBytes: number;
   /** Why the state was started again, if it was. */
   restarted?: string;
+  /** Whole lines are still unread after this call's bounded read: where the follower is and the file's size. */
+  behind?: { offset: number; size: number };
+  /** The most one read takes (readMore). */
+  bound: ReadBound;
 }
 
 type FollowerOptions = Omit<ReplayOptions, 'live' | 'needJudgments' | 'judgments'>;
 
 /** The session's state with the transcript's new whole lines read into it. */
-export async function loadSession(dir: string, transcript: string, opts: FollowerOptions): Promise<SteerSession> {
+export async function loadSession(dir: string, transcript: string, opts: FollowerOptions, bound: ReadBound = READ_BOUND): Promise<SteerSession> {
   let restarted: string | undefined;
   let s: SteerSession | null = takeRecent(path.join(dir, STEER_STATE), transcript, optionsKey(opts));
   try {
@@ -77,13 +93,22 @@ export async function loadSession(dir: string, transcript: string, opts: Followe
           offset: parsed.data.offset,
           previous: parsed.data.previous,
           readBytes: 0,
+          bound: { ...bound },
         };
     }
   } catch (err) {
     restarted = `state unreadable (${(err as Error).message})`;
   }
-  const fresh = (): SteerSession => ({ follower: new SessionFollower({ ...opts, format: 'claude' }), transcript, offset: 0, previous: null, readBytes: 0 });
+  const fresh = (): SteerSession => ({
+    follower: new SessionFollower({ ...opts, format: 'claude' }),
+    transcript,
+    offset: 0,
+    previous: null,
+    readBytes: 0,
+    bound: { ...bound },
+  });
   s ??= fresh();
+  s.bound = { ...bound };
   if ((await readMore(s)) === 'shrank') {
     restarted = 'the transcript shrank (replaced)';
     s = fresh();
@@ -93,18 +118,33 @@ export async function loadSession(dir: string, transcript: string, opts: Followe
 }
 
 /**
- * Feeds the follower the transcript's complete lines after `s.offset` (in place: offset and readBytes
- * grow). 'shrank': the file is shorter than the offset (replaced), nothing read.
+ * Feeds the follower the transcript's complete lines after `s.offset`, at most `s.bound` of them (in
+ * place: offset and readBytes grow; `behind` says whether whole lines are left unread). 'shrank': the
+ * file is shorter than the offset (replaced), nothing read.
  */
 export async function readMore(s: SteerSession): Promise<'read' | 'shrank'> {
-  const tail = await readTextFromBytes(s.transcript, s.offset, MAX_TAIL_BYTES);
+  const tail = await readTextFromBytes(s.transcript, s.offset, Math.max(0, s.bound.bytes));
   if (tail.shrank) return 'shrank';
-  const lastNl = tail.bytes.lastIndexOf(0x0a);
-  if (lastNl >= 0) {
-    s.follower.append(tail.bytes.subarray(0, lastNl + 1).toString('utf8'));
-    s.offset += lastNl + 1;
-    s.readBytes += lastNl + 1;
+  // The end of the last whole line within the line bound.
+  let end = 0;
+  let lines = 0;
+  for (; lines < s.bound.lines; lines++) {
+    const nl = tail.bytes.indexOf(0x0a, end);
+    if (nl < 0) break;
+    end = nl + 1;
   }
+  // No newline in a whole bound's worth of bytes, and too many for one line the follower keeps (a UTF-16
+  // unit is at most 3 bytes of UTF-8): fed as it is, the follower skips the line, instead of stopping here.
+  if (end === 0 && tail.bytes.length >= s.bound.bytes && tail.bytes.length >= 3 * MAX_LINE_CHARS) end = tail.bytes.length;
+  if (end > 0) {
+    s.follower.append(tail.bytes.subarray(0, end).toString('utf8'));
+    s.offset += end;
+    s.readBytes += end;
+  }
+  // Left unread: a whole line after what was read, or bytes past what the bound let this call read.
+  const cut = s.offset - end + tail.bytes.length < tail.size;
+  if (cut || tail.bytes.indexOf(0x0a, end) >= 0) s.behind = { offset: s.offset, size: tail.size };
+  else delete s.behind;
   return 'read';
 }
 

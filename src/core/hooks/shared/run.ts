@@ -37,6 +37,7 @@ import { readSteerConfig, settingsWindow, type SteerConfig } from '../claude/ste
 import { newestToolCallHolds } from '../claude/packetCarried';
 import { readTailBytes } from './readFrom';
 import { lastAllowed, steerAtTool, steerPreCompact, type SteeredSession } from '../claude/steer';
+import type { ReadBound } from '../claude/steerState';
 import { claimHeadsUp } from '../claude/golden';
 import { claimRepair, hasRepair, hookLog, saveRepair } from './repairHook';
 import { MAX_PACKET_CHARS } from './snapshot';
@@ -92,6 +93,8 @@ export interface HookRunOptions {
    * hook entries and the resident engine). Without it, made in the run, before it prints (claimNow).
    */
   delivered?: (record: () => void) => void;
+  /** The most a steering call reads of the transcript (claude/steerState.ts READ_BOUND; a test lowers it). */
+  readBound?: ReadBound;
 }
 
 export interface HookRunResult {
@@ -286,6 +289,7 @@ async function steer(
       ...(await steerSession(input.session_id, input.transcript_path, root, dir, config, now, opts)),
       trigger: i.trigger,
       ...(opts.later ? { later: opts.later } : {}),
+      ...(opts.readBound ? { readBound: opts.readBound } : {}),
     });
     const v = run.verdict;
     if (!v.allow) {

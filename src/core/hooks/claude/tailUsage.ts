@@ -1,0 +1,54 @@
+/**
+ * The context Claude Code reported last, from the transcript's tail alone: what the steering hook
+ * decides from while its follower is still reading a long session's history (steer.ts catchingUp).
+ * Cheap and certain: one bounded read of the file's end, the newest main-thread model response with a
+ * usage (its input, cache-read and cache-creation tokens: the importer's own sum, replay/import/claude.ts),
+ * its message id (a new id = a new model response) and its model (the window, replay/windows.ts).
+ */
+import * as z from 'zod';
+import { readTailBytes } from '../shared/readFrom';
+
+/** The tail searched for the newest usage (a response after a tool result of up to about this much). */
+export const TAIL_USAGE_BYTES = 2 * 1024 * 1024;
+
+export interface TailUsage {
+  contextTokens: number;
+  /** The response's message id. */
+  id: string;
+  model: string | null;
+}
+
+const Usage = z.object({
+  input_tokens: z.number().nonnegative(),
+  cache_read_input_tokens: z.number().nonnegative().nullish(),
+  cache_creation_input_tokens: z.number().nonnegative().nullish(),
+});
+const Response = z.object({
+  type: z.literal('assistant'),
+  isSidechain: z.boolean().nullish(),
+  message: z.object({ id: z.string().max(200), model: z.string().max(200).nullish(), usage: Usage }),
+});
+
+/** The newest main-thread model response's usage in the transcript's last `maxBytes`; null when there is none. */
+export async function tailUsage(transcript: string, maxBytes = TAIL_USAGE_BYTES): Promise<TailUsage | null> {
+  const { bytes, whole } = await readTailBytes(transcript, maxBytes);
+  const lines = bytes.toString('utf8').split('\n');
+  // The first line of a tail that starts inside the file may be cut.
+  for (let i = lines.length - 1; i >= (whole ? 0 : 1); i--) {
+    const line = lines[i]!;
+    if (!line.includes('"assistant"') || !line.includes('"usage"')) continue;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      continue; // a line still being written
+    }
+    const r = Response.safeParse(rec);
+    if (!r.success || r.data.isSidechain) continue;
+    const u = r.data.message.usage;
+    const contextTokens = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+    // 0: a synthetic record (an API error notice), not a model call (as the importer reads it).
+    if (contextTokens > 0) return { contextTokens, id: r.data.message.id, model: r.data.message.model ?? null };
+  }
+  return null;
+}
