@@ -28,7 +28,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assertHandoffSeenOnce, baseEnv, filesUnder, project, RAWR_BUNDLED_CLI, run, scenarioSuite } from './support';
 import { CLAUDE, facts, setUp, turn, type Scenario } from './claude';
-import { askResident, tcpFile } from '../../src/cli/hooks/resident';
+import { tcpFile } from '../../src/cli/hooks/resident';
+import { askResident } from '../support/askResident';
 import { writeLargeTranscript } from '../support/claudeTranscript';
 import { sleep, until } from '../support/until';
 

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { sharedRequired } from '../support/sharedData';
+import { stopEnginesUnder } from '../support/engines';
 
 /** Compiled to out/test/agents/: the repository is three levels up. */
 export const REPO = path.resolve(__dirname, '../../..');
@@ -109,29 +110,6 @@ export function filesUnder(dir: string, re: RegExp): string[] {
     .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && re.test(e.name))
     .map((e) => path.join(e.parentPath, e.name));
-}
-
-/**
- * SIGKILLs the resident hook engines (`--rawr-hook-server`) started for a scenario: those whose command
- * line or working folder lies in its folder. Linux's /proc; elsewhere nothing to do.
- */
-export function stopEnginesUnder(dir: string): void {
-  let pids: string[];
-  try {
-    pids = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p));
-  } catch {
-    return;
-  }
-  for (const pid of pids) {
-    try {
-      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      if (!argv.includes('--rawr-hook-server')) continue;
-      const inside = (p: string) => p === dir || p.startsWith(`${dir}${path.sep}`);
-      if (argv.some(inside) || inside(fs.readlinkSync(`/proc/${pid}/cwd`))) process.kill(Number(pid), 'SIGKILL');
-    } catch {
-      /* gone, or not ours to read */
-    }
-  }
 }
 
 /** Counts of `needle` per string. */

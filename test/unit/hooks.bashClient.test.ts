@@ -13,20 +13,19 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
-import { connectResident, tcpFile } from '../../src/cli/hooks/resident';
-import type { DoorAddress, HookEventOutput, HookRun } from '../../src/cli/hooks/types';
+import { tcpFile } from '../../src/cli/hooks/resident';
+import type { HookEventOutput } from '../../src/cli/hooks/types';
 import { serveHooks } from '../../src/cli/hooks/server';
 import { requestReader } from '../../src/cli/hooks/door';
 import { HOOK_EVENTS, type HookEvent } from '../../src/core/hooks/shared/events';
 import { rawrEventOf } from '../../src/core/hooks/shared/hooksConfig';
 import { sleep, until } from '../support/until';
+import { askResident } from '../support/askResident';
 import { answerWaitMs } from '../../src/cli/hooks/resident';
 import { CLAUDE_HOOKS } from '../../src/core/hooks/shared/hooksConfig';
 
 const CLIENT = path.resolve(__dirname, '../../../src/cli/hooks/hook.sh');
 const BASH = '/bin/bash';
-/** One run handed to the engine behind `door`, as the Node hook hands it. */
-const askResident = (door: DoorAddress, run: HookRun, timeoutMs?: number) => connectResident(door, timeoutMs).ask(run);
 // The stand-in Node hook: prints its arguments and its input, so a test sees the fallback and what it got.
 const FAKE_NODE_HOOK = `process.stdout.write('NODE ' + process.argv.slice(2).join(' ') + '\\n' + require('fs').readFileSync(0, 'utf8'));\n`;
 

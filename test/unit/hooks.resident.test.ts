@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookEventOutput } from '../../src/cli/hooks/event';
 import { buildKey, connectResident, residentDoor, tcpFile } from '../../src/cli/hooks/resident';
-import type { DoorAddress, HookRun } from '../../src/cli/hooks/types';
+import type { HookRun } from '../../src/cli/hooks/types';
 import { serveHooks } from '../../src/cli/hooks/server';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
 import { askLineFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
@@ -21,12 +21,12 @@ import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { Transcript } from '../support/claudeTranscript';
 import { sleep, until } from '../support/until';
+import { askResident } from '../support/askResident';
+import { stopEnginesUnder } from '../support/engines';
 
 const HOOK_ENTRY = path.resolve(__dirname, '../../../dist/hook.js');
 const HOOK_ENGINE = path.resolve(__dirname, '../../../dist/hookEngine.js');
 const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
-/** One run handed to the engine behind `door`, as the Node hook hands it. */
-const askResident = (door: DoorAddress, run: HookRun, timeoutMs?: number) => connectResident(door, timeoutMs).ask(run);
 
 /** A Claude Code project with steering on and a transcript over Claude Code's threshold. */
 function project(root: string): Transcript {
@@ -60,7 +60,10 @@ describe('the resident hook engine', function () {
   });
   // Retried: an engine a hook started may still be creating its cache folder while it exits at the lock
   // (another engine holds it), which made the removal fail with ENOTEMPTY on a loaded machine.
-  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
+  afterEach(() => {
+    stopEnginesUnder(tmp);
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
 
   /** The installed command through `sh -c`, as Claude Code runs it; async: a test's own server must go on answering. */
   const hook = (root: string, t: Transcript, env: Record<string, string> = {}, command = `'${process.execPath}' '${HOOK_ENTRY}'`) =>
