@@ -407,7 +407,7 @@ export function printCausalLimit(seed: number, count: number, poolSize = 20_000)
     return familyPool(family, f, poolSize, exclude);
   });
   console.log(
-    `two close rules with the distribution known (seed ${seed}, ${count} per family; bench-only oracle of one rule form, not a limit of every policy: knows each family's distribution through ${poolSize} fresh sessions of it, conditioned on what the session has shown, never its future; cells: count = x optimum, aligned, overflows):`,
+    `two close rules with the distribution known (seed ${seed}, ${count} per family; bench-only oracle of one rule form, not a limit of every policy (that is --bound: the Bayes-optimal causal policy): knows each family's distribution through ${poolSize} fresh sessions of it, conditioned on what the session has shown, never its future; cells: count = x optimum, aligned, overflows):`,
   );
   const best: Record<string, Array<{ rule: string; pt: Pt; o: Tally }>> = {};
   for (const r of rules) {

@@ -250,7 +250,7 @@ export class BayesPolicy {
   readonly step: number;
   readonly cells: number;
   private readonly outcomes = new Map<string, Outcomes>();
-  private readonly values = new Map<string, Float64Array>();
+  private readonly values = new Map<string, Value>();
 
   constructor(
     readonly window: number,
@@ -325,45 +325,59 @@ export class BayesPolicy {
     return out;
   }
 
-  /** V(k, ·, z, runOn): the expected cost of phases k+1… after the decision at A_k, on the grid. */
-  value(k: number, z: number, runOn: boolean): Float64Array {
+  /**
+   * V(k, ·, z, runOn) after the decision at A_k, on the grid, split in its two parts: the expected
+   * compactions of phases k+1… (`count`) and those outside a close (`unaligned`); its cost is count + lambda · unaligned.
+   */
+  value(k: number, z: number, runOn: boolean): Value {
     const id = `${k}|${z}|${runOn ? 1 : 0}`;
     const hit = this.values.get(id);
     if (hit) return hit;
     const C = this.cells;
     const M = this.res.trajectories;
-    const v = new Float64Array(C);
+    const v: Value = { count: new Float64Array(C), unaligned: new Float64Array(C) };
     if (k < this.n - 1) {
       const o = this.outcomesOf(k + 1, z, runOn);
       const lastPhase = k + 1 === this.n - 1;
       for (let t = 0; t < M; t++) {
-        // The next decision's value at each grid context: min(wait, compact) (null after the last phase).
+        // The next decision's parts at each grid context, min(wait, compact) taken (null after the last phase).
         const w = lastPhase ? null : this.best(k + 1, o.z[t]!, o.runOn[t] === 1);
         const base = t * C;
         for (let i = 0; i < C; i++) {
-          let cost = o.emerg[base + i]! + this.lambda * o.unaligned[base + i]!;
+          let count = o.emerg[base + i]!;
+          let unaligned = o.unaligned[base + i]!;
           if (w) {
             const x = Math.min(C - 1, o.end[base + i]! / this.step);
             const j = Math.min(C - 2, Math.floor(x));
-            cost += w[j]! + (w[j + 1]! - w[j]!) * (x - j);
+            count += w.count[j]! + (w.count[j + 1]! - w.count[j]!) * (x - j);
+            unaligned += w.unaligned[j]! + (w.unaligned[j + 1]! - w.unaligned[j]!) * (x - j);
           }
-          v[i] = v[i]! + cost;
+          v.count[i] = v.count[i]! + count;
+          v.unaligned[i] = v.unaligned[i]! + unaligned;
         }
       }
-      for (let i = 0; i < C; i++) v[i] = v[i]! / M;
+      for (let i = 0; i < C; i++) {
+        v.count[i] = v.count[i]! / M;
+        v.unaligned[i] = v.unaligned[i]! / M;
+      }
     }
     this.values.set(id, v);
     return v;
   }
 
-  /** min(wait, compact) at A_k on the grid: what the decision there is worth. */
-  private best(k: number, z: number, runOn: boolean): Float64Array {
+  /** The parts of min(wait, compact) at A_k on the grid: what the decision there is worth. */
+  private best(k: number, z: number, runOn: boolean): Value {
     const id = `b${k}|${z}|${runOn ? 1 : 0}`;
     const hit = this.values.get(id);
     if (hit) return hit;
     const v = this.value(k, z, runOn);
-    const now = 1 + this.at(v, this.post);
-    const w = v.map((x) => Math.min(x, now));
+    const now = { count: 1 + this.at(v.count, this.post), unaligned: this.at(v.unaligned, this.post) };
+    const w: Value = { count: new Float64Array(this.cells), unaligned: new Float64Array(this.cells) };
+    for (let i = 0; i < this.cells; i++) {
+      const compact = now.count + this.lambda * now.unaligned < v.count[i]! + this.lambda * v.unaligned[i]! - 1e-9;
+      w.count[i] = compact ? now.count : v.count[i]!;
+      w.unaligned[i] = compact ? now.unaligned : v.unaligned[i]!;
+    }
     this.values.set(id, w);
     return w;
   }
@@ -375,25 +389,39 @@ export class BayesPolicy {
     return v[i]! * (1 - f) + v[i + 1]! * f;
   }
 
-  /** At A_k with context c: compact (cost 1, then V at post) or wait (V at c); ties wait. */
-  decide(v: Float64Array, c: number): { compact: boolean; cost: number } {
-    const wait = this.at(v, c);
-    const now = 1 + this.at(v, this.post);
-    return now < wait - 1e-9 ? { compact: true, cost: now } : { compact: false, cost: wait };
+  /**
+   * At A_k with context c: compact (one compaction, then V at post) or wait (V at c); ties wait. With the
+   * expected compactions and unaligned ones from here on under the policy.
+   */
+  decide(k: number, z: number, runOn: boolean, c: number): { compact: boolean; count: number; unaligned: number } {
+    if (k >= this.n - 1) return { compact: false, count: 0, unaligned: 0 };
+    const v = this.value(k, z, runOn);
+    const wait = { count: this.at(v.count, c), unaligned: this.at(v.unaligned, c) };
+    const now = { count: 1 + this.at(v.count, this.post), unaligned: this.at(v.unaligned, this.post) };
+    const compact = now.count + this.lambda * now.unaligned < wait.count + this.lambda * wait.unaligned - 1e-9;
+    return { compact, ...(compact ? now : wait) };
   }
+}
 
-  /** The decision at A_k of a real session. */
-  compactAt(k: number, z: number, runOn: boolean, c: number): boolean {
-    return k < this.n - 1 && this.decide(this.value(k, z, runOn), c).compact;
-  }
+/** A value function's two parts on the grid. */
+interface Value {
+  count: Float64Array;
+  unaligned: Float64Array;
 }
 
 /**
  * The policy run on a judged session (its labels), as the judge models the context: an emergency at every
  * call reaching the line, and at each close's last aligned call A_k the policy's decision. Returns the
- * compaction lines (scoreSchedule judges them).
+ * compaction lines (scoreSchedule judges them) and what the DP expects the session to make — what it made up
+ * to the first close's decision, then the expectation from there under the family's law: the bound in
+ * expectation, free of the noise of this session's later draws.
  */
-export function bayesSchedule(labels: PhaseLabels, policy: BayesPolicy, zAfter: (k: number) => number, postTokens = DEFAULT_POST_TOKENS): number[] {
+export function bayesSchedule(
+  labels: PhaseLabels,
+  policy: BayesPolicy,
+  zAfter: (k: number) => number,
+  postTokens = DEFAULT_POST_TOKENS,
+): { lines: number[]; expected: { count: number; unaligned: number } } {
   const pts = labels.points;
   const wins = labels.windows;
   // A_k: the last call aligned with close k (within [first, last + 2], before the next close's window).
@@ -406,21 +434,22 @@ export function bayesSchedule(labels: PhaseLabels, policy: BayesPolicy, zAfter: 
     if (a >= 0) A.set(a, { k, runOn: pts.some(([l]) => l === last + 1) });
   });
   const lines: number[] = [];
+  let expected: { count: number; unaligned: number } | null = null;
   let c = pts[0]![1];
   for (let i = 0; i < pts.length; i++) {
     if (i > 0) c += Math.max(0, pts[i]![1] - pts[i - 1]![1]);
-    if (c >= policy.line) {
-      lines.push(pts[i]![0]);
-      c = postTokens;
-      continue;
-    }
+    let compact = c >= policy.line; // the emergency line: compacted at this call
+    if (compact) lines.push(pts[i]![0]);
     const a = A.get(i);
-    if (a && policy.compactAt(a.k, zAfter(a.k), a.runOn, c)) {
-      lines.push(pts[i]![0]);
-      c = postTokens;
+    if (a) {
+      const d = policy.decide(a.k, zAfter(a.k), a.runOn, compact ? postTokens : c);
+      if (!compact && d.compact) lines.push(pts[i]![0]);
+      compact ||= d.compact;
+      expected ??= { count: lines.length - (d.compact ? 1 : 0) + d.count, unaligned: lines.filter((l) => !isAligned(labels, l)).length + d.unaligned };
     }
+    if (compact) c = postTokens;
   }
-  return lines;
+  return { lines, expected: expected ?? { count: lines.length, unaligned: lines.filter((l) => !isAligned(labels, l)).length } };
 }
 
 /**

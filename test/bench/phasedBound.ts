@@ -14,6 +14,8 @@ import { FAMILIES, generateSession, rng, sessionSeed } from './phasedGen';
 /** The weights of a compaction outside a close swept for the frontier. */
 export const BOUND_LAMBDAS = [0, 0.5, 1, 2, 3, 4, 8, 64] as const;
 
+type Tally = { compactions: number; aligned: number };
+
 export interface BoundPoint {
   lambda: number;
   compactions: number;
@@ -23,7 +25,10 @@ export interface BoundPoint {
 
 export interface FamilyBound {
   family: string;
+  /** Realized on the judged sessions (scoreSchedule). */
   points: BoundPoint[];
+  /** What the DP expects on the same sessions from each one's first close on (the bound in expectation; fractional). */
+  expected: Tally[];
   /** Schedules that did better than the hindsight optimum under the same rule (must be 0: the sanity check). */
   beatsHindsight: number;
 }
@@ -48,6 +53,7 @@ export function familyBound(
 ): FamilyBound | null {
   if (sessions.some((s) => !s.model)) return null;
   const points = lambdas.map((lambda) => ({ lambda, compactions: 0, aligned: 0, overflows: 0 }));
+  const expected = lambdas.map(() => ({ compactions: 0, aligned: 0 }));
   let beatsHindsight = 0;
   for (const { model, session } of sessions) {
     const m = model!;
@@ -57,7 +63,10 @@ export function familyBound(
     lambdas.forEach((lambda, j) => {
       const policy = new BayesPolicy(m.window, m.n, sampler, lambda, res, undefined, first);
       first ??= policy;
-      const sc = scoreSchedule(session.labels, bayesSchedule(session.labels, policy, m.phases.zAfter));
+      const run = bayesSchedule(session.labels, policy, m.phases.zAfter);
+      const sc = scoreSchedule(session.labels, run.lines);
+      expected[j]!.compactions += run.expected.count;
+      expected[j]!.aligned += run.expected.count - run.expected.unaligned;
       const pt = points[j]!;
       pt.compactions += sc.compactions;
       pt.aligned += sc.aligned;
@@ -65,10 +74,8 @@ export function familyBound(
       if (sc.compactions - sc.aligned < hs.lex.unaligned || sc.compactions < hs.fewest.compactions) beatsHindsight++;
     });
   }
-  return { family: FAMILIES[f]!.name, points, beatsHindsight };
+  return { family: FAMILIES[f]!.name, points, expected, beatsHindsight };
 }
-
-type Tally = { compactions: number; aligned: number };
 
 /**
  * The best aligned share at a count budget and the least count at an aligned share, over the lambda points
@@ -116,6 +123,15 @@ export function boundOptions(argv: readonly string[]): { res: Resolution; famili
   return { res: { grid: num('--grid', RESOLUTION.grid), trajectories: num('--draws', RESOLUTION.trajectories) }, families };
 }
 
+/** Whether the target point is on the reachable side of a frontier (a point, or a mix of two, within the count at the aligned target). */
+export function verdictAt(points: readonly Tally[], opt: Tally, want: number): { atBudget: number | null; atTarget: number | null; verdict: string } {
+  const budget = TARGETS.count * opt.compactions;
+  const atBudget = bestAt(points, budget);
+  const single = points.some((p) => p.compactions <= budget + 1e-9 && p.aligned >= want * p.compactions - 1e-9);
+  const reachable = atBudget !== null && atBudget >= want - 1e-9;
+  return { atBudget, atTarget: leastAt(points, want), verdict: single ? 'REACHABLE' : reachable ? 'REACHABLE (mixing two lambdas)' : 'NOT REACHABLE' };
+}
+
 export function printBound(settings: Settings, prompts: Prompts, seed: number, count: number, last = seed, argv: readonly string[] = []): void {
   const started = Date.now();
   const { res, families } = boundOptions(argv);
@@ -123,7 +139,7 @@ export function printBound(settings: Settings, prompts: Prompts, seed: number, c
   const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%`);
   const which = last > seed ? `seeds ${seed}-${last}` : `seed ${seed}`;
   console.log(
-    `what any causal policy can reach (${which}, ${count} per family and seed): the Bayes-optimal causal policy (phasedBayes.ts: knows the family's law and the session's drawn parameters, never a future phase), one per lambda (a compaction outside a close costs 1 + lambda), run on the judged sessions; cells: count = x optimum, aligned share; grid ${res.grid} points a window, ${res.trajectories} draws a transition`,
+    `what any causal policy can reach (${which}, ${count} per family and seed): the Bayes-optimal causal policy (phasedBayes.ts: knows the family's law and the session's drawn parameters, never a future phase), one per lambda (a compaction outside a close costs 1 + lambda), run on the judged sessions; cells per lambda: count = x the optimum, aligned share, realized on the sessions and as the DP expects them from each one's first close on; grid ${res.grid} points a window, ${res.trajectories} draws a transition`,
   );
   for (let f = 0; f < FAMILIES.length; f++) {
     const family = FAMILIES[f]!;
@@ -144,21 +160,22 @@ export function printBound(settings: Settings, prompts: Prompts, seed: number, c
     const opt = t.optimum;
     const x = (c: number) => `${(c / Math.max(1, opt.compactions)).toFixed(2)}x`;
     const want = alignedTarget(opt);
-    const budget = TARGETS.count * opt.compactions;
-    const atBudget = bestAt(b.points, budget);
-    const atTarget = leastAt(b.points, want);
-    const single = b.points.some((p) => p.overflows === 0 && p.compactions <= budget + 1e-9 && p.aligned >= want * p.compactions - 1e-9);
-    const reachable = atBudget !== null && atBudget >= want - 1e-9;
-    const verdict = single ? 'REACHABLE' : reachable ? 'REACHABLE (mixing two lambdas)' : 'NOT REACHABLE';
     console.log(
-      `  ${family.name.padEnd(11)} optimum ${opt.compactions} (${pct(share(opt.aligned, opt.compactions))}); rawr ${x(t.rawr.compactions)} ${pct(share(t.rawr.aligned, t.rawr.compactions))}${t.rawr.overflows ? ` ${t.rawr.overflows} overflows` : ''}`,
+      `  ${family.name.padEnd(11)} optimum ${opt.compactions} (${pct(share(opt.aligned, opt.compactions))}); rawr ${x(t.rawr.compactions)} ${pct(share(t.rawr.aligned, t.rawr.compactions))}${t.rawr.overflows ? ` ${t.rawr.overflows} overflows` : ''}${b.beatsHindsight ? `; ${b.beatsHindsight} schedule(s) beat the hindsight optimum of the same rule: A BUG` : ''}`,
     );
-    console.log(
-      `    frontier: ${b.points.map((p) => `${p.lambda}: ${x(p.compactions)} ${pct(share(p.aligned, p.compactions))}${p.overflows ? ` ${p.overflows}!` : ''}`).join(' | ')}`,
-    );
-    console.log(
-      `    at <= ${TARGETS.count}x: ${pct(atBudget)} aligned; at the target ${pct(want)}: ${atTarget === null ? 'not reached at any lambda' : x(atTarget)} -> ${verdict} (margin ${atBudget === null ? '—' : `${((atBudget - want) * 100).toFixed(1)} points`}${atTarget === null ? '' : `, ${(atTarget / Math.max(1, opt.compactions) - TARGETS.count).toFixed(2)}x`})${b.beatsHindsight ? `; ${b.beatsHindsight} schedule(s) beat the hindsight optimum of the same rule: A BUG` : ''}`,
-    );
+    const overflows = b.points.reduce((n, p) => n + p.overflows, 0);
+    for (const [what, pts] of [
+      ['realized', b.points],
+      ['expected', b.expected],
+    ] as const) {
+      const v = verdictAt(pts, opt, want);
+      console.log(
+        `    ${what}: ${pts.map((p, j) => `${BOUND_LAMBDAS[j]}: ${x(p.compactions)} ${pct(share(p.aligned, p.compactions))}`).join(' | ')}${what === 'realized' && overflows ? ` (${overflows} overflows!)` : ''}`,
+      );
+      console.log(
+        `      at <= ${TARGETS.count}x: ${pct(v.atBudget)} aligned; at the target ${pct(want)}: ${v.atTarget === null ? 'not reached at any lambda' : x(v.atTarget)} -> ${v.verdict} (margin ${v.atBudget === null ? '—' : `${((v.atBudget - want) * 100).toFixed(1)} points`}${v.atTarget === null ? '' : `, ${(v.atTarget / Math.max(1, opt.compactions) - TARGETS.count).toFixed(2)}x`})`,
+      );
+    }
   }
   console.log(
     `  the target: aligned >= the optimum's share - ${TARGETS.slack * 100} points (${TARGETS.full * 100}% where it is 100%) at <= ${TARGETS.count}x its count, 0 overflows. "at <= ${TARGETS.count}x": the best aligned share of a lambda point or a mix of two within that count; "margin": that share minus the target (negative: out of reach of every causal policy, up to the sample's noise), then the least count at the target minus ${TARGETS.count}x. (${((Date.now() - started) / 1000).toFixed(0)} s)`,

@@ -55,7 +55,9 @@ describe('the causal bound (phasedBayes.ts)', () => {
     const labels = fixedSession(n);
     for (const lambda of [1, 64]) {
       const policy = new BayesPolicy(W, n, fixedSampler(n), lambda, { grid: 400, trajectories: 4 });
-      const lines = bayesSchedule(labels, policy, () => 0);
+      const { lines, expected } = bayesSchedule(labels, policy, () => 0);
+      // The phases are what the DP expects: it expects what it makes.
+      assert.ok(Math.abs(expected.count - 3) < 1e-9 && Math.abs(expected.unaligned) < 1e-9, JSON.stringify(expected));
       // Closes 2, 5 and 8 (0-based): the next phase would reach the line there. The compaction is at the
       // close's last aligned call: the next phase's first call, at its closing message's line + 2.
       assert.deepEqual(
@@ -72,7 +74,7 @@ describe('the causal bound (phasedBayes.ts)', () => {
   it('with no weight on alignment it takes the emergencies instead (fewer or as many compactions, none aligned)', () => {
     const n = 10;
     const labels = fixedSession(n);
-    const lines = bayesSchedule(labels, new BayesPolicy(W, n, fixedSampler(n), 0, { grid: 400, trajectories: 4 }), () => 0);
+    const lines = bayesSchedule(labels, new BayesPolicy(W, n, fixedSampler(n), 0, { grid: 400, trajectories: 4 }), () => 0).lines;
     const sc = scoreSchedule(labels, lines);
     assert.ok(sc.compactions <= 3, `${sc.compactions} compactions`);
     assert.equal(sc.aligned, 0);
@@ -110,7 +112,7 @@ describe('the causal bound (phasedBayes.ts)', () => {
       for (const lambda of [0, 4]) {
         const sc = scoreSchedule(
           labels,
-          bayesSchedule(labels, new BayesPolicy(m.window, m.n, sampler, lambda, { grid: 200, trajectories: 40 }), m.phases.zAfter),
+          bayesSchedule(labels, new BayesPolicy(m.window, m.n, sampler, lambda, { grid: 200, trajectories: 40 }), m.phases.zAfter).lines,
         );
         assert.equal(sc.overflows, 0, family.name);
         assert.ok(sc.compactions - sc.aligned >= lex.unaligned, `${family.name} lambda ${lambda}: unaligned`);
