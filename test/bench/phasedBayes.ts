@@ -34,7 +34,9 @@
  * the next phase from A_k to A_{k+1} drawn from the generator (its size from the family's conditional
  * distribution, its calls exactly as generateSession grows them: per-call growth perCall·U(1±spread), the
  * close's calls, a 30% amend, the 50% run-on), with an emergency at every call reaching the line, costing
- * 1 + lambda (1 inside a close window). Objective: E[compactions + lambda · compactions outside a close].
+ * 1 + lambda (1 inside a close window), and an overflow (a call past the window: only the call after a close
+ * that ran on can jump that far) priced out (OVERFLOW_COST). Objective: E[compactions + lambda · compactions
+ * outside a close].
  *
  * How the transition is computed: by sampling (RESOLUTION.trajectories draws per (phase, z, run-on), a fixed seed),
  * with common random numbers across the context grid (RESOLUTION.grid points per window), then exactly for each grid
@@ -48,7 +50,8 @@
  *   plans for slightly more growth than the judged session has: about one call per 0.7 windows of growth;
  * - a phase's first call, drawn at the close before it when that close ends the turn, is drawn untruncated
  *   and independently of the call the state has already seen;
- * - walks (shrinking, drifting) know their current size to one of WALK_BINS log-spaced bins.
+ * - walks (shrinking, drifting) know their current size to one of WALK_BINS log-spaced bins (a state each:
+ *   these two families take about ten times as long as the others).
  */
 import { DEFAULT_POST_TOKENS, OPTIMUM_LIMIT_FRACTION, isAligned, type PhaseLabels } from '../../src/core/replay/schedule';
 import { rng, type Family, type SessionShape } from './phasedGen';
@@ -205,6 +208,14 @@ function phaseCalls(m: SessionModel, size: number, runOnBefore: boolean, last: b
   return { steps, aligned, runOn };
 }
 
+/**
+ * What an overflow costs in the DP: the constraint (0 overflows) as a price no compaction saving outweighs.
+ * Every overflow a phase can make is avoidable (only the call after a close that ran on can jump past the
+ * window's last 12%: compacting at that close prevents it), so the optimal policy never pays it; the
+ * expected count includes it only where a policy would accept the risk.
+ */
+export const OVERFLOW_COST = 1000;
+
 /** The grid and the sampling: points per window, draws per transition. */
 export interface Resolution {
   grid: number;
@@ -218,6 +229,8 @@ export const RESOLUTION: Resolution = { grid: 600, trajectories: 300 };
  */
 interface Outcomes {
   emerg: Uint8Array;
+  /** 1 when the first call past the line is past the window too (an overflow: a run-on close's next call can jump that far). */
+  overflow: Uint8Array;
   unaligned: Uint8Array;
   end: Float32Array;
   z: Int32Array;
@@ -276,6 +289,7 @@ export class BayesPolicy {
     const C = this.cells;
     const out: Outcomes = {
       emerg: new Uint8Array(C * M),
+      overflow: new Uint8Array(C * M),
       unaligned: new Uint8Array(C * M),
       end: new Float32Array(C * M),
       z: new Int32Array(M),
@@ -317,6 +331,7 @@ export class BayesPolicy {
         }
         while (e1 > 0 && c + G[e1 - 1]! >= this.line) e1--;
         out.emerg[at] = chainE[e1]!;
+        out.overflow[at] = c + G[e1]! >= this.window ? 1 : 0;
         out.unaligned[at] = chainU[e1]!;
         out.end[at] = chainEnd[e1]!;
       }
@@ -344,7 +359,7 @@ export class BayesPolicy {
         const w = lastPhase ? null : this.best(k + 1, o.z[t]!, o.runOn[t] === 1);
         const base = t * C;
         for (let i = 0; i < C; i++) {
-          let count = o.emerg[base + i]!;
+          let count = o.emerg[base + i]! + OVERFLOW_COST * o.overflow[base + i]!;
           let unaligned = o.unaligned[base + i]!;
           if (w) {
             const x = Math.min(C - 1, o.end[base + i]! / this.step);

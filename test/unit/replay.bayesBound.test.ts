@@ -20,14 +20,14 @@ const CLOSE_STEP = 1000;
  * closing message) and the next phase's first call of 1k at the closing message's line + 2 (aligned).
  * From a fresh 30k each phase adds 44k: three fit under the line (162k), a fourth does not (206k).
  */
-function fixedSession(n: number): PhaseLabels {
+function fixedSession(n: number, work: readonly number[] = Array<number>(WORK).fill(WORK_STEP)): PhaseLabels {
   const points: Array<[number, number]> = [];
   const windows: Array<[number, number]> = [];
   let c = 30_000;
   const push = (step: number) => points.push([2 * points.length + 1, (c += step)]);
   points.push([1, c]);
   for (let k = 0; k < n; k++) {
-    for (let i = 0; i < WORK; i++) push(WORK_STEP);
+    for (const step of work) push(step);
     push(CLOSE_STEP);
     const first = points[points.length - 1]![0];
     push(CLOSE_STEP);
@@ -39,13 +39,13 @@ function fixedSession(n: number): PhaseLabels {
 }
 
 /** The same phases as the DP's transition law. */
-const fixedSampler = (n: number): Sampler => ({
+const fixedSampler = (n: number, work: readonly number[] = Array<number>(WORK).fill(WORK_STEP)): Sampler => ({
   key: (j) => (j === n - 1 ? 1 : 0),
   sample: (j) => {
-    const steps = [...Array<number>(WORK).fill(WORK_STEP), CLOSE_STEP, CLOSE_STEP, CLOSE_STEP, ...(j < n - 1 ? [CLOSE_STEP] : [])];
+    const steps = [...work, CLOSE_STEP, CLOSE_STEP, CLOSE_STEP, ...(j < n - 1 ? [CLOSE_STEP] : [])];
     const grown = new Float64Array(steps.length);
     steps.forEach((s, i) => (grown[i] = (i ? grown[i - 1]! : 0) + s));
-    return { grown, aligned: Uint8Array.from(steps, (_, i) => (i >= WORK ? 1 : 0)), z: 0, runOn: false };
+    return { grown, aligned: Uint8Array.from(steps, (_, i) => (i >= work.length ? 1 : 0)), z: 0, runOn: false };
   },
 });
 
@@ -79,6 +79,16 @@ describe('the causal bound (phasedBayes.ts)', () => {
     assert.ok(sc.compactions <= 3, `${sc.compactions} compactions`);
     assert.equal(sc.aligned, 0);
     assert.equal(sc.overflows, 0);
+  });
+
+  it('never lets a call jump past the window, even when emergencies are free (a 30k first call after a close at 175.5k)', () => {
+    // Phases of 48.5k whose first call adds 30k: from 30k, closes at 78.5k, 127k, 175.5k; waiting at the
+    // third would put the next call at 205.5k, past the window: the DP compacts there even at lambda 0.
+    const n = 6;
+    const work = [30_000, ...Array<number>(10).fill(1450)];
+    const labels = fixedSession(n, work);
+    const lines = bayesSchedule(labels, new BayesPolicy(W, n, fixedSampler(n, work), 0, { grid: 400, trajectories: 4 }), () => 0).lines;
+    assert.equal(scoreSchedule(labels, lines).overflows, 0, `lines ${lines.join(',')}`);
   });
 
   it("reads each family's own draws: every real phase lies where its model says the next phase can be", () => {
