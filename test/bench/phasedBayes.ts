@@ -13,7 +13,9 @@
  * It never knows a future phase's draw (not where one-huge's huge phase is, not the next random size).
  * Its actions: compact at any model call. The constraint is rawr's: a call whose modelled context
  * reaches the emergency line (88% of the window, the judge's optimum's limit) is compacted at that call,
- * and never an overflow (no call reaches the window).
+ * and never an overflow (no call reaches the window). (The judge's hindsight optimum keeps every call under
+ * the line; a causal policy cannot see the next call's growth, so the call that crosses it is allowed, as
+ * rawr's emergency does: hindsightSameRule is the hindsight optimum under this same rule.)
  *
  * Which decision points suffice (so the DP over closes is the optimum over all causal policies):
  * 1. The value from any point is non-decreasing in the context there: from a lower context a policy can
