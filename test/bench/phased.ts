@@ -1,12 +1,12 @@
 /**
  * Schedule quality on labelled phase-structured sessions (`npm run bench`, and on its own:
- * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N [--to M]] [--count N] [--loo] [--limits]`). For every
+ * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N [--to M]] [--count N] [--loo] [--limits] [--bound]`). For every
  * session in the folder (enumerated, never a fixed count) and for families of sessions generated from a
  * seed (phasedGen.ts): rawr's compactions through the same replay as `rawr replay`, the hindsight-optimal
  * schedule (src/core/replay/schedule.ts) under 88% of the window and at 100%, and the plain 83.5%
  * threshold, all judged by the same rules, side by side, with totals and the issue-21 targets (>= 97% at
  * a phase close, <= 1.05x the optimum, 0 overflows). `--loo` adds a leave-one-out check of the forecast
- * knobs; `--write DIR` writes the generated sessions out.
+ * knobs; `--bound` prints what any causal policy can reach (phasedBound.ts); `--write DIR` writes the generated sessions out.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -407,7 +407,7 @@ export function printCausalLimit(seed: number, count: number, poolSize = 20_000)
     return familyPool(family, f, poolSize, exclude);
   });
   console.log(
-    `two close rules with the distribution known (seed ${seed}, ${count} per family; bench-only oracle of one rule form, not a limit of every policy: knows each family's distribution through ${poolSize} fresh sessions of it, conditioned on what the session has shown, never its future; cells: count = x optimum, aligned, overflows):`,
+    `two close rules with the distribution known (seed ${seed}, ${count} per family; bench-only oracle of one rule form, not a limit of every policy (that is --bound: the Bayes-optimal causal policy): knows each family's distribution through ${poolSize} fresh sessions of it, conditioned on what the session has shown, never its future; cells: count = x optimum, aligned, overflows):`,
   );
   const best: Record<string, Array<{ rule: string; pt: Pt; o: Tally }>> = {};
   for (const r of rules) {
@@ -475,12 +475,14 @@ if (require.main === module) {
     const { loadPromptSet } = await import('../../src/core/prompts/promptSet.js');
     const set = loadPromptSet([dirReader(shippedPromptsDir())]);
     const argv = process.argv.slice(2);
-    const flagged = new Set(['--seed', '--to', '--count', '--write'].map((f) => argv.indexOf(f) + 1).filter((k) => k > 0));
+    const flagged = new Set(['--seed', '--to', '--count', '--write', '--grid', '--draws', '--family'].map((f) => argv.indexOf(f) + 1).filter((k) => k > 0));
     const dir = argv.find((a, k) => !a.startsWith('--') && !flagged.has(k)) ?? phasedDir();
     const { seed, count, to } = generatedOptions(argv);
     const out = argv.indexOf('--write');
     if (out >= 0 && argv[out + 1]) return writeGenerated(argv[out + 1]!, seed, count);
     if (argv.includes('--limits')) return printLimits(seed, count);
+    // Loaded only here: phasedBound.ts imports this file (the bench's judge and totals).
+    if (argv.includes('--bound')) return (await import('./phasedBound.js')).printBound(set.settings, set.prompts, seed, count, to, argv);
     if (!argv.includes('--generated')) printPhased(set.settings, set.prompts, dir);
     if (!argv.includes('--shared')) printGenerated(set.settings, set.prompts, seed, count, to);
     if (argv.includes('--loo')) leaveOneOut(loadPhased(dir).sessions, set.settings, set.prompts);
