@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { isHookEvent } from '../../core/hooks/shared/events';
+import { HOOK_EVENTS } from '../../core/hooks/shared/events';
 import { answer, requestReader } from './door';
 import { DOOR_VERSION, ownDir, ownFile, tcpFile } from './resident';
 import type { HookEngine, HookEventOutput, HookRun, ServeOptions } from './types';
@@ -150,12 +150,13 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
         case 'run': {
           clearTimeout(deadline);
           const { version, clientDir, run } = step;
-          if (version !== DOOR_VERSION || clientDir !== o.door.clientDir || !o.door.current() || !isRequest(run)) return turnBack('again\n');
+          const known = RunKind.safeParse(run);
+          if (version !== DOOR_VERSION || clientDir !== o.door.clientDir || !o.door.current() || !known.success) return turnBack('again\n');
           // Its turn, then "go" only while its client is still there (gone: nothing claimed), or "busy".
           claim(
             (done) => {
               if (conn.destroyed) return done();
-              waiting = { request: run, done };
+              waiting = { request: { ...run, ...known.data }, done };
               deadline = setTimeout(() => conn.destroy(), INPUT_MS);
               conn.write('go\n');
             },
@@ -213,10 +214,8 @@ export function serveHooks(engine: Pick<HookEngine, 'hookEventOutput'>, o: Serve
   return server;
 }
 
-/** A run whose agent and event rawr knows (the door read strings). */
-function isRequest<R extends { agent: string; event: string }>(run: R): run is R & Pick<HookRun, 'agent' | 'event'> {
-  return (run.agent === 'claude' || run.agent === 'codex') && isHookEvent(run.event);
-}
+/** The door reads strings: a run's agent and event must be ones rawr knows (its folder and environment are strings as they are). */
+const RunKind = z.object({ agent: z.enum(['claude', 'codex']), event: z.enum(HOOK_EVENTS) });
 
 /** Puts a run's environment and folder in place (a folder that is gone: the run works from absolute paths, its input names them). */
 function enter(env: HookRun['env'], cwd: string): void {
