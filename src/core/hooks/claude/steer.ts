@@ -28,7 +28,7 @@ import type { BoundaryKind } from '../../signals/types';
 import { detectShellBoundaries } from '../../signals/shell';
 import { askPercentOf, claudeAsksFrom, type SteerConfig } from './steerConfig';
 import { loadSession, readMore, saveSession, type PreviousPreCompact, type ReadBound, type SteerSession } from './steerState';
-import { MAX_WAIT_MS, POLL_MS, waitForTranscript } from './transcriptCaughtUp';
+import { MAX_WAIT_MS, POLL_MS, pollUntil, waitForTranscript } from './transcriptCaughtUp';
 import { TAIL_USAGE_BYTES, tailUsage, type TailUsage } from './tailUsage';
 import { chooseWindow } from '../../replay/windows';
 import { clearGolden, ensureScratch, headsUpFor, packetPathFor, PACKET_DEADLINE_REQUESTS, readGolden, readPacket, writeGolden, type Golden } from './golden';
@@ -142,9 +142,8 @@ export function steerVerdict(i: VerdictInput): SteerVerdict {
   });
   const allow = (why: SteerWhy, text: string): SteerVerdict => ({ allow: true, why, text, instructions, ...base, ...(decision ? { decision } : {}) });
 
-  if (i.trigger === 'manual') return allow('manual', 'allowed: manual /compact');
-  if (!i.config?.steer) return allow('not_steering', 'allowed: rawr does not steer this project (hooks claude install --no-steer)');
-  if (i.settings.mode !== 'auto') return allow('mode', `allowed: rawr's mode is ${i.settings.mode}, not auto`);
+  const off = notSteered(i);
+  if (off) return allow(off.why, off.text);
   const { modelCalls } = i.follower.calls;
   const safe = safeToAllow(i, used, window, i.previous !== null && i.previous.modelCalls === modelCalls);
   if (safe) return allow(safe.why, safe.text);
@@ -203,6 +202,14 @@ export function steerVerdict(i: VerdictInput): SteerVerdict {
       ? `; ${WHY_NOT[now.code] ?? now.code.replace(/_/g, ' ')}`
       : '';
   return { allow: false, why: 'deferred', text: `deferred to the next boundary (${pct}% used; ${waiting}${why})`, ...base, ...(decision ? { decision } : {}) };
+}
+
+/** The allows before any steering: a manual /compact, a project rawr does not steer, a mode other than auto. */
+function notSteered(i: Pick<VerdictInput, 'trigger' | 'config' | 'settings'>): { why: SteerWhy; text: string } | null {
+  if (i.trigger === 'manual') return { why: 'manual', text: 'allowed: manual /compact' };
+  if (!i.config?.steer) return { why: 'not_steering', text: 'allowed: rawr does not steer this project (hooks claude install --no-steer)' };
+  if (i.settings.mode !== 'auto') return { why: 'mode', text: `allowed: rawr's mode is ${i.settings.mode}, not auto` };
+  return null;
 }
 
 /**
@@ -264,9 +271,8 @@ export function catchingUpVerdict(
   const used = i.tail?.contextTokens ?? 0;
   const base = { usedTokens: used, window };
   const allow = (why: SteerWhy, text: string): SteerVerdict => ({ allow: true, why, text: `${text}; ${reading}`, ...base });
-  if (i.trigger === 'manual') return allow('manual', 'allowed: manual /compact');
-  if (!i.config?.steer) return allow('not_steering', 'allowed: rawr does not steer this project (hooks claude install --no-steer)');
-  if (i.settings.mode !== 'auto') return allow('mode', `allowed: rawr's mode is ${i.settings.mode}, not auto`);
+  const off = notSteered(i);
+  if (off) return allow(off.why, off.text);
   // No context in the tail (a response after megabytes of tool output): rawr cannot tell how full it is.
   if (!i.tail) return allow('catching_up', `allowed: no context reported in the transcript's last ${mb(TAIL_USAGE_BYTES)} MB`);
   const safe = safeToAllow(i, used, window, i.previous?.tail === i.tail.id);
@@ -404,13 +410,11 @@ async function catchUp(
   followerOptions: ReturnType<typeof followerOptionsOf>,
   waitedMs: number,
 ): Promise<SteerRun> {
-  let tail = await tailUsage(o.transcript).catch(() => null);
-  const start = Date.now();
-  while (o.trigger !== 'manual' && tail && s.previous?.tail === tail.id && !s.previous.allowed && Date.now() - start < MAX_WAIT_MS) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
+  let tail = null as TailUsage | null; // set by the poll below (a plain annotation would narrow it to null here)
+  waitedMs += await pollUntil(async () => {
     tail = await tailUsage(o.transcript).catch(() => null);
-  }
-  waitedMs += Date.now() - start;
+    return o.trigger === 'manual' || !tail || s.previous?.tail !== tail.id || s.previous.allowed;
+  });
   const verdict = catchingUpVerdict({ ...o, follower: s.follower, previous: s.previous, settingsWindow: o.settingsWindow ?? null, tail, behind });
   if (verdict.allow) clearGolden(o.dir);
   record(o, s, followerOptions, verdict, { readTo: behind.offset, size: behind.size, ...(waitedMs >= 20 ? { waitedMs } : {}) }, tail?.id);

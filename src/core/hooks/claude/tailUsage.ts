@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { readTailBytes } from '../shared/readFrom';
+import { contextTokensOf } from '../../replay/import/schemas';
 
 /** The tail searched for the newest usage (a response after a tool result of up to about this much). */
 export const TAIL_USAGE_BYTES = 2 * 1024 * 1024;
@@ -18,6 +19,8 @@ export interface TailUsage {
   model: string | null;
 }
 
+// Stricter than the importer's ClaudeAssistant (replay/import/schemas.ts): the id goes into the saved state,
+// whose schema caps it (steerState.ts Previous.tail), and a negative count would lower the sum.
 const Usage = z.object({
   input_tokens: z.number().nonnegative(),
   cache_read_input_tokens: z.number().nonnegative().nullish(),
@@ -46,7 +49,7 @@ export async function tailUsage(transcript: string, maxBytes = TAIL_USAGE_BYTES)
     const r = Response.safeParse(rec);
     if (!r.success || r.data.isSidechain) continue;
     const u = r.data.message.usage;
-    const contextTokens = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+    const contextTokens = contextTokensOf(u);
     // 0: a synthetic record (an API error notice), not a model call (as the importer reads it).
     if (contextTokens > 0) return { contextTokens, id: r.data.message.id, model: r.data.message.model ?? null };
   }

@@ -37,18 +37,25 @@ export async function awaitsToolResult(transcript: string): Promise<boolean> {
   }
 }
 
-/** Waits (polling) until the transcript has caught up or MAX_WAIT_MS passed; the milliseconds waited. */
-export async function waitForTranscript(transcript: string, maxWaitMs = MAX_WAIT_MS): Promise<number> {
+/** Checks `done`, then again every POLL_MS, until it is true or `maxWaitMs` passed; the milliseconds waited. */
+export async function pollUntil(done: () => Promise<boolean>, maxWaitMs = MAX_WAIT_MS): Promise<number> {
   const start = Date.now();
   while (Date.now() - start < maxWaitMs) {
-    let behind: boolean;
-    try {
-      behind = await awaitsToolResult(transcript);
-    } catch {
-      return Date.now() - start; // a missing or unreadable transcript is the caller's to report
-    }
-    if (!behind) break;
+    if (await done()) break;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
   return Date.now() - start;
+}
+
+/** Waits (polling) until the transcript has caught up or MAX_WAIT_MS passed; the milliseconds waited. */
+export async function waitForTranscript(transcript: string, maxWaitMs = MAX_WAIT_MS): Promise<number> {
+  // A missing or unreadable transcript ends the wait: it is the caller's to report.
+  return pollUntil(
+    () =>
+      awaitsToolResult(transcript).then(
+        (behind) => !behind,
+        () => true,
+      ),
+    maxWaitMs,
+  );
 }

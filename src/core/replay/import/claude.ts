@@ -12,6 +12,7 @@ import {
   ClaudeToolResult,
   ClaudeToolUse,
   ClaudeUser,
+  contextTokensOf,
   Envelope,
   LineSource,
   Problem,
@@ -204,7 +205,7 @@ export function claudeImporter(saved?: SavedClaudeImporter): RecordImporter {
       usageSeen.add(msg.id);
       trimOldest(usageSeen, ID_MEMORY);
       const u = msg.usage;
-      const contextTokens = u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+      const contextTokens = contextTokensOf(u);
       // 0 = synthetic records (API error notices), not a model call: no reading
       if (contextTokens > 0) {
         emit({ type: 'usage', line, at, contextTokens });

@@ -81,6 +81,10 @@ const Usage = z.object({
   cache_creation_input_tokens: z.number().nullish(),
 });
 
+/** The context a response was sent with: its input, cache-read and cache-creation tokens (0: a synthetic notice, not a model call). */
+export const contextTokensOf = (u: { input_tokens: number; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null }): number =>
+  u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+
 export const ClaudeAssistant = z.object({
   type: z.literal('assistant'),
   timestamp: z.string().optional(),
