@@ -9,6 +9,7 @@
  * newest tool call of the transcript holds the packet's text in its input (a Write of the file, or a
  * shell command that wrote it). Pure.
  */
+import { newestRecords } from './newestRecords';
 
 /** The strings of a tool call's input, at any depth. */
 function stringsOf(v: unknown, out: string[] = [], depth = 0): string[] {
@@ -27,17 +28,9 @@ const normalized = (s: string) => s.replace(/\r\n/g, '\n').trim();
 export function newestToolCallHolds(tail: string, packetText: string): boolean {
   const want = normalized(packetText);
   if (!want) return false;
-  const lines = tail.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!;
-    if (!line.includes('"tool_use"')) continue; // cheap filter before JSON.parse
-    let rec: { type?: unknown; isSidechain?: unknown; message?: { content?: unknown } };
-    try {
-      rec = JSON.parse(line) as typeof rec;
-    } catch {
-      continue;
-    }
-    if (rec.type !== 'assistant' || rec.isSidechain === true || !Array.isArray(rec.message?.content)) continue;
+  for (const record of newestRecords(tail, ['"tool_use"'])) {
+    const rec = record as { type?: unknown; isSidechain?: unknown; message?: { content?: unknown } } | null;
+    if (rec?.type !== 'assistant' || rec.isSidechain === true || !Array.isArray(rec.message?.content)) continue;
     const calls = (rec.message.content as Array<{ type?: unknown; input?: unknown }>).filter((b) => b?.type === 'tool_use');
     if (calls.length === 0) continue;
     return stringsOf(calls.at(-1)!.input).some((s) => normalized(s).includes(want));

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { readTailBytes } from '../shared/readFrom';
+import { newestRecords } from './newestRecords';
 import { contextTokensOf } from '../../replay/import/schemas';
 
 /** The tail searched for the newest usage (a response after a tool result of up to about this much). */
@@ -35,17 +36,8 @@ const Response = z.object({
 /** The newest main-thread model response's usage in the transcript's last `maxBytes`; null when there is none. */
 export async function tailUsage(transcript: string, maxBytes = TAIL_USAGE_BYTES): Promise<TailUsage | null> {
   const { bytes, whole } = await readTailBytes(transcript, maxBytes);
-  const lines = bytes.toString('utf8').split('\n');
   // The first line of a tail that starts inside the file may be cut.
-  for (let i = lines.length - 1; i >= (whole ? 0 : 1); i--) {
-    const line = lines[i]!;
-    if (!line.includes('"assistant"') || !line.includes('"usage"')) continue;
-    let rec: unknown;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue; // a line still being written
-    }
+  for (const rec of newestRecords(bytes.toString('utf8'), ['"assistant"', '"usage"'], !whole)) {
     const r = Response.safeParse(rec);
     if (!r.success || r.data.isSidechain) continue;
     const u = r.data.message.usage;
