@@ -465,12 +465,14 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     tr.prompt('work');
     tr.bash('echo a', 600_000, 'a');
     assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
-    // The response is written once the hook has read the transcript and polls it again for a response.
+    // The response is written once the hook has read the transcript and polls it again for a response:
+    // opens 1-2 are the caught-up check and the session's read, 3 the wait's first look (at once, so a
+    // write now could race its read), 4 its first poll.
     const opens = watchOpens(path.join(root, 'session.jsonl'));
     let r: Awaited<ReturnType<typeof preCompact>>;
     try {
       const late = preCompact(root, 'auto');
-      await until('the hook polling for a response', () => opens.count >= 3, 10_000, 1);
+      await until('the hook polling for a response', () => opens.count >= 4, 10_000, 1);
       tr.bash('echo b', 610_000, 'b');
       r = await late;
     } finally {

@@ -28,7 +28,7 @@ import type { BoundaryKind } from '../../signals/types';
 import { detectShellBoundaries } from '../../signals/shell';
 import { askPercentOf, claudeAsksFrom, type SteerConfig } from './steerConfig';
 import { loadSession, readMore, saveSession, type PreviousPreCompact, type ReadBound, type SteerSession } from './steerState';
-import { MAX_WAIT_MS, POLL_MS, pollUntil, waitForTranscript } from './transcriptCaughtUp';
+import { MAX_WAIT_MS, pollUntil, waitForTranscript } from './transcriptCaughtUp';
 import { TAIL_USAGE_BYTES, tailUsage, type TailUsage } from './tailUsage';
 import { chooseWindow } from '../../replay/windows';
 import { clearGolden, ensureScratch, headsUpFor, packetPathFor, PACKET_DEADLINE_REQUESTS, readGolden, readPacket, writeGolden, type Golden } from './golden';
@@ -570,15 +570,13 @@ export async function steerAtTool(
 async function waitForResponse(s: SteerSession): Promise<number> {
   const start = Date.now();
   const calls = s.follower.calls.modelCalls;
-  while (Date.now() - start < MAX_WAIT_MS) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
-    if ((await readMore(s)) === 'shrank') break;
-    if (s.follower.calls.modelCalls !== calls) {
-      // The response is in: its tool result may still be on its way (waitForTranscript's case).
-      await waitForTranscript(s.transcript, Math.max(0, MAX_WAIT_MS - (Date.now() - start)));
-      await readMore(s);
-      break;
-    }
+  // Checked at once, though loadSession has just read to the end: reading nothing new costs one open,
+  // and a response written since is taken without a poll's delay. A shrunk file (replaced) reads nothing.
+  await pollUntil(async () => (await readMore(s)) === 'shrank' || s.follower.calls.modelCalls !== calls);
+  if (s.follower.calls.modelCalls !== calls) {
+    // The response is in: its tool result may still be on its way (waitForTranscript's case).
+    await waitForTranscript(s.transcript, Math.max(0, MAX_WAIT_MS - (Date.now() - start)));
+    await readMore(s);
   }
   return Date.now() - start;
 }

@@ -37,13 +37,13 @@ export async function awaitsToolResult(transcript: string): Promise<boolean> {
   }
 }
 
-/** Checks `done`, then again every POLL_MS, until it is true or `maxWaitMs` passed; the milliseconds waited. */
+/**
+ * Checks `done`, then again every POLL_MS, until it is true or `maxWaitMs` passed; the milliseconds waited.
+ * The last poll is checked too: what was written while it slept is not left unseen.
+ */
 export async function pollUntil(done: () => Promise<boolean>, maxWaitMs = MAX_WAIT_MS): Promise<number> {
   const start = Date.now();
-  while (Date.now() - start < maxWaitMs) {
-    if (await done()) break;
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
+  while (!(await done()) && Date.now() - start < maxWaitMs) await new Promise((r) => setTimeout(r, POLL_MS));
   return Date.now() - start;
 }
 
