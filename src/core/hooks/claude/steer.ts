@@ -366,7 +366,7 @@ export async function steerPreCompact(
   const followerOptions = followerOptionsOf(o);
   const s = await loadSession(o.dir, o.transcript, followerOptions, o.readBound);
   if (s.behind) return catchUp(o, s, s.behind, followerOptions, waitedMs);
-  if (o.trigger !== 'manual' && s.previous && s.previous.modelCalls === s.follower.calls.modelCalls) waitedMs += await waitForResponse(s);
+  if (o.trigger !== 'manual' && s.previous && s.previous.modelCalls === s.follower.calls.modelCalls) waitedMs += await waitForResponse(s, o.readBound);
   const pending = await readGolden(o.dir);
   const packet = pending ? readPacket(o.root, pending) : null;
   const input: VerdictInput = {
@@ -567,16 +567,16 @@ export async function steerAtTool(
  * failed request. So the response is waited for, as a late tool result is (bounded: a reactive
  * compaction, which never gets one, pays MAX_WAIT_MS once); what arrives is read into the session.
  */
-async function waitForResponse(s: SteerSession): Promise<number> {
+async function waitForResponse(s: SteerSession, bound: ReadBound | undefined): Promise<number> {
   const start = Date.now();
   const calls = s.follower.calls.modelCalls;
   // Checked at once, though loadSession has just read to the end: reading nothing new costs one open,
   // and a response written since is taken without a poll's delay. A shrunk file (replaced) reads nothing.
-  await pollUntil(async () => (await readMore(s)) === 'shrank' || s.follower.calls.modelCalls !== calls);
+  await pollUntil(async () => (await readMore(s, bound)) === 'shrank' || s.follower.calls.modelCalls !== calls);
   if (s.follower.calls.modelCalls !== calls) {
     // The response is in: its tool result may still be on its way (waitForTranscript's case).
     await waitForTranscript(s.transcript, Math.max(0, MAX_WAIT_MS - (Date.now() - start)));
-    await readMore(s);
+    await readMore(s, bound);
   }
   return Date.now() - start;
 }

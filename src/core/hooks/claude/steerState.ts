@@ -68,14 +68,12 @@ export interface SteerSession {
   restarted?: string;
   /** Whole lines are still unread after this call's bounded read: where the follower is and the file's size. */
   behind?: { offset: number; size: number };
-  /** The most one read takes (readMore). */
-  bound: ReadBound;
 }
 
 type FollowerOptions = Omit<ReplayOptions, 'live' | 'needJudgments' | 'judgments'>;
 
-/** The session's state with the transcript's new whole lines read into it. */
-export async function loadSession(dir: string, transcript: string, opts: FollowerOptions, bound: ReadBound = READ_BOUND): Promise<SteerSession> {
+/** The session's state with the transcript's new whole lines read into it, at most `bound` of them (readMore). */
+export async function loadSession(dir: string, transcript: string, opts: FollowerOptions, bound?: ReadBound): Promise<SteerSession> {
   let restarted: string | undefined;
   let s: SteerSession | null = takeRecent(path.join(dir, STEER_STATE), transcript, optionsKey(opts));
   try {
@@ -93,7 +91,6 @@ export async function loadSession(dir: string, transcript: string, opts: Followe
           offset: parsed.data.offset,
           previous: parsed.data.previous,
           readBytes: 0,
-          bound: { ...bound },
         };
     }
   } catch (err) {
@@ -105,37 +102,35 @@ export async function loadSession(dir: string, transcript: string, opts: Followe
     offset: 0,
     previous: null,
     readBytes: 0,
-    bound: { ...bound },
   });
   s ??= fresh();
-  s.bound = { ...bound };
-  if ((await readMore(s)) === 'shrank') {
+  if ((await readMore(s, bound)) === 'shrank') {
     restarted = 'the transcript shrank (replaced)';
     s = fresh();
-    await readMore(s);
+    await readMore(s, bound);
   }
   return restarted !== undefined ? { ...s, restarted } : s;
 }
 
 /**
- * Feeds the follower the transcript's complete lines after `s.offset`, at most `s.bound` of them (in
+ * Feeds the follower the transcript's complete lines after `s.offset`, at most `bound` of them (in
  * place: offset and readBytes grow; `behind` says whether whole lines are left unread). 'shrank': the
  * file is shorter than the offset (replaced), nothing read.
  */
-export async function readMore(s: SteerSession): Promise<'read' | 'shrank'> {
-  const tail = await readTextFromBytes(s.transcript, s.offset, Math.max(0, s.bound.bytes));
+export async function readMore(s: SteerSession, bound: ReadBound = READ_BOUND): Promise<'read' | 'shrank'> {
+  const tail = await readTextFromBytes(s.transcript, s.offset, Math.max(0, bound.bytes));
   if (tail.shrank) return 'shrank';
   // The end of the last whole line within the line bound.
   let end = 0;
   let lines = 0;
-  for (; lines < s.bound.lines; lines++) {
+  for (; lines < bound.lines; lines++) {
     const nl = tail.bytes.indexOf(0x0a, end);
     if (nl < 0) break;
     end = nl + 1;
   }
   // No newline in a whole bound's worth of bytes, and too many for one line the follower keeps (a UTF-16
   // unit is at most 3 bytes of UTF-8): fed as it is, the follower skips the line, instead of stopping here.
-  if (end === 0 && tail.bytes.length >= s.bound.bytes && tail.bytes.length >= 3 * MAX_LINE_CHARS) end = tail.bytes.length;
+  if (end === 0 && tail.bytes.length >= bound.bytes && tail.bytes.length >= 3 * MAX_LINE_CHARS) end = tail.bytes.length;
   if (end > 0) {
     s.follower.append(tail.bytes.subarray(0, end).toString('utf8'));
     s.offset += end;
