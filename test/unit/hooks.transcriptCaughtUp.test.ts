@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { awaitsToolResult } from '../../src/core/hooks/claude/transcriptCaughtUp';
+import { awaitsToolResult, pollUntil } from '../../src/core/hooks/claude/transcriptCaughtUp';
 
 const assistant = (content: unknown[]) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content } });
 const result = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] } });
@@ -44,5 +44,22 @@ describe('the steering hook: has the transcript caught up?', () => {
     assert.equal(await awaitsToolResult(file(`${result}\n${big}\n`)), true);
     const huge = assistant([{ type: 'tool_use', id: 't1', name: 'Write', input: { file_path: 'a.ts', content: 'x'.repeat(1_200_000) } }]);
     assert.equal(await awaitsToolResult(file(`${result}\n${huge}\n`)), false);
+  });
+
+  it('the poll that outlasts the wait is checked too: what was written while it slept is seen', async () => {
+    // `done` turns true only once the wait is over: the wait's own clock decides, no timing is asserted.
+    const start = Date.now();
+    const seen: boolean[] = [];
+    await pollUntil(async () => {
+      seen.push(Date.now() - start >= 60);
+      return seen.at(-1)!;
+    }, 60);
+    assert.equal(seen.at(-1), true, `the last check came after the wait: ${seen.length} checks`);
+    let checks = 0;
+    await pollUntil(async () => {
+      checks++;
+      return false;
+    }, 0);
+    assert.equal(checks, 1, 'no time left: still looked once');
   });
 });
