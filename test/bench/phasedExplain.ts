@@ -1,24 +1,26 @@
 /**
- * Where rawr's compactions on a generated family come from, close by close (bench only:
- * `node out/test/bench/phasedExplain.js --family NAME [--seed N --to M] [--lambda L] [--list]`). Every
- * session of the family is replayed through the same replay as the schedule bench; at each phase close
- * the forecast's inputs are read from the engine (the phases known, the context, what a compaction
- * leaves) and the comparison (compareNowAndWait) is made again, beside
- * - the truth: whether the next phase, as it came, reached the emergency line from the context at the
- *   close (a compaction where it did not is one the hindsight optimum could skip there);
- * - the risk under the family's true law told the session's own parameters (phasedBayes.ts MODELS) and
- *   the decision of the Bayes-optimal causal policy at weight `--lambda` (default 2: noisy's 97% point)
- *   at rawr's own context;
+ * Where rawr's compactions on a generated family come from, close by close (bench only, issue 33:
+ * `node out/test/bench/phasedExplain.js --family NAME [--seed N --to M] [--lambda L] [--list]`; lambda 0
+ * skips the Bayes policy, which takes minutes on the walks). Every session of the family is replayed
+ * through the same replay as the schedule bench; at each phase close the forecast's inputs are read from
+ * the engine (the phases known, the context, what a compaction leaves) and the comparison
+ * (compareNowAndWait) is made again, beside
+ * - the truth: whether the next phase, as rawr measured it, reached the emergency line from the context at
+ *   the close (a compaction where it did not is one the hindsight optimum could skip there);
+ * - the risk of that under the family's true law told the session's own parameters (phasedBayes.ts
+ *   MODELS), and the decision of the Bayes-optimal causal policy at weight `--lambda` (default 2: noisy's
+ *   97% point) at rawr's own context;
  * - which part of the comparison made rawr compact: the same comparison without the forecast margin,
- *   without the few-phases spread, with a one-phase horizon (no later phases, no end term).
+ *   without the few-phases spread, with a one-phase horizon, and with an emergency weighing 3 compactions
+ *   (the Bayes policy's 1 + lambda).
+ * It prints the counts per class of the compactions rawr makes where the Bayes policy waits.
  */
 import { loadRecording } from '../../src/cli/replay/replayCommand';
 import { EMERGENCY_WEIGHT, calibratedScenarios, compareNowAndWait, forecastNext, isPhaseClose } from '../../src/core/arbiter/forecast';
 import type { EngineState } from '../../src/core/engine/types';
 import { Replayer } from '../../src/core/replay/driver';
 import { chooseWindow } from '../../src/core/replay/windows';
-import { DEFAULT_POST_TOKENS, OPTIMUM_LIMIT_FRACTION, optimalSchedule, type PhaseLabels } from '../../src/core/replay/schedule';
-import { rawrSchedule } from './phased';
+import { DEFAULT_POST_TOKENS, type PhaseLabels } from '../../src/core/replay/schedule';
 import type { Settings } from '../../src/core/settings/schema';
 import type { Prompts } from '../../src/core/prompts/promptSet';
 import { BayesPolicy, generatorSampler } from './phasedBayes';
@@ -45,7 +47,8 @@ interface Close {
   flips: string[];
   /** The calibrated scenarios over the true mean phase (as rawr measures it). */
   rel: number[];
-  a: number;
+  /** The next phase reached the line from the context at the close (waiting met an emergency). */
+  needed: boolean;
 }
 
 const runOnAt = (labels: PhaseLabels, k: number) => {
@@ -115,10 +118,10 @@ function explainSession(settings: Settings, prompts: Prompts, s: ReturnType<type
         did: 'none',
         next: null,
         risk: 0,
+        needed: false,
         bayes: null,
         flips,
         rel: calibratedScenarios(args.history, (x) => Math.min(args.fresh, args.used) + x >= line) ?? [],
-        a: (globalThis as { lastA?: number }).lastA ?? 0,
       });
     },
   });
@@ -138,18 +141,17 @@ function explainSession(settings: Settings, prompts: Prompts, s: ReturnType<type
     const mean = (draws.reduce((a, x) => a + x, 0) / Math.max(1, draws.length)) * scale;
     c.rel = c.rel.map((x) => x / mean);
     const dk = drawsAt(Math.max(0, c.k));
-    if (dk.length) c.risk = dk.filter((x) => c.used - c.into + x * scale >= line).length / draws.length;
+    if (dk.length) c.risk = dk.filter((x) => c.used - c.into + x * scale >= line).length / dk.length;
     if (policy && model && c.k >= 0) c.bayes = policy.decide(c.k, model.phases.zAfter(c.k), runOnAt(session.labels, c.k), c.used).compact;
   });
-  // Whether the next phase reached the line from the context at the close (waiting would have met an emergency).
-  closes.forEach((c) => ((c as Close & { needed?: boolean }).needed = c.next !== null && c.used - c.into + c.next >= line));
+  for (const c of closes) c.needed = c.next !== null && c.used - c.into + c.next >= line;
   return closes;
 }
 
 export function explain(settings: Settings, prompts: Prompts, family: string, seeds: number[], lambda: number, list: boolean): void {
   const f = FAMILIES.findIndex((x) => x.name === family);
   if (f < 0) throw new Error(`no family ${family}`);
-  const all: Array<Close & { needed?: boolean }> = [];
+  const all: Close[] = [];
   const sessions = familySessions(f, seeds, 8);
   sessions.forEach((s, i) => {
     const sd = seeds[Math.floor(i / 8)]!;
@@ -159,7 +161,7 @@ export function explain(settings: Settings, prompts: Prompts, family: string, se
   if (list)
     for (const c of all)
       console.log(
-        `${c.session.padEnd(16)} close ${String(c.k + 1).padStart(2)} used ${Math.round(c.used / 1000)}k into ${Math.round(c.into / 1000)}k ${c.calibrated ? 'cal' : 'rec'} now ${c.now.toFixed(2)} wait ${c.wait.toFixed(2)} share ${c.avoidsShare.toFixed(2)} -> ${c.compact ? 'COMPACT' : 'wait   '} did ${c.did.padEnd(9)} next ${c.next === null ? '—' : `${Math.round(c.next / 1000)}k`} ${c.needed ? 'NEEDED' : c.next === null ? '' : 'fit   '} risk ${c.risk.toFixed(2)} bayes ${c.bayes === null ? '?' : c.bayes ? 'C' : 'w'} flips ${c.flips.join(',')} a ${c.a} rel ${c.rel.map((x) => x.toFixed(2)).join(' ')}`,
+        `${c.session.padEnd(16)} close ${String(c.k + 1).padStart(2)} used ${Math.round(c.used / 1000)}k into ${Math.round(c.into / 1000)}k ${c.calibrated ? 'cal' : 'rec'} now ${c.now.toFixed(2)} wait ${c.wait.toFixed(2)} share ${c.avoidsShare.toFixed(2)} -> ${c.compact ? 'COMPACT' : 'wait   '} did ${c.did.padEnd(9)} next ${c.next === null ? '—' : `${Math.round(c.next / 1000)}k`} ${c.needed ? 'NEEDED' : c.next === null ? '' : 'fit   '} risk ${c.risk.toFixed(2)} bayes ${c.bayes === null ? '?' : c.bayes ? 'C' : 'w'} flips ${c.flips.join(',')} rel ${c.rel.map((x) => x.toFixed(2)).join(' ')}`,
       );
   const count = (p: (c: (typeof all)[number]) => boolean) => all.filter(p).length;
   const comp = all.filter((c) => c.did === 'close');
@@ -186,29 +188,14 @@ export function explain(settings: Settings, prompts: Prompts, family: string, se
   console.log(`  by scenarios: ${by((c) => (c.calibrated ? 'calibrated' : 'recent'))}`);
   console.log(`  by what flips them to wait alone: ${by((c) => c.flips.join('+') || 'nothing alone')}`);
   console.log(`  by true risk: ${by((c) => (c.risk < 0.05 ? '<5%' : c.risk < 0.15 ? '5-15%' : c.risk < 0.3 ? '15-30%' : '>=30%'))}`);
-  console.log(`  by hindsight: ${by((c) => (c.next === null ? 'last' : (c as { needed?: boolean }).needed ? 'needed' : 'fit'))}`);
-}
-
-/** Rawr's own comparison with the family's true law (told the session's parameters) as its scenarios: the decision rule alone. */
-export function oracleRun(settings: Settings, prompts: Prompts, family: string, seeds: number[], weight: number): void {
-  const f = FAMILIES.findIndex((x) => x.name === family);
-  const w = EMERGENCY_WEIGHT as { recent: number; calibrated: number };
-  w.calibrated = weight;
-  let count = 0;
-  let aligned = 0;
-  let opt = 0;
-  for (const { model, session } of familySessions(f, seeds, 8)) {
-    const sizes = Array.from({ length: 2000 }, (_, j) => model!.phases.draw(1, 0, rng(j + 1)).size).sort((x, y) => x - y);
-    (globalThis as { rawrOracle?: number[] }).rawrOracle = Array.from({ length: 20 }, (_, q) => sizes[Math.floor(((q + 0.5) / 20) * sizes.length)]!);
-    const r = rawrSchedule({ name: session.name, labels: session.labels, text: session.text }, settings, prompts);
-    count += r.score.compactions;
-    aligned += r.score.aligned;
-    opt += optimalSchedule(session.labels, OPTIMUM_LIMIT_FRACTION)!.compactions;
-  }
-  delete (globalThis as { rawrOracle?: number[] }).rawrOracle;
+  const mean = (xs: readonly number[]) => xs.reduce((t, x) => t + x, 0) / Math.max(1, xs.length);
   console.log(
-    `${family} with the true law as rawr's scenarios, emergency weight ${weight}: ${count} = ${(count / opt).toFixed(2)}x the optimum's ${opt}, ${Math.round((100 * aligned) / count)}% aligned`,
+    `  their odds as rawr's scenarios weigh them (avoidsShare) ${mean(extra.map((c) => c.avoidsShare)).toFixed(2)} against the true law's ${mean(extra.map((c) => c.risk)).toFixed(2)}; where rawr and Bayes both compact: ${mean(comp.filter((c) => c.bayes).map((c) => c.avoidsShare)).toFixed(2)} against ${mean(comp.filter((c) => c.bayes).map((c) => c.risk)).toFixed(2)}`,
   );
+  console.log(
+    `  of them where compacting now costs exactly one compaction over the planned horizon (nothing after it): ${extra.filter((c) => Math.abs(c.now - 1) < 1e-9).length}`,
+  );
+  console.log(`  by hindsight: ${by((c) => (c.next === null ? 'last' : c.needed ? 'needed' : 'fit'))}`);
 }
 
 if (require.main === module) {
@@ -221,7 +208,6 @@ if (require.main === module) {
     const seed = Number(arg('--seed', '1'));
     const to = Number(arg('--to', String(seed)));
     const seeds = Array.from({ length: to - seed + 1 }, (_, k) => seed + k);
-    if (argv.includes('--oracle')) for (const w of [3, 3.5, 4.75]) oracleRun(set.settings, set.prompts, arg('--family', 'noisy'), seeds, w);
-    else explain(set.settings, set.prompts, arg('--family', 'noisy'), seeds, Number(arg('--lambda', '2')), argv.includes('--list'));
+    explain(set.settings, set.prompts, arg('--family', 'noisy'), seeds, Number(arg('--lambda', '2')), argv.includes('--list'));
   })();
 }

@@ -327,53 +327,8 @@ export function calibratedScenarios(history: readonly number[], exceeded: (x: nu
   if (fit.length < CALIBRATED_MIN_PHASES) return null;
   const logError = (a: number) => fit.slice(1).reduce((e, x, j) => e + Math.abs(Math.log(x / levelOf(fit.slice(0, j + 1), a))), 0);
   const a = LEVEL_SMOOTHINGS.reduce((best, x) => (logError(x) < logError(best) - 1e-9 ? x : best));
-  const V = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.RAWR_V ?? '';
-  if (V.includes('J')) {
-    // Exchangeable: the mean of the phases, each phase's error against the mean of the others (jackknife).
-    const sum = fit.reduce((t, x) => t + x, 0);
-    const loo = fit.map((x) => x / ((sum - x) / (fit.length - 1)));
-    const looErr = loo.reduce((e, r) => e + Math.abs(Math.log(r)), 0) / loo.length;
-    if (looErr < logError(a) / (fit.length - 1) - 1e-9) {
-      const mean = sum / fit.length;
-      return [...loo.map((r) => Math.round(mean * r)), ...history.slice(-3).filter((x) => x > 0 && exceeded(x))];
-    }
-  }
-  (globalThis as { lastA?: number }).lastA = a;
   const level = levelOf(fit, a);
-  const ratios = fit.slice(1).map((x, j) => x / levelOf(fit.slice(0, j + 1), a));
-  if (V.includes('K')) {
-    // The smoothed bootstrap with its variance kept: each log error a kernel of three points.
-    const logs = ratios.map((r) => Math.log(r));
-    const m = logs.length;
-    const mu = logs.reduce((t, x) => t + x, 0) / m;
-    const sd = Math.sqrt(logs.reduce((t, x) => t + (x - mu) ** 2, 0) / Math.max(1, m - 1));
-    const h = 1.06 * sd * m ** -0.2;
-    const shrink = 1 / Math.sqrt(1 + (h * h) / Math.max(1e-12, sd * sd));
-    const k = h * shrink * Math.SQRT2;
-    const out = logs.flatMap((l) => {
-      const c = mu + (l - mu) * shrink;
-      return [c - k, c, c, c + k].map((y) => Math.round(level * Math.exp(y)));
-    });
-    return [...out, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))];
-  }
-  if (V.includes('W')) {
-    // Each error weighs as the precision of the level it was made from: a level of one phase has twice
-    // the variance of the phase itself (1 + sum of its weights squared); the current level's is what matters.
-    const S: number[] = [1];
-    for (let j = 1; j < fit.length; j++) S.push((1 - a) ** 2 * S[j - 1]! + a * a);
-    // Repeat each error in proportion to 1/(1+S_{j}) in units of 1/8 (weights as multiplicities).
-    return [
-      ...ratios.flatMap((r, j) => Array.from({ length: Math.max(1, Math.round(16 / (1 + S[j]!))) }, () => Math.round(level * r))),
-      ...history.slice(-3).filter((x) => x > 0 && exceeded(x)),
-    ];
-  }
-  if (V.includes('R') && a < 1 && ratios.length > 3) {
-    let S = 1;
-    for (let j = 1; j < fit.length; j++) S = (1 - a) ** 2 * S + a * a;
-    ratios[0] = ratios[0]! ** Math.sqrt((1 + S) / 2);
-  }
-  const burn = V.includes('B') && a < 1 && ratios.length > 3 ? 1 : 0;
-  const scenarios = ratios.slice(burn).map((r) => Math.round(level * r));
+  const scenarios = fit.slice(1).map((x, j) => Math.round((level * x) / levelOf(fit.slice(0, j + 1), a)));
   return [...scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))];
 }
 
@@ -419,30 +374,20 @@ export function compareNowAndWait(i: {
   const line = emergencyLine(i.window, i.settings);
   const fresh = Math.min(i.fresh, i.used);
   const into = Math.max(0, i.into ?? 0);
-  const margin0 = 1 + i.settings.forecast_margin_percent / 100;
+  const margin = 1 + i.settings.forecast_margin_percent / 100;
   const exceeded = (x: number) => fresh + x >= line;
   // Enough phases of this thread: the scenarios come from its own forecast errors, each weighing the same.
   const calibrated = i.phases >= CALIBRATED_MIN_PHASES ? calibratedScenarios(i.history ?? i.samples, exceeded) : null;
   // Else the recent phases, ranked before the filter: a dropped (non-positive) sample does not move the others' weights.
-  const oracle = (globalThis as { rawrOracle?: number[] }).rawrOracle;
   const base = (
-    oracle
-      ? oracle.map((x) => ({ x, weight: 1 }))
-      : calibrated
-        ? calibrated.map((x) => ({ x, weight: 1 }))
-        : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
+    calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
   ).filter(({ x }) => x > 0);
-  const emergencyWeight = calibrated || oracle ? EMERGENCY_WEIGHT.calibrated : EMERGENCY_WEIGHT.recent;
-  const margin = oracle
-    ? 1
-    : calibrated && ((globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.RAWR_V ?? '').includes('M')
-      ? 1
-      : margin0;
+  const emergencyWeight = calibrated ? EMERGENCY_WEIGHT.calibrated : EMERGENCY_WEIGHT.recent;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
   // next one is about that size.
-  const spread = i.phases >= 3 || oracle ? 0 : FEW_PHASES_SPREAD;
+  const spread = i.phases >= 3 ? 0 : FEW_PHASES_SPREAD;
   // Each scenario as measured and with the margin: the forecast may err either way.
   // A recent phase weighs as its rank among them, oldest 1 (and the trend, last, the most): phases drift
   // over a session (research, then drafting, then implementing), so the latest is the best evidence of the
@@ -456,8 +401,6 @@ export function compareNowAndWait(i: {
   );
   const planned = i.remaining !== null && i.remaining > 0;
   const horizon = planned ? i.remaining! : Math.max(2, Math.ceil((2 * Math.max(1, line - fresh)) / typical));
-  const V2 = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.RAWR_V ?? '';
-  const horizon2 = V2.includes('H') ? 1 : horizon;
   let now = 0;
   let wait = 0;
   let avoidsIn = 0;
@@ -466,12 +409,12 @@ export function compareNowAndWait(i: {
   let largestFrom = 0;
   let weights = 0;
   for (const { from, x, weight } of scenarios) {
-    const ahead = [Math.max(0, x - into), ...Array.from({ length: horizon2 - 1 }, () => typical)];
+    const ahead = [Math.max(0, x - into), ...Array.from({ length: horizon - 1 }, () => typical)];
     const w = outlook(i.used, ahead, line, fresh, false);
     const n = outlook(i.used, ahead, line, fresh, true);
     weights += weight;
-    wait += weight * costOf(w, line, fresh, !planned && !V2.includes('H'), emergencyWeight);
-    now += weight * costOf(n, line, fresh, !planned && !V2.includes('H'), emergencyWeight);
+    wait += weight * costOf(w, line, fresh, !planned, emergencyWeight);
+    now += weight * costOf(n, line, fresh, !planned, emergencyWeight);
     const nextW = emergenciesIn(i.used, Math.max(0, x - into), line, fresh);
     const nextN = emergenciesIn(fresh, Math.max(0, x - into), line, fresh);
     if (nextW > nextN) {
