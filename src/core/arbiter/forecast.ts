@@ -25,7 +25,6 @@
 import type { Settings } from '../settings/schema';
 import type { PlanState } from '../signals/plan';
 import type { BoundaryKind, BoundarySignal } from '../signals/types';
-import { horizonValue } from './horizon';
 
 /** The boundary kinds that close a phase (the early tier's kinds by default: real units of work). */
 export const PHASE_CLOSE_KINDS: readonly BoundaryKind[] = ['commit', 'plan_checkpoint', 'pr_checkpoint'];
@@ -287,12 +286,15 @@ const median = (xs: readonly number[]) => {
   return a.length === 0 ? 0 : a[Math.floor((a.length - 1) / 2)]!;
 };
 
+/** The cost of a schedule: compactions, an emergency weighted, and (when the horizon is open) the room used up at its end. */
+const costOf = (o: Outlook, line: number, fresh: number, open: boolean, emergencyWeight: number) =>
+  o.compactions + (emergencyWeight - 1) * o.emergencies + (open ? Math.max(0, o.end - fresh) / Math.max(1, line - fresh) : 0);
+
 /**
  * Compacting now against waiting, over the phases ahead (the plan's remaining steps, else an open horizon
  * of two fresh contexts' worth): the next phase is each scenario (the recent phases with the margin, and
- * their uncertainty; a later phase weighs more), the ones after it drawn from the same scenarios but for a
- * phase that exceeded the room (it does not make every later one huge), every later close deciding again
- * (horizonValue, a dynamic program). Compacting now is chosen when its expected cost is lower; what it
+ * their uncertainty; a later phase weighs more), the ones after it the typical phase (the median: one phase that exceeded the room
+ * does not make every later one huge). Compacting now is chosen when its expected cost is lower; what it
  * avoids (emergencies in the next phase, compactions outside a boundary later) is what the reason says.
  */
 /**
@@ -321,27 +323,13 @@ export const levelOf = (xs: readonly number[], a: number) => xs.reduce((l, x, j)
  * null: fewer than CALIBRATED_MIN_PHASES phases that fit (the recent phases decide). O(history²), history ≤ 20.
  */
 export function calibratedScenarios(history: readonly number[], exceeded: (x: number) => boolean): number[] | null {
-  const fit = calibratedFit(history, exceeded);
-  return fit && fit.scenarios;
-}
-
-/**
- * The calibrated scenarios with what they rest on: the smoothing the thread picked (`smoothing`), and for
- * each scenario of a phase that fits, its ratio to the level (`ratios`, in the scenarios' order; the
- * exceeded phases after them have none).
- */
-export function calibratedFit(
-  history: readonly number[],
-  exceeded: (x: number) => boolean,
-): { scenarios: number[]; level: number; ratios: number[]; smoothing: number } | null {
   const fit = history.filter((x) => x > 0 && !exceeded(x));
   if (fit.length < CALIBRATED_MIN_PHASES) return null;
   const logError = (a: number) => fit.slice(1).reduce((e, x, j) => e + Math.abs(Math.log(x / levelOf(fit.slice(0, j + 1), a))), 0);
   const a = LEVEL_SMOOTHINGS.reduce((best, x) => (logError(x) < logError(best) - 1e-9 ? x : best));
   const level = levelOf(fit, a);
-  const ratios = fit.slice(1).map((x, j) => x / levelOf(fit.slice(0, j + 1), a));
-  const scenarios = ratios.map((r) => Math.round(level * r));
-  return { scenarios: [...scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))], level, ratios, smoothing: a };
+  const scenarios = fit.slice(1).map((x, j) => Math.round((level * x) / levelOf(fit.slice(0, j + 1), a)));
+  return [...scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))];
 }
 
 export interface Comparison {
@@ -386,27 +374,20 @@ export function compareNowAndWait(i: {
   const line = emergencyLine(i.window, i.settings);
   const fresh = Math.min(i.fresh, i.used);
   const into = Math.max(0, i.into ?? 0);
-  // Bench-only experiment: the true law as the scenarios (test/bench/phasedExplainOracle.ts --oracle).
-  const oracle = (globalThis as { rawrOracle?: number[] }).rawrOracle;
-  const margin = oracle ? 1 : 1 + i.settings.forecast_margin_percent / 100;
+  const margin = 1 + i.settings.forecast_margin_percent / 100;
   const exceeded = (x: number) => fresh + x >= line;
   // Enough phases of this thread: the scenarios come from its own forecast errors, each weighing the same.
-  const fitted = !oracle && i.phases >= CALIBRATED_MIN_PHASES ? calibratedFit(i.history ?? i.samples, exceeded) : null;
-  const calibrated = fitted && fitted.scenarios;
+  const calibrated = i.phases >= CALIBRATED_MIN_PHASES ? calibratedScenarios(i.history ?? i.samples, exceeded) : null;
   // Else the recent phases, ranked before the filter: a dropped (non-positive) sample does not move the others' weights.
   const base = (
-    oracle
-      ? oracle.map((x) => ({ x, weight: 1 }))
-      : calibrated
-        ? calibrated.map((x) => ({ x, weight: 1 }))
-        : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
+    calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
   ).filter(({ x }) => x > 0);
-  const emergencyWeight = calibrated || oracle ? EMERGENCY_WEIGHT.calibrated : EMERGENCY_WEIGHT.recent;
+  const emergencyWeight = calibrated ? EMERGENCY_WEIGHT.calibrated : EMERGENCY_WEIGHT.recent;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
   // next one is about that size.
-  const spread = i.phases >= 3 || oracle ? 0 : FEW_PHASES_SPREAD;
+  const spread = i.phases >= 3 ? 0 : FEW_PHASES_SPREAD;
   // Each scenario as measured and with the margin: the forecast may err either way.
   // A recent phase weighs as its rank among them, oldest 1 (and the trend, last, the most): phases drift
   // over a session (research, then drafting, then implementing), so the latest is the best evidence of the
@@ -420,13 +401,20 @@ export function compareNowAndWait(i: {
   );
   const planned = i.remaining !== null && i.remaining > 0;
   const horizon = planned ? i.remaining! : Math.max(2, Math.ceil((2 * Math.max(1, line - fresh)) / typical));
+  let now = 0;
+  let wait = 0;
   let avoidsIn = 0;
   let avoidsWeight = 0;
   let largest = 0;
   let largestFrom = 0;
   let weights = 0;
   for (const { from, x, weight } of scenarios) {
+    const ahead = [Math.max(0, x - into), ...Array.from({ length: horizon - 1 }, () => typical)];
+    const w = outlook(i.used, ahead, line, fresh, false);
+    const n = outlook(i.used, ahead, line, fresh, true);
     weights += weight;
+    wait += weight * costOf(w, line, fresh, !planned, emergencyWeight);
+    now += weight * costOf(n, line, fresh, !planned, emergencyWeight);
     const nextW = emergenciesIn(i.used, Math.max(0, x - into), line, fresh);
     const nextN = emergenciesIn(fresh, Math.max(0, x - into), line, fresh);
     if (nextW > nextN) {
@@ -436,39 +424,11 @@ export function compareNowAndWait(i: {
       largest = Math.max(largest, x);
     }
   }
+  const k = Math.max(1, weights);
   const typ = [typical, ...Array.from({ length: horizon - 1 }, () => typical)];
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
-  // The phases after the next: the same scenarios, but not a phase that exceeded the room (it says phases
-  // can be that large, not that every later one is).
-  const kept = scenarios.filter(({ from }) => !exceeded(from));
-  const later0 = kept.length > 0 ? kept : scenarios;
-  // A phase d closes after the next is further from what the thread has shown: where the level follows the
-  // latest phases (a walk), its error compounds. The local-level model's forecast error d phases further
-  // out has sqrt(1 + d·a²) times the one-step spread (a: the smoothing), so each calibrated ratio is
-  // stretched by that power in log; where phases only vary (a small) the later phases are as the next.
-  const later = (d: number) => {
-    if (!fitted || d === 0) return later0;
-    const stretch = Math.sqrt(1 + d * fitted.smoothing ** 2);
-    const out = fitted.ratios.flatMap((r) => {
-      const x = fitted.level * r ** stretch;
-      return [
-        { x: Math.round(x), weight: 1 },
-        { x: Math.round(x * margin), weight: 1 },
-      ];
-    });
-    return out.length > 0 ? out : later0;
-  };
-  const { now, wait } = horizonValue({
-    used: i.used,
-    fresh,
-    line,
-    scenarios,
-    later,
-    into,
-    horizon,
-    open: !planned,
-    emergencyWeight,
-  });
+  now /= k;
+  wait /= k;
   const compact = now < wait - 1e-9;
   return {
     compact,
