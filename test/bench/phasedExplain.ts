@@ -9,7 +9,7 @@
 import { loadRecording } from '../../src/cli/replay/replayCommand';
 import { calibratedScenarios, CALIBRATED_MIN_PHASES, compareNowAndWait, phaseScenarios } from '../../src/core/arbiter/forecast';
 import { replay } from '../../src/core/replay/driver';
-import { DEFAULT_POST_TOKENS, isAligned, modelContext, optimalSchedule, type PhaseLabels } from '../../src/core/replay/schedule';
+import { DEFAULT_POST_TOKENS, OPTIMUM_LIMIT_FRACTION, isAligned, modelContext, optimalSchedule, type PhaseLabels } from '../../src/core/replay/schedule';
 import type { Prompts } from '../../src/core/prompts/promptSet';
 import type { Settings } from '../../src/core/settings/schema';
 import { familySessions } from './phasedBound';
@@ -39,13 +39,14 @@ export function explain(settings: Settings, prompts: Prompts, familyName: string
   const cls: Tally = {};
   const diff: Tally = {};
   const tot: Record<'rawr' | 'bound' | 'opt', [number, number]> = { rawr: [0, 0], bound: [0, 0], opt: [0, 0] };
-  const line = 0.88 * 200_000;
+  const summary: Tally = {};
   sessions.forEach(({ model, session }, idx) => {
     const sd = seeds[Math.floor(idx / count)]!;
     const phases = family.shape(rng(sessionSeed(sd, f, idx % count))).phases;
     const labels = session.labels;
-    const { decisions, summary } = replay(loadRecording(session.text), { settings, prompts, window: labels.window, postTokens: DEFAULT_POST_TOKENS });
-    const rawr = summary.compactions.map((c) => c.line);
+    const line = OPTIMUM_LIMIT_FRACTION * labels.window;
+    const { decisions, summary: replayed } = replay(loadRecording(session.text), { settings, prompts, window: labels.window, postTokens: DEFAULT_POST_TOKENS });
+    const rawr = replayed.compactions.map((c) => c.line);
     const policy = new BayesPolicy(model!.window, model!.n, generatorSampler(model!), lambda);
     const bound = bayesSchedule(labels, policy, model!.phases.zAfter).lines;
     const opt = optimalSchedule(labels)?.lines ?? [];
@@ -89,7 +90,7 @@ export function explain(settings: Settings, prompts: Prompts, familyName: string
       const o = atClose(opt, k);
       const er = emergIn(rawr, k + 1);
       const eb = emergIn(bound, k + 1);
-      if (r !== b) {
+      if (r !== b && cR < line) {
         const who = r ? 'rawr compacts, bound waits' : 'rawr waits, bound compacts';
         bump(diff, `${who} (then rawr ${er ? 'emergency' : 'no emergency'}, bound ${eb ? 'emergency' : 'no emergency'})`);
         const room = Math.round((line - cR) / 20_000) * 20;
@@ -132,7 +133,16 @@ export function explain(settings: Settings, prompts: Prompts, familyName: string
       else if (next > top)
         what = `next phase above every scenario, not above every phase seen (scenarios below the thread's own sizes; max seen ${Math.round(Math.max(...known) / 1000)}k)`;
       else what = `within the scenarios, waited (${cmp ? `P(avoid) ${Math.round(cmp.avoidsShare * 100)}%` : '?'})`;
-      const key = `${kind}: ${what.replace(/\(.*\)/, '').trim()}; bound ${b ? 'compacted' : 'waited'}${eb ? ' (and had one)' : ''}`;
+      const key = `${kind}: ${what.replace(/\(.*\)/, '').trim()}; bound ${b ? 'compacted' : 'waited'} in rawr's state${eb ? ' (and had one on its own path)' : ''}`;
+      const short = r
+        ? 'compacted at the close'
+        : next > top && next > Math.max(...known)
+          ? 'a true tail'
+          : next > top
+            ? "below the thread's own sizes"
+            : 'within, waited';
+      bump(summary, `${cal ? 'calibrated' : 'recent'}: ${short}`, er);
+      if (b) bump(summary, `${cal ? 'calibrated' : 'recent'}: ${short} [the bound compacts in rawr's state]`, er);
       bump(cls, key, er);
       bump(cls, `  by phases known ${k + 1 >= 6 ? '6+' : k + 1}`, er);
       rows[rows.length - 1] += `   <- ${kind}: ${what}; ${fit.length} fit; scenarios ${scen.map((x) => Math.round(x / 1000)).join(',')}`;
@@ -146,11 +156,13 @@ export function explain(settings: Settings, prompts: Prompts, familyName: string
     ] as const)
       bump(cls, `${who} emergencies in phase 0`, emergIn(ls, 0));
   });
-  const p = (x: [number, number]) => `${x[0]} (${Math.round((100 * x[1]) / Math.max(1, x[0]))}% aligned)`;
+  const p = (x: [number, number]) => `${x[0]} (${Math.round((100 * x[1]) / Math.max(1, x[0]))}% aligned, ${x[0] - x[1]} outside a close)`;
   console.log(
     `${familyName}, seeds ${seeds[0]}-${seeds[seeds.length - 1]}: rawr ${p(tot.rawr)}, bound(lambda ${lambda}) ${p(tot.bound)}, optimum ${p(tot.opt)}`,
   );
-  console.log('  rawr emergencies by what the forecast had at the close before:');
+  console.log("  rawr emergencies by what the forecast had at the close before (in brackets: the bound, asked in rawr's state there, compacts):");
+  for (const [k, v] of Object.entries(summary).sort()) console.log(`    ${String(v).padStart(4)}  ${k}`);
+  console.log('  in detail:');
   for (const [k, v] of Object.entries(cls).sort()) console.log(`    ${String(v).padStart(4)}  ${k}`);
   console.log('  closes where rawr and the bound differ:');
   for (const [k, v] of Object.entries(diff).sort()) console.log(`    ${String(v).padStart(4)}  ${k}`);
