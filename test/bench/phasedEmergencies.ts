@@ -1,5 +1,5 @@
 /**
- * `node out/test/bench/phasedExplain.js --family NAME [--seed N] [--to M] [--lambda L]`: BENCH ONLY. Lines up
+ * `node out/test/bench/phasedEmergencies.js --family NAME [--seed N] [--to M] [--lambda L]`: BENCH ONLY. Lines up
  * rawr's close-by-close decisions on a generated family against the Bayes-optimal causal policy's (phasedBayes.ts,
  * at weight `lambda`) and the hindsight optimum's on the same sessions, and classifies rawr's emergencies
  * (compactions outside a close) by what rawr's forecast had at the close before them: how many phases it knew,
