@@ -11,6 +11,8 @@
  * of its phase sizes (the mean of `steady`, the growth rate and start of `growing`, the current size of a
  * walk; see MODELS) — read from the generator's own draws (paramsOf records them while family.shape runs).
  * It never knows a future phase's draw (not where one-huge's huge phase is, not the next random size).
+ * (Being told the mean of a steady family's phases is more than any causal policy knows: phasedLearn.ts is the
+ * bound that learns it from the phases seen instead, `--bound --learn`, on PhaseDP below.)
  * Its actions: compact at any model call. The constraint is rawr's: a call whose modelled context
  * reaches the emergency line (88% of the window, the judge's optimum's limit) is compacted at that call,
  * and never an overflow (no call reaches the window). (The judge's hindsight optimum keeps every call under
