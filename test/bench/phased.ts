@@ -1,12 +1,12 @@
 /**
  * Schedule quality on labelled phase-structured sessions (`npm run bench`, and on its own:
- * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N [--to M]] [--count N] [--loo] [--limits] [--bound]`). For every
+ * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N [--to M]] [--count N] [--loo] [--limits] [--bound [--learn]]`). For every
  * session in the folder (enumerated, never a fixed count) and for families of sessions generated from a
  * seed (phasedGen.ts): rawr's compactions through the same replay as `rawr replay`, the hindsight-optimal
  * schedule (src/core/replay/schedule.ts) under 88% of the window and at 100%, and the plain 83.5%
  * threshold, all judged by the same rules, side by side, with totals and the issue-21 targets (>= 97% at
  * a phase close, <= 1.05x the optimum, 0 overflows). `--loo` adds a leave-one-out check of the forecast
- * knobs; `--bound` prints what any causal policy can reach (phasedBound.ts); `--write DIR` writes the generated sessions out.
+ * knobs; `--bound` prints what any causal policy can reach (phasedBound.ts; `--learn`: not told a steady family's mean phase, phasedLearn.ts); `--write DIR` writes the generated sessions out.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -475,7 +475,9 @@ if (require.main === module) {
     const { loadPromptSet } = await import('../../src/core/prompts/promptSet.js');
     const set = loadPromptSet([dirReader(shippedPromptsDir())]);
     const argv = process.argv.slice(2);
-    const flagged = new Set(['--seed', '--to', '--count', '--write', '--grid', '--draws', '--family'].map((f) => argv.indexOf(f) + 1).filter((k) => k > 0));
+    const flagged = new Set(
+      ['--seed', '--to', '--count', '--write', '--grid', '--draws', '--bins', '--family'].map((f) => argv.indexOf(f) + 1).filter((k) => k > 0),
+    );
     const dir = argv.find((a, k) => !a.startsWith('--') && !flagged.has(k)) ?? phasedDir();
     const { seed, count, to } = generatedOptions(argv);
     const out = argv.indexOf('--write');

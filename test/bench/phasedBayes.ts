@@ -11,6 +11,8 @@
  * of its phase sizes (the mean of `steady`, the growth rate and start of `growing`, the current size of a
  * walk; see MODELS) — read from the generator's own draws (paramsOf records them while family.shape runs).
  * It never knows a future phase's draw (not where one-huge's huge phase is, not the next random size).
+ * (Being told the mean of a steady family's phases is more than any causal policy knows: phasedLearn.ts is the
+ * bound that learns it from the phases seen instead, `--bound --learn`, on PhaseDP below.)
  * Its actions: compact at any model call. The constraint is rawr's: a call whose modelled context
  * reaches the emergency line (88% of the window, the judge's optimum's limit) is compacted at that call,
  * and never an overflow (no call reaches the window). (The judge's hindsight optimum keeps every call under
@@ -145,10 +147,8 @@ export const MODELS: Record<string, (d: readonly number[], s: SessionShape) => P
   'big-steps': (d) => iid((r) => W200 * (0.2 + 0.25 * d[1]!) * between(r, 0.8, 1.2)),
 };
 
-/** The session's model from its shape seed: family.shape runs on a recording stream, the model reads the draws. */
-export function paramsOf(family: Family, shapeSeed: number): SessionModel | null {
-  const make = MODELS[family.name];
-  if (!make) return null;
+/** The session's shape and the generator's draws that made it (in order). */
+export function recordedDraws(family: Family, shapeSeed: number): { d: number[]; shape: SessionShape } {
   const base = rng(shapeSeed);
   const d: number[] = [];
   const shape = family.shape(() => {
@@ -156,11 +156,19 @@ export function paramsOf(family: Family, shapeSeed: number): SessionModel | null
     d.push(x);
     return x;
   });
+  return { d, shape };
+}
+
+/** The session's model from its shape seed: family.shape runs on a recording stream, the model reads the draws. */
+export function paramsOf(family: Family, shapeSeed: number): SessionModel | null {
+  const make = MODELS[family.name];
+  if (!make) return null;
+  const { d, shape } = recordedDraws(family, shapeSeed);
   return { window: shape.window, perCall: shape.perCall, spread: shape.spread, n: shape.phases.length, phases: make(d, shape) };
 }
 
 /** One phase as the judge sees it from the call after A_{j-1} to A_j (or the session's end): each call's growth and alignment. */
-interface Trajectory {
+export interface Trajectory {
   /** Cumulative growth at each call (non-decreasing). */
   grown: Float64Array;
   aligned: Uint8Array;
@@ -226,10 +234,10 @@ export interface Resolution {
 export const RESOLUTION: Resolution = { grid: 600, trajectories: 300 };
 
 /**
- * For one (phase j, z, run-on before) and every grid context c at A_{j-1}: per draw, the emergencies in
- * the phase (all, outside a close) and the context at A_j. Computed once, used for every lambda.
+ * One phase's outcomes from every grid context c at A_{j-1}, per draw (row t: entries t·cells … t·cells + cells − 1):
+ * the emergencies in the phase (all, outside a close) and the context at A_j; and the state after it per draw.
  */
-interface Outcomes {
+export interface Outcomes {
   emerg: Uint8Array;
   /** 1 when the first call past the line is past the window too (an overflow: a run-on close's next call can jump that far). */
   overflow: Uint8Array;
@@ -245,101 +253,108 @@ export interface Sampler {
   key: (j: number) => number;
 }
 
+/** Phase j's trajectory (its calls' cumulative growth and alignment) as generateSession grows a phase of this size. */
+export function trajectoryOf(m: SessionModel, j: number, size: number, z: number, runOnBefore: boolean, r: Rand): Trajectory {
+  const t = phaseCalls(m, size, runOnBefore, j === m.n - 1, r);
+  const grown = new Float64Array(t.steps.length);
+  t.steps.forEach((s, i) => (grown[i] = (i ? grown[i - 1]! : 0) + s));
+  return { grown, aligned: Uint8Array.from(t.aligned, Number), z, runOn: t.runOn };
+}
+
 /** The generator's phases as a sampler (the DP's transition law for a generated session). */
 export function generatorSampler(m: SessionModel): Sampler {
   return {
     key: (j) => m.phases.key(j) * 2 + (j === m.n - 1 ? 1 : 0),
     sample: (j, z, runOnBefore, r) => {
       const next = m.phases.draw(j, z, r);
-      const t = phaseCalls(m, next.size, runOnBefore, j === m.n - 1, r);
-      const grown = new Float64Array(t.steps.length);
-      t.steps.forEach((s, i) => (grown[i] = (i ? grown[i - 1]! : 0) + s));
-      return { grown, aligned: Uint8Array.from(t.aligned, Number), z: next.z, runOn: t.runOn };
+      return trajectoryOf(m, j, next.size, next.z, runOnBefore, r);
     },
   };
 }
 
-/** The Bayes-optimal causal policy for one session: V(k, c, z, runOn) by backward induction, lazily. */
-export class BayesPolicy {
+/** Empty outcomes for `draws` draws over `cells` grid contexts. */
+export const emptyOutcomes = (draws: number, cells: number): Outcomes => ({
+  emerg: new Uint8Array(cells * draws),
+  overflow: new Uint8Array(cells * draws),
+  unaligned: new Uint8Array(cells * draws),
+  end: new Float32Array(cells * draws),
+  z: new Int32Array(draws),
+  runOn: new Uint8Array(draws),
+});
+
+/** One draw of a phase from a state: its outcomes (row `row` of `o`) and the state after it. */
+export interface Draw {
+  o: Outcomes;
+  row: number;
+  z: number;
+  runOn: boolean;
+}
+
+/**
+ * The DP over closes (the header's argument): V(k, c, z, runOn) by backward induction, lazily, on a grid of
+ * contexts; what a phase does from a state is the subclass's `draws` (equally likely draws of the next phase).
+ */
+export abstract class PhaseDP {
   readonly line: number;
   readonly step: number;
   readonly cells: number;
-  private readonly outcomes = new Map<string, Outcomes>();
   private readonly values = new Map<string, Value>();
 
   constructor(
     readonly window: number,
     readonly n: number,
-    private readonly sampler: Sampler,
     readonly lambda: number,
-    readonly res: Resolution = RESOLUTION,
-    readonly post = DEFAULT_POST_TOKENS,
-    shared?: BayesPolicy,
+    readonly res: Resolution,
+    readonly post: number,
   ) {
     this.line = OPTIMUM_LIMIT_FRACTION * window;
     this.step = window / res.grid;
     this.cells = Math.ceil(this.line / this.step);
-    if (shared) this.outcomes = shared.outcomes; // the same transitions, another lambda
   }
 
-  /** The outcomes of phase j from every grid context, sampled with a seed of its own (common numbers across c). */
-  private outcomesOf(j: number, z: number, runOnBefore: boolean): Outcomes {
-    const id = `${this.sampler.key(j)}|${z}|${runOnBefore ? 1 : 0}`;
-    const hit = this.outcomes.get(id);
-    if (hit) return hit;
-    const M = this.res.trajectories;
+  /** Phase k + 1's draws given the state (z, runOn) after phase k. */
+  protected abstract draws(k: number, z: number, runOn: boolean): readonly Draw[];
+
+  /** Row t of `out` from one trajectory: per grid context, the first emergency, the ones after it, the context at its end. */
+  protected fill(out: Outcomes, t: number, tr: Trajectory): void {
     const C = this.cells;
-    const out: Outcomes = {
-      emerg: new Uint8Array(C * M),
-      overflow: new Uint8Array(C * M),
-      unaligned: new Uint8Array(C * M),
-      end: new Float32Array(C * M),
-      z: new Int32Array(M),
-      runOn: new Uint8Array(M),
-    };
-    const r = rng(0x0b4e5 + this.sampler.key(j) * 7919 + z * 104_729 + (runOnBefore ? 15_485_863 : 0));
-    for (let t = 0; t < M; t++) {
-      const tr = this.sampler.sample(j, z, runOnBefore, r);
-      out.z[t] = tr.z;
-      out.runOn[t] = tr.runOn ? 1 : 0;
-      const G = tr.grown;
-      const last = G.length - 1;
-      // The chain of emergencies after one at call e (context post there): computed from the end.
-      const chainE = new Uint8Array(G.length);
-      const chainU = new Uint8Array(G.length);
-      const chainEnd = new Float64Array(G.length);
-      for (let e = last; e >= 0; e--) {
-        let nx = e + 1;
-        while (nx <= last && this.post + G[nx]! - G[e]! < this.line) nx++;
-        const own = tr.aligned[e] ? 0 : 1;
-        if (nx > last) {
-          chainE[e] = 1;
-          chainU[e] = own;
-          chainEnd[e] = this.post + G[last]! - G[e]!;
-        } else {
-          chainE[e] = Math.min(255, 1 + chainE[nx]!);
-          chainU[e] = Math.min(255, own + chainU[nx]!);
-          chainEnd[e] = chainEnd[nx]!;
-        }
-      }
-      // From grid context c: the first call reaching the line (none when c + G[last] stays under it).
-      let e1 = last;
-      for (let i = 0; i < C; i++) {
-        const c = i * this.step;
-        const at = t * C + i;
-        if (c + G[last]! < this.line) {
-          out.end[at] = c + G[last]!;
-          continue;
-        }
-        while (e1 > 0 && c + G[e1 - 1]! >= this.line) e1--;
-        out.emerg[at] = chainE[e1]!;
-        out.overflow[at] = c + G[e1]! >= this.window ? 1 : 0;
-        out.unaligned[at] = chainU[e1]!;
-        out.end[at] = chainEnd[e1]!;
+    out.z[t] = tr.z;
+    out.runOn[t] = tr.runOn ? 1 : 0;
+    const G = tr.grown;
+    const last = G.length - 1;
+    // The chain of emergencies after one at call e (context post there): computed from the end.
+    const chainE = new Uint8Array(G.length);
+    const chainU = new Uint8Array(G.length);
+    const chainEnd = new Float64Array(G.length);
+    for (let e = last; e >= 0; e--) {
+      let nx = e + 1;
+      while (nx <= last && this.post + G[nx]! - G[e]! < this.line) nx++;
+      const own = tr.aligned[e] ? 0 : 1;
+      if (nx > last) {
+        chainE[e] = 1;
+        chainU[e] = own;
+        chainEnd[e] = this.post + G[last]! - G[e]!;
+      } else {
+        chainE[e] = Math.min(255, 1 + chainE[nx]!);
+        chainU[e] = Math.min(255, own + chainU[nx]!);
+        chainEnd[e] = chainEnd[nx]!;
       }
     }
-    this.outcomes.set(id, out);
-    return out;
+    // From grid context c: the first call reaching the line (none when c + G[last] stays under it).
+    let e1 = last;
+    for (let i = 0; i < C; i++) {
+      const c = i * this.step;
+      const at = t * C + i;
+      if (c + G[last]! < this.line) {
+        out.end[at] = c + G[last]!;
+        continue;
+      }
+      while (e1 > 0 && c + G[e1 - 1]! >= this.line) e1--;
+      out.emerg[at] = chainE[e1]!;
+      out.overflow[at] = c + G[e1]! >= this.window ? 1 : 0;
+      out.unaligned[at] = chainU[e1]!;
+      out.end[at] = chainEnd[e1]!;
+    }
   }
 
   /**
@@ -351,15 +366,15 @@ export class BayesPolicy {
     const hit = this.values.get(id);
     if (hit) return hit;
     const C = this.cells;
-    const M = this.res.trajectories;
     const v: Value = { count: new Float64Array(C), unaligned: new Float64Array(C) };
     if (k < this.n - 1) {
-      const o = this.outcomesOf(k + 1, z, runOn);
+      const ds = this.draws(k, z, runOn);
       const lastPhase = k + 1 === this.n - 1;
-      for (let t = 0; t < M; t++) {
+      for (const d of ds) {
+        const o = d.o;
         // The next decision's parts at each grid context, min(wait, compact) taken (null after the last phase).
-        const w = lastPhase ? null : this.best(k + 1, o.z[t]!, o.runOn[t] === 1);
-        const base = t * C;
+        const w = lastPhase ? null : this.best(k + 1, d.z, d.runOn);
+        const base = d.row * C;
         for (let i = 0; i < C; i++) {
           let count = o.emerg[base + i]! + OVERFLOW_COST * o.overflow[base + i]!;
           let unaligned = o.unaligned[base + i]!;
@@ -374,8 +389,8 @@ export class BayesPolicy {
         }
       }
       for (let i = 0; i < C; i++) {
-        v.count[i] = v.count[i]! / M;
-        v.unaligned[i] = v.unaligned[i]! / M;
+        v.count[i] = v.count[i]! / ds.length;
+        v.unaligned[i] = v.unaligned[i]! / ds.length;
       }
     }
     this.values.set(id, v);
@@ -420,6 +435,49 @@ export class BayesPolicy {
   }
 }
 
+/** The Bayes-optimal causal policy for one session whose phase law the sampler gives (the family's, told its drawn parameters). */
+export class BayesPolicy extends PhaseDP {
+  private readonly outcomes: Map<string, Outcomes> = new Map();
+  private readonly drawn = new Map<string, Draw[]>();
+
+  constructor(
+    window: number,
+    n: number,
+    private readonly sampler: Sampler,
+    lambda: number,
+    res: Resolution = RESOLUTION,
+    post = DEFAULT_POST_TOKENS,
+    shared?: BayesPolicy,
+  ) {
+    super(window, n, lambda, res, post);
+    if (shared) this.outcomes = shared.outcomes; // the same transitions, another lambda
+  }
+
+  /** The outcomes of phase j from every grid context, sampled with a seed of its own (common numbers across c). */
+  private outcomesOf(j: number, z: number, runOnBefore: boolean): Outcomes {
+    const id = `${this.sampler.key(j)}|${z}|${runOnBefore ? 1 : 0}`;
+    const hit = this.outcomes.get(id);
+    if (hit) return hit;
+    const M = this.res.trajectories;
+    const out = emptyOutcomes(M, this.cells);
+    const r = rng(0x0b4e5 + this.sampler.key(j) * 7919 + z * 104_729 + (runOnBefore ? 15_485_863 : 0));
+    for (let t = 0; t < M; t++) this.fill(out, t, this.sampler.sample(j, z, runOnBefore, r));
+    this.outcomes.set(id, out);
+    return out;
+  }
+
+  protected draws(k: number, z: number, runOn: boolean): readonly Draw[] {
+    const id = `${k}|${z}|${runOn ? 1 : 0}`;
+    let ds = this.drawn.get(id);
+    if (!ds) {
+      const o = this.outcomesOf(k + 1, z, runOn);
+      ds = Array.from(o.z, (zt, t) => ({ o, row: t, z: zt, runOn: o.runOn[t] === 1 }));
+      this.drawn.set(id, ds);
+    }
+    return ds;
+  }
+}
+
 /** A value function's two parts on the grid. */
 interface Value {
   count: Float64Array;
@@ -435,7 +493,7 @@ interface Value {
  */
 export function bayesSchedule(
   labels: PhaseLabels,
-  policy: BayesPolicy,
+  policy: PhaseDP,
   zAfter: (k: number) => number,
   postTokens = DEFAULT_POST_TOKENS,
 ): { lines: number[]; expected: { count: number; unaligned: number } } {

@@ -8,8 +8,9 @@ import type { Prompts } from '../../src/core/prompts/promptSet';
 import { scoreSchedule } from '../../src/core/replay/schedule';
 import type { Settings } from '../../src/core/settings/schema';
 import { alignedTarget, evaluateSessions, share, TARGETS, totals } from './phased';
-import { BayesPolicy, bayesSchedule, generatorSampler, hindsightSameRule, paramsOf, RESOLUTION, type Resolution } from './phasedBayes';
+import { BayesPolicy, bayesSchedule, generatorSampler, hindsightSameRule, paramsOf, RESOLUTION, type PhaseDP, type Resolution } from './phasedBayes';
 import { FAMILIES, generateSession, rng, sessionSeed } from './phasedGen';
+import { LEARN_RESOLUTION, LearningPolicy, STEADY_LAWS, type LearnResolution } from './phasedLearn';
 
 /** The weights of a compaction outside a close swept for the frontier. */
 export const BOUND_LAMBDAS = [0, 0.5, 1, 2, 3, 4, 8, 64] as const;
@@ -39,31 +40,57 @@ export function familySessions(f: number, seeds: readonly number[], count: numbe
   return seeds.flatMap((sd) =>
     Array.from({ length: count }, (_, k) => {
       const s = sessionSeed(sd, f, k);
-      return { model: paramsOf(family, s), session: generateSession(`${family.name}-${k + 1}@${sd}`, family.shape(rng(s)), s + 1) };
+      const shape = family.shape(rng(s));
+      return { model: paramsOf(family, s), phases: shape.phases, session: generateSession(`${family.name}-${k + 1}@${sd}`, shape, s + 1) };
     }),
   );
 }
+export type FamilySession = ReturnType<typeof familySessions>[number];
+
+/** Per session: its policy at each lambda (the transitions shared across lambdas) and the state it is in after phase k. */
+export type Policies = (s: FamilySession) => { at: (lambda: number) => PhaseDP; zAfter: (k: number) => number };
+
+/** The bound told the session's drawn parameters (phasedBayes.ts). */
+export const toldPolicies =
+  (res: Resolution = RESOLUTION): Policies =>
+  (s) => {
+    const m = s.model!;
+    const sampler = generatorSampler(m);
+    let first: BayesPolicy | undefined;
+    return {
+      at: (lambda) => (first = new BayesPolicy(m.window, m.n, sampler, lambda, res, undefined, first)),
+      zAfter: m.phases.zAfter,
+    };
+  };
+
+/** The bound that learns a steady family's mean from the session's phases (phasedLearn.ts). */
+export const learningPolicies =
+  (family: string, res: LearnResolution = LEARN_RESOLUTION): Policies =>
+  (s) => {
+    const law = STEADY_LAWS[family]!;
+    let first: LearningPolicy | undefined;
+    const policy = (lambda: number) => (first = new LearningPolicy(s.model!, law, lambda, res, undefined, first));
+    const belief = policy(0).belief;
+    return { at: policy, zAfter: (k) => belief.of(s.phases.slice(0, k + 1)) };
+  };
 
 /** The causal-optimal frontier on one family's judged sessions. */
 export function familyBound(
   f: number,
-  sessions: ReturnType<typeof familySessions>,
+  sessions: readonly FamilySession[],
   lambdas: readonly number[] = BOUND_LAMBDAS,
-  res: Resolution = RESOLUTION,
+  policies: Policies = toldPolicies(),
 ): FamilyBound | null {
   if (sessions.some((s) => !s.model)) return null;
   const points = lambdas.map((lambda) => ({ lambda, compactions: 0, aligned: 0, overflows: 0 }));
   const expected = lambdas.map(() => ({ compactions: 0, aligned: 0 }));
   let beatsHindsight = 0;
-  for (const { model, session } of sessions) {
-    const m = model!;
-    const sampler = generatorSampler(m);
+  for (const s of sessions) {
+    const session = s.session;
+    const made = policies(s);
     const hs = { lex: hindsightSameRule(session.labels, Infinity), fewest: hindsightSameRule(session.labels, 0) };
-    let first: BayesPolicy | undefined;
     lambdas.forEach((lambda, j) => {
-      const policy = new BayesPolicy(m.window, m.n, sampler, lambda, res, undefined, first);
-      first ??= policy;
-      const run = bayesSchedule(session.labels, policy, m.phases.zAfter);
+      const run = bayesSchedule(session.labels, made.at(lambda), made.zAfter);
       const sc = scoreSchedule(session.labels, run.lines);
       expected[j]!.compactions += run.expected.count;
       expected[j]!.aligned += run.expected.count - run.expected.unaligned;
@@ -112,15 +139,24 @@ export function leastAt(points: readonly Tally[], target: number): number | null
   return best;
 }
 
-/** `--grid N` (points a window), `--draws M` (draws a transition), `--family NAME` (repeatable): the bound's options. */
-export function boundOptions(argv: readonly string[]): { res: Resolution; families: string[] } {
-  const num = (flag: string, dflt: number) => {
+/**
+ * `--grid N` (points a window), `--draws M` (draws a transition), `--family NAME` (repeatable), `--learn` (the bound
+ * that learns a steady family's mean, phasedLearn.ts, with `--bins B` bins of the mean): the bound's options.
+ */
+export function boundOptions(argv: readonly string[]): { res: LearnResolution; families: string[]; learn: boolean } {
+  const learn = argv.includes('--learn');
+  const dflt: LearnResolution = learn ? LEARN_RESOLUTION : { ...LEARN_RESOLUTION, ...RESOLUTION };
+  const num = (flag: string, d: number, min = 10) => {
     const k = argv.indexOf(flag);
-    const v = k >= 0 ? Number(argv[k + 1]) : dflt;
-    return Number.isInteger(v) && v >= 10 ? v : dflt;
+    const v = k >= 0 ? Number(argv[k + 1]) : d;
+    return Number.isInteger(v) && v >= min ? v : d;
   };
   const families = argv.flatMap((a, k) => (a === '--family' && argv[k + 1] ? [argv[k + 1]!] : []));
-  return { res: { grid: num('--grid', RESOLUTION.grid), trajectories: num('--draws', RESOLUTION.trajectories) }, families };
+  return {
+    res: { grid: num('--grid', dflt.grid), trajectories: num('--draws', dflt.trajectories), bins: num('--bins', dflt.bins, 2), sizes: dflt.sizes },
+    families,
+    learn,
+  };
 }
 
 /** Whether the target point is on the reachable side of a frontier (a point, or a mix of two, within the count at the aligned target). */
@@ -134,18 +170,22 @@ export function verdictAt(points: readonly Tally[], opt: Tally, want: number): {
 
 export function printBound(settings: Settings, prompts: Prompts, seed: number, count: number, last = seed, argv: readonly string[] = []): void {
   const started = Date.now();
-  const { res, families } = boundOptions(argv);
+  const { res, families, learn } = boundOptions(argv);
   const seeds = Array.from({ length: last - seed + 1 }, (_, k) => seed + k);
   const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%`);
   const which = last > seed ? `seeds ${seed}-${last}` : `seed ${seed}`;
+  const policy = learn
+    ? `the Bayes-optimal causal policy that learns the session's mean phase (phasedLearn.ts: knows the family's law and the session's drawn parameters but its mean phase, which it learns from the phases it has seen; the steady families only)`
+    : `the Bayes-optimal causal policy (phasedBayes.ts: knows the family's law and the session's drawn parameters, never a future phase)`;
   console.log(
-    `what any causal policy can reach (${which}, ${count} per family and seed): the Bayes-optimal causal policy (phasedBayes.ts: knows the family's law and the session's drawn parameters, never a future phase), one per lambda (a compaction outside a close costs 1 + lambda), run on the judged sessions; cells per lambda: count = x the optimum, aligned share, realized on the sessions and as the DP expects them from each one's first close on; grid ${res.grid} points a window, ${res.trajectories} draws a transition`,
+    `what any causal policy can reach (${which}, ${count} per family and seed): ${policy}, one per lambda (a compaction outside a close costs 1 + lambda), run on the judged sessions; cells per lambda: count = x the optimum, aligned share, realized on the sessions and as the DP expects them from each one's first close on; grid ${res.grid} points a window, ${res.trajectories} draws a ${learn ? `phase, ${res.bins} bins of the mean` : 'transition'}`,
   );
   for (let f = 0; f < FAMILIES.length; f++) {
     const family = FAMILIES[f]!;
     if (families.length && !families.includes(family.name)) continue;
+    if (learn && !STEADY_LAWS[family.name]) continue;
     const sessions = familySessions(f, seeds, count);
-    const b = familyBound(f, sessions, BOUND_LAMBDAS, res);
+    const b = familyBound(f, sessions, BOUND_LAMBDAS, learn ? learningPolicies(family.name, res) : toldPolicies(res));
     if (!b) {
       console.log(`  ${family.name}: no phase model (MODELS in phasedBayes.ts)`);
       continue;

@@ -1,0 +1,94 @@
+/**
+ * The learning bound (test/bench/phasedLearn.ts, `phased.js --bound --learn`): its laws are the generator's, its
+ * belief holds the session's mean and no more than the phases allow, a prior concentrated at one mean decides as
+ * the told bound (phasedBayes.ts) does, and learning never beats being told the mean (more information cannot hurt).
+ */
+import * as assert from 'node:assert/strict';
+import { BayesPolicy, bayesSchedule, generatorSampler, paramsOf, recordedDraws } from '../bench/phasedBayes';
+import { FAMILIES, generateSession, sessionSeed } from '../bench/phasedGen';
+import { drawnMean, LearningPolicy, MeanBelief, STEADY_LAWS, type LearnResolution } from '../bench/phasedLearn';
+
+const RES: LearnResolution = { grid: 200, trajectories: 60, bins: 8, sizes: 64 };
+const NOISY = FAMILIES.findIndex((f) => f.name === 'noisy');
+
+/** Session k of noisy (seed 1): its model, its phases, its drawn mean and its labels. */
+function noisySession(k: number) {
+  const family = FAMILIES[NOISY]!;
+  const s = sessionSeed(1, NOISY, k);
+  const { d, shape } = recordedDraws(family, s);
+  return { model: paramsOf(family, s)!, phases: shape.phases, m: drawnMean(STEADY_LAWS.noisy!, d), labels: generateSession('noisy', shape, s + 1).labels };
+}
+
+/** What a decision at close k is worth from context c: min(compact, wait) of count + lambda · unaligned. */
+const worth = (p: { decide: LearningPolicy['decide']; lambda: number }, k: number, z: number, runOn: boolean, c: number) => {
+  const d = p.decide(k, z, runOn, c);
+  return d.count + p.lambda * d.unaligned;
+};
+
+describe('the learning bound (phasedLearn.ts)', () => {
+  it("holds the family's law: the drawn mean in the prior's range, every phase in its jitter, the belief's support around the mean and within a bin of what the phases allow", () => {
+    for (const [name, law] of Object.entries(STEADY_LAWS)) {
+      const f = FAMILIES.findIndex((x) => x.name === name);
+      const belief = new MeanBelief(law, 16);
+      const width = (law.hi - law.lo) / 16;
+      for (let k = 0; k < 12; k++) {
+        const { d, shape } = recordedDraws(FAMILIES[f]!, sessionSeed(3, f, k));
+        const m = drawnMean(law, d);
+        assert.ok(m >= law.lo && m <= law.hi, `${name} ${k}: mean ${m}`);
+        for (const x of shape.phases) assert.ok(Math.abs(x - m) <= law.jitter * m + 1, `${name} ${k}: phase ${x} around ${m}`);
+        for (let j = 1; j <= shape.phases.length; j++) {
+          const seen = shape.phases.slice(0, j);
+          const [lo, hi] = belief.support(belief.of(seen));
+          assert.ok(lo <= m && m <= hi, `${name} ${k} after ${j}: ${m} outside [${lo}, ${hi}]`);
+          const exact = [Math.max(law.lo, Math.max(...seen) / (1 + law.jitter)), Math.min(law.hi, Math.min(...seen) / (1 - law.jitter))];
+          assert.ok(lo >= exact[0]! - width - 1e-6 && hi <= exact[1]! + width + 1e-6, `${name} ${k} after ${j}: [${lo}, ${hi}] wider than ${exact.join('-')}`);
+        }
+      }
+    }
+  });
+
+  it('with a prior concentrated at the drawn mean it decides as the bound told the mean does', () => {
+    let closes = 0;
+    let agree = 0;
+    const expected = { told: 0, point: 0 };
+    for (let k = 0; k < 4; k++) {
+      const { model, m, labels } = noisySession(k);
+      for (const lambda of [1, 4]) {
+        const told = new BayesPolicy(model.window, model.n, generatorSampler(model), lambda, RES);
+        const point = new LearningPolicy(model, { ...STEADY_LAWS.noisy!, lo: m, hi: m }, lambda, RES);
+        // Along the told policy's path: each close's state and context, both policies' decisions there.
+        const decide = told.decide.bind(told);
+        told.decide = (k2, z, runOn, c) => {
+          const d = decide(k2, z, runOn, c);
+          closes++;
+          if (point.decide(k2, z, runOn, c).compact === d.compact) agree++;
+          return d;
+        };
+        const a = bayesSchedule(labels, told, () => 0);
+        const b = bayesSchedule(labels, point, () => 0);
+        expected.told += a.expected.count + lambda * a.expected.unaligned;
+        expected.point += b.expected.count + lambda * b.expected.unaligned;
+      }
+    }
+    // The two differ by their sampling (the told bound draws each phase's size afresh; this one at stratified quantiles, in size bins).
+    assert.ok(agree >= 0.95 * closes, `${agree} of ${closes} decisions agree`);
+    assert.ok(Math.abs(expected.point / expected.told - 1) < 0.05, `expected ${expected.point} against ${expected.told} told`);
+  });
+
+  it('never does better than being told the mean: its value is at least the posterior average of the told values', () => {
+    for (let k = 0; k < 3; k++) {
+      const { model, phases } = noisySession(k);
+      const law = STEADY_LAWS.noisy!;
+      const learner = new LearningPolicy(model, law, 4, RES);
+      const z = learner.belief.of(phases.slice(0, 1));
+      const post = learner.belief.posterior(1, z);
+      // The told values at the posterior's points (the mean's law given the first phase; told policies are cheap: one state a close).
+      const told = post.m.map((m, q) => ({ w: post.w[q]!, p: new LearningPolicy(model, { ...law, lo: m, hi: m }, 4, RES) }));
+      for (const c of [40_000, 90_000, 130_000]) {
+        const learn = worth(learner, 0, z, false, c);
+        const average = told.reduce((s, t) => s + t.w * worth(t.p, 0, 0, false, c), 0);
+        assert.ok(learn >= average - 0.03 * average, `session ${k} at ${c}: learning ${learn.toFixed(3)} < told ${average.toFixed(3)}`);
+      }
+    }
+  });
+});
