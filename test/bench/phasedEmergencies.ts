@@ -15,6 +15,7 @@ import type { Settings } from '../../src/core/settings/schema';
 import { familySessions } from './phasedBound';
 import { BayesPolicy, bayesSchedule, generatorSampler } from './phasedBayes';
 import { FAMILIES, rng, sessionSeed } from './phasedGen';
+import { familyArgs } from './familyArgs';
 
 type Tally = Record<string, number>;
 const bump = (t: Tally, k: string, by = 1) => (t[k] = (t[k] ?? 0) + by);
@@ -169,15 +170,6 @@ export function explain(settings: Settings, prompts: Prompts, familyName: string
 }
 
 if (require.main === module) {
-  void (async () => {
-    const { dirReader, shippedPromptsDir } = await import('../../src/core/prompts/fs.js');
-    const { loadPromptSet } = await import('../../src/core/prompts/promptSet.js');
-    const set = loadPromptSet([dirReader(shippedPromptsDir())]);
-    const argv = process.argv.slice(2);
-    const arg = (flag: string, d: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1]! : d);
-    const seed = Number(arg('--seed', '1'));
-    const to = Number(arg('--to', String(seed)));
-    const seeds = Array.from({ length: to - seed + 1 }, (_, k) => seed + k);
-    explain(set.settings, set.prompts, arg('--family', 'random'), seeds, Number(arg('--count', '8')), Number(arg('--lambda', '2')), argv.includes('--verbose'));
-  })();
+  const { set, seeds, count, value, has } = familyArgs(process.argv.slice(2));
+  explain(set.settings, set.prompts, value('--family', 'random'), seeds, count, Number(value('--lambda', '2')), has('--verbose'));
 }

@@ -26,6 +26,7 @@ import type { Prompts } from '../../src/core/prompts/promptSet';
 import { BayesPolicy, generatorSampler } from './phasedBayes';
 import { familySessions } from './phasedBound';
 import { FAMILIES, rng, sessionSeed } from './phasedGen';
+import { familyArgs } from './familyArgs';
 
 interface Close {
   session: string;
@@ -199,15 +200,6 @@ export function explain(settings: Settings, prompts: Prompts, family: string, se
 }
 
 if (require.main === module) {
-  void (async () => {
-    const { dirReader, shippedPromptsDir } = await import('../../src/core/prompts/fs.js');
-    const { loadPromptSet } = await import('../../src/core/prompts/promptSet.js');
-    const set = loadPromptSet([dirReader(shippedPromptsDir())]);
-    const argv = process.argv.slice(2);
-    const arg = (flag: string, dflt: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1]! : dflt);
-    const seed = Number(arg('--seed', '1'));
-    const to = Number(arg('--to', String(seed)));
-    const seeds = Array.from({ length: to - seed + 1 }, (_, k) => seed + k);
-    explain(set.settings, set.prompts, arg('--family', 'noisy'), seeds, Number(arg('--lambda', '2')), argv.includes('--list'));
-  })();
+  const { set, seeds, value, has } = familyArgs(process.argv.slice(2));
+  explain(set.settings, set.prompts, value('--family', 'noisy'), seeds, Number(value('--lambda', '2')), has('--list'));
 }
