@@ -491,6 +491,23 @@ interface Value {
  * to the first close's decision, then the expectation from there under the family's law: the bound in
  * expectation, free of the noise of this session's later draws.
  */
+/**
+ * Per phase close k, its decision point A_k: the index in `labels.points` of the last call aligned with it
+ * (within [first, last + 2], before the next close's window; -1: none), and whether the close ran straight
+ * on (a call right after its last line: the next phase's first call grows from there).
+ */
+export function closePoints(labels: PhaseLabels): Array<{ a: number; runOn: boolean }> {
+  const pts = labels.points;
+  const wins = labels.windows;
+  return wins.map(([first, last], k) => {
+    let a = -1;
+    pts.forEach(([l], i) => {
+      if (first <= l && l <= last + 2 && (k + 1 >= wins.length || l < wins[k + 1]![0])) a = i;
+    });
+    return { a, runOn: pts.some(([l]) => l === last + 1) };
+  });
+}
+
 export function bayesSchedule(
   labels: PhaseLabels,
   policy: PhaseDP,
@@ -498,16 +515,8 @@ export function bayesSchedule(
   postTokens = DEFAULT_POST_TOKENS,
 ): { lines: number[]; expected: { count: number; unaligned: number } } {
   const pts = labels.points;
-  const wins = labels.windows;
-  // A_k: the last call aligned with close k (within [first, last + 2], before the next close's window).
   const A = new Map<number, { k: number; runOn: boolean }>();
-  wins.forEach(([first, last], k) => {
-    let a = -1;
-    pts.forEach(([l], i) => {
-      if (first <= l && l <= last + 2 && (k + 1 >= wins.length || l < wins[k + 1]![0])) a = i;
-    });
-    if (a >= 0) A.set(a, { k, runOn: pts.some(([l]) => l === last + 1) });
-  });
+  closePoints(labels).forEach(({ a, runOn }, k) => a >= 0 && A.set(a, { k, runOn }));
   const lines: number[] = [];
   let expected: { count: number; unaligned: number } | null = null;
   let c = pts[0]![1];

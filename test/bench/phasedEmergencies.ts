@@ -9,12 +9,20 @@
 import { loadRecording } from '../../src/cli/replay/replayCommand';
 import { calibratedScenarios, CALIBRATED_MIN_PHASES, compareNowAndWait, phaseScenarios } from '../../src/core/arbiter/forecast';
 import { replay } from '../../src/core/replay/driver';
-import { DEFAULT_POST_TOKENS, OPTIMUM_LIMIT_FRACTION, isAligned, modelContext, optimalSchedule, type PhaseLabels } from '../../src/core/replay/schedule';
+import {
+  DEFAULT_POST_TOKENS,
+  OPTIMUM_LIMIT_FRACTION,
+  alignedClose,
+  isAligned,
+  modelContext,
+  optimalSchedule,
+  type PhaseLabels,
+} from '../../src/core/replay/schedule';
 import type { Prompts } from '../../src/core/prompts/promptSet';
 import type { Settings } from '../../src/core/settings/schema';
 import { familySessions } from './phasedBound';
-import { BayesPolicy, bayesSchedule, generatorSampler } from './phasedBayes';
-import { FAMILIES, rng, sessionSeed } from './phasedGen';
+import { BayesPolicy, bayesSchedule, closePoints, generatorSampler } from './phasedBayes';
+import { FAMILIES } from './phasedGen';
 import { familyArgs } from './familyArgs';
 
 type Tally = Record<string, number>;
@@ -29,21 +37,15 @@ function phaseOf(labels: PhaseLabels, line: number): number {
   return k;
 }
 
-/** The close window (index) a line is aligned with, else -1. */
-const closeOf = (labels: PhaseLabels, line: number) => labels.windows.findIndex(([first, last]) => first <= line && line <= last + 2);
-
 export function explain(settings: Settings, prompts: Prompts, familyName: string, seeds: number[], count: number, lambda: number, verbose: boolean): void {
   const f = FAMILIES.findIndex((x) => x.name === familyName);
   if (f < 0) throw new Error(`no family ${familyName}`);
-  const family = FAMILIES[f]!;
   const sessions = familySessions(f, seeds, count);
   const cls: Tally = {};
   const diff: Tally = {};
   const tot: Record<'rawr' | 'bound' | 'opt', [number, number]> = { rawr: [0, 0], bound: [0, 0], opt: [0, 0] };
   const summary: Tally = {};
-  sessions.forEach(({ model, session }, idx) => {
-    const sd = seeds[Math.floor(idx / count)]!;
-    const phases = family.shape(rng(sessionSeed(sd, f, idx % count))).phases;
+  sessions.forEach(({ model, session, phases }) => {
     const labels = session.labels;
     const line = OPTIMUM_LIMIT_FRACTION * labels.window;
     const { decisions, summary: replayed } = replay(loadRecording(session.text), { settings, prompts, window: labels.window, postTokens: DEFAULT_POST_TOKENS });
@@ -60,24 +62,18 @@ export function explain(settings: Settings, prompts: Prompts, familyName: string
       tot[k][1] += ls.filter((l) => isAligned(labels, l)).length;
     }
     const closes = labels.windows.length;
-    const atClose = (ls: number[], k: number) => ls.some((l) => closeOf(labels, l) === k);
-    const emergIn = (ls: number[], p: number) => ls.filter((l) => closeOf(labels, l) < 0 && phaseOf(labels, l) === p).length;
+    const atClose = (ls: number[], k: number) => ls.some((l) => alignedClose(labels, l) === k);
+    const emergIn = (ls: number[], p: number) => ls.filter((l) => alignedClose(labels, l) < 0 && phaseOf(labels, l) === p).length;
     const rows: string[] = [];
     // A_k: the close's last aligned call (bayesSchedule's decision point); the bound asked in rawr's own state there.
     const pts = labels.points;
-    const A = labels.windows.map(([first, last], k) => {
-      let a = -1;
-      pts.forEach(([l], i) => {
-        if (first <= l && l <= last + 2 && (k + 1 >= labels.windows.length || l < labels.windows[k + 1]![0])) a = i;
-      });
-      return { a, runOn: pts.some(([l]) => l === last + 1) };
-    });
+    const A = closePoints(labels);
     const ctxRawr = (k: number) => {
       const a = A[k]!.a;
       if (a < 0) return 0;
       return modelContext(
         labels,
-        rawr.filter((l) => l < pts[a]![0] && closeOf(labels, l) !== k),
+        rawr.filter((l) => l < pts[a]![0] && alignedClose(labels, l) !== k),
       )[a]!;
     };
     for (let k = 0; k < closes; k++) {

@@ -20,12 +20,12 @@ import { EMERGENCY_WEIGHT, calibratedScenarios, compareNowAndWait, forecastNext,
 import type { EngineState } from '../../src/core/engine/types';
 import { Replayer } from '../../src/core/replay/driver';
 import { chooseWindow } from '../../src/core/replay/windows';
-import { DEFAULT_POST_TOKENS, type PhaseLabels } from '../../src/core/replay/schedule';
+import { DEFAULT_POST_TOKENS } from '../../src/core/replay/schedule';
 import type { Settings } from '../../src/core/settings/schema';
 import type { Prompts } from '../../src/core/prompts/promptSet';
-import { BayesPolicy, generatorSampler } from './phasedBayes';
-import { familySessions } from './phasedBound';
-import { FAMILIES, rng, sessionSeed } from './phasedGen';
+import { BayesPolicy, closePoints, generatorSampler } from './phasedBayes';
+import { familySessions, type FamilySession } from './phasedBound';
+import { FAMILIES, rng } from './phasedGen';
 import { familyArgs } from './familyArgs';
 
 interface Close {
@@ -52,13 +52,9 @@ interface Close {
   needed: boolean;
 }
 
-const runOnAt = (labels: PhaseLabels, k: number) => {
-  const w = labels.windows[k];
-  return w ? labels.points.some(([l]) => l === w[1] + 1) : false;
-};
-
-function explainSession(settings: Settings, prompts: Prompts, s: ReturnType<typeof familySessions>[number], shape: number[], lambda: number): Close[] {
-  const { model, session } = s;
+function explainSession(settings: Settings, prompts: Prompts, s: FamilySession, lambda: number): Close[] {
+  const { model, session, phases: shape } = s;
+  const runOn = closePoints(session.labels);
   const rec = loadRecording(session.text);
   const choice = chooseWindow(rec, session.labels.window, undefined);
   const line = (1 - settings.emergency_percent_remaining_lt / 100) * session.labels.window;
@@ -143,7 +139,7 @@ function explainSession(settings: Settings, prompts: Prompts, s: ReturnType<type
     c.rel = c.rel.map((x) => x / mean);
     const dk = drawsAt(Math.max(0, c.k));
     if (dk.length) c.risk = dk.filter((x) => c.used - c.into + x * scale >= line).length / dk.length;
-    if (policy && model && c.k >= 0) c.bayes = policy.decide(c.k, model.phases.zAfter(c.k), runOnAt(session.labels, c.k), c.used).compact;
+    if (policy && model && c.k >= 0) c.bayes = policy.decide(c.k, model.phases.zAfter(c.k), runOn[c.k]?.runOn ?? false, c.used).compact;
   });
   for (const c of closes) c.needed = c.next !== null && c.used - c.into + c.next >= line;
   return closes;
@@ -154,11 +150,7 @@ export function explain(settings: Settings, prompts: Prompts, family: string, se
   if (f < 0) throw new Error(`no family ${family}`);
   const all: Close[] = [];
   const sessions = familySessions(f, seeds, 8);
-  sessions.forEach((s, i) => {
-    const sd = seeds[Math.floor(i / 8)]!;
-    const shape = FAMILIES[f]!.shape(rng(sessionSeed(sd, f, i % 8))).phases;
-    all.push(...explainSession(settings, prompts, s, shape, lambda));
-  });
+  for (const s of sessions) all.push(...explainSession(settings, prompts, s, lambda));
   if (list)
     for (const c of all)
       console.log(

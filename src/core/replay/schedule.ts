@@ -47,8 +47,12 @@ export interface ScheduleScore {
 const stepAt = (pts: PhaseLabels['points'], i: number) => (i === 0 ? 0 : Math.max(0, pts[i]![1] - pts[i - 1]![1]));
 
 export function isAligned(labels: Pick<PhaseLabels, 'windows'>, line: number): boolean {
-  return labels.windows.some(([first, last]) => first <= line && line <= last + 2);
+  return alignedClose(labels, line) >= 0;
 }
+
+/** The phase close (window index) a line is aligned with, the first whose window holds it; -1: none. */
+export const alignedClose = (labels: Pick<PhaseLabels, 'windows'>, line: number): number =>
+  labels.windows.findIndex(([first, last]) => first <= line && line <= last + 2);
 
 /** The modelled context at every point under a schedule (compaction lines, any order). */
 export function modelContext(labels: PhaseLabels, compactionLines: readonly number[], postTokens = DEFAULT_POST_TOKENS): number[] {
