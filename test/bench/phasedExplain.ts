@@ -189,6 +189,13 @@ export function explain(settings: Settings, prompts: Prompts, family: string, se
     `  of them where compacting now costs exactly one compaction over the planned horizon (nothing after it): ${extra.filter((c) => Math.abs(c.now - 1) < 1e-9).length}`,
   );
   console.log(`  by hindsight: ${by((c) => (c.next === null ? 'last' : c.needed ? 'needed' : 'fit'))}`);
+  // The odds at every close the calibrated scenarios decide, not only the picked ones: their mean against
+  // the true law's, and the Brier score of each against what happened (the true law's is the floor).
+  const cal = all.filter((c) => c.calibrated && c.next !== null);
+  const brier = (p: (c: Close) => number) => mean(cal.map((c) => (p(c) - (c.needed ? 1 : 0)) ** 2));
+  console.log(
+    `  at all ${cal.length} calibrated closes: odds ${mean(cal.map((c) => c.avoidsShare)).toFixed(3)} against the true law's ${mean(cal.map((c) => c.risk)).toFixed(3)} (happened ${mean(cal.map((c) => (c.needed ? 1 : 0))).toFixed(3)}); Brier ${brier((c) => c.avoidsShare).toFixed(4)} against the true law's ${brier((c) => c.risk).toFixed(4)}; mean |odds - law| ${mean(cal.map((c) => Math.abs(c.avoidsShare - c.risk))).toFixed(3)}`,
+  );
 }
 
 if (require.main === module) {
