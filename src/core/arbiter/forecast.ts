@@ -276,8 +276,7 @@ export function outlook(from: number, phases: readonly number[], line: number, f
  * bench's families meet the targets they can on seeds 1-10 with the shared sessions unchanged, held out
  * on seeds 11-20; docs/benchmarks.md, "Schedule quality").
  */
-const ENV = ((globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {}) as Record<string, string | undefined>;
-export const EMERGENCY_WEIGHT = { recent: 3.5, calibrated: Number(ENV.RAWR_W ?? '4.75') } as const;
+export const EMERGENCY_WEIGHT = { recent: 3.5, calibrated: 4.75 } as const;
 
 /** Relative uncertainty of a phase forecast resting on fewer than three phases of this thread. */
 const FEW_PHASES_SPREAD = 0.15;
@@ -323,53 +322,13 @@ export const levelOf = (xs: readonly number[], a: number) => xs.reduce((l, x, j)
  * out of the level and the ratios and stay scenarios of their own while among the last three, as before.
  * null: fewer than CALIBRATED_MIN_PHASES phases that fit (the recent phases decide). O(history²), history ≤ 20.
  */
-/** The level of `fit` (oldest first) at the smoothing that best predicted it, and the log ratio of each phase after the first to the level before it. */
-function levelAndLogErrors(fit: readonly number[]): { level: number; errors: number[] } {
-  const logError = (a: number) => fit.slice(1).reduce((e, x, j) => e + Math.abs(Math.log(x / levelOf(fit.slice(0, j + 1), a))), 0);
-  const a = LEVEL_SMOOTHINGS.reduce((best, x) => (logError(x) < logError(best) - 1e-9 ? x : best));
-  return { level: levelOf(fit, a), errors: fit.slice(1).map((x, j) => Math.log(x / levelOf(fit.slice(0, j + 1), a))) };
-}
-
-// EXPERIMENT (issue 33, wpit): env-switched variants, removed before anything is kept.
-const PIT_OFF = ENV.RAWR_PIT === '0';
-const PIT_MIN = Number(ENV.RAWR_PIT_MIN ?? '4');
-const PIT_K = Number(ENV.RAWR_PIT_K ?? '2');
-const PIT_CENTER = ENV.RAWR_PIT_CENTER ?? 'mean';
-const SCALES = Array.from({ length: 49 }, (_, j) => Math.exp(Math.log(0.25) + (j * Math.log(16)) / 48));
-
-const meanOf = (xs: readonly number[]) => xs.reduce((t, x) => t + x, 0) / Math.max(1, xs.length);
-const centerOf = (xs: readonly number[]) => (PIT_CENTER === 'zero' ? 0 : PIT_CENTER === 'median' ? median(xs) : meanOf(xs));
-
-/**
- * The factor by which this thread's own past says the spread of its log errors should be scaled: at each
- * past close j, the scenarios the forecast would have given from the phases before it, scaled around
- * their centre by s, scored against phase j by the CRPS (in log size); the s with the least total, shrunk
- * toward 1 by PIT_K pseudo-closes.
- */
-export function spreadScale(fit: readonly number[]): number {
-  if (PIT_OFF) return 1;
-  const past: Array<{ at: number; dev: number[]; pair: number }> = [];
-  for (let j = Math.max(PIT_MIN, 3); j < fit.length; j++) {
-    const { level, errors } = levelAndLogErrors(fit.slice(0, j));
-    const c = centerOf(errors);
-    const dev = errors.map((e) => e - c);
-    let pair = 0;
-    for (const d of dev) for (const e of dev) pair += Math.abs(d - e);
-    past.push({ at: Math.log(fit[j]!) - Math.log(level) - c, dev, pair: pair / (2 * dev.length * dev.length) });
-  }
-  if (past.length === 0) return 1;
-  const crps = (s: number) => past.reduce((t, p) => t + meanOf(p.dev.map((d) => Math.abs(s * d - p.at))) - s * p.pair, 0);
-  const best = SCALES.reduce((b, s) => (crps(s) < crps(b) - 1e-12 ? s : b), 1);
-  return Math.exp((past.length / (past.length + PIT_K)) * Math.log(best));
-}
-
 export function calibratedScenarios(history: readonly number[], exceeded: (x: number) => boolean): number[] | null {
   const fit = history.filter((x) => x > 0 && !exceeded(x));
   if (fit.length < CALIBRATED_MIN_PHASES) return null;
-  const { level, errors } = levelAndLogErrors(fit);
-  const s = spreadScale(fit);
-  const c = centerOf(errors);
-  const scenarios = errors.map((e) => Math.round(level * Math.exp(c + s * (e - c))));
+  const logError = (a: number) => fit.slice(1).reduce((e, x, j) => e + Math.abs(Math.log(x / levelOf(fit.slice(0, j + 1), a))), 0);
+  const a = LEVEL_SMOOTHINGS.reduce((best, x) => (logError(x) < logError(best) - 1e-9 ? x : best));
+  const level = levelOf(fit, a);
+  const scenarios = fit.slice(1).map((x, j) => Math.round((level * x) / levelOf(fit.slice(0, j + 1), a)));
   return [...scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))];
 }
 
