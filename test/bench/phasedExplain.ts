@@ -13,7 +13,9 @@
  * - which part of the comparison made rawr compact: the same comparison without the forecast margin,
  *   without the few-phases spread, with a one-phase horizon, and with an emergency weighing 3 compactions
  *   (the Bayes policy's 1 + lambda).
- * It prints the counts per class of the compactions rawr makes where the Bayes policy waits.
+ * It prints the counts per class of the compactions rawr makes where the Bayes policy waits, and (last line)
+ * the odds at every close the calibrated scenarios decide against the true law's, with the Brier score of each
+ * against what happened: whether the scenarios' odds are off in the mean or only noisy.
  */
 import { loadRecording } from '../../src/cli/replay/replayCommand';
 import { EMERGENCY_WEIGHT, calibratedScenarios, compareNowAndWait, forecastNext, isPhaseClose } from '../../src/core/arbiter/forecast';
