@@ -189,6 +189,28 @@ export function explain(settings: Settings, prompts: Prompts, family: string, se
     `  of them where compacting now costs exactly one compaction over the planned horizon (nothing after it): ${extra.filter((c) => Math.abs(c.now - 1) < 1e-9).length}`,
   );
   console.log(`  by hindsight: ${by((c) => (c.next === null ? 'last' : c.needed ? 'needed' : 'fit'))}`);
+  // The odds the comparison acts on against the true law's, at every close (not only the ones rawr compacted at):
+  // per band of the true risk, the mean of each, so a forecast whose odds are too wide or too narrow shows.
+  for (const cal of [false, true]) {
+    const at = all.filter((c) => c.calibrated === cal && c.next !== null);
+    const bands: Array<[string, (r: number) => boolean]> = [
+      ['<5%', (r) => r < 0.05],
+      ['5-15%', (r) => r >= 0.05 && r < 0.15],
+      ['15-30%', (r) => r >= 0.15 && r < 0.3],
+      ['30-50%', (r) => r >= 0.3 && r < 0.5],
+      ['>=50%', (r) => r >= 0.5],
+    ];
+    const rows = bands
+      .map(([name, p]) => {
+        const b = at.filter((c) => p(c.risk));
+        return b.length ? `${name} (${b.length}): ${mean(b.map((c) => c.avoidsShare)).toFixed(2)} vs ${mean(b.map((c) => c.risk)).toFixed(2)}` : '';
+      })
+      .filter(Boolean);
+    const brier = mean(at.map((c) => (c.avoidsShare - (c.needed ? 1 : 0)) ** 2));
+    console.log(
+      `  odds at all ${at.length} closes with ${cal ? 'calibrated' : 'recent'} scenarios, by the law's risk (rawr's odds vs the law's): ${rows.join('; ')}; mean |odds - law| ${mean(at.map((c) => Math.abs(c.avoidsShare - c.risk))).toFixed(3)}; Brier vs hindsight ${brier.toFixed(3)} (the law's ${mean(at.map((c) => (c.risk - (c.needed ? 1 : 0)) ** 2)).toFixed(3)})`,
+    );
+  }
 }
 
 if (require.main === module) {
