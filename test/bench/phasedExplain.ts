@@ -13,7 +13,10 @@
  * - which part of the comparison made rawr compact: the same comparison without the forecast margin,
  *   without the few-phases spread, with a one-phase horizon, and with an emergency weighing 3 compactions
  *   (the Bayes policy's 1 + lambda).
- * It prints the counts per class of the compactions rawr makes where the Bayes policy waits.
+ * It prints the counts per class of the compactions rawr makes where the Bayes policy waits, and, over every close
+ * (recent and calibrated scenarios apart), the odds the comparison acts on (avoidsShare) against the true law's risk
+ * per band of that risk: whether the scenarios' odds are too wide or too narrow on the family, not only at the
+ * closes picked for their high odds.
  */
 import { loadRecording } from '../../src/cli/replay/replayCommand';
 import { EMERGENCY_WEIGHT, calibratedScenarios, compareNowAndWait, forecastNext, isPhaseClose } from '../../src/core/arbiter/forecast';
