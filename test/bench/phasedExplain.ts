@@ -13,9 +13,10 @@
  * - which part of the comparison made rawr compact: the same comparison without the forecast margin,
  *   without the few-phases spread, with a one-phase horizon, and with an emergency weighing 3 compactions
  *   (the Bayes policy's 1 + lambda).
- * It prints the counts per class of the compactions rawr makes where the Bayes policy waits, and (last line)
- * the odds at every close the calibrated scenarios decide against the true law's, with the Brier score of each
- * against what happened: whether the scenarios' odds are off in the mean or only noisy.
+ * It prints the counts per class of the compactions rawr makes where the Bayes policy waits, and, over every close
+ * (recent and calibrated scenarios apart), the odds the comparison acts on (avoidsShare) against the true law's risk
+ * per band of that risk: whether the scenarios' odds are too wide or too narrow on the family, not only at the
+ * closes picked for their high odds (overall: their means, and what happened).
  */
 import { loadRecording } from '../../src/cli/replay/replayCommand';
 import { EMERGENCY_WEIGHT, calibratedScenarios, compareNowAndWait, forecastNext, isPhaseClose } from '../../src/core/arbiter/forecast';
@@ -191,13 +192,28 @@ export function explain(settings: Settings, prompts: Prompts, family: string, se
     `  of them where compacting now costs exactly one compaction over the planned horizon (nothing after it): ${extra.filter((c) => Math.abs(c.now - 1) < 1e-9).length}`,
   );
   console.log(`  by hindsight: ${by((c) => (c.next === null ? 'last' : c.needed ? 'needed' : 'fit'))}`);
-  // The odds at every close the calibrated scenarios decide, not only the picked ones: their mean against
-  // the true law's, and the Brier score of each against what happened (the true law's is the floor).
-  const cal = all.filter((c) => c.calibrated && c.next !== null);
-  const brier = (p: (c: Close) => number) => mean(cal.map((c) => (p(c) - (c.needed ? 1 : 0)) ** 2));
-  console.log(
-    `  at all ${cal.length} calibrated closes: odds ${mean(cal.map((c) => c.avoidsShare)).toFixed(3)} against the true law's ${mean(cal.map((c) => c.risk)).toFixed(3)} (happened ${mean(cal.map((c) => (c.needed ? 1 : 0))).toFixed(3)}); Brier ${brier((c) => c.avoidsShare).toFixed(4)} against the true law's ${brier((c) => c.risk).toFixed(4)}; mean |odds - law| ${mean(cal.map((c) => Math.abs(c.avoidsShare - c.risk))).toFixed(3)}`,
-  );
+  // The odds the comparison acts on against the true law's, at every close (not only the ones rawr compacted at):
+  // per band of the true risk, the mean of each, so a forecast whose odds are too wide or too narrow shows.
+  for (const cal of [false, true]) {
+    const at = all.filter((c) => c.calibrated === cal && c.next !== null);
+    const bands: Array<[string, (r: number) => boolean]> = [
+      ['<5%', (r) => r < 0.05],
+      ['5-15%', (r) => r >= 0.05 && r < 0.15],
+      ['15-30%', (r) => r >= 0.15 && r < 0.3],
+      ['30-50%', (r) => r >= 0.3 && r < 0.5],
+      ['>=50%', (r) => r >= 0.5],
+    ];
+    const rows = bands
+      .map(([name, p]) => {
+        const b = at.filter((c) => p(c.risk));
+        return b.length ? `${name} (${b.length}): ${mean(b.map((c) => c.avoidsShare)).toFixed(2)} vs ${mean(b.map((c) => c.risk)).toFixed(2)}` : '';
+      })
+      .filter(Boolean);
+    const brier = mean(at.map((c) => (c.avoidsShare - (c.needed ? 1 : 0)) ** 2));
+    console.log(
+      `  odds at all ${at.length} closes with ${cal ? 'calibrated' : 'recent'} scenarios, by the law's risk (rawr's odds vs the law's): ${rows.join('; ')}; overall ${mean(at.map((c) => c.avoidsShare)).toFixed(3)} vs ${mean(at.map((c) => c.risk)).toFixed(3)} (happened ${mean(at.map((c) => (c.needed ? 1 : 0))).toFixed(3)}); mean |odds - law| ${mean(at.map((c) => Math.abs(c.avoidsShare - c.risk))).toFixed(3)}; Brier vs hindsight ${brier.toFixed(3)} (the law's ${mean(at.map((c) => (c.risk - (c.needed ? 1 : 0)) ** 2)).toFixed(3)})`,
+    );
+  }
 }
 
 if (require.main === module) {
