@@ -25,7 +25,6 @@
 import type { Settings } from '../settings/schema';
 import type { PlanState } from '../signals/plan';
 import type { BoundaryKind, BoundarySignal } from '../signals/types';
-import { horizonValue } from './horizon';
 
 /** The boundary kinds that close a phase (the early tier's kinds by default: real units of work). */
 export const PHASE_CLOSE_KINDS: readonly BoundaryKind[] = ['commit', 'plan_checkpoint', 'pr_checkpoint'];
@@ -277,7 +276,7 @@ export function outlook(from: number, phases: readonly number[], line: number, f
  * bench's families meet the targets they can on seeds 1-10 with the shared sessions unchanged, held out
  * on seeds 11-20; docs/benchmarks.md, "Schedule quality").
  */
-export const EMERGENCY_WEIGHT = { recent: 3.5, calibrated: Number(process.env.RAWR_W ?? 4.75) } as const;
+export const EMERGENCY_WEIGHT = { recent: 3.5, calibrated: 4.75 } as const;
 
 /** Relative uncertainty of a phase forecast resting on fewer than three phases of this thread. */
 const FEW_PHASES_SPREAD = 0.15;
@@ -308,70 +307,6 @@ export const CALIBRATED_MIN_PHASES = 4;
 const LEVEL_SMOOTHINGS = [0.25, 0.5, 0.75, 1] as const;
 
 /** The exponentially smoothed level of the phase sizes (oldest first) with smoothing `a`. */
-/** Sum of squared weights the level of j phases with smoothing a gives them (first (1-a)^(j-1), then a(1-a)^(j-1-i)). */
-export function weightSquares(j: number, a: number): number {
-  let v = (1 - a) ** (2 * (j - 1));
-  for (let i = 1; i < j; i++) v += (a * (1 - a) ** (j - 1 - i)) ** 2;
-  return v;
-}
-
-/** Student t quantile by bisection on the cdf (regularized incomplete beta via continued fraction). */
-function tQuantile(p: number, df: number): number {
-  const cdf = (t: number) => {
-    const x = df / (df + t * t);
-    const ib = incBeta(x, df / 2, 0.5);
-    return t >= 0 ? 1 - ib / 2 : ib / 2;
-  };
-  let lo = -50;
-  let hi = 50;
-  for (let k = 0; k < 80; k++) {
-    const mid = (lo + hi) / 2;
-    if (cdf(mid) < p) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-function lgamma(z: number): number {
-  const g = [76.18009172947146, -86.5053203294168, 24.01409824083091, -1.231739572450155, 0.001208650973866179, -0.000005395239384953];
-  const x = z;
-  let y = z;
-  let tmp = x + 5.5;
-  tmp -= (x + 0.5) * Math.log(tmp);
-  let ser = 1.00000000019;
-  for (const c of g) ser += c / ++y;
-  return -tmp + Math.log((2.5066282746310002 * ser) / x);
-}
-function incBeta(x: number, a: number, b: number): number {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const bt = Math.exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * Math.log(x) + b * Math.log(1 - x));
-  const cf = (x: number, a: number, b: number) => {
-    let c = 1;
-    let d = 1 - ((a + b) * x) / (a + 1);
-    d = 1 / (Math.abs(d) < 1e-30 ? 1e-30 : d);
-    let h = d;
-    for (let m = 1; m <= 200; m++) {
-      const m2 = 2 * m;
-      let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
-      d = 1 + aa * d;
-      d = 1 / (Math.abs(d) < 1e-30 ? 1e-30 : d);
-      c = 1 + aa / c;
-      c = Math.abs(c) < 1e-30 ? 1e-30 : c;
-      h *= d * c;
-      aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
-      d = 1 + aa * d;
-      d = 1 / (Math.abs(d) < 1e-30 ? 1e-30 : d);
-      c = 1 + aa / c;
-      c = Math.abs(c) < 1e-30 ? 1e-30 : c;
-      const del = d * c;
-      h *= del;
-      if (Math.abs(del - 1) < 1e-12) break;
-    }
-    return h;
-  };
-  return x < (a + 1) / (a + b + 2) ? (bt * cf(x, a, b)) / a : 1 - (bt * cf(1 - x, b, a)) / b;
-}
-
 export const levelOf = (xs: readonly number[], a: number) => xs.reduce((l, x, j) => (j === 0 ? x : l + a * (x - l)), 0);
 
 /**
@@ -388,53 +323,12 @@ export const levelOf = (xs: readonly number[], a: number) => xs.reduce((l, x, j)
  * null: fewer than CALIBRATED_MIN_PHASES phases that fit (the recent phases decide). O(history²), history ≤ 20.
  */
 export function calibratedScenarios(history: readonly number[], exceeded: (x: number) => boolean): number[] | null {
-  const fit = history.filter((x) => x > 0 && !exceeded(x));
-  if (fit.length < CALIBRATED_MIN_PHASES) return null;
-  const V = (process.env.RAWR_V ?? '').split(',');
-  if (V.includes('seq')) {
-    const pick = (xs: readonly number[]) => {
-      const le = (a: number) => xs.slice(1).reduce((e, x, j) => e + Math.abs(Math.log(x / levelOf(xs.slice(0, j + 1), a))), 0);
-      return LEVEL_SMOOTHINGS.reduce((best, x) => (le(x) < le(best) - 1e-9 ? x : best));
-    };
-    const a = pick(fit);
-    const level = levelOf(fit, a);
-    const vn = weightSquares(fit.length, a);
-    const scen = fit.slice(1).map((x, j) => {
-      const before = fit.slice(0, j + 1);
-      const aj = pick(before);
-      const e = Math.log(x / levelOf(before, aj));
-      const k = V.includes('rs') ? Math.sqrt((1 + vn) / (1 + weightSquares(j + 1, aj))) : 1;
-      return Math.round(level * Math.exp(e * k));
-    });
-    return [...scen, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))];
-  }
-  if (V.includes('rl') || V.includes('t')) {
-    const errs = (a: number) => fit.slice(1).map((x, j) => ({ e: Math.log(x / levelOf(fit.slice(0, j + 1), a)), v: weightSquares(j + 1, a) }));
-    const crit = (a: number) => {
-      const es = errs(a);
-      const s2 = es.reduce((s, { e, v }) => s + (e * e) / (1 + v), 0) / es.length;
-      return es.reduce((s, { v }) => s + Math.log(1 + v), 0) + es.length * Math.log(Math.max(s2, 1e-12));
-    };
-    const a = LEVEL_SMOOTHINGS.reduce((best, x) => (crit(x) < crit(best) - 1e-9 ? x : best));
-    const level = levelOf(fit, a);
-    const vn = weightSquares(fit.length, a);
-    const rs = errs(a).map(({ e, v }) => e * Math.sqrt((1 + vn) / (1 + v)));
-    let scen: number[];
-    if (V.includes('t')) {
-      const m = rs.length;
-      const mu = rs.reduce((s, e) => s + e, 0) / m;
-      const sd = Math.sqrt(rs.reduce((s, e) => s + (e - mu) ** 2, 0) / (m - 1)) * Math.sqrt(1 + 1 / m);
-      const K = 20;
-      scen = Array.from({ length: K }, (_, k) => Math.round(level * Math.exp(mu + sd * tQuantile((k + 0.5) / K, m - 1))));
-    } else scen = rs.map((e) => Math.round(level * Math.exp(e)));
-    return [...scen, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))];
-  }
   return calibratedFit(history, exceeded)?.scenarios ?? null;
 }
 
 /**
  * The calibrated scenarios with what they rest on: the smoothing the thread picked and how many forecast
- * errors there were (bench/phasedCalibration.ts checks their odds by both).
+ * errors there were (test/bench/phasedCalibration.ts checks the scenarios' odds by both).
  */
 export function calibratedFit(history: readonly number[], exceeded: (x: number) => boolean): { scenarios: number[]; smoothing: number; errors: number } | null {
   const fit = history.filter((x) => x > 0 && !exceeded(x));
@@ -543,13 +437,6 @@ export function compareNowAndWait(i: {
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
   now /= k;
   wait /= k;
-  if (process.env.RAWR_DP) {
-    const kept = scenarios.filter(({ from }) => !exceeded(from));
-    const later0 = kept.length > 0 ? kept : scenarios;
-    const hv = horizonValue({ used: i.used, fresh, line, scenarios, later: () => later0, into, horizon, open: !planned, emergencyWeight });
-    now = hv.now;
-    wait = hv.wait;
-  }
   const compact = now < wait - 1e-9;
   return {
     compact,
