@@ -276,7 +276,7 @@ export function outlook(from: number, phases: readonly number[], line: number, f
  * bench's families meet the targets they can on seeds 1-10 with the shared sessions unchanged, held out
  * on seeds 11-20; docs/benchmarks.md, "Schedule quality").
  */
-export const EMERGENCY_WEIGHT = { recent: 3.5, calibrated: Number(process.env.RAWR_W ?? 4.75) } as const;
+export const EMERGENCY_WEIGHT = { recent: 3.5, calibrated: 4.75 } as const;
 
 /** Relative uncertainty of a phase forecast resting on fewer than three phases of this thread. */
 const FEW_PHASES_SPREAD = 0.15;
@@ -337,9 +337,6 @@ export function calibratedFit(history: readonly number[], exceeded: (x: number) 
   const a = LEVEL_SMOOTHINGS.reduce((best, x) => (logError(x) < logError(best) - 1e-9 ? x : best));
   const level = levelOf(fit, a);
   const scenarios = fit.slice(1).map((x, j) => Math.round((level * x) / levelOf(fit.slice(0, j + 1), a)));
-  // Bench-only variant (issue 33, tried): where a longer memory was picked, the latest phase's own errors
-  // (the walk's steps from the latest phase) are scenarios too, so a walk read as exchangeable keeps its width.
-  if (process.env.RAWR_MIX && a < 1) scenarios.push(...fit.slice(1).map((x, j) => Math.round((fit.at(-1)! * x) / fit[j]!)));
   return { scenarios: [...scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))], smoothing: a, errors: fit.length - 1 };
 }
 
