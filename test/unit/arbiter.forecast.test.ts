@@ -16,6 +16,7 @@ import {
   onTokens,
   phaseScenarios,
   calibratedScenarios,
+  calibratedFit,
   withPrior,
   type PhaseForecast,
 } from '../../src/core/arbiter/forecast';
@@ -465,6 +466,23 @@ describe('phase forecast: compacting now against waiting over the phases ahead (
       huge.join(', '),
     );
     assert.equal(calibratedScenarios([220_000, 40_000, 42_000, 38_000, 40_000, 41_000], (x) => x > 150_000)!.length, 4);
+  });
+
+  it('calibratedFit says which smoothing the scenarios rest on and how many errors (what bench/phasedCalibration splits by)', () => {
+    const none = () => false;
+    // The walk that fell: the latest phase alone (smoothing 1) predicts it best; five phases, four errors.
+    assert.deepEqual(calibratedFit([125_000, 100_000, 80_000, 64_000, 51_000], none), {
+      scenarios: [40_800, 40_800, 40_800, 40_641],
+      smoothing: 1,
+      errors: 4,
+    });
+    // Phases that alternate around one size: a long memory (0.25) predicts them best. A phase that exceeded
+    // the room is no error (four phases fit: three errors) but stays a scenario while among the last three.
+    const alike = calibratedFit([50_000, 30_000, 50_000, 30_000, 50_000, 30_000], none)!;
+    assert.equal(alike.smoothing, 0.25);
+    assert.equal(alike.errors, 5);
+    assert.equal(calibratedFit([40_000, 42_000, 220_000, 38_000, 41_000], (x) => x > 150_000)!.errors, 3);
+    assert.deepEqual(calibratedFit([40_000, 42_000, 220_000, 38_000, 41_000], (x) => x > 150_000)!.scenarios.at(-1), 220_000);
   });
 
   it('a later phase weighs more than an older one: one long phase fades over the closes after it instead of counting as much as the latest', () => {

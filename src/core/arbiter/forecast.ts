@@ -323,13 +323,21 @@ export const levelOf = (xs: readonly number[], a: number) => xs.reduce((l, x, j)
  * null: fewer than CALIBRATED_MIN_PHASES phases that fit (the recent phases decide). O(history²), history ≤ 20.
  */
 export function calibratedScenarios(history: readonly number[], exceeded: (x: number) => boolean): number[] | null {
+  return calibratedFit(history, exceeded)?.scenarios ?? null;
+}
+
+/**
+ * The calibrated scenarios with what they rest on: the smoothing the thread picked and how many forecast
+ * errors there were (test/bench/phasedCalibration.ts checks the scenarios' odds by both).
+ */
+export function calibratedFit(history: readonly number[], exceeded: (x: number) => boolean): { scenarios: number[]; smoothing: number; errors: number } | null {
   const fit = history.filter((x) => x > 0 && !exceeded(x));
   if (fit.length < CALIBRATED_MIN_PHASES) return null;
   const logError = (a: number) => fit.slice(1).reduce((e, x, j) => e + Math.abs(Math.log(x / levelOf(fit.slice(0, j + 1), a))), 0);
   const a = LEVEL_SMOOTHINGS.reduce((best, x) => (logError(x) < logError(best) - 1e-9 ? x : best));
   const level = levelOf(fit, a);
   const scenarios = fit.slice(1).map((x, j) => Math.round((level * x) / levelOf(fit.slice(0, j + 1), a)));
-  return [...scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))];
+  return { scenarios: [...scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))], smoothing: a, errors: fit.length - 1 };
 }
 
 export interface Comparison {
