@@ -173,6 +173,22 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     });
   }
 
+  it('a settings file with a UTF-8 byte-order mark and CRLF lines: install keeps the mark, uninstall gives back every byte', () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const own = Buffer.concat([bom, Buffer.from('{ // mine\r\n\t"model": "opus",\r\n\t"env": { "FOO": "1", },\r\n}\r\n')]);
+    const r = repo({}, { '.claude/settings.local.json': '' });
+    const file = path.join(r.dir, '.claude/settings.local.json');
+    fs.writeFileSync(file, own);
+    fs.appendFileSync(path.join(r.dir, '.git/info/exclude'), '.claude/settings.local.json\n');
+    const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
+    assert.equal(i.code, 0, i.out);
+    assert.deepEqual(fs.readFileSync(file).subarray(0, 3), bom, 'the mark stays at the start of the edited file');
+    assert.match(fs.readFileSync(file, 'utf8'), /hooks claude PreCompact/);
+    const u = rawr(r, ['hooks', 'claude', 'uninstall', '--purge']);
+    assert.equal(u.code, 0, u.out);
+    assert.deepEqual(fs.readFileSync(file), own, 'the same bytes, the mark included');
+  });
+
   it("after the person changed the settings, uninstall removes only rawr's entries and rawr's autoCompactWindow; without --purge the session state stays", () => {
     const r = repo({ '.rawr/prompts/rawr-auto-compact.md': '# team prompts\n' });
     assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);

@@ -19,7 +19,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { safeReadText } from '../../io/safeRead';
+import { bomEncoding, decodeUtf8, safeReadBytes } from '../../io/safeRead';
 
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
@@ -28,7 +28,11 @@ export interface ConfigFile {
   target: string;
   /** Present when `target` was reached through a symlink. */
   followedFrom?: string;
-  /** Current text; undefined when the file does not exist yet. */
+  /**
+   * Current text; undefined when the file does not exist yet. A UTF-8 byte-order mark stays in it (as
+   * U+FEFF): the backup and what uninstall restores must be the file's bytes; parseJsonc and editJson
+   * read past it.
+   */
   text?: string;
   /** Permission bits to keep; undefined for a new file (the umask decides). */
   mode?: number;
@@ -88,7 +92,8 @@ export async function readConfigFile(
   }
   if (lst === undefined) return { ok: true, file: { target } };
   try {
-    const text = await safeReadText(target, { maxBytes: MAX_CONFIG_BYTES });
+    const bytes = await safeReadBytes(target, { maxBytes: MAX_CONFIG_BYTES });
+    const text = bomEncoding(bytes) === 'UTF-8' ? bytes.toString('utf8') : decodeUtf8(target, bytes);
     const mode = fs.statSync(target).mode & 0o7777;
     return { ok: true, file: { target, text, mode, ...(followedFrom ? { followedFrom } : {}) } };
   } catch (err) {

@@ -11,8 +11,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
 
-/** A settings file's text as JSONC (comments and trailing commas allowed, as Claude Code reads it). */
-export function parseJsonc(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+/** A UTF-8 byte-order mark as a string holds it (configFile.ts keeps it, so that a restore gives back every byte). */
+const BOM = '\uFEFF';
+const withoutBom = (text: string) => (text.startsWith(BOM) ? text.slice(BOM.length) : text);
+
+/** A settings file's text as JSONC (comments and trailing commas allowed, as Claude Code reads it); a leading byte-order mark is skipped. */
+export function parseJsonc(withMark: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+  const text = withoutBom(withMark);
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
   if (errors.length) {
@@ -49,6 +54,11 @@ const MAX_ALIGN = 500;
  * elements, the rest changed in place, inserted or removed.
  */
 export function editJson(text: string, before: unknown, after: unknown): JsonEditResult {
+  if (text.startsWith(BOM)) {
+    // edited past the mark, which stays where it was
+    const inner = editJson(text.slice(BOM.length), before, after);
+    return inner.ok ? { ok: true, text: BOM + inner.text } : inner;
+  }
   if (text.trim() === '') return { ok: true, text: `${JSON.stringify(after, null, 2)}\n` };
   const fine = editWith(text, before, after, true);
   // jsonc-parser's element removal can leave a stray comma (seen: the last element of an inner array of a
