@@ -288,7 +288,7 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     assert.doesNotMatch(text, /out\/src\/cli\/main\.js/);
   });
 
-  it('Codex: install --trust then uninstall leaves $CODEX_HOME byte for byte as it was; with neither CODEX_HOME nor HOME, nothing is written', () => {
+  it('Codex: install --trust then uninstall leaves $CODEX_HOME byte for byte as it was', () => {
     const r = repo();
     const codexHome = path.join(r.home, '.codex');
     fs.mkdirSync(codexHome);
@@ -300,6 +300,21 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     const u = rawr(r, ['hooks', 'codex', 'uninstall']);
     assert.equal(u.code, 0, u.out);
     assert.deepEqual(tree(codexHome), before);
+  });
+
+  it('Codex: where $CODEX_HOME did not exist, install --trust then uninstall leaves no folder behind', () => {
+    const r = repo();
+    const homeBefore = fs.readdirSync(r.home).sort();
+    const i = rawr(r, ['hooks', 'codex', 'install', '--write', '--trust']);
+    assert.equal(i.code, 0, i.out);
+    assert.ok(fs.existsSync(path.join(r.home, '.codex', 'hooks.json')));
+    const u = rawr(r, ['hooks', 'codex', 'uninstall']);
+    assert.equal(u.code, 0, u.out);
+    assert.deepEqual(fs.readdirSync(r.home).sort(), homeBefore, 'no empty ~/.codex left: rawr created it');
+  });
+
+  it('Codex: without HOME or CODEX_HOME, nothing is written', () => {
+    const r = repo();
     const { HOME: _home, CODEX_HOME: _codex, ...noHome } = r.env;
     const n = rawr(r, ['hooks', 'codex', 'install', '--write'], noHome);
     assert.equal(n.code, 1);

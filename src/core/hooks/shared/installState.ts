@@ -27,6 +27,8 @@ export type FileRecord = z.infer<typeof FileRecord>;
 export const InstallRecord = z.object({
   files: z.record(z.string(), FileRecord),
   ignore: z.object({ file: z.string(), appended: z.string(), rule: z.string() }).optional(),
+  /** Codex: `$CODEX_HOME` did not exist before rawr's first install (uninstall removes it if it is empty then). */
+  codexHomeCreated: z.boolean().optional(),
 });
 export type InstallRecord = z.infer<typeof InstallRecord>;
 

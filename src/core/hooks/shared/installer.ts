@@ -390,9 +390,12 @@ export async function installCodex(o: {
     };
   }
   const stateDir = codexStateDir(o.codexHome);
+  const homeExisted = fs.existsSync(o.codexHome);
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   return withInstallLock(stateDir, async () => {
     const track: Tracking = { stateDir, record: readRecord(stateDir) };
+    // rawr's state folder is made first, so the hooks file's own record cannot tell that $CODEX_HOME was new
+    if (!homeExisted) track.record.codexHomeCreated = true;
     try {
       return await codexWrites(o, config, hooksPath, track);
     } finally {

@@ -172,9 +172,13 @@ export async function uninstallCodex(o: { codexHome: string; followSymlinks: boo
     const rec = read.ok ? record.files[read.file.target] : undefined;
     if (read.ok && rec && read.file.text !== undefined) {
       if (rec.before !== 'unknown' && hashText(read.file.text) === rec.written) {
-        if (rec.before === 'absent') fs.unlinkSync(read.file.target);
-        else writeConfigFile(read.file, rec.before.text, backupFile(opts.stateDir, read.file.target));
-        lines.push(`rawr: ${read.file.target} is back as it was before rawr trusted its hooks`);
+        if (rec.before === 'absent') {
+          fs.unlinkSync(read.file.target);
+          lines.push(`rawr: removed ${read.file.target} (rawr created it to trust its hooks)`);
+        } else {
+          writeConfigFile(read.file, rec.before.text, backupFile(opts.stateDir, read.file.target));
+          lines.push(`rawr: ${read.file.target} is back as it was before rawr trusted its hooks`);
+        }
       } else
         lines.push(
           `rawr: ${read.file.target} changed since rawr trusted its hooks: its [hooks.state] entries for the removed hooks are left (Codex ignores them); remove them yourself if you like`,
@@ -185,6 +189,7 @@ export async function uninstallCodex(o: { codexHome: string; followSymlinks: boo
   };
   const r = stateDir ? await withInstallLock(stateDir, work) : await work();
   if (stateDir) removeIfEmpty(stateDir);
+  if (record.codexHomeCreated && removeIfEmpty(o.codexHome)) r.lines.push(`rawr: removed ${o.codexHome} (rawr created it; nothing left in it)`);
   if (o.purgeProject) {
     const state = realDir(path.join(o.purgeProject, '.rawr', 'codex'));
     if (state) {
