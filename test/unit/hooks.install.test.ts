@@ -189,6 +189,23 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     assert.deepEqual(fs.readFileSync(file), own, 'the same bytes, the mark included');
   });
 
+  it("the person's own compact entries keep their text as written: install and an uninstall after their change reformat none of it", () => {
+    const mine = '{"matcher":"Edit","hooks":[{"type":"command","command":"prettier"}]}';
+    const own = `{\n  "hooks": {\n    "PostToolUse": [${mine}],\n    "Stop":[]\n  },\n  "env": {"FOO":"1"},\n  /* pinned */ "model":"opus"\n}\n`;
+    const r = repo({}, { '.claude/settings.local.json': own });
+    const file = path.join(r.dir, '.claude/settings.local.json');
+    const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
+    assert.equal(i.code, 0, i.out);
+    const installed = fs.readFileSync(file, 'utf8');
+    for (const text of [`"PostToolUse": [${mine},`, '"Stop":[]', '"env": {"FOO":"1",', '/* pinned */ "model":"opus",'])
+      assert.ok(installed.includes(text), `${JSON.stringify(text)} kept as written in:\n${installed}`);
+    assert.match(installed, /^ {6}\{\n {8}"matcher": "",\n/m, "rawr's own entry laid out like the file");
+    fs.writeFileSync(file, installed.replace('"Stop":[]', '"Stop":[ ]')); // the person's change: uninstall edits what is there
+    const u = rawr(r, ['hooks', 'claude', 'uninstall']);
+    assert.equal(u.code, 0, u.out);
+    assert.equal(fs.readFileSync(file, 'utf8'), own.replace('"Stop":[]', '"Stop":[ ]'));
+  });
+
   it("after the person changed the settings, uninstall removes only rawr's entries and rawr's autoCompactWindow; without --purge the session state stays", () => {
     const r = repo({ '.rawr/prompts/rawr-auto-compact.md': '# team prompts\n' });
     assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);

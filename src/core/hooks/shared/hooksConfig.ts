@@ -210,6 +210,7 @@ export function removeRawrHooks(existing: Record<string, unknown>, agent: AgentI
   const settings = structuredClone(existing);
   if (!isObject(settings.hooks)) return settings;
   const hooks = settings.hooks;
+  let removed = false;
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     const kept = groups.flatMap((g: unknown) => {
@@ -218,10 +219,12 @@ export function removeRawrHooks(existing: Record<string, unknown>, agent: AgentI
       if (left.length === g.hooks.length) return [g];
       return left.length ? [{ ...g, hooks: left }] : [];
     });
+    if (kept.length === groups.length) continue; // none of rawr's: the person's, even an empty list
+    removed = true;
     if (kept.length) hooks[event] = kept;
     else delete hooks[event];
   }
-  if (Object.keys(hooks).length === 0) delete settings.hooks;
+  if (removed && Object.keys(hooks).length === 0) delete settings.hooks;
   return settings;
 }
 

@@ -9,7 +9,19 @@
  * comments kept where they are. Pure: no I/O.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
+import {
+  applyEdits,
+  findNodeAtLocation,
+  format,
+  modify,
+  parse,
+  parseTree,
+  printParseErrorCode,
+  type Edit,
+  type FormattingOptions,
+  type JSONPath,
+  type ParseError,
+} from 'jsonc-parser';
 
 /** A UTF-8 byte-order mark as a string holds it (configFile.ts keeps it, so that a restore gives back every byte). */
 const BOM = '\uFEFF';
@@ -36,7 +48,7 @@ const isObject = (v: unknown): v is Record<string, Json> => typeof v === 'object
 
 /**
  * Indentation as the file has it (its first indented line), two spaces if none is. A file on one line
- * stays on one line: jsonc-parser formats the whole lines an edit touches, which would be all of it.
+ * stays on one line: what rawr adds to it is added on that line.
  */
 function formattingOf(text: string): FormattingOptions | undefined {
   if (!text.trim().includes('\n')) return undefined;
@@ -71,8 +83,16 @@ export function editJson(text: string, before: unknown, after: unknown): JsonEdi
 function editWith(text: string, before: unknown, after: unknown, align: boolean): JsonEditResult {
   const formattingOptions = formattingOf(text);
   let out = text;
+  // jsonc-parser's own formatting of an edit re-lays the whole lines it touches: a person's one-line hook
+  // entry beside an inserted one would be spread over ten lines. So the edit is made bare and then only
+  // its own new text is laid out like the file; every character around it stays as written.
   const set = (path: JSONPath, value: unknown, isArrayInsertion = false) => {
-    out = applyEdits(out, modify(out, path, value, { ...(formattingOptions ? { formattingOptions } : {}), ...(isArrayInsertion ? { isArrayInsertion } : {}) }));
+    if (value === undefined) return void (out = applyEdits(out, removal(out, path)));
+    for (const edit of modify(out, path, value, isArrayInsertion ? { isArrayInsertion } : {}).reverse()) {
+      out = applyEdits(out, [edit]);
+      if (formattingOptions && edit.content)
+        out = applyEdits(out, format(out, { offset: edit.offset, length: edit.content.length }, { ...formattingOptions, keepLines: false }));
+    }
   };
   const walk = (path: JSONPath, a: unknown, b: unknown): void => {
     if (isDeepStrictEqual(a, b)) return;
@@ -106,6 +126,27 @@ function editWith(text: string, before: unknown, after: unknown, align: boolean)
   if (!reparsed.ok) return { ok: false, reason: `the edited file would not be valid JSON (${reparsed.reason})` };
   if (!isDeepStrictEqual(reparsed.value, after)) return { ok: false, reason: 'the edited file would not hold what was intended' };
   return { ok: true, text: out };
+}
+
+/**
+ * The edit that removes the value at `path` (an object's property or an array's element) with the comma
+ * that joins it to a neighbour, and nothing around that: the text before it and after it stays as
+ * written. (jsonc-parser's own removal of an array's last element stops one character short of the
+ * bracket and relies on re-laying the lines after it.)
+ */
+function removal(text: string, path: JSONPath): Edit[] {
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const found = tree && findNodeAtLocation(tree, path);
+  if (!found) return [];
+  const node = found.parent?.type === 'property' ? found.parent : found; // an object's entry is its property
+  const siblings = node.parent?.children ?? [];
+  const i = siblings.indexOf(node);
+  const [prev, next] = [siblings[i - 1], siblings[i + 1]];
+  const end = (n: { offset: number; length: number }) => n.offset + n.length;
+  if (next) return [{ offset: node.offset, length: next.offset - node.offset, content: '' }];
+  if (prev) return [{ offset: end(prev), length: end(node) - end(prev), content: '' }];
+  const parent = node.parent!;
+  return [{ offset: parent.offset + 1, length: parent.length - 2, content: '' }];
 }
 
 /** Index pairs of the longest common subsequence of equal elements. */
