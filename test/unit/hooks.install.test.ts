@@ -206,6 +206,18 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     assert.equal(fs.readFileSync(file, 'utf8'), own.replace('"Stop":[]', '"Stop":[ ]'));
   });
 
+  it("the person's empty event list that rawr filled is theirs again after an uninstall that follows their change; no backup named that uninstall deletes", () => {
+    const own = '{\n  "hooks": {\n    "PreCompact": []\n  },\n  "model": "opus"\n}\n';
+    const r = repo({}, { '.claude/settings.local.json': own });
+    const file = path.join(r.dir, '.claude/settings.local.json');
+    assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"opus"', '"sonnet"'));
+    const u = rawr(r, ['hooks', 'claude', 'uninstall']);
+    assert.equal(u.code, 0, u.out);
+    assert.equal(fs.readFileSync(file, 'utf8'), own.replace('"opus"', '"sonnet"'));
+    assert.doesNotMatch(u.out, /previous version kept/, 'uninstall deletes its backups: it must not point to one');
+  });
+
   it("after the person changed the settings, uninstall removes only rawr's entries and rawr's autoCompactWindow; without --purge the session state stays", () => {
     const r = repo({ '.rawr/prompts/rawr-auto-compact.md': '# team prompts\n' });
     assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);

@@ -58,6 +58,7 @@ async function takeBack(
   if (!parsed.ok || !isObject(parsed.value))
     return { ok: false, line: `rawr: ${target} is not a JSON object (${parsed.ok ? 'shape' : parsed.reason}): remove rawr's entries yourself` };
   const after = remove(parsed.value);
+  if (rec && rec.before !== 'unknown' && rec.before !== 'absent') keepTheirEmptyLists(after, parsed.value, rec.before.text);
   if (isDeepStrictEqual(after, parsed.value)) return { ok: true, line: null };
   const edited = editJson(text, parsed.value, after);
   if (!edited.ok) return { ok: false, line: `rawr: ${target}: ${edited.reason}; remove rawr's entries yourself` };
@@ -77,7 +78,25 @@ async function takeBack(
       record: { files: {} },
     },
   );
-  return { ok: w.ok, line: `rawr: ${w.line}` };
+  // (the backup editJsonFile keeps goes with install's record below: not named)
+  return { ok: w.ok, line: w.ok ? `rawr: ${w.target}: rawr's entries removed; the rest kept as it is` : `rawr: ${w.line}` };
+}
+
+/**
+ * An empty `hooks` object or event list the person had before rawr's install (which rawr then filled),
+ * put back where removing rawr's entries left nothing: removeRawrHooks cannot tell it from one rawr made.
+ */
+function keepTheirEmptyLists(after: Record<string, unknown>, now: Record<string, unknown>, beforeText: string): void {
+  const before = parseJsonc(beforeText);
+  if (!before.ok || !isObject(before.value) || !isObject(before.value.hooks) || !isObject(now.hooks)) return;
+  const had = before.value.hooks;
+  if (!isObject(after.hooks)) {
+    if (!Object.values(had).every((l) => Array.isArray(l) && l.length === 0)) return; // they had hooks of their own, gone since
+    after.hooks = {};
+  }
+  const hooks = after.hooks as Record<string, unknown>;
+  for (const [event, list] of Object.entries(had))
+    if (Array.isArray(list) && list.length === 0 && Object.hasOwn(now.hooks, event) && !Object.hasOwn(hooks, event)) hooks[event] = [];
 }
 
 const rmdirQuietly = (dir: string) => {
