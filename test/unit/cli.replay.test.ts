@@ -375,7 +375,6 @@ describe('rawr replay (CLI): options, errors and the table', function () {
     for (const [name, content] of [
       ['garbage.jsonl', 'this is not a transcript\n{ neither is this\n'],
       ['binary.jsonl', Buffer.from([0, 1, 2, 255, 254, 10, 0x7b, 0x7d, 10]).toString('latin1')],
-      ['empty.jsonl', ''],
       ['other-json.jsonl', '{"hello":"world"}\n[1,2,3]\n'],
     ] as const) {
       const file = path.join(tmp, name);
@@ -385,6 +384,25 @@ describe('rawr replay (CLI): options, errors and the table', function () {
       assert.equal(r.stdout, '', name);
       assert.match(r.stderr, /^rawr replay: cannot tell the format .*pass --format\n$/, name);
       noStack(r.stderr);
+    }
+  });
+
+  it('an empty or blank file: exit 1, says it is empty (not "pass --format", which cannot help)', () => {
+    for (const [name, content] of [
+      ['empty.jsonl', ''],
+      ['blank.jsonl', '\n  \n\r\n'],
+    ] as const) {
+      const file = path.join(tmp, name);
+      fs.writeFileSync(file, content);
+      for (const args of [
+        ['replay', file],
+        ['handoff', file, '--line', '1'],
+      ]) {
+        const r = rawr(...args);
+        assert.equal(r.code, 1, name);
+        assert.equal(r.stdout, '', name);
+        assert.equal(r.stderr, `rawr ${args[0]}: ${file} is empty or holds only blank lines: nothing to replay\n`, name);
+      }
     }
   });
 

@@ -41,7 +41,11 @@ function headOf(input: ReplayInput): string {
 
 /** The format: as given, else detected from the first lines (a file is not read further). */
 function formatOf(input: ReplayInput, format?: RecordingFormat): RecordingFormat {
-  const f = format ?? detectFormat(headOf(input));
+  if (format) return format;
+  const head = headOf(input);
+  // "pass --format" cannot help a file with nothing in it
+  if (head === '') throw new Error(`${typeof input === 'string' ? 'the input' : input.path} is empty or holds only blank lines: nothing to replay`);
+  const f = detectFormat(head);
   if (!f) throw new Error('cannot tell the format (expected a Claude Code session, a Codex rollout or a rawr log); pass --format');
   return f;
 }
