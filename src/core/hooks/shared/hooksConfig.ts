@@ -213,13 +213,15 @@ export function removeRawrHooks(existing: Record<string, unknown>, agent: AgentI
   let removed = false;
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
+    let rawrs = false;
     const kept = groups.flatMap((g: unknown) => {
       if (!isObject(g) || !Array.isArray(g.hooks)) return [g];
       const left = g.hooks.filter((h: unknown) => !(isObject(h) && rawrEventOf(h.command, agent) !== undefined));
       if (left.length === g.hooks.length) return [g];
+      rawrs = true;
       return left.length ? [{ ...g, hooks: left }] : [];
     });
-    if (kept.length === groups.length) continue; // none of rawr's: the person's, even an empty list
+    if (!rawrs) continue; // none of rawr's: the person's, even an empty list
     removed = true;
     if (kept.length) hooks[event] = kept;
     else delete hooks[event];
