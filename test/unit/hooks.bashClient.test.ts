@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
 import { tcpFile } from '../../src/cli/hooks/resident';
+import { LOST_PRECOMPACT_REFUSAL } from '../../src/cli/hooks/main';
 import type { HookEventOutput } from '../../src/cli/hooks/types';
 import { serveHooks } from '../../src/cli/hooks/server';
 import { requestReader } from '../../src/cli/hooks/door';
@@ -237,6 +238,33 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /rawr hooks claude PreCompact: the resident hook engine did not answer .*nothing done/);
     assert.ok(got.includes('{"x":1}'), 'the request was sent');
+  });
+
+  it('an engine that says "go" and then stalls: an automatic PreCompact is refused once, before the installed timeout; the next run decides alone', async () => {
+    // Printing nothing there would let Claude Code compact at rawr's early ask line without rawr's decision
+    // (claude-code-e2e/steer: an empty answer allows). The run is taken and never answered (a hung run).
+    let release: () => void = () => undefined;
+    const stalled = new Promise<HookEventOutput>((r) => (release = () => r({ stdout: 'TOO LATE', stderr: [] })));
+    const e = await engine(() => stalled);
+    closeAfter(async () => release());
+    const input = JSON.stringify({ session_id: 's', transcript_path: path.join(tmp, 't.jsonl'), hook_event_name: 'PreCompact', trigger: 'auto' });
+    const t0 = Date.now();
+    const r = await client(input);
+    const took = Date.now() - t0;
+    assert.equal(r.status, 0);
+    // The Node hook's refusal in the same case, byte for byte (main.ts lostAnswer).
+    assert.equal(r.stdout, LOST_PRECOMPACT_REFUSAL);
+    assert.equal((JSON.parse(r.stdout) as { decision: string }).decision, 'block');
+    assert.match(r.stderr, /^rawr hooks claude PreCompact: the resident hook engine did not answer \(.+\); compaction deferred to the next request\n$/);
+    assert.equal(e.calls.length, 1, 'the engine took the run');
+    const installed = CLAUDE_HOOKS.find((h) => h.event === 'PreCompact')!.timeout * 1000;
+    assert.ok(took < installed, `ended after ${took} ms, before the installed ${installed} ms`);
+    // The next request's hook finds the engine busy with the stalled run and runs alone (the Node hook), in seconds.
+    const t1 = Date.now();
+    const next = await client(input);
+    assert.equal(next.stdout, `NODE hooks claude PreCompact\n${input}`);
+    assert.ok(Date.now() - t1 < 8_000, `the next run took ${Date.now() - t1} ms`);
+    assert.equal(e.calls.length, 1, 'not run again by the engine');
   });
 
   it('the door closes on a wrong token without running anything, and its file goes with the engine', async () => {

@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookEventOutput } from '../../src/cli/hooks/event';
 import { buildKey, connectResident, residentDoor, tcpFile } from '../../src/cli/hooks/resident';
+import { LOST_PRECOMPACT_REFUSAL, lostAnswer } from '../../src/cli/hooks/main';
 import type { HookRun } from '../../src/cli/hooks/types';
 import { serveHooks } from '../../src/cli/hooks/server';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
@@ -355,6 +356,27 @@ describe('the resident hook engine', function () {
       assert.equal((await askResident(door, REQ(), 2000)).kind, 'lost');
     } finally {
       await close();
+    }
+  });
+
+  it('what the Node hook prints for a lost answer: a refusal to an automatic Claude PreCompact only (nothing would allow its compaction), as hook.sh does', () => {
+    const auto = JSON.stringify({ session_id: 's', hook_event_name: 'PreCompact', trigger: 'auto' });
+    const refused = lostAnswer('claude', 'PreCompact', auto, 'no answer in 25000 ms');
+    assert.equal(refused.stdout, LOST_PRECOMPACT_REFUSAL);
+    assert.equal((JSON.parse(refused.stdout) as { decision: string }).decision, 'block');
+    assert.deepEqual(refused.stderr, [
+      'rawr hooks claude PreCompact: the resident hook engine did not answer (no answer in 25000 ms); compaction deferred to the next request',
+    ]);
+    // A manual /compact (the person's own), Codex (its PreCompact cannot block), other events, an input that is not JSON: nothing.
+    for (const [agent, event, stdin] of [
+      ['claude', 'PreCompact', JSON.stringify({ trigger: 'manual', custom_instructions: '"trigger":"auto"' })],
+      ['codex', 'PreCompact', auto],
+      ['claude', 'PostToolUse', auto],
+      ['claude', 'PreCompact', '{"trigger":"auto"'],
+    ] as const) {
+      const out = lostAnswer(agent, event, stdin, 'x');
+      assert.equal(out.stdout, '', `${agent} ${event} ${stdin}`);
+      assert.deepEqual(out.stderr, [`rawr hooks ${agent} ${event}: the resident hook engine did not answer (x); nothing done`]);
     }
   });
 

@@ -9,7 +9,8 @@
 # Never a change of behaviour, only of speed: until the engine has said it will run this hook, nothing
 # of the input has been read here, and any miss runs the Node hook (dist/hook.js), which answers exactly
 # as the engine would (and starts one for the next run). Once the input was sent it is never run twice:
-# a lost answer prints nothing (Claude Code reads "go on") and says so on stderr.
+# a lost answer says so on stderr and prints nothing (Claude Code reads "go on"), except to an automatic
+# PreCompact, which it refuses once (nothing would let Claude Code compact without rawr's decision).
 trap '' PIPE
 rawr_node=$1
 shift
@@ -146,6 +147,17 @@ if [[ $rawr_line == 'rawr-answer '* ]] && rawr_print "${rawr_counts% *}" "${rawr
   printf 'printed\n' >&3 2>/dev/null
   exit 0
 fi
-printf 'rawr hooks %s %s: the resident hook engine did not answer (%s); nothing done\n' "$2" "$3" \
-  "${rawr_line:-the connection closed without an answer}" >&2
+rawr_why=${rawr_line:-the connection closed without an answer}
+# Not run again here (the engine may have acted on it). For an automatic compaction that would leave
+# Claude Code to read nothing as "allow": it would compact at rawr's early ask line without rawr's
+# decision, mid-phase, with no handoff (measured, claude-code-e2e/steer). So that one is refused, once:
+# Claude Code sends the request as it is and asks again before the next one, a new hook run that finds
+# this engine busy or gone and decides alone (rawr_alone). A manual /compact and every other hook: nothing.
+if [[ $2:$3 == claude:PreCompact && $rawr_in =~ \"trigger\"[[:space:]]*:[[:space:]]*\"auto\" ]]; then
+  printf 'rawr hooks %s %s: the resident hook engine did not answer (%s); compaction deferred to the next request\n' \
+    "$2" "$3" "$rawr_why" >&2
+  printf '{"decision":"block","reason":"rawr: the resident hook engine did not answer; compaction deferred to the next request"}\n'
+  exit 0
+fi
+printf 'rawr hooks %s %s: the resident hook engine did not answer (%s); nothing done\n' "$2" "$3" "$rawr_why" >&2
 exit 0

@@ -94,7 +94,7 @@ export async function hookProcess(
         return 0;
       case 'lost':
         // Not run again here: the resident engine may have acted on it (resident.ts).
-        writeFd(2, `rawr hooks ${agent} ${event}: the resident hook engine did not answer (${answer.why}); nothing done\n`);
+        writeHookOutput(lostAnswer(agent, event, stdin, answer.why));
         return 0;
       case 'unavailable':
         break;
@@ -108,6 +108,30 @@ export async function hookProcess(
   } finally {
     there?.start();
   }
+}
+
+/** The refusal an automatic PreCompact gets when its answer is lost (hook.sh prints the same). */
+export const LOST_PRECOMPACT_REFUSAL =
+  '{"decision":"block","reason":"rawr: the resident hook engine did not answer; compaction deferred to the next request"}\n';
+
+/**
+ * What a hook prints when the resident engine took its input and no answer came (`why`). Nothing, as
+ * the engine may have acted on it — except to Claude Code's automatic PreCompact, where nothing reads as
+ * "allow": it would compact at rawr's early ask line without rawr's decision, mid-phase, with no handoff
+ * (measured, claude-code-e2e/steer). That one is refused once: Claude Code sends the request as it is and
+ * asks again before the next one, a new hook run that finds the engine busy or gone and decides alone.
+ */
+export function lostAnswer(agent: 'claude' | 'codex', event: HookEvent, stdin: string, why: string): HookEventOutput {
+  let trigger: unknown;
+  try {
+    trigger = (JSON.parse(stdin) as { trigger?: unknown } | null)?.trigger;
+  } catch {
+    trigger = undefined;
+  }
+  const head = `rawr hooks ${agent} ${event}: the resident hook engine did not answer (${why});`;
+  if (agent === 'claude' && event === 'PreCompact' && trigger === 'auto')
+    return { stdout: LOST_PRECOMPACT_REFUSAL, stderr: [`${head} compaction deferred to the next request`] };
+  return { stdout: '', stderr: [`${head} nothing done`] };
 }
 
 /**
