@@ -10,7 +10,7 @@
 # of the input has been read here, and any miss runs the Node hook (dist/hook.js), which answers exactly
 # as the engine would (and starts one for the next run). Once the input was sent it is never run twice:
 # a lost answer says so on stderr and prints nothing (Claude Code reads "go on"), except to an automatic
-# PreCompact, which it refuses once (nothing would let Claude Code compact without rawr's decision).
+# PreCompact, where the Node hook gives the verdict from the transcript's tail alone (at the end).
 trap '' PIPE
 rawr_node=$1
 shift
@@ -148,16 +148,15 @@ if [[ $rawr_line == 'rawr-answer '* ]] && rawr_print "${rawr_counts% *}" "${rawr
   exit 0
 fi
 rawr_why=${rawr_line:-the connection closed without an answer}
-# Not run again here (the engine may have acted on it). For an automatic compaction that would leave
-# Claude Code to read nothing as "allow": it would compact at rawr's early ask line without rawr's
-# decision, mid-phase, with no handoff (measured, claude-code-e2e/steer). So that one is refused, once:
-# Claude Code sends the request as it is and asks again before the next one, a new hook run that finds
-# this engine busy or gone and decides alone (rawr_alone). A manual /compact and every other hook: nothing.
-if [[ $2:$3 == claude:PreCompact && $rawr_in =~ \"trigger\"[[:space:]]*:[[:space:]]*\"auto\" ]]; then
-  printf 'rawr hooks %s %s: the resident hook engine did not answer (%s); compaction deferred to the next request\n' \
-    "$2" "$3" "$rawr_why" >&2
-  printf '{"decision":"block","reason":"rawr: the resident hook engine did not answer; compaction deferred to the next request"}\n'
-  exit 0
+# Not run again here (the engine may have acted on it). For an automatic compaction, printing nothing
+# reads as "allow": Claude Code would compact at rawr's early ask line without rawr's decision (measured,
+# claude-code-e2e/steer). So the Node hook gives the verdict from the transcript's tail alone
+# (RAWR_HOOK_LOST_ANSWER: main.ts lostAnswer; it never asks the engine, runs nothing): a refusal only
+# where rawr's own steering may refuse, never at the emergency line, Claude Code's blocking level or a
+# reactive compaction. Only with the whole input here (one below 4 KB; a longer one went on to the engine).
+if [[ $2:$3 == claude:PreCompact && -z ${rawr_head-} && $rawr_in =~ \"trigger\"[[:space:]]*:[[:space:]]*\"auto\" ]]; then
+  export RAWR_HOOK_LOST_ANSWER=$rawr_why RAWR_HOOK_SERVER=0
+  rawr_node_hook "$@" <<<"$rawr_in"
 fi
 printf 'rawr hooks %s %s: the resident hook engine did not answer (%s); nothing done\n' "$2" "$3" "$rawr_why" >&2
 exit 0

@@ -76,6 +76,12 @@ export async function hookProcess(
 ): Promise<number> {
   enableCompileCache();
   const [agent, event] = argv;
+  const lost = process.env[LOST_ANSWER_ENV];
+  if (lost) {
+    // hook.sh's lost answer (LOST_ANSWER_ENV): the verdict only; the engine is not asked, nothing is run.
+    writeHookOutput(await lostAnswer(agent, event, await readStdin(), lost, engine));
+    return 0;
+  }
   const input = readStdin();
   // An event the fast exit never answers (PreCompact: before every model request while rawr defers)
   // connects to the resident engine while its input is being read (in libuv's worker thread).
@@ -94,7 +100,7 @@ export async function hookProcess(
         return 0;
       case 'lost':
         // Not run again here: the resident engine may have acted on it (resident.ts).
-        writeHookOutput(lostAnswer(agent, event, stdin, answer.why));
+        writeHookOutput(await lostAnswer(agent, event, stdin, answer.why, engine));
         return 0;
       case 'unavailable':
         break;
@@ -110,28 +116,22 @@ export async function hookProcess(
   }
 }
 
-/** The refusal an automatic PreCompact gets when its answer is lost (hook.sh prints the same). */
-export const LOST_PRECOMPACT_REFUSAL =
-  '{"decision":"block","reason":"rawr: the resident hook engine did not answer; compaction deferred to the next request"}\n';
+/**
+ * Set by hook.sh when the engine took an automatic PreCompact and never answered: this process only
+ * gives the verdict for a lost answer (lostAnswer), with the reason as its value; it never asks the engine.
+ */
+export const LOST_ANSWER_ENV = 'RAWR_HOOK_LOST_ANSWER';
 
 /**
- * What a hook prints when the resident engine took its input and no answer came (`why`). Nothing, as
- * the engine may have acted on it — except to Claude Code's automatic PreCompact, where nothing reads as
- * "allow": it would compact at rawr's early ask line without rawr's decision, mid-phase, with no handoff
- * (measured, claude-code-e2e/steer). That one is refused once: Claude Code sends the request as it is and
- * asks again before the next one, a new hook run that finds the engine busy or gone and decides alone.
+ * What a hook prints when the resident engine took its input and no answer came (`why`). Not run again
+ * (the engine may have acted on it): nothing, and a line on stderr — except Claude Code's PreCompact, where
+ * nothing reads as "allow" and would compact at rawr's early ask line without rawr's decision: there the
+ * verdict from the transcript's tail decides (event.ts lostPreCompactOutput: a refusal only where rawr's
+ * own steering may refuse, never at the emergency line, Claude Code's blocking level or a reactive compaction).
  */
-export function lostAnswer(agent: 'claude' | 'codex', event: HookEvent, stdin: string, why: string): HookEventOutput {
-  let trigger: unknown;
-  try {
-    trigger = (JSON.parse(stdin) as { trigger?: unknown } | null)?.trigger;
-  } catch {
-    trigger = undefined;
-  }
-  const head = `rawr hooks ${agent} ${event}: the resident hook engine did not answer (${why});`;
-  if (agent === 'claude' && event === 'PreCompact' && trigger === 'auto')
-    return { stdout: LOST_PRECOMPACT_REFUSAL, stderr: [`${head} compaction deferred to the next request`] };
-  return { stdout: '', stderr: [`${head} nothing done`] };
+export async function lostAnswer(agent: 'claude' | 'codex', event: HookEvent, stdin: string, why: string, engine: () => HookEngine): Promise<HookEventOutput> {
+  if (agent === 'claude' && event === 'PreCompact') return engine().lostPreCompactOutput(stdin, why, process.env);
+  return { stdout: '', stderr: [`rawr hooks ${agent} ${event}: the resident hook engine did not answer (${why}); nothing done`] };
 }
 
 /**
