@@ -23,8 +23,15 @@ import { sleep, until } from '../support/until';
 import { askResident } from '../support/askResident';
 import { answerWaitMs } from '../../src/cli/hooks/resident';
 import { CLAUDE_HOOKS } from '../../src/core/hooks/shared/hooksConfig';
+import { askLineFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
+import { agentStateDir } from '../../src/core/hooks/shared/store';
+import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
+import { loadPromptSet } from '../../src/core/prompts/promptSet';
+import { Transcript } from '../support/claudeTranscript';
 
 const CLIENT = path.resolve(__dirname, '../../../src/cli/hooks/hook.sh');
+/** The built Node hook (`npm run build`): the lost-answer verdict is its own, run for real. */
+const REAL_HOOK = path.resolve(__dirname, '../../../dist/hook.js');
 const BASH = '/bin/bash';
 // The stand-in Node hook: prints its arguments and its input, so a test sees the fallback and what it got.
 const FAKE_NODE_HOOK = `process.stdout.write('NODE ' + process.argv.slice(2).join(' ') + '\\n' + require('fs').readFileSync(0, 'utf8'));\n`;
@@ -237,6 +244,70 @@ describe('the bash hook client and the resident engine’s TCP door', function (
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /rawr hooks claude PreCompact: the resident hook engine did not answer .*nothing done/);
     assert.ok(got.includes('{"x":1}'), 'the request was sent');
+  });
+
+  it('an engine that says "go" and then stalls: an automatic PreCompact gets the verdict from the transcript’s tail before the installed timeout — refused well below the emergency line, allowed at it; the next run decides alone', async function () {
+    this.timeout(150_000);
+    // Printing nothing would let Claude Code compact at rawr's early ask line without rawr's decision
+    // (claude-code-e2e/steer: an empty answer allows); refusing blindly could end the turn at its blocking
+    // level. So the real Node hook (dist/hook.js, beside this copy of the client) decides from the tail alone.
+    assert.ok(fs.existsSync(REAL_HOOK), `${REAL_HOOK} missing: run npm run build`);
+    const real = path.join(tmp, 'real', 'dist');
+    fs.mkdirSync(real, { recursive: true });
+    fs.copyFileSync(CLIENT, path.join(real, 'hook.sh'));
+    fs.writeFileSync(path.join(real, 'hook.js'), `require(${JSON.stringify(REAL_HOOK)});\n`);
+    const root = path.join(tmp, 'project');
+    fs.mkdirSync(root);
+    agentStateDir(root, 'claude', true);
+    const set = loadPromptSet([dirReader(shippedPromptsDir())]);
+    const { autoCompactWindow, percent } = askLineFor(1_000_000, set.settings);
+    writeSteerConfig(root, { steer: true, window: 1_000_000, autoCompactWindow, askPercent: percent, settingsFile: '.claude/settings.local.json' });
+    const t = new Transcript(root);
+    t.prompt('Refactor the module and keep the tests green.');
+    // An engine that takes the run and never answers it (a hung run); one per stalled run (a second
+    // would find the first busy and run alone), each released before the next starts: a run holds the
+    // hook's environment and folder until it ends (server.ts), so they must end in the order they began.
+    const stalledEngine = async () => {
+      let release: () => void = () => undefined;
+      const stalled = new Promise<HookEventOutput>((r) => (release = () => r({ stdout: 'TOO LATE', stderr: [] })));
+      closeAfter(async () => release());
+      return { ...(await engine(() => stalled, { clientDir: real })), release: () => release() };
+    };
+    const input = JSON.stringify({ session_id: 's', transcript_path: t.file, cwd: root, hook_event_name: 'PreCompact', trigger: 'auto' });
+    const installed = CLAUDE_HOOKS.find((h) => h.event === 'PreCompact')!.timeout * 1000;
+    const stalledRun = async () => {
+      const t0 = Date.now();
+      const r = await client(input, 'hooks claude PreCompact', { CLAUDE_PROJECT_DIR: root }, root, { dist: real });
+      assert.equal(r.status, 0);
+      assert.ok(Date.now() - t0 < installed, `ended after ${Date.now() - t0} ms, before the installed ${installed} ms`);
+      return r;
+    };
+    // 60% of the window: past Claude Code's ask line, well below rawr's emergency line (88%): refused.
+    t.bash('npm test', 600_000, 'ok');
+    const first = await stalledEngine();
+    const refused = await stalledRun();
+    assert.equal(first.calls.length, 1, 'the engine took the run');
+    first.release();
+    await first.close();
+    assert.deepEqual(JSON.parse(refused.stdout), {
+      decision: 'block',
+      reason: 'rawr: the resident hook engine did not answer; compaction deferred to the next request (60% used)',
+    });
+    assert.match(
+      refused.stderr,
+      /^rawr hooks claude PreCompact: the resident hook engine did not answer \(.+\); compaction deferred to the next request \(60% used\)\n$/,
+    );
+    // 90%: past the emergency line, near Claude Code's blocking level (a refusal there could end the turn): allowed, nothing printed.
+    t.bash('npm test', 900_000, 'ok');
+    const e = await stalledEngine();
+    const allowed = await stalledRun();
+    assert.equal(allowed.stdout, '');
+    assert.match(allowed.stderr, /^rawr hooks claude PreCompact: the resident hook engine did not answer \(.+\); allowed: emergency \(90% used\)\n$/);
+    assert.equal(e.calls.length, 1, 'the engine took the run');
+    // The next request's hook finds the engine busy with the stalled run and runs alone (the Node hook, here the real one).
+    const next = await client(input, 'hooks claude PreCompact', { CLAUDE_PROJECT_DIR: root }, root, { dist: real });
+    assert.doesNotMatch(next.stderr, /did not answer/);
+    assert.equal(e.calls.length, 1, 'not run again by the engine');
   });
 
   it('the door closes on a wrong token without running anything, and its file goes with the engine', async () => {

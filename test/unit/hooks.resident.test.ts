@@ -10,8 +10,12 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as hookEngine from '../../src/cli/hooks/event';
 import { hookEventOutput } from '../../src/cli/hooks/event';
 import { buildKey, connectResident, residentDoor, tcpFile } from '../../src/cli/hooks/resident';
+import { lostAnswer } from '../../src/cli/hooks/main';
+import { runHook } from '../../src/core/hooks/shared/run';
+import { CLAUDE } from '../../src/core/hooks/claude/agent';
 import type { HookRun } from '../../src/cli/hooks/types';
 import { serveHooks } from '../../src/cli/hooks/server';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
@@ -42,6 +46,19 @@ function project(root: string): Transcript {
   const t = new Transcript(root);
   t.prompt('Refactor the module and keep the tests green.');
   return t;
+}
+
+/** `fn` with `vars` in process.env (lostAnswer reads the hook's environment), restored after. */
+async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+  }
 }
 
 describe('the resident hook engine', function () {
@@ -355,6 +372,55 @@ describe('the resident hook engine', function () {
       assert.equal((await askResident(door, REQ(), 2000)).kind, 'lost');
     } finally {
       await close();
+    }
+  });
+
+  it('a lost answer to an automatic Claude PreCompact: the verdict from the transcript’s tail — refused well below the emergency line, allowed at it or when reactive; nothing else printed', async () => {
+    const root = path.join(tmp, 'lost');
+    const t = project(root);
+    const input = (trigger: string) => JSON.stringify({ session_id: 'sess', transcript_path: t.file, cwd: root, hook_event_name: 'PreCompact', trigger });
+    const lost = (agent: 'claude' | 'codex', event: 'PreCompact' | 'PostToolUse', stdin: string) =>
+      withEnv({ CLAUDE_PROJECT_DIR: root }, () => lostAnswer(agent, event, stdin, 'no answer in 25000 ms', () => hookEngine));
+    const state = () => fs.readdirSync(path.join(root, '.rawr', 'claude')).sort();
+    // 60% of the window: past Claude Code's ask line, well below rawr's emergency line (88%): rawr's own steering refuses there.
+    t.bash('npm test', 600_000, 'ok');
+    const before = state();
+    const refused = await lost('claude', 'PreCompact', input('auto'));
+    assert.equal((JSON.parse(refused.stdout) as { decision: string }).decision, 'block', refused.stderr.join('\n'));
+    assert.match(
+      (JSON.parse(refused.stdout) as { reason: string }).reason,
+      /^rawr: the resident hook engine did not answer; compaction deferred to the next request \(60% used\)$/,
+    );
+    assert.deepEqual(state(), before, 'nothing written: the session’s state is the stalled engine’s');
+    // 90%: past the emergency line (a refusal could end the turn at Claude Code's blocking level): allowed, nothing printed.
+    t.bash('npm test', 900_000, 'ok');
+    const allowed = await lost('claude', 'PreCompact', input('auto'));
+    assert.equal(allowed.stdout, '');
+    assert.match(allowed.stderr.join('\n'), /did not answer \(no answer in 25000 ms\); allowed: emergency \(90% used\)/);
+    // Reactive (asked again with no model response since the previous PreCompact: the request failed as too long), at 60%.
+    t.bash('npm test', 600_000, 'ok');
+    const at = (iso: string) => ({ env: { CLAUDE_PROJECT_DIR: root }, gitTimeoutMs: 5000, now: () => new Date(iso) });
+    // Each session its own state: one whose previous call came before the newest response (the transcript's
+    // clock starts at 2026-11-20T10:00) — that response is new: refused; one whose previous call (refused)
+    // came after it — nothing answered since, so this compaction follows a request that failed: allowed.
+    const of = (session: string) => JSON.stringify({ ...(JSON.parse(input('auto')) as object), session_id: session });
+    await runHook(CLAUDE, 'PreCompact', of('before'), at('2026-11-20T09:00:00Z'));
+    assert.equal((JSON.parse((await lost('claude', 'PreCompact', of('before'))).stdout) as { decision: string }).decision, 'block');
+    const after = await runHook(CLAUDE, 'PreCompact', of('after'), at('2026-11-21T09:00:00Z'));
+    assert.equal((JSON.parse(after.stdout) as { decision: string }).decision, 'block', 'rawr’s own steering refused it there');
+    const reactive = await lost('claude', 'PreCompact', of('after'));
+    assert.equal(reactive.stdout, '');
+    assert.match(reactive.stderr.join('\n'), /allowed: reactive \(no model response since the refusal/);
+    // A manual /compact (the person's own), Codex (its PreCompact cannot block), other events, an input that is not JSON: nothing.
+    for (const [agent, event, stdin] of [
+      ['claude', 'PreCompact', JSON.stringify({ ...(JSON.parse(input('manual')) as object), custom_instructions: '"trigger":"auto"' })],
+      ['codex', 'PreCompact', input('auto')],
+      ['claude', 'PostToolUse', input('auto')],
+      ['claude', 'PreCompact', '{"trigger":"auto"'],
+    ] as const) {
+      const out = await lost(agent, event, stdin);
+      assert.equal(out.stdout, '', `${agent} ${event} ${stdin}`);
+      assert.deepEqual(out.stderr, [`rawr hooks ${agent} ${event}: the resident hook engine did not answer (no answer in 25000 ms); nothing done`]);
     }
   });
 

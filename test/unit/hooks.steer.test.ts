@@ -14,7 +14,7 @@ import { runHook } from '../../src/core/hooks/shared/run';
 import { CLAUDE } from '../../src/core/hooks/claude/agent';
 import { askLineFor, writeSteerConfig, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { steerVerdict } from '../../src/core/hooks/claude/steer';
-import { loadSession, saveSession } from '../../src/core/hooks/claude/steerState';
+import { loadSession, saveSession, STEER_STATE, type ReadBound } from '../../src/core/hooks/claude/steerState';
 import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
 import { installClaude } from '../../src/core/hooks/shared/installer';
 import { SessionFollower } from '../../src/core/follow/sessionFollower';
@@ -78,7 +78,7 @@ function project(config: SteerConfig | null = STEER): { root: string; tr: Transc
   return { root, tr: new Transcript(root) };
 }
 
-async function preCompact(root: string, trigger: 'auto' | 'manual', env: Record<string, string> = {}) {
+async function preCompact(root: string, trigger: 'auto' | 'manual', env: Record<string, string> = {}, readBound?: ReadBound) {
   const input = {
     session_id: 'sess',
     transcript_path: path.join(root, 'session.jsonl'),
@@ -87,7 +87,11 @@ async function preCompact(root: string, trigger: 'auto' | 'manual', env: Record<
     trigger,
     custom_instructions: null,
   };
-  return runHook(CLAUDE, 'PreCompact', JSON.stringify(input), { env: { CLAUDE_PROJECT_DIR: root, ...env }, gitTimeoutMs: 5000 });
+  return runHook(CLAUDE, 'PreCompact', JSON.stringify(input), {
+    env: { CLAUDE_PROJECT_DIR: root, ...env },
+    gitTimeoutMs: 5000,
+    ...(readBound ? { readBound } : {}),
+  });
 }
 
 async function hook(root: string, event: 'PostToolUse' | 'UserPromptSubmit' | 'SessionStart' | 'PostCompact', extra: object) {
@@ -481,6 +485,38 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
     assert.equal(r.outcome, 'deferred', `still deferred (not a reactive allow): ${r.stdout}`);
     const waited = lastSteerLog(root).waitedMs;
     assert.ok(waited !== undefined && waited >= 20, `the hook waited for the response: ${JSON.stringify(lastSteerLog(root))}`);
+  });
+
+  it('what the wait for a response reads keeps to the read bound: a burst written during the wait is left for the next calls', async () => {
+    // steerState.ts READ_BOUND, lowered: while the hook waits, Claude Code may write far more than one
+    // call may read (a long tool loop lands at once); the wait reads at most a bound per look.
+    const bound: ReadBound = { bytes: 32 * 1024, lines: 100_000 };
+    const { root, tr } = project();
+    tr.prompt('work');
+    tr.bash('echo a', 600_000, 'a');
+    assert.equal((await preCompact(root, 'auto', {}, bound)).outcome, 'deferred');
+    const state = path.join(sessionDir(root, 'claude', 'sess', false)!, STEER_STATE);
+    const offsetOf = () => (JSON.parse(fs.readFileSync(state, 'utf8')) as { offset: number }).offset;
+    const before = offsetOf();
+    assert.equal(before, fs.statSync(tr.file).size, 'caught up before the wait');
+    const opens = watchOpens(tr.file);
+    try {
+      const waiting = preCompact(root, 'auto', {}, bound);
+      await until('the hook polling for a response', () => opens.count >= 4, 10_000, 1);
+      // Written in one go (no await between: the in-process hook cannot read half of it): ~10 bounds.
+      for (let i = 0; fs.statSync(tr.file).size - before < 10 * bound.bytes; i++) tr.bash(`echo b${i}`, 610_000, 'x'.repeat(2_000));
+      await waiting;
+    } finally {
+      opens.stop();
+    }
+    // The look that found the response and the read after it: two bounds at most, the rest left unread.
+    const read = offsetOf() - before;
+    assert.ok(read > 0 && read <= 2 * bound.bytes, `read during the wait: ${read} bytes (bound ${bound.bytes})`);
+    // So the next call is still reading the history (and says so), one bound further on.
+    const next = await preCompact(root, 'auto', {}, bound);
+    const logged = lastSteerLog(root) as { why?: string; readTo?: number };
+    assert.equal(logged.why, 'catching_up', `${next.stdout} ${JSON.stringify(logged)}`);
+    assert.ok(logged.readTo! - before - read <= bound.bytes, JSON.stringify(logged));
   });
 
   it('allows at the emergency line, a manual /compact, and where rawr does not steer', async () => {

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { BayesPolicy, bayesSchedule, generatorSampler, paramsOf, recordedDraws } from '../bench/phasedBayes';
 import { FAMILIES, generateSession, sessionSeed } from '../bench/phasedGen';
 import { drawnMean, LearningPolicy, MeanBelief, STEADY_LAWS, type LearnResolution } from '../bench/phasedLearn';
+import type { Draw } from '../bench/phasedBayes';
 
 const RES: LearnResolution = { grid: 200, trajectories: 60, bins: 8, sizes: 64 };
 const NOISY = FAMILIES.findIndex((f) => f.name === 'noisy');
@@ -25,7 +26,48 @@ const worth = (p: { decide: LearningPolicy['decide']; lambda: number }, k: numbe
   return d.count + p.lambda * d.unaligned;
 };
 
+/** The learner's draws of phase k + 1 from the state after phase k (the DP's transition law, open to the test). */
+class OpenLearner extends LearningPolicy {
+  drawsOf(k: number, z: number, runOn: boolean): readonly Draw[] {
+    return this.draws(k, z, runOn);
+  }
+}
+
+/** A draw's growth over its phase: its context at the phase's end from an empty context (grid cell 0, under the line). */
+const growthOf = (p: LearningPolicy, d: Draw) => d.o.end[d.row * p.cells]!;
+const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+
 describe('the learning bound (phasedLearn.ts)', () => {
+  it('draws each phase as the generator grows it: a close runs on about half the time, never after the last phase, and a run-on carries its call into the next phase', () => {
+    // Known by hand from phasedBayes.ts phaseCalls: a close runs on when a fair coin says so (r() >= 0.5),
+    // except the session's last, which ends it; after a close that ran on, the unfinished call's growth
+    // comes in the next phase's first call, and that phase's first call was not already seen at the close
+    // (it is subtracted only when the close did not run on): about two calls (2 · perCall) more growth.
+    const { model, m } = noisySession(0);
+    const p = new OpenLearner(model, { ...STEADY_LAWS.noisy!, lo: m, hi: m }, 4, RES);
+    const z = p.belief.prior;
+    const second = p.drawsOf(0, z, false);
+    const ranOn = second.filter((d) => d.runOn).length;
+    assert.ok(ranOn >= 0.3 * second.length && ranOn <= 0.7 * second.length, `${ranOn} of ${second.length} closes ran on`);
+    // The last phase (k + 1 = n - 1), asked after an earlier phase's draws were made: none runs on.
+    for (const runOn of [false, true]) {
+      const last = p.drawsOf(model.n - 2, z, runOn);
+      assert.equal(last.filter((d) => d.runOn).length, 0, `the last phase never runs on (after a close that ran on: ${runOn})`);
+    }
+    // The same phase sizes (the draws are the predictive's quantiles), after a close that ran on and one that did not.
+    const afterRunOn = p.drawsOf(0, z, true);
+    const extra = mean(afterRunOn.map((d) => growthOf(p, d))) - mean(second.map((d) => growthOf(p, d)));
+    assert.ok(
+      extra > 1.5 * model.perCall && extra < 2.5 * model.perCall,
+      `a run-on close adds ${extra.toFixed(0)} tokens to the next phase (per call ${model.perCall})`,
+    );
+    // The last phase has no call A_j after its close (the next phase's first call, or the run-on call).
+    const notLast = p.drawsOf(model.n - 3, z, false);
+    const lastPhase = p.drawsOf(model.n - 2, z, false);
+    const less = mean(notLast.map((d) => growthOf(p, d))) - mean(lastPhase.map((d) => growthOf(p, d)));
+    assert.ok(less > 0.25 * model.perCall && less < 0.75 * model.perCall, `the last phase grows ${less.toFixed(0)} tokens less (half the closes add a call)`);
+  });
+
   it("holds the family's law: the drawn mean in the prior's range, every phase in its jitter, the belief's support around the mean and within a bin of what the phases allow", () => {
     for (const [name, law] of Object.entries(STEADY_LAWS)) {
       const f = FAMILIES.findIndex((x) => x.name === name);

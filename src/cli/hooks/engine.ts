@@ -5,5 +5,5 @@ import * as z from 'zod';
 // `new Function` on each schema's first parse) cost more to build than they save here.
 z.config({ jitless: true });
 
-export { hookEventOutput, runHookEvent } from './event';
+export { hookEventOutput, lostPreCompactOutput, runHookEvent } from './event';
 export { serveHooks } from './server';

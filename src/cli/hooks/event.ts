@@ -8,7 +8,7 @@ import type { HookEvent } from '../../core/hooks/shared/input';
 import { rawrCacheDir, writeHookOutput } from './main';
 import { buildKey } from './resident';
 import type { HookEventOutput, HookRun, RunHandoffs } from './types';
-import { runHook, type AgentSpec } from '../../core/hooks/shared/run';
+import { lostPreCompact, runHook, type AgentSpec } from '../../core/hooks/shared/run';
 import { untrustedCacheNotes } from '../../core/io/ownedCache';
 import { CLAUDE } from '../../core/hooks/claude/agent';
 import { CODEX } from '../../core/hooks/codex/agent';
@@ -35,6 +35,19 @@ export async function hookEventOutput(
     return { stdout: r.stdout, stderr: [...r.stderr, ...untrustedCacheNotes()] };
   } catch (err) {
     return { stdout: '', stderr: [`rawr hooks ${agent.id} ${event}: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done`] };
+  }
+}
+
+/**
+ * Claude Code's automatic PreCompact whose answer the resident engine took and never gave (`why`): the
+ * verdict from the transcript's tail only (run.ts lostPreCompact), never the run again. Never rejects.
+ */
+export async function lostPreCompactOutput(stdin: string, why: string, env: HookRun['env']): Promise<HookEventOutput> {
+  try {
+    const r = await lostPreCompact(stdin, why, { env });
+    return { stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    return { stdout: '', stderr: [`rawr hooks claude PreCompact: ${(err as Error).message.replace(/\s+/g, ' ')}; nothing done`] };
   }
 }
 

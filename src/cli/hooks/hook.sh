@@ -9,7 +9,8 @@
 # Never a change of behaviour, only of speed: until the engine has said it will run this hook, nothing
 # of the input has been read here, and any miss runs the Node hook (dist/hook.js), which answers exactly
 # as the engine would (and starts one for the next run). Once the input was sent it is never run twice:
-# a lost answer prints nothing (Claude Code reads "go on") and says so on stderr.
+# a lost answer says so on stderr and prints nothing (Claude Code reads "go on"), except to an automatic
+# PreCompact, where the Node hook gives the verdict from the transcript's tail alone (at the end).
 trap '' PIPE
 rawr_node=$1
 shift
@@ -146,6 +147,16 @@ if [[ $rawr_line == 'rawr-answer '* ]] && rawr_print "${rawr_counts% *}" "${rawr
   printf 'printed\n' >&3 2>/dev/null
   exit 0
 fi
-printf 'rawr hooks %s %s: the resident hook engine did not answer (%s); nothing done\n' "$2" "$3" \
-  "${rawr_line:-the connection closed without an answer}" >&2
+rawr_why=${rawr_line:-the connection closed without an answer}
+# Not run again here (the engine may have acted on it). For an automatic compaction, printing nothing
+# reads as "allow": Claude Code would compact at rawr's early ask line without rawr's decision (measured,
+# claude-code-e2e/steer). So the Node hook gives the verdict from the transcript's tail alone
+# (RAWR_HOOK_LOST_ANSWER: main.ts lostAnswer; it never asks the engine, runs nothing): a refusal only
+# where rawr's own steering may refuse, never at the emergency line, Claude Code's blocking level or a
+# reactive compaction. Only with the whole input here (one below 4 KB; a longer one went on to the engine).
+if [[ $2:$3 == claude:PreCompact && -z ${rawr_head-} && $rawr_in =~ \"trigger\"[[:space:]]*:[[:space:]]*\"auto\" ]]; then
+  export RAWR_HOOK_LOST_ANSWER=$rawr_why RAWR_HOOK_SERVER=0
+  rawr_node_hook "$@" <<<"$rawr_in"
+fi
+printf 'rawr hooks %s %s: the resident hook engine did not answer (%s); nothing done\n' "$2" "$3" "$rawr_why" >&2
 exit 0

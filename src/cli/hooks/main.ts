@@ -76,6 +76,12 @@ export async function hookProcess(
 ): Promise<number> {
   enableCompileCache();
   const [agent, event] = argv;
+  const lost = process.env[LOST_ANSWER_ENV];
+  if (lost) {
+    // hook.sh's lost answer (LOST_ANSWER_ENV): the verdict only; the engine is not asked, nothing is run.
+    writeHookOutput(await lostAnswer(agent, event, await readStdin(), lost, engine));
+    return 0;
+  }
   const input = readStdin();
   // An event the fast exit never answers (PreCompact: before every model request while rawr defers)
   // connects to the resident engine while its input is being read (in libuv's worker thread).
@@ -94,7 +100,7 @@ export async function hookProcess(
         return 0;
       case 'lost':
         // Not run again here: the resident engine may have acted on it (resident.ts).
-        writeFd(2, `rawr hooks ${agent} ${event}: the resident hook engine did not answer (${answer.why}); nothing done\n`);
+        writeHookOutput(await lostAnswer(agent, event, stdin, answer.why, engine));
         return 0;
       case 'unavailable':
         break;
@@ -108,6 +114,24 @@ export async function hookProcess(
   } finally {
     there?.start();
   }
+}
+
+/**
+ * Set by hook.sh when the engine took an automatic PreCompact and never answered: this process only
+ * gives the verdict for a lost answer (lostAnswer), with the reason as its value; it never asks the engine.
+ */
+export const LOST_ANSWER_ENV = 'RAWR_HOOK_LOST_ANSWER';
+
+/**
+ * What a hook prints when the resident engine took its input and no answer came (`why`). Not run again
+ * (the engine may have acted on it): nothing, and a line on stderr — except Claude Code's PreCompact, where
+ * nothing reads as "allow" and would compact at rawr's early ask line without rawr's decision: there the
+ * verdict from the transcript's tail decides (event.ts lostPreCompactOutput: a refusal only where rawr's
+ * own steering may refuse, never at the emergency line, Claude Code's blocking level or a reactive compaction).
+ */
+export async function lostAnswer(agent: 'claude' | 'codex', event: HookEvent, stdin: string, why: string, engine: () => HookEngine): Promise<HookEventOutput> {
+  if (agent === 'claude' && event === 'PreCompact') return engine().lostPreCompactOutput(stdin, why, process.env);
+  return { stdout: '', stderr: [`rawr hooks ${agent} ${event}: the resident hook engine did not answer (${why}); nothing done`] };
 }
 
 /**

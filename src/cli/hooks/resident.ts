@@ -7,8 +7,9 @@
  *
  * Never a change of behaviour, only of where the work runs: no door, or an engine that does not prove
  * itself or say `go` in time (stopped, hung, busy) → the hook runs itself as before. A connection lost
- * after the input was sent is not run again (the engine may have acted on it): the hook prints nothing,
- * which Claude Code reads as "go on", and says so on stderr.
+ * after the input was sent is not run again (the engine may have acted on it): the hook says so on stderr
+ * and prints nothing, which Claude Code reads as "go on" (an automatic Claude PreCompact gets the verdict
+ * from the transcript's tail instead: main.ts lostAnswer).
  */
 import * as fs from 'node:fs';
 import type * as Net from 'node:net';

@@ -26,6 +26,8 @@ export interface HookEngine {
   runHookEvent(agent: HookRun['agent'], event: HookEvent, stdin: string): Promise<number>;
   /** The same run, its output returned (the resident engine answers with it: server.ts). */
   hookEventOutput(agent: HookRun['agent'], event: HookEvent, stdin: string, env: HookRun['env'], run?: RunHandoffs): Promise<HookEventOutput>;
+  /** Claude Code's PreCompact whose answer the resident engine never gave (`why`): the verdict from the transcript's tail only (event.ts). */
+  lostPreCompactOutput(stdin: string, why: string, env: HookRun['env']): Promise<HookEventOutput>;
 }
 
 /**

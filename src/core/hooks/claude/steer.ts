@@ -52,7 +52,9 @@ export type SteerWhy =
   /** Refused: the heads-up was given, the packet is not written yet and the deadline has not passed. */
   | 'packet'
   /** Refused: the follower is still reading a long session's history (steerState.ts READ_BOUND); the tail's context is below the emergency line. */
-  | 'catching_up';
+  | 'catching_up'
+  /** Refused: the resident hook engine took the call and never answered; the tail's context is below the emergency line (lostAnswerVerdict). */
+  | 'lost_answer';
 
 export interface SteerVerdict {
   allow: boolean;
@@ -246,44 +248,85 @@ function safeToAllow(
 
 const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(0);
 
+/** What a verdict from the transcript's tail alone is given (catchingUpVerdict, lostAnswerVerdict). */
+type TailVerdictInput = Pick<VerdictInput, 'trigger' | 'previous' | 'config' | 'settings' | 'env' | 'settingsWindow'> & { tail: TailUsage | null };
+
 /**
- * The verdict while the follower is still reading a long session's history (steerState.ts READ_BOUND:
- * one call reads a bounded part of it): the follower's state is of a point long past (its context, its
- * boundaries), so it decides nothing. What is cheap and certain decides instead: the context Claude
- * Code reported last (the transcript's tail, tailUsage.ts). Below rawr's emergency line rawr refuses and
- * says why ("still reading"); a reactive compaction, the emergency line and Claude Code's blocking
- * level allow as always, so a refusal never ends a turn. No boundary is decided here: the first call
- * that has read the whole history decides as usual.
+ * A verdict from the context Claude Code reported last (the transcript's tail, tailUsage.ts), cheap and
+ * certain: the allows before any steering, then the ones that keep a refusal from ending a turn
+ * (safeToAllow: a reactive compaction, rawr's emergency line, Claude Code's blocking level); otherwise
+ * `refused`. `known`: the follower's window, when it knows one better than the tail's model; `why` and
+ * `note` say on whose behalf (the note appended to an allow's text, when there is one).
  */
-export function catchingUpVerdict(
-  i: Pick<VerdictInput, 'trigger' | 'follower' | 'previous' | 'config' | 'settings' | 'env' | 'settingsWindow'> & {
-    tail: TailUsage | null;
-    behind: { offset: number; size: number };
-  },
+function tailVerdict(
+  i: TailVerdictInput,
+  known: { source: string; window: number } | null,
+  sameResponse: boolean,
+  why: SteerWhy,
+  note: string,
+  refused: (pct: number) => string,
 ): SteerVerdict {
-  const reading = `rawr is still reading this session's history, ${mb(i.behind.offset)} of ${mb(i.behind.size)} MB`;
   const cap = sessionWindowCap(i);
-  const known = i.follower.state().window;
   const window =
-    known.source !== 'default' || !i.tail?.model
+    known && (known.source !== 'default' || !i.tail?.model)
       ? known.window
-      : chooseWindow({ format: 'claude', models: [{ name: i.tail.model, calls: 1 }] }, undefined, cap ?? undefined).window;
+      : chooseWindow({ format: 'claude', models: i.tail?.model ? [{ name: i.tail.model, calls: 1 }] : [] }, undefined, cap ?? undefined).window;
   const used = i.tail?.contextTokens ?? 0;
   const base = { usedTokens: used, window };
-  const allow = (why: SteerWhy, text: string): SteerVerdict => ({ allow: true, why, text: `${text}; ${reading}`, ...base });
+  const allow = (w: SteerWhy, text: string): SteerVerdict => ({ allow: true, why: w, text: note ? `${text}; ${note}` : text, ...base });
   const off = notSteered(i);
   if (off) return allow(off.why, off.text);
   // No context in the tail (a response after megabytes of tool output): rawr cannot tell how full it is.
-  if (!i.tail) return allow('catching_up', `allowed: no context reported in the transcript's last ${mb(TAIL_USAGE_BYTES)} MB`);
-  const safe = safeToAllow(i, used, window, i.previous?.tail === i.tail.id);
+  if (!i.tail) return allow(why, `allowed: no context reported in the transcript's last ${mb(TAIL_USAGE_BYTES)} MB`);
+  const safe = safeToAllow(i, used, window, sameResponse);
   if (safe) return allow(safe.why, safe.text);
   const pct = window > 0 ? Math.round((used / window) * 100) : 0;
-  return {
-    allow: false,
-    why: 'catching_up',
-    text: `${reading} (${pct}% used; it decides at a boundary once it has read it all, and allows from its emergency line, ${100 - i.settings.emergency_percent_remaining_lt}%)`,
-    ...base,
-  };
+  return { allow: false, why, text: refused(pct), ...base };
+}
+
+/**
+ * The verdict while the follower is still reading a long session's history (steerState.ts READ_BOUND:
+ * one call reads a bounded part of it): the follower's state is of a point long past (its context, its
+ * boundaries), so it decides nothing. What is cheap and certain decides instead (tailVerdict). Below
+ * rawr's emergency line rawr refuses and says why ("still reading"); a reactive compaction, the
+ * emergency line and Claude Code's blocking level allow as always, so a refusal never ends a turn. No
+ * boundary is decided here: the first call that has read the whole history decides as usual.
+ */
+export function catchingUpVerdict(i: TailVerdictInput & Pick<VerdictInput, 'follower'> & { behind: { offset: number; size: number } }): SteerVerdict {
+  const reading = `rawr is still reading this session's history, ${mb(i.behind.offset)} of ${mb(i.behind.size)} MB`;
+  return tailVerdict(
+    i,
+    i.follower.state().window,
+    i.tail !== null && i.previous?.tail === i.tail.id,
+    'catching_up',
+    reading,
+    (pct) =>
+      `${reading} (${pct}% used; it decides at a boundary once it has read it all, and allows from its emergency line, ${100 - i.settings.emergency_percent_remaining_lt}%)`,
+  );
+}
+
+/**
+ * The verdict for an automatic PreCompact whose answer the resident engine took and never gave (it
+ * stalled: src/cli/hooks/main.ts, hook.sh). Printing nothing would allow the compaction at rawr's early
+ * ask line without rawr's decision; refusing blindly could end the turn. So it decides as the catching-up
+ * verdict does, from the tail alone (no follower): it refuses only where rawr's own steering may, and
+ * allows a reactive compaction, the emergency line and Claude Code's blocking level. A reactive one is
+ * seen without the follower's count of model calls: the tail's newest response is the one the previous
+ * call saw (its id) or older than that call (its time: a response after a PreCompact answer follows the
+ * request that answer let through), or the context is below where Claude Code asks from.
+ */
+export function lostAnswerVerdict(i: TailVerdictInput): SteerVerdict {
+  const p = i.previous;
+  const t = i.tail;
+  const same = t !== null && p !== null && (p.tail === t.id || (t.at !== undefined && Date.parse(t.at) <= Date.parse(p.at)));
+  return tailVerdict(
+    i,
+    null,
+    same,
+    'lost_answer',
+    '',
+    (pct) => `the resident hook engine did not answer; compaction deferred to the next request (${pct}% used)`,
+  );
 }
 
 /** "commit 3f2a1c9 step 1: hello.txt" → "commit 3f2a1c9". */

@@ -143,6 +143,28 @@ export async function readMore(s: SteerSession, bound: ReadBound = READ_BOUND): 
   return 'read';
 }
 
+/** The head of the state file that holds `previous` (saveSession writes it before the follower). */
+const PREVIOUS_HEAD_BYTES = 64 * 1024;
+
+/**
+ * What the previous PreCompact saw, from the head of the session's state alone (a bounded read, no
+ * follower restored: steer.ts lostAnswerVerdict); null when there is none, it is of another transcript
+ * or unreadable. saveSession writes `previous` before `follower`, and `,"follower":` cannot occur inside
+ * a JSON string (its quote would be escaped), so the text before its first occurrence is the rest.
+ */
+export async function readPrevious(dir: string, transcript: string): Promise<PreviousPreCompact | null> {
+  try {
+    const { bytes } = await readTextFromBytes(path.join(dir, STEER_STATE), 0, PREVIOUS_HEAD_BYTES);
+    const head = bytes.toString('utf8');
+    const cut = head.indexOf(',"follower":');
+    if (cut < 0) return null;
+    const parsed = Saved.omit({ follower: true }).safeParse(JSON.parse(`${head.slice(0, cut)}}`));
+    return parsed.success && parsed.data.transcript === transcript ? parsed.data.previous : null;
+  } catch {
+    return null;
+  }
+}
+
 export function saveSession(dir: string, s: SteerSession, opts?: FollowerOptions): void {
   const saved = { version: VERSION, transcript: s.transcript, offset: s.offset, previous: s.previous, follower: s.follower.save() };
   const file = path.join(dir, STEER_STATE);

@@ -18,6 +18,8 @@ export interface TailUsage {
   /** The response's message id. */
   id: string;
   model: string | null;
+  /** When Claude Code wrote the response (its record's `timestamp`), if it says (steer.ts lostAnswerVerdict). */
+  at?: string;
 }
 
 // Stricter than the importer's ClaudeAssistant (replay/import/schemas.ts): the id goes into the saved state,
@@ -30,6 +32,7 @@ const Usage = z.object({
 const Response = z.object({
   type: z.literal('assistant'),
   isSidechain: z.boolean().nullish(),
+  timestamp: z.string().max(100).nullish(),
   message: z.object({ id: z.string().max(200), model: z.string().max(200).nullish(), usage: Usage }),
 });
 
@@ -43,7 +46,8 @@ export async function tailUsage(transcript: string, maxBytes = TAIL_USAGE_BYTES)
     const u = r.data.message.usage;
     const contextTokens = contextTokensOf(u);
     // 0: a synthetic record (an API error notice), not a model call (as the importer reads it).
-    if (contextTokens > 0) return { contextTokens, id: r.data.message.id, model: r.data.message.model ?? null };
+    if (contextTokens > 0)
+      return { contextTokens, id: r.data.message.id, model: r.data.message.model ?? null, ...(r.data.timestamp ? { at: r.data.timestamp } : {}) };
   }
   return null;
 }

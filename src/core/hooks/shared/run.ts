@@ -36,8 +36,9 @@ import { transcriptConfirms } from './confirm';
 import { readSteerConfig, settingsWindow, type SteerConfig } from '../claude/steerConfig';
 import { newestToolCallHolds } from '../claude/packetCarried';
 import { readTailBytes } from './readFrom';
-import { lastAllowed, steerAtTool, steerPreCompact, type SteeredSession } from '../claude/steer';
-import type { ReadBound } from '../claude/steerState';
+import { lastAllowed, lostAnswerVerdict, steerAtTool, steerPreCompact, type SteeredSession } from '../claude/steer';
+import { tailUsage } from '../claude/tailUsage';
+import { readPrevious, type ReadBound } from '../claude/steerState';
 import { claimHeadsUp } from '../claude/golden';
 import { claimRepair, hasRepair, hookLog, saveRepair } from './repairHook';
 import { MAX_PACKET_CHARS } from './snapshot';
@@ -308,6 +309,45 @@ async function steer(
   } catch (err) {
     // Never refuse on a problem: Claude Code then compacts as it would without rawr.
     return { stderr: [`${tag}: steering skipped (${oneLine((err as Error).message)}); compaction allowed`] };
+  }
+}
+
+/**
+ * What Claude Code's PreCompact prints when the resident engine took the run and never answered (`why`;
+ * src/cli/hooks/main.ts, hook.sh): not the run again (the engine may have acted on it), only the verdict
+ * from the transcript's tail (claude/steer.ts lostAnswerVerdict) — for an automatic compaction where rawr
+ * steers, a refusal only where rawr's own steering may refuse; else nothing (allowed), stderr says why.
+ * It writes nothing: the session's state and log are the stalled engine's, which may still write them
+ * (the next call reads what it wrote); the prompt set is parsed, not cached (the cache is the engine's too).
+ */
+export async function lostPreCompact(stdinText: string, why: string, opts: Pick<HookRunOptions, 'env' | 'promptReaders'>): Promise<HookRunResult> {
+  const tag = 'rawr hooks claude PreCompact';
+  const head = `${tag}: the resident hook engine did not answer (${oneLine(why)})`;
+  const nothing = (what: string): HookRunResult => ({ stdout: '', stderr: [`${head}; ${what}`], outcome: 'nothing' });
+  const parsed = parseHookInput('PreCompact', stdinText);
+  if (!parsed.ok) return nothing('nothing done');
+  const input = parsed.input as HookInput & { trigger?: string | null };
+  if (input.trigger !== 'auto') return nothing('nothing done');
+  try {
+    const root = claudeProjectRoot(input, opts.env);
+    const config = root === undefined ? null : await readSteerConfig(root);
+    if (root === undefined || !config?.steer || !input.transcript_path) return nothing('nothing done (rawr does not steer here)');
+    const transcript = path.resolve(root, input.transcript_path);
+    const dir = sessionDir(root, 'claude', input.session_id, false);
+    const v = lostAnswerVerdict({
+      trigger: input.trigger,
+      previous: dir ? await readPrevious(dir, transcript) : null,
+      config,
+      settings: promptSetOf(root, opts).settings,
+      env: opts.env,
+      settingsWindow: await settingsWindow(root, opts.env.HOME, config.autoCompactWindow),
+      tail: await tailUsage(transcript).catch(() => null),
+    });
+    if (v.allow) return nothing(v.text);
+    const out = { decision: 'block', reason: `rawr: ${v.text}` };
+    return { stdout: `${JSON.stringify(out)}\n`, stderr: [`${head}; ${v.text.replace(/^.*?; /, '')}`], outcome: 'deferred' };
+  } catch (err) {
+    return nothing(`compaction allowed (${oneLine((err as Error).message)})`);
   }
 }
 
