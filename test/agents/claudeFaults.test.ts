@@ -119,8 +119,9 @@ describe('real Claude Code: a killed, hung or busy hook engine never forces or b
       assert.ok(calls.at(-1)!.end === undefined || calls.at(-1)!.end! >= turnEnd, spans.join(' '));
       for (let i = 1; i < calls.length; i++) assert.ok(calls[i]!.start - calls[i - 1]!.end! < 1_000, `calls back to back: ${spans.join(' ')}`);
       // Each of the other sessions' calls got rawr's decision (a refusal while it reads their history), none "did not answer".
+      // At least one finished within the turn (a turn on a loaded machine can be shorter than two of them: CI saw 3.8 s).
       const finished = calls.filter((c) => c.end !== undefined);
-      assert.ok(finished.length >= 2, spans.join(' '));
+      assert.ok(finished.length >= 1, spans.join(' '));
       for (const c of finished) assert.equal(c.answer, 'refused', `every other session's PreCompact printed rawr's refusal: ${spans.join(' ')}`);
       assertCompactedAtCommit(s, `; the other sessions' calls: ${spans.join(' ')}; hooks: ${hooks.map((h) => `${h.event}:${h.ms}ms`).join(' ')}`);
     } finally {
