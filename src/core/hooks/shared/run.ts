@@ -273,6 +273,13 @@ async function steerAtToolResult(tag: string, input: PostToolUseInput, root: str
   }
 }
 
+/** A PreCompact refused with rawr's reason (Claude Code's `{"decision":"block"}`): the steered verdict's and a lost answer's. */
+const refusal = (text: string, stderr: string[]): HookRunResult => ({
+  stdout: `${JSON.stringify({ decision: 'block', reason: `rawr: ${text}` })}\n`,
+  stderr,
+  outcome: 'deferred',
+});
+
 /** Claude Code's PreCompact where rawr steers: the verdict (claude/steer.ts), or null to go on as without steering. */
 async function steer(
   tag: string,
@@ -293,18 +300,7 @@ async function steer(
       ...(opts.readBound ? { readBound: opts.readBound } : {}),
     });
     const v = run.verdict;
-    if (!v.allow) {
-      const out = { decision: 'block', reason: `rawr: ${v.text}` };
-      return {
-        refuse: {
-          stdout: `${JSON.stringify(out)}
-`,
-          stderr: [],
-          outcome: 'deferred',
-        },
-        stderr: [],
-      };
-    }
+    if (!v.allow) return { refuse: refusal(v.text, []), stderr: [] };
     return { stderr: [], ...(v.instructions ? { instructions: `rawr (${v.text}): ${v.instructions}` } : {}), ...(run.packet ? { packet: run.packet } : {}) };
   } catch (err) {
     // Never refuse on a problem: Claude Code then compacts as it would without rawr.
@@ -344,8 +340,7 @@ export async function lostPreCompact(stdinText: string, why: string, opts: Pick<
       tail: await tailUsage(transcript).catch(() => null),
     });
     if (v.allow) return nothing(v.text);
-    const out = { decision: 'block', reason: `rawr: ${v.text}` };
-    return { stdout: `${JSON.stringify(out)}\n`, stderr: [`${head}; ${v.text.replace(/^.*?; /, '')}`], outcome: 'deferred' };
+    return refusal(v.text, [`${head}; ${v.text.replace(/^.*?; /, '')}`]);
   } catch (err) {
     return nothing(`compaction allowed (${oneLine((err as Error).message)})`);
   }
