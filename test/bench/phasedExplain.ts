@@ -30,9 +30,6 @@ import { BayesPolicy, closePoints, generatorSampler } from './phasedBayes';
 import { familySessions, type FamilySession } from './phasedBound';
 import { FAMILIES, rng } from './phasedGen';
 import { familyArgs } from './familyArgs';
-import { modelMixture } from '../../src/core/arbiter/predictive';
-import { rawrSchedule } from './phased';
-import { OPTIMUM_LIMIT_FRACTION, optimalSchedule } from '../../src/core/replay/schedule';
 
 interface Close {
   session: string;
@@ -56,12 +53,6 @@ interface Close {
   rel: number[];
   /** The next phase reached the line from the context at the close (waiting met an emergency). */
   needed: boolean;
-  /** EXPERIMENT: the model weights (exchangeable, walk, drift) on the phases that fit, and the latest phase. */
-  mw: number[];
-  last: number;
-  args: Parameters<typeof compareNowAndWait>[0];
-  oracle3: boolean | null;
-  oracle475: boolean | null;
 }
 
 function explainSession(settings: Settings, prompts: Prompts, s: FamilySession, lambda: number): Close[] {
@@ -131,16 +122,6 @@ function explainSession(settings: Settings, prompts: Prompts, s: FamilySession, 
         bayes: null,
         flips,
         rel: calibratedScenarios(args.history, (x) => Math.min(args.fresh, args.used) + x >= line) ?? [],
-        mw: (() => {
-          const fit = args.history.filter((x) => x > 0 && Math.min(args.fresh, args.used) + x < line);
-          if (fit.length < 3) return [];
-          const mix = modelMixture(fit.map((x) => Math.log(x)));
-          return ['exchangeable', 'walk', 'drift'].map((m) => mix.find((x) => x.model === m)?.weight ?? 0);
-        })(),
-        last: args.history[args.history.length - 1] ?? 0,
-        args,
-        oracle3: null,
-        oracle475: null,
       });
     },
   });
@@ -161,16 +142,6 @@ function explainSession(settings: Settings, prompts: Prompts, s: FamilySession, 
     c.rel = c.rel.map((x) => x / mean);
     const dk = drawsAt(Math.max(0, c.k));
     if (dk.length) c.risk = dk.filter((x) => c.used - c.into + x * scale >= line).length / dk.length;
-    if (dk.length) {
-      const sorted = dk.map((x) => x * scale).sort((a, b) => a - b);
-      const xs = Array.from({ length: 20 }, (_, q) => Math.round(sorted[Math.floor(((q + 0.5) / 20) * sorted.length)]!));
-      const g = globalThis as { rawrOracle?: { xs: number[]; w: number; persist?: boolean } };
-      g.rawrOracle = { xs, w: 3, persist: process.env.RAWR_OP === '1' };
-      c.oracle3 = compareNowAndWait(c.args).compact;
-      g.rawrOracle = { xs, w: 4.75, persist: process.env.RAWR_OP === '1' };
-      c.oracle475 = compareNowAndWait(c.args).compact;
-      delete g.rawrOracle;
-    }
     if (policy && model && c.k >= 0) c.bayes = policy.decide(c.k, model.phases.zAfter(c.k), runOn[c.k]?.runOn ?? false, c.used).compact;
   });
   for (const c of closes) c.needed = c.next !== null && c.used - c.into + c.next >= line;
@@ -186,7 +157,7 @@ export function explain(settings: Settings, prompts: Prompts, family: string, se
   if (list)
     for (const c of all)
       console.log(
-        `${c.session.padEnd(16)} close ${String(c.k + 1).padStart(2)} used ${Math.round(c.used / 1000)}k into ${Math.round(c.into / 1000)}k ${c.calibrated ? 'cal' : 'rec'} now ${c.now.toFixed(2)} wait ${c.wait.toFixed(2)} share ${c.avoidsShare.toFixed(2)} -> ${c.compact ? 'COMPACT' : 'wait   '} did ${c.did.padEnd(9)} next ${c.next === null ? '—' : `${Math.round(c.next / 1000)}k`} ${c.needed ? 'NEEDED' : c.next === null ? '' : 'fit   '} risk ${c.risk.toFixed(2)} bayes ${c.bayes === null ? '?' : c.bayes ? 'C' : 'w'} O3 ${c.oracle3 ? 'C' : 'w'} O475 ${c.oracle475 ? 'C' : 'w'} mw ${c.mw.map((x) => x.toFixed(2)).join('/')} ratio ${c.next && c.last ? (c.next / c.last).toFixed(2) : '-'} flips ${c.flips.join(',')} rel ${c.rel.map((x) => x.toFixed(2)).join(' ')}`,
+        `${c.session.padEnd(16)} close ${String(c.k + 1).padStart(2)} used ${Math.round(c.used / 1000)}k into ${Math.round(c.into / 1000)}k ${c.calibrated ? 'cal' : 'rec'} now ${c.now.toFixed(2)} wait ${c.wait.toFixed(2)} share ${c.avoidsShare.toFixed(2)} -> ${c.compact ? 'COMPACT' : 'wait   '} did ${c.did.padEnd(9)} next ${c.next === null ? '—' : `${Math.round(c.next / 1000)}k`} ${c.needed ? 'NEEDED' : c.next === null ? '' : 'fit   '} risk ${c.risk.toFixed(2)} bayes ${c.bayes === null ? '?' : c.bayes ? 'C' : 'w'} flips ${c.flips.join(',')} rel ${c.rel.map((x) => x.toFixed(2)).join(' ')}`,
       );
   const count = (p: (c: (typeof all)[number]) => boolean) => all.filter(p).length;
   const comp = all.filter((c) => c.did === 'close');
@@ -245,37 +216,7 @@ export function explain(settings: Settings, prompts: Prompts, family: string, se
   }
 }
 
-/** EXPERIMENT: rawr's own comparison with the family's true law as its scenarios, in the schedule itself (from `from` phases known). */
-export function oracleRun(settings: Settings, prompts: Prompts, family: string, seeds: number[], weight: number, from: number, persist: boolean): void {
-  const f = FAMILIES.findIndex((x) => x.name === family);
-  let count = 0;
-  let aligned = 0;
-  let opt = 0;
-  const G = globalThis as { rawrOracleFn?: (phases: number) => { xs: number[]; w: number; persist?: boolean } | undefined };
-  for (const { model, session } of familySessions(f, seeds, 8)) {
-    G.rawrOracleFn = (phases) => {
-      if (phases < from || !model) return undefined;
-      const k = Math.max(0, phases - 1);
-      const sizes = Array.from({ length: 1000 }, (_, j) => model.phases.draw(k + 1, model.phases.zAfter(k), rng(j + 1)).size).sort((x, y) => x - y);
-      return { xs: Array.from({ length: 20 }, (_, q) => sizes[Math.floor(((q + 0.5) / 20) * sizes.length)]!), w: phases >= 4 ? weight : 3.5, persist };
-    };
-    const r = rawrSchedule({ name: session.name, labels: session.labels, text: session.text }, settings, prompts);
-    count += r.score.compactions;
-    aligned += r.score.aligned;
-    opt += optimalSchedule(session.labels, OPTIMUM_LIMIT_FRACTION)!.compactions;
-  }
-  delete G.rawrOracleFn;
-  console.log(
-    `${family} seeds ${seeds[0]}-${seeds[seeds.length - 1]}, the true law as scenarios from ${from} phases, weight ${weight}${persist ? ', persist' : ''}: ${count} = ${(count / opt).toFixed(2)}x the optimum's ${opt}, ${((100 * aligned) / count).toFixed(1)}% aligned`,
-  );
-}
-
 if (require.main === module) {
   const { set, seeds, value, has } = familyArgs(process.argv.slice(2));
-  if (has('--oracle')) {
-    for (const from of [4, 1])
-      for (const persist of [false, true]) for (const w of [3, 4.75]) oracleRun(set.settings, set.prompts, value('--family', 'noisy'), seeds, w, from, persist);
-    process.exit(0);
-  }
   explain(set.settings, set.prompts, value('--family', 'noisy'), seeds, Number(value('--lambda', '2')), has('--list'));
 }

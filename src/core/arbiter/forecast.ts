@@ -25,70 +25,6 @@
 import type { Settings } from '../settings/schema';
 import type { PlanState } from '../signals/plan';
 import type { BoundaryKind, BoundarySignal } from '../signals/types';
-import { PHASE_MODELS, PREDICTIVE_QUANTILES, empiricalScenarios, modelMixture, predictiveSizes, type PhaseModel } from './predictive';
-
-// EXPERIMENT (removed before commit): variant switches.
-const ENV = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
-const V = {
-  pred: ENV.RAWR_PRED === '1',
-  models: (ENV.RAWR_PRED_MODELS ? ENV.RAWR_PRED_MODELS.split(',') : PHASE_MODELS) as PhaseModel[],
-  margin: ENV.RAWR_PRED_MARGIN !== '0',
-  weight: ENV.RAWR_W ? Number(ENV.RAWR_W) : null,
-  min: ENV.RAWR_PRED_MIN ? Number(ENV.RAWR_PRED_MIN) : null,
-  k: ENV.RAWR_PRED_K ? Number(ENV.RAWR_PRED_K) : PREDICTIVE_QUANTILES,
-  emp: ENV.RAWR_PRED_EMP === '1',
-  hyb: ENV.RAWR_PRED_HYB === '1',
-  walkWeight: ENV.RAWR_WW ? Number(ENV.RAWR_WW) : null,
-  tie: ENV.RAWR_TIE ? Number(ENV.RAWR_TIE) : 1e-9,
-  persist: ENV.RAWR_PERSIST === '1',
-  stepSpread: ENV.RAWR_STEP_SPREAD === '1',
-  tieRec: ENV.RAWR_TIE_REC ? Number(ENV.RAWR_TIE_REC) : null,
-};
-
-/**
- * EXPERIMENT (hybrid): the exchangeable model's empirical predictive (no margin, emergency weight V.weight ?? 3) with
- * its posterior weight, the calibrated ratios (margin, weight 4.75) with the rest.
- */
-function hybridScenarios(
-  history: readonly number[],
-  exceeded: (x: number) => boolean,
-): Array<{ x: number; weight: number; ew: number; plain: boolean }> | null {
-  const old = calibratedScenarios(history, exceeded);
-  if (!old) return null;
-  const fit = history.filter((x) => x > 0 && !exceeded(x));
-  const wE = modelMixture(fit.map((x) => Math.log(x))).find((m) => m.model === 'exchangeable')?.weight ?? 0;
-  const e = empiricalScenarios(fit, ['exchangeable'], V.k) ?? [];
-  const big = history.slice(-3).filter((x) => x > 0 && exceeded(x));
-  const oldFit = old.slice(0, old.length - big.length);
-  return [
-    ...e.map(({ x, weight }) => ({ x, weight: weight * wE, ew: V.weight ?? 3, plain: true })),
-    ...oldFit.map((x) => ({ x, weight: (V.k * (1 - wE)) / Math.max(1, oldFit.length), ew: EMERGENCY_WEIGHT.calibrated, plain: false })),
-    ...big.map((x) => ({ x, weight: V.k / Math.max(1, fit.length - 1), ew: EMERGENCY_WEIGHT.calibrated, plain: false })),
-  ];
-}
-
-/** The predictive scenarios (experiment): mixture quantiles, and phases that exceeded the room with today's share. */
-export function predictiveScenarios(
-  history: readonly number[],
-  exceeded: (x: number) => boolean,
-  min = CALIBRATED_MIN_PHASES,
-): Array<{ x: number; weight: number; ew?: number; model?: PhaseModel }> | null {
-  const fit = history.filter((x) => x > 0 && !exceeded(x));
-  if (fit.length < min) return null;
-  const big = history.slice(-3).filter((x) => x > 0 && exceeded(x));
-  if (V.emp) {
-    const e = empiricalScenarios(fit, V.models, V.k);
-    if (!e) return null;
-    const ww = V.walkWeight;
-    return [
-      ...e.map(({ x, weight, model }) => (ww !== null && model !== 'exchangeable' ? { x, weight, ew: ww, model } : { x, weight, model })),
-      ...big.map((x) => ({ x, weight: V.k / Math.max(1, fit.length - 1) })),
-    ];
-  }
-  const q = predictiveSizes(fit, V.models, V.k);
-  if (!q) return null;
-  return [...q.map((x) => ({ x, weight: 1 })), ...big.map((x) => ({ x, weight: q.length / Math.max(1, fit.length - 1) }))];
-}
 
 /** The boundary kinds that close a phase (the early tier's kinds by default: real units of work). */
 export const PHASE_CLOSE_KINDS: readonly BoundaryKind[] = ['commit', 'plan_checkpoint', 'pr_checkpoint'];
@@ -449,60 +385,28 @@ export function compareNowAndWait(i: {
   const margin = 1 + i.settings.forecast_margin_percent / 100;
   const exceeded = (x: number) => fresh + x >= line;
   // Enough phases of this thread: the scenarios come from its own forecast errors, each weighing the same.
-  const min = V.min ?? CALIBRATED_MIN_PHASES;
-  const G = globalThis as {
-    rawrOracle?: { xs: number[]; w: number; persist?: boolean };
-    rawrOracleFn?: (phases: number) => { xs: number[]; w: number; persist?: boolean } | undefined;
-  };
-  const oracle = G.rawrOracle ?? G.rawrOracleFn?.(i.phases);
-  const calibrated = oracle
-    ? oracle.xs.map((x) => ({ x, weight: 1, plain: true, ew: oracle.w, model: oracle.persist ? ('walk' as const) : undefined }))
-    : i.phases >= min
-      ? V.hyb
-        ? hybridScenarios(i.history ?? i.samples, exceeded)
-        : V.pred
-          ? predictiveScenarios(i.history ?? i.samples, exceeded, min)
-          : (calibratedScenarios(i.history ?? i.samples, exceeded)?.map((x) => ({ x, weight: 1 })) ?? null)
-      : null;
+  const calibrated = i.phases >= CALIBRATED_MIN_PHASES ? calibratedScenarios(i.history ?? i.samples, exceeded) : null;
   // Else the recent phases, ranked before the filter: a dropped (non-positive) sample does not move the others' weights.
-  type Base = { x: number; weight: number; ew?: number; plain?: boolean; model?: PhaseModel };
-  const base: Base[] = ((calibrated as Base[] | null) ?? phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))).filter(
-    ({ x }) => x > 0,
-  );
-  const emergencyWeight = calibrated ? (V.weight ?? EMERGENCY_WEIGHT.calibrated) : EMERGENCY_WEIGHT.recent;
-  const marginOn = !(calibrated && V.pred && !V.margin);
+  const base = (
+    calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
+  ).filter(({ x }) => x > 0);
+  const emergencyWeight = calibrated ? EMERGENCY_WEIGHT.calibrated : EMERGENCY_WEIGHT.recent;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
   // next one is about that size.
-  const spread = i.phases >= 3 || oracle ? 0 : FEW_PHASES_SPREAD;
-  // EXPERIMENT (RAWR_STEP_SPREAD): while the scenarios are the recent phases, each also as far as the largest step seen
-  // between the thread's consecutive phases (in log), at least the few-phases spread while fewer than three.
-  const fitSeen = (i.history ?? i.samples).filter((x) => x > 0 && !exceeded(x));
-  const stepSeen = fitSeen.slice(1).reduce((m, x, j) => Math.max(m, Math.abs(Math.log(x / fitSeen[j]!))), 0);
-  const stepFactor = V.stepSpread && !calibrated && !oracle && fitSeen.length >= 2 ? Math.exp(Math.max(stepSeen, spread > 0 ? Math.log(1 + spread) : 0)) : 0;
+  const spread = i.phases >= 3 ? 0 : FEW_PHASES_SPREAD;
   // Each scenario as measured and with the margin: the forecast may err either way.
   // A recent phase weighs as its rank among them, oldest 1 (and the trend, last, the most): phases drift
   // over a session (research, then drafting, then implementing), so the latest is the best evidence of the
   // next, and one long phase — the session's first, read-everything phase most often — fades over the next
   // closes instead of counting as much as the latest until it drops out of the recent ones.
-  const scenarios = base.flatMap(({ x: from, weight, ew, plain, model }) => {
-    const persist = (V.persist || oracle?.persist) && (model === 'walk' || model === 'drift');
-    const around =
-      stepFactor > 0 && !exceeded(from)
-        ? [from / stepFactor, from, from * stepFactor]
-        : spread > 0 && !exceeded(from)
-          ? [from * (1 - spread), from, from * (1 + spread)]
-          : [from];
-    return around.flatMap((x) =>
-      marginOn && !plain
-        ? [
-            { from, x: Math.round(x), weight, ew: ew ?? emergencyWeight, persist },
-            { from, x: Math.round(x * margin), weight, ew: ew ?? emergencyWeight, persist },
-          ]
-        : [{ from, x: Math.round(x), weight, ew: ew ?? emergencyWeight, persist }],
-    );
-  });
+  const scenarios = base.flatMap(({ x: from, weight }) =>
+    (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) => [
+      { from, x: Math.round(x), weight },
+      { from, x: Math.round(x * margin), weight },
+    ]),
+  );
   const planned = i.remaining !== null && i.remaining > 0;
   const horizon = planned ? i.remaining! : Math.max(2, Math.ceil((2 * Math.max(1, line - fresh)) / typical));
   let now = 0;
@@ -512,13 +416,13 @@ export function compareNowAndWait(i: {
   let largest = 0;
   let largestFrom = 0;
   let weights = 0;
-  for (const { from, x, weight, ew, persist } of scenarios) {
-    const ahead = [Math.max(0, x - into), ...Array.from({ length: horizon - 1 }, () => (persist ? Math.max(1, x) : typical))];
+  for (const { from, x, weight } of scenarios) {
+    const ahead = [Math.max(0, x - into), ...Array.from({ length: horizon - 1 }, () => typical)];
     const w = outlook(i.used, ahead, line, fresh, false);
     const n = outlook(i.used, ahead, line, fresh, true);
     weights += weight;
-    wait += weight * costOf(w, line, fresh, !planned, ew);
-    now += weight * costOf(n, line, fresh, !planned, ew);
+    wait += weight * costOf(w, line, fresh, !planned, emergencyWeight);
+    now += weight * costOf(n, line, fresh, !planned, emergencyWeight);
     const nextW = emergenciesIn(i.used, Math.max(0, x - into), line, fresh);
     const nextN = emergenciesIn(fresh, Math.max(0, x - into), line, fresh);
     if (nextW > nextN) {
@@ -533,7 +437,7 @@ export function compareNowAndWait(i: {
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
   now /= k;
   wait /= k;
-  const compact = now < wait - (calibrated ? V.tie : (V.tieRec ?? V.tie));
+  const compact = now < wait - 1e-9;
   return {
     compact,
     now,
