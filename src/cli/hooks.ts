@@ -4,10 +4,11 @@
  * docs/ARCHITECTURE.md#claude-code-and-codex-hooks).
  *
  * Exit codes: a hook event always exits 0 (a problem is one line on stderr, nothing on stdout); a usage
- * error exits 1, never 2, because the agents treat exit 2 from a hook as "block".
+ * error exits 2, as the CLI's others do, except one an agent ran as a hook (usageExit): 1 there.
  */
+import * as fs from 'node:fs';
 import { isHookEvent } from '../core/hooks/shared/input';
-import { readStdin } from './hooks/stdio';
+import { readStdin, stdinAbandoned } from './hooks/stdio';
 import { INSTALL_USAGE, installMain, uninstallMain } from './installCommand';
 import { AGENTS, runHookEvent } from './hooks/event';
 
@@ -46,15 +47,35 @@ export async function hooksMain(argv: string[]): Promise<number> {
     return 0;
   }
   const agent = agentName !== undefined ? AGENTS[agentName] : undefined;
-  if (!agent) {
-    process.stderr.write(`rawr hooks: unknown agent ${agentName === undefined ? '(none)' : JSON.stringify(agentName)}\n${HOOKS_USAGE}\n`);
-    return 1;
-  }
+  if (!agent) return usageError(`rawr hooks: unknown agent ${agentName === undefined ? '(none)' : JSON.stringify(agentName)}`);
   if (event === 'install') return installMain(agent.id, rest, HOOKS_USAGE);
   if (event === 'uninstall') return uninstallMain(agent.id, rest, HOOKS_USAGE);
-  if (!isHookEvent(event)) {
-    process.stderr.write(`rawr hooks ${agent.id}: unknown event ${event === undefined ? '(none)' : JSON.stringify(event)}\n${HOOKS_USAGE}\n`);
-    return 1;
-  }
+  if (!isHookEvent(event)) return usageError(`rawr hooks ${agent.id}: unknown event ${event === undefined ? '(none)' : JSON.stringify(event)}`);
   return runHookEvent(agent.id, event, await readStdin());
+}
+
+/** A hook's input: a JSON object naming its session or its event (what Claude Code and Codex send every hook). */
+function isHookInput(text: string): boolean {
+  try {
+    const o = JSON.parse(text) as unknown;
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) return false;
+    const { session_id, hook_event_name } = o as Record<string, unknown>;
+    return typeof session_id === 'string' || typeof hook_event_name === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The message and the usage on stderr, and the exit code: 2, as every other usage error of the CLI, unless
+ * an agent ran the line as a hook (a hook entry naming an event this rawr does not handle: its input on
+ * stdin). Both agents read a hook's exit 2 as "block": a Stop hook's would keep Claude Code from stopping,
+ * a UserPromptSubmit's would drop the person's prompt. There it is 1, an error the agent reports and goes past.
+ */
+async function usageError(message: string): Promise<number> {
+  fs.writeSync(2, `${message}\n${HOOKS_USAGE}\n`);
+  const code = isHookInput(await readStdin()) ? 1 : 2;
+  // A stdin that never ended holds the process open while its read is pending (stdio.ts).
+  if (stdinAbandoned()) process.exit(code);
+  return code;
 }

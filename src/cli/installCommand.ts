@@ -16,6 +16,9 @@ export const INSTALL_USAGE = `       rawr hooks claude install [--write [--move]
 
 type Env = Record<string, string | undefined>;
 
+/** A command line install or uninstall cannot run (a person typed it: no agent runs these), as the CLI's other usage errors. */
+const USAGE_ERROR = 2;
+
 /** `$CODEX_HOME`, else `$HOME/.codex`; undefined when neither is set. */
 function codexHome(env: Env): string | undefined {
   if (env.CODEX_HOME) return path.resolve(env.CODEX_HOME);
@@ -42,19 +45,23 @@ export async function installMain(agent: 'claude' | 'codex', args: string[], usa
   const windowAt = agent === 'claude' ? args.indexOf('--window') : -1;
   const windowArg = windowAt >= 0 ? args[windowAt + 1] : undefined;
   if (windowAt >= 0 && !(windowArg !== undefined && /^\d+$/.test(windowArg) && Number(windowArg) >= 50_000 && Number(windowArg) <= 100_000_000)) {
-    process.stderr.write(`rawr hooks claude install: --window needs a number of tokens (50000 to 100000000), got ${windowArg ?? 'nothing'}\n`);
-    return 1;
+    process.stderr.write(`rawr hooks claude install: --window needs a number of tokens (50000 to 100000000), got ${windowArg ?? 'nothing'}\n${usage}\n`);
+    return USAGE_ERROR;
   }
   const unknown = args.filter((a, i) => !allowed.includes(a) && !(windowAt >= 0 && i === windowAt + 1));
   if (unknown.length) {
     process.stderr.write(`rawr hooks ${agent} install: unknown argument ${unknown[0]}\n${usage}\n`);
-    return 1;
+    return USAGE_ERROR;
   }
   const write = args.includes('--write');
   const followSymlinks = args.includes('--follow-symlinks');
   if (args.includes('--trust') && !write) {
-    process.stderr.write('rawr hooks codex install: --trust needs --write (the trust entries name hooks.json positions)\n');
-    return 1;
+    process.stderr.write(`rawr hooks codex install: --trust needs --write (the trust entries name hooks.json positions)\n${usage}\n`);
+    return USAGE_ERROR;
+  }
+  if (args.includes('--no-hooks') && args.includes('--no-steer')) {
+    process.stderr.write(`rawr hooks claude install: --no-hooks with --no-steer leaves nothing to install (keep the hooks, the steering, or both)\n${usage}\n`);
+    return USAGE_ERROR;
   }
   const commandPrefix = hookCommandPrefix(installedHookEntry(), process.execPath, env);
   const home = codexHomeFor(agent, 'install', env);
@@ -81,7 +88,7 @@ export async function uninstallMain(agent: 'claude' | 'codex', args: string[], u
   const unknown = args.filter((a) => !['--purge', '--follow-symlinks'].includes(a));
   if (unknown.length) {
     process.stderr.write(`rawr hooks ${agent} uninstall: unknown argument ${unknown[0]}\n${usage}\n`);
-    return 1;
+    return USAGE_ERROR;
   }
   const purge = args.includes('--purge');
   const followSymlinks = args.includes('--follow-symlinks');

@@ -19,7 +19,7 @@
  * closes picked for their high odds (overall: their means, and what happened).
  */
 import { loadRecording } from '../../src/cli/replay/replayCommand';
-import { EMERGENCY_WEIGHT, calibratedScenarios, compareNowAndWait, forecastNext, isPhaseClose } from '../../src/core/arbiter/forecast';
+import { calibratedScenarios, compareNowAndWait, forecastNext, isPhaseClose } from '../../src/core/arbiter/forecast';
 import type { EngineState } from '../../src/core/engine/types';
 import { Replayer } from '../../src/core/replay/driver';
 import { chooseWindow } from '../../src/core/replay/windows';
@@ -91,17 +91,13 @@ function explainSession(settings: Settings, prompts: Prompts, s: FamilySession, 
       const cmp = compareNowAndWait(args);
       const flips: string[] = [];
       if (cmp.compact) {
-        const again = (name: string, a: Partial<typeof args>) => {
+        const again = (name: string, a: Partial<Parameters<typeof compareNowAndWait>[0]>) => {
           if (!compareNowAndWait({ ...args, ...a }).compact) flips.push(name);
         };
         again('margin', { settings: { ...settings, forecast_margin_percent: 0 } });
         if (fc.phases < 3) again('spread', { phases: 3 });
         again('horizon1', { remaining: 1 });
-        const w = EMERGENCY_WEIGHT as { recent: number; calibrated: number };
-        const kept = { ...w };
-        w.recent = w.calibrated = 3;
-        again('weight3', {});
-        Object.assign(w, kept);
+        again('weight3', { emergencyWeight: { recent: 3, calibrated: 3 } });
       }
       closes.push({
         session: session.name,

@@ -37,6 +37,10 @@ export class Transcript {
   tool(name: string, input: object, context: number, output: string) {
     this.bashResult(this.toolCall(name, input, context), output);
   }
+  /** The id the next tool call will have (a hook's payload names the call before its response is written). */
+  nextCallId(): string {
+    return `toolu_${this.n + 1}`;
+  }
   /** The response with a tool call alone (its result not written yet); its call id. */
   toolCall(name: string, input: object, context: number): string {
     const id = `toolu_${++this.n}`;

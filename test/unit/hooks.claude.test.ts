@@ -459,10 +459,25 @@ describe('rawr hooks claude (CLI subprocess)', function () {
     // extra unknown fields are fine
     const extra = hook('UserPromptSubmit', { ...input(root, 's', undefined, 'UserPromptSubmit'), permission_mode: 'default', future: { x: 1 } });
     assert.deepEqual([extra.code, extra.stdout, extra.stderr], [0, '', '']);
-    // usage errors exit 1, never 2 (2 would block in Claude Code)
-    assert.equal(rawr(['hooks', 'claude', 'Stop'], '{}').code, 1);
-    assert.equal(rawr(['hooks', 'gemini', 'PreCompact'], '{}').code, 1);
-    assert.equal(rawr(['hooks'], '').code, 1);
+    // A usage error exits 2, as the CLI's others, with the message and the usage; one an agent ran as a
+    // hook (its input on stdin: a hook entry naming an event rawr does not handle) 1, never 2, which the
+    // agent reads as "block" (a Stop hook's 2 would keep Claude Code from stopping).
+    for (const [args, stdin] of [
+      [['hooks', 'claude', 'frob'], ''],
+      [['hooks', 'claude'], ''],
+      [['hooks', 'gemini', 'PreCompact'], '{}'],
+      [['hooks'], ''],
+      [['hooks', 'claude', 'Stop'], 'not a hook input'],
+    ] as const) {
+      const r = rawr([...args], stdin);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, /^rawr hooks\b.*: unknown (agent|event) .*\nusage: rawr hooks <claude\|codex>/, args.join(' '));
+    }
+    const stop = rawr(['hooks', 'claude', 'Stop'], JSON.stringify({ ...input(root, 's', undefined, 'Stop'), stop_hook_active: false }));
+    assert.equal(stop.code, 1, 'a Stop hook run by Claude Code');
+    assert.match(stop.stderr, /unknown event "Stop"/);
+    assert.equal(stop.stdout, '');
+    assert.equal(rawr(['hooks', 'gemini', 'PreCompact'], JSON.stringify({ session_id: 's', hook_event_name: 'PreCompact' })).code, 1, 'another agent');
   });
 
   it('session ids cannot escape .rawr/claude/ (sanitised, hashed, symlinks refused)', () => {

@@ -53,7 +53,7 @@ describe('rawr hooks codex install', function () {
     const again = install('--write', '--trust');
     assert.match(again.stdout, /already trusted/);
     assert.equal(fs.readFileSync(path.join(home, 'config.toml'), 'utf8'), toml, 'idempotent');
-    assert.equal(install('--trust').status, 1, '--trust needs --write');
+    assert.equal(install('--trust').status, 2, '--trust needs --write: a usage error');
   });
 
   it('trust entries: a changed hook replaces its hash in place; a key in another TOML form is refused', () => {

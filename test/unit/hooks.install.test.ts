@@ -342,6 +342,26 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     assert.deepEqual(fs.readdirSync(r.home).sort(), homeBefore, 'no empty ~/.codex left: rawr created it');
   });
 
+  it('a command line install or uninstall cannot run is a usage error (exit 2, the message and the usage), and writes nothing', () => {
+    const r = repo();
+    const before = tree(r.dir);
+    for (const [args, message] of [
+      [['hooks', 'claude', 'install', '--write', '--no-hooks', '--no-steer'], /--no-hooks with --no-steer leaves nothing to install/],
+      [['hooks', 'claude', 'install', '--no-steer', '--no-hooks'], /--no-hooks with --no-steer leaves nothing to install/],
+      [['hooks', 'claude', 'install', '--write', '--frob'], /unknown argument --frob/],
+      [['hooks', 'claude', 'install', '--window', 'lots'], /--window needs a number of tokens/],
+      [['hooks', 'claude', 'uninstall', '--frob'], /unknown argument --frob/],
+      [['hooks', 'codex', 'install', '--trust'], /--trust needs --write/],
+    ] as const) {
+      const u = rawr(r, [...args]);
+      assert.equal(u.code, 2, `${args.join(' ')}: ${u.out}`);
+      assert.match(u.out, message, args.join(' '));
+      assert.match(u.out, /\n {7}rawr hooks claude install \[--write/, `the usage follows: ${args.join(' ')}`);
+    }
+    assert.deepEqual(tree(r.dir), before, 'nothing written');
+    assert.deepEqual(fs.readdirSync(r.home), [], 'nothing in HOME');
+  });
+
   it('Codex: without HOME or CODEX_HOME, nothing is written', () => {
     const r = repo();
     const { HOME: _home, CODEX_HOME: _codex, ...noHome } = r.env;

@@ -99,6 +99,26 @@ async function hook(root: string, event: 'PostToolUse' | 'UserPromptSubmit' | 'S
   return runHook(CLAUDE, event, JSON.stringify(input), { env: { CLAUDE_PROJECT_DIR: root }, gitTimeoutMs: 5000 });
 }
 
+/** A session at 62% of 1M, deferred twice, the model about to commit (COMMIT, the call PostToolUse follows). */
+async function beforeTheCommit(): Promise<{ root: string; tr: Transcript }> {
+  const { root, tr } = project();
+  tr.prompt('Do phase 1 then phase 2 of PLAN.md');
+  tr.bash('echo step 0', 200_000, 'step 0');
+  tr.bash('echo step 1', 600_000, 'step 1');
+  assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+  tr.bash('echo step 2', 620_000, 'step 2');
+  assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
+  return { root, tr };
+}
+const COMMIT = 'git add -A && git commit -m "phase 1 done"';
+/** The commit's PostToolUse payload (Claude Code's, 2.1.332). */
+const commitPostToolUse = (id: string) => ({
+  tool_name: 'Bash',
+  tool_use_id: id,
+  tool_input: { command: COMMIT },
+  tool_response: { stdout: '[main 3f2a1c9] phase 1 done\n 1 file changed', stderr: '', interrupted: false },
+});
+
 /** PreCompact until it allows, the model writing its packet when the heads-up asks for it (the golden path). */
 async function preCompactWithPacket(root: string, tr: Transcript, context: number) {
   let r = await preCompact(root, 'auto');
@@ -429,21 +449,9 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
 
   // issue 34: the heads-up was decided at the next PreCompact and rode on a later tool's result.
   it("a commit's PostToolUse in the tier carries the heads-up with the commit's own result, and tells the person in one line", async () => {
-    const { root, tr } = project();
-    tr.prompt('Do phase 1 then phase 2 of PLAN.md');
-    tr.bash('echo step 0', 200_000, 'step 0');
-    tr.bash('echo step 1', 600_000, 'step 1');
-    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
-    tr.bash('echo step 2', 620_000, 'step 2');
-    assert.equal((await preCompact(root, 'auto')).outcome, 'deferred');
-    const command = 'git add -A && git commit -m "phase 1 done"';
-    const id = tr.bashCall(command, 640_000); // Claude Code runs PostToolUse before it writes the result
-    const r = await hook(root, 'PostToolUse', {
-      tool_name: 'Bash',
-      tool_use_id: id,
-      tool_input: { command },
-      tool_response: { stdout: '[main 3f2a1c9] phase 1 done\n 1 file changed', stderr: '', interrupted: false },
-    });
+    const { root, tr } = await beforeTheCommit();
+    const id = tr.bashCall(COMMIT, 640_000); // Claude Code runs PostToolUse before it writes the result
+    const r = await hook(root, 'PostToolUse', commitPostToolUse(id));
     const out = JSON.parse(r.stdout) as { systemMessage?: string; hookSpecificOutput?: { additionalContext?: string } };
     assert.match(out.hookSpecificOutput?.additionalContext ?? '', /Heads-up: we are pausing at a phase boundary/);
     assert.match(out.hookSpecificOutput?.additionalContext ?? '', /Write your continuation packet now/);
@@ -461,6 +469,36 @@ describe('rawr hooks claude PreCompact: steering the compaction to a phase bound
       tool_response: { stdout: 'hi' },
     });
     assert.equal(other.stdout, '');
+  });
+
+  // The real tier on a loaded CI run: the commit's PostToolUse read the transcript before Claude Code had
+  // written the response that made the commit; no commit was seen, and the heads-up rode on the next
+  // tool's result (the model did one more step past the boundary before its packet).
+  it("a commit's PostToolUse that reads before Claude Code has written the commit's own response waits for it: the heads-up rides on the commit's result", async () => {
+    const { root, tr } = await beforeTheCommit();
+    const id = tr.nextCallId();
+    // The response is written once the hook has looked for it and not found it (opens of the transcript:
+    // the hook's first look, then a poll), or once the hook is done (it did not wait: the bug).
+    const opens = watchOpens(tr.file);
+    let done = false;
+    let r: Awaited<ReturnType<typeof hook>>;
+    try {
+      const late = hook(root, 'PostToolUse', commitPostToolUse(id)).finally(() => (done = true));
+      await until('the hook looking for the commit', () => opens.count >= 2 || done, 10_000, 1);
+      assert.equal(tr.bashCall(COMMIT, 640_000), id);
+      r = await late;
+    } finally {
+      opens.stop();
+    }
+    const out = r.stdout ? (JSON.parse(r.stdout) as { hookSpecificOutput?: { additionalContext?: string } }) : {};
+    assert.match(
+      out.hookSpecificOutput?.additionalContext ?? '',
+      /Heads-up: we are pausing at a phase boundary/,
+      `the heads-up with the commit's result: ${JSON.stringify(r)}`,
+    );
+    const log = lastSteerLog(root) as { why?: string; waitedMs?: number };
+    assert.equal(log.why, 'heads_up');
+    assert.ok(log.waitedMs !== undefined && log.waitedMs >= 20, `the hook waited for the response: ${JSON.stringify(log)}`);
   });
 
   it('a response Claude Code writes only after the hook started reading is waited for, not taken for a failed request', async () => {

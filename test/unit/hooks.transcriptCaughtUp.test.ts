@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { awaitsToolResult, pollUntil } from '../../src/core/hooks/claude/transcriptCaughtUp';
+import { awaitsToolResult, holdsToolCall, pollUntil } from '../../src/core/hooks/claude/transcriptCaughtUp';
 
 const assistant = (content: unknown[]) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content } });
 const result = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] } });
@@ -44,6 +44,22 @@ describe('the steering hook: has the transcript caught up?', () => {
     assert.equal(await awaitsToolResult(file(`${result}\n${big}\n`)), true);
     const huge = assistant([{ type: 'tool_use', id: 't1', name: 'Write', input: { file_path: 'a.ts', content: 'x'.repeat(1_200_000) } }]);
     assert.equal(await awaitsToolResult(file(`${result}\n${huge}\n`)), false);
+  });
+
+  it("the PostToolUse hook's call: held once the response that made it is written, whatever follows it", async () => {
+    const call = assistant([
+      { type: 'text', text: 'x' },
+      { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'git commit -m x' } },
+    ]);
+    const prompt = JSON.stringify({ type: 'user', message: { role: 'user', content: 'go' } });
+    assert.equal(await holdsToolCall(file(`${prompt}\n`), 't1'), false, 'not written yet');
+    assert.equal(await holdsToolCall(file(`${prompt}\n${call.slice(0, 40)}`), 't1'), false, 'half written');
+    assert.equal(await holdsToolCall(file(`${call}\n`), 't1'), true);
+    assert.equal(await holdsToolCall(file(`${call}\n`), 't2'), false, 'another call');
+    assert.equal(await holdsToolCall(file(`${result}\n`), 't1'), false, 'a result names the call, it does not make it');
+    // Parallel calls: a response with a large input written after it (past the first 64 KB read).
+    const big = assistant([{ type: 'tool_use', id: 't2', name: 'Write', input: { file_path: 'a.ts', content: 'x'.repeat(300_000) } }]);
+    assert.equal(await holdsToolCall(file(`${call}\n${big}\n`), 't1'), true);
   });
 
   it('the poll that outlasts the wait is checked too: what was written while it slept is seen', async () => {

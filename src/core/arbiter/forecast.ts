@@ -378,6 +378,8 @@ export function compareNowAndWait(i: {
    * the next phase is in `used` already and is not counted twice.
    */
   into?: number;
+  /** What an emergency costs, in compactions, per kind of scenario; default EMERGENCY_WEIGHT (the bench asks at other weights). */
+  emergencyWeight?: { readonly recent: number; readonly calibrated: number };
 }): Comparison {
   const line = emergencyLine(i.window, i.settings);
   const fresh = Math.min(i.fresh, i.used);
@@ -390,7 +392,8 @@ export function compareNowAndWait(i: {
   const base = (
     calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
   ).filter(({ x }) => x > 0);
-  const emergencyWeight = calibrated ? EMERGENCY_WEIGHT.calibrated : EMERGENCY_WEIGHT.recent;
+  const emergencyWeights = i.emergencyWeight ?? EMERGENCY_WEIGHT;
+  const emergencyWeight = calibrated ? emergencyWeights.calibrated : emergencyWeights.recent;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the

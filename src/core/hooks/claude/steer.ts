@@ -28,7 +28,7 @@ import type { BoundaryKind } from '../../signals/types';
 import { detectShellBoundaries } from '../../signals/shell';
 import { askPercentOf, claudeAsksFrom, type SteerConfig } from './steerConfig';
 import { loadSession, readMore, saveSession, type PreviousPreCompact, type ReadBound, type SteerSession } from './steerState';
-import { MAX_WAIT_MS, pollUntil, waitForTranscript } from './transcriptCaughtUp';
+import { MAX_WAIT_MS, pollUntil, waitForToolCall, waitForTranscript } from './transcriptCaughtUp';
 import { TAIL_USAGE_BYTES, tailUsage, type TailUsage } from './tailUsage';
 import { chooseWindow } from '../../replay/windows';
 import { clearGolden, ensureScratch, headsUpFor, packetPathFor, PACKET_DEADLINE_REQUESTS, readGolden, readPacket, writeGolden, type Golden } from './golden';
@@ -536,7 +536,8 @@ const BashResponse = z.looseObject({
 /**
  * The boundary in the tool's own result (issue 34): Claude Code runs PostToolUse before it writes the
  * tool's result into the transcript (measured, 2.1.332) and sends the hook's additionalContext with that
- * result in the very next request. So at a Bash call the steering session reads the transcript, is given
+ * result in the very next request. So at a Bash call the steering session reads the transcript (once it
+ * holds the response that made the call: waited for, as PreCompact waits for a late result), is given
  * the call's result as Claude Code will record it (in memory only: the saved state stays the
  * transcript's), and asks the arbiter what it decides right after it; a compaction there starts the
  * golden path now (golden.json: the caller's withModelNotes hands the heads-up out with this very
@@ -556,6 +557,10 @@ export async function steerAtTool(
   const response = BashResponse.safeParse(o.toolResponse);
   if (!call.success || !response.success || response.data.interrupted) return null;
   if (await readGolden(o.dir)) return null; // a heads-up is pending already
+  // The call's own response must be in what the follower reads: without it the result appended below
+  // belongs to no call, no commit is seen, and the heads-up would ride on the next tool's result instead
+  // (CI, loaded: Claude Code had not written the commit's response when this hook read).
+  const waitedMs = await waitForToolCall(o.transcript, o.toolUseId);
   const options = followerOptionsOf(o);
   const s = await loadSession(o.dir, o.transcript, options);
   // Still reading a long history: its state is of a point long past, no boundary is decided on it; the
@@ -599,6 +604,7 @@ export async function steerAtTool(
     line: d.line,
     code: d.code,
     reason: d.reason,
+    ...(waitedMs >= 20 ? { waitedMs } : {}),
   });
   return { boundary, percentUsed };
 }

@@ -5,9 +5,11 @@
  * carries that result, so a transcript whose newest record is a response with a tool call has not caught
  * up yet. The steering hook waits for it (a few polls, a bounded time) before it decides: the decision
  * at that point is the one `rawr replay` makes there, and a boundary (the commit whose result is late)
- * must not pass unseen.
+ * must not pass unseen. The same holds one step earlier for the PostToolUse hook (steer.ts steerAtTool):
+ * the response that made the tool call can still be missing when it reads (waitForToolCall).
  */
 import { readTailBytes } from '../shared/readFrom';
+import { newestRecords } from './newestRecords';
 
 /** How far back the newest record is looked for first, then at most (a response with a large tool input). */
 const FIRST_BYTES = 64 * 1024;
@@ -35,6 +37,34 @@ export async function awaitsToolResult(transcript: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * True when the transcript's tail holds the model response that made tool call `toolUseId` (a record
+ * whose content has that `tool_use`): the PostToolUse hook is run before Claude Code writes the call's
+ * result, and, on a loaded machine, before it has written the response that made the call (measured,
+ * 2.1.332: a CI run whose commit's hook read the transcript ~60 ms after the response, without it).
+ * Searched in the last 64 KB, then in the last 1 MB (a response with large tool inputs after it).
+ */
+export async function holdsToolCall(transcript: string, toolUseId: string): Promise<boolean> {
+  const needle = JSON.stringify(toolUseId);
+  for (const max of [FIRST_BYTES, MAX_BYTES]) {
+    const { bytes, whole } = await readTailBytes(transcript, max);
+    for (const rec of newestRecords(bytes.toString('utf8'), ['"tool_use"', needle], !whole)) {
+      const content = (rec as { type?: unknown; message?: { content?: unknown } }).message?.content;
+      if ((rec as { type?: unknown }).type !== 'assistant' || !Array.isArray(content)) continue;
+      if (content.some((b) => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'tool_use' && (b as { id?: unknown }).id === toolUseId))
+        return true;
+    }
+    if (whole) return false;
+  }
+  return false;
+}
+
+/** Waits (polling) until the transcript holds tool call `toolUseId` (holdsToolCall) or `maxWaitMs` passed; the milliseconds waited. */
+export async function waitForToolCall(transcript: string, toolUseId: string, maxWaitMs = MAX_WAIT_MS): Promise<number> {
+  // A missing or unreadable transcript ends the wait: it is the caller's to report.
+  return pollUntil(() => holdsToolCall(transcript, toolUseId).catch(() => true), maxWaitMs);
 }
 
 /**
