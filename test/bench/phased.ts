@@ -6,7 +6,7 @@
  * schedule (src/core/replay/schedule.ts) under 88% of the window and at 100%, and the plain 83.5%
  * threshold, all judged by the same rules, side by side, with totals and the issue-21 targets (>= 97% at
  * a phase close, <= 1.05x the optimum, 0 overflows). `--loo` adds a leave-one-out check of the forecast
- * knobs; `--bound` prints what any causal policy can reach (phasedBound.ts; `--learn`: not told a steady family's mean phase, phasedLearn.ts); `--write DIR` writes the generated sessions out.
+ * knobs; `--bound` prints what any causal policy can reach (phasedBound.ts; `--learn`: not told a steady family's mean phase, phasedLearn.ts; with `--learn-spread` nor its spread, phasedSpread.ts); `--write DIR` writes the generated sessions out.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -11,6 +11,7 @@ import { alignedTarget, evaluateSessions, share, TARGETS, totals } from './phase
 import { BayesPolicy, bayesSchedule, generatorSampler, hindsightSameRule, paramsOf, RESOLUTION, type PhaseDP, type Resolution } from './phasedBayes';
 import { FAMILIES, generateSession, rng, sessionSeed } from './phasedGen';
 import { LEARN_RESOLUTION, LearningPolicy, STEADY_LAWS, type LearnResolution } from './phasedLearn';
+import { DEFAULT_SPREAD, SPREAD_BINS, type SpreadPrior } from './phasedSpread';
 
 /** The weights of a compaction outside a close swept for the frontier. */
 export const BOUND_LAMBDAS = [0, 0.5, 1, 2, 3, 4, 8, 64] as const;
@@ -63,11 +64,11 @@ export const toldPolicies =
     };
   };
 
-/** The bound that learns a steady family's mean from the session's phases (phasedLearn.ts). */
+/** The bound that learns a steady family's mean (and, given a prior over it, its spread) from the session's phases (phasedLearn.ts, phasedSpread.ts). */
 export const learningPolicies =
-  (family: string, res: LearnResolution = LEARN_RESOLUTION): Policies =>
+  (family: string, res: LearnResolution = LEARN_RESOLUTION, spread?: SpreadPrior): Policies =>
   (s) => {
-    const law = STEADY_LAWS[family]!;
+    const law = { ...STEADY_LAWS[family]!, spread };
     let first: LearningPolicy | undefined;
     const policy = (lambda: number) => (first = new LearningPolicy(s.model!, law, lambda, res, undefined, first));
     const belief = policy(0).belief;
@@ -141,14 +142,27 @@ export function leastAt(points: readonly Tally[], target: number): number | null
 
 /**
  * `--grid N` (points a window), `--draws M` (draws a transition), `--family NAME` (repeatable), `--learn` (the bound
- * that learns a steady family's mean, phasedLearn.ts, with `--bins B` bins of the mean): the bound's options.
+ * that learns a steady family's mean, phasedLearn.ts, with `--bins B` bins of the mean), with `--learn-spread` or
+ * `--spread-lo A --spread-hi B` (0 ≤ A ≤ B < 1; default 0.05-0.6) not told the spread either (phasedSpread.ts, `--bins`
+ * then bins of the phase sizes, default 32): the bound's options.
  */
-export function boundOptions(argv: readonly string[]): { res: LearnResolution; families: string[]; learn: boolean } {
+export function boundOptions(argv: readonly string[]): { res: LearnResolution; families: string[]; learn: boolean; spread?: SpreadPrior } {
   const learn = argv.includes('--learn');
-  const dflt: LearnResolution = learn ? LEARN_RESOLUTION : { ...LEARN_RESOLUTION, ...RESOLUTION };
-  const num = (flag: string, d: number, min = 10) => {
+  const arg = (flag: string) => {
     const k = argv.indexOf(flag);
-    const v = k >= 0 ? Number(argv[k + 1]) : d;
+    return k >= 0 ? Number(argv[k + 1]) : NaN;
+  };
+  const range = { lo: arg('--spread-lo'), hi: arg('--spread-hi') };
+  const given = !Number.isNaN(range.lo) || !Number.isNaN(range.hi);
+  const spread: SpreadPrior | undefined =
+    learn && (given || argv.includes('--learn-spread'))
+      ? { lo: Number.isNaN(range.lo) ? DEFAULT_SPREAD.lo : range.lo, hi: Number.isNaN(range.hi) ? DEFAULT_SPREAD.hi : range.hi }
+      : undefined;
+  if (spread && !(spread.lo >= 0 && spread.lo <= spread.hi && spread.hi < 1))
+    throw new Error(`--spread-lo/--spread-hi: need 0 <= lo <= hi < 1, got ${spread.lo}-${spread.hi}`);
+  const dflt: LearnResolution = learn ? { ...LEARN_RESOLUTION, bins: spread ? SPREAD_BINS : LEARN_RESOLUTION.bins } : { ...LEARN_RESOLUTION, ...RESOLUTION };
+  const num = (flag: string, d: number, min = 10) => {
+    const v = argv.includes(flag) ? arg(flag) : d;
     return Number.isInteger(v) && v >= min ? v : d;
   };
   const families = argv.flatMap((a, k) => (a === '--family' && argv[k + 1] ? [argv[k + 1]!] : []));
@@ -156,6 +170,7 @@ export function boundOptions(argv: readonly string[]): { res: LearnResolution; f
     res: { grid: num('--grid', dflt.grid), trajectories: num('--draws', dflt.trajectories), bins: num('--bins', dflt.bins, 2), sizes: dflt.sizes },
     families,
     learn,
+    spread,
   };
 }
 
@@ -170,22 +185,24 @@ export function verdictAt(points: readonly Tally[], opt: Tally, want: number): {
 
 export function printBound(settings: Settings, prompts: Prompts, seed: number, count: number, last = seed, argv: readonly string[] = []): void {
   const started = Date.now();
-  const { res, families, learn } = boundOptions(argv);
+  const { res, families, learn, spread } = boundOptions(argv);
   const seeds = Array.from({ length: last - seed + 1 }, (_, k) => seed + k);
   const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%`);
   const which = last > seed ? `seeds ${seed}-${last}` : `seed ${seed}`;
-  const policy = learn
-    ? `the Bayes-optimal causal policy that learns the session's mean phase (phasedLearn.ts: knows the family's law and the session's drawn parameters but its mean phase, which it learns from the phases it has seen; the steady families only)`
-    : `the Bayes-optimal causal policy (phasedBayes.ts: knows the family's law and the session's drawn parameters, never a future phase)`;
+  const policy = spread
+    ? `the Bayes-optimal causal policy that learns the session's mean phase and the family's spread (phasedLearn.ts, phasedSpread.ts: knows the law's form m * U(1 - j, 1 + j), the prior of m and the session's other drawn parameters, learns m and j ~ U(${spread.lo}, ${spread.hi}) from the phases it has seen; the steady families only)`
+    : learn
+      ? `the Bayes-optimal causal policy that learns the session's mean phase (phasedLearn.ts: knows the family's law and the session's drawn parameters but its mean phase, which it learns from the phases it has seen; the steady families only)`
+      : `the Bayes-optimal causal policy (phasedBayes.ts: knows the family's law and the session's drawn parameters, never a future phase)`;
   console.log(
-    `what any causal policy can reach (${which}, ${count} per family and seed): ${policy}, one per lambda (a compaction outside a close costs 1 + lambda), run on the judged sessions; cells per lambda: count = x the optimum, aligned share, realized on the sessions and as the DP expects them from each one's first close on; grid ${res.grid} points a window, ${res.trajectories} draws a ${learn ? `phase, ${res.bins} bins of the mean` : 'transition'}`,
+    `what any causal policy can reach (${which}, ${count} per family and seed): ${policy}, one per lambda (a compaction outside a close costs 1 + lambda), run on the judged sessions; cells per lambda: count = x the optimum, aligned share, realized on the sessions and as the DP expects them from each one's first close on; grid ${res.grid} points a window, ${res.trajectories} draws a ${spread ? `phase, ${res.bins} bins of the phase sizes` : learn ? `phase, ${res.bins} bins of the mean` : 'transition'}`,
   );
   for (let f = 0; f < FAMILIES.length; f++) {
     const family = FAMILIES[f]!;
     if (families.length && !families.includes(family.name)) continue;
     if (learn && !STEADY_LAWS[family.name]) continue;
     const sessions = familySessions(f, seeds, count);
-    const b = familyBound(f, sessions, BOUND_LAMBDAS, learn ? learningPolicies(family.name, res) : toldPolicies(res));
+    const b = familyBound(f, sessions, BOUND_LAMBDAS, learn ? learningPolicies(family.name, res, spread) : toldPolicies(res));
     if (!b) {
       console.log(`  ${family.name}: no phase model (MODELS in phasedBayes.ts)`);
       continue;

@@ -19,16 +19,25 @@
  *
  * A prior concentrated at one m (lo = hi) is the told bound computed by this machinery (the unit test checks it
  * decides as phasedBayes.ts does).
+ *
+ * Not told the spread either (`--learn --learn-spread`, or `--spread-lo A --spread-hi B`): the law's form
+ * m · U(1 − j, 1 + j) with j ~ U(A, B) unknown too; the belief is phasedSpread.ts's SpreadBelief (the same DP, the
+ * predictive mixed over the joint posterior of (m, j)).
  */
 import { DEFAULT_POST_TOKENS } from '../../src/core/replay/schedule';
 import { emptyOutcomes, PhaseDP, trajectoryOf, type Draw, type Outcomes, type Resolution, type SessionModel } from './phasedBayes';
 import { rng } from './phasedGen';
+import { SpreadBelief, type SpreadPrior } from './phasedSpread';
 
-/** A steady family's law of phase sizes: a session mean m ~ U(lo, hi), each phase m · U(1 − jitter, 1 + jitter). */
+/**
+ * A steady family's law of phase sizes: a session mean m ~ U(lo, hi), each phase m · U(1 − jitter, 1 + jitter);
+ * with `spread`, the jitter is not told: j ~ U(spread.lo, spread.hi) (phasedSpread.ts), `jitter` unused.
+ */
 export interface SteadyLaw {
   lo: number;
   hi: number;
   jitter: number;
+  spread?: SpreadPrior;
 }
 
 const W200 = 200_000;
@@ -52,9 +61,38 @@ export const LEARN_RESOLUTION: LearnResolution = { grid: 300, trajectories: 150,
 /** Points per bin of the mean when the predictive mixes over it. */
 const SUB = 8;
 
+/**
+ * What a learner knows of a session's phase sizes: a state z after the phases seen (`prior` before any), its update
+ * by a phase, and the posterior of the law's parameters (points m, j with weights w; the next phase is
+ * m · U(1 − j, 1 + j) at each). `sizes`: the range every phase of the prior's laws lies in.
+ */
+export interface PhaseBelief {
+  readonly prior: number;
+  readonly sizes: readonly [number, number];
+  update(z: number, x: number): number;
+  of(sizes: readonly number[]): number;
+  posterior(seen: number, z: number): Posterior;
+}
+export interface Posterior {
+  m: number[];
+  j: number[];
+  w: number[];
+}
+
+/** The predictive's CDF at x: the mixture over the posterior's points of U(m(1 − j), m(1 + j)). */
+export function predictiveCdf(p: Posterior, x: number): number {
+  let f = 0;
+  p.m.forEach((m, q) => {
+    const j = p.j[q]!;
+    f += p.w[q]! * (j > 0 ? Math.max(0, Math.min(1, (x - (1 - j) * m) / (2 * j * m))) : x >= m ? 1 : 0);
+  });
+  return f;
+}
+
 /** The belief over the session's mean: z = a · bins + b, the bins of the support's ends; seen phases give its m^−k. */
-export class MeanBelief {
+export class MeanBelief implements PhaseBelief {
   readonly bins: number;
+  readonly sizes: readonly [number, number];
   private readonly width: number;
 
   constructor(
@@ -63,6 +101,7 @@ export class MeanBelief {
   ) {
     this.bins = law.hi > law.lo ? bins : 1;
     this.width = (law.hi - law.lo) / this.bins;
+    this.sizes = [(1 - law.jitter) * law.lo, (1 + law.jitter) * law.hi];
   }
 
   private bin(m: number): number {
@@ -94,24 +133,25 @@ export class MeanBelief {
   }
 
   /** The posterior's points and weights (∝ m^−seen on the support, SUB points a bin; one point for a point prior). */
-  posterior(seen: number, z: number): { m: number[]; w: number[] } {
+  posterior(seen: number, z: number): Posterior {
     const [lo, hi] = this.support(z);
     const count = this.width > 0 ? SUB * Math.round((hi - lo) / this.width) : 1;
     const m = Array.from({ length: count }, (_, q) => lo + ((q + 0.5) / count) * (hi - lo));
     const w = m.map((x) => (lo / x) ** seen);
     const total = w.reduce((s, x) => s + x, 0);
-    return { m, w: w.map((x) => x / total) };
+    return { m, j: m.map(() => this.law.jitter), w: w.map((x) => x / total) };
   }
 }
 
-/** The Bayes-optimal causal policy that learns the session's mean from its phases (the header). */
+/** The Bayes-optimal causal policy that learns the session's mean (and, with law.spread, the spread) from its phases (the header). */
 export class LearningPolicy extends PhaseDP {
-  readonly belief: MeanBelief;
-  /** Phase-size bins: [(1 − jitter) · lo, (1 + jitter) · hi] in `sizes` equal bins. */
+  readonly belief: PhaseBelief;
+  /** Phase-size bins: the belief's range of sizes ([(1 − jitter) · lo, (1 + jitter) · hi] told the jitter) in `sizes` equal bins. */
   private readonly sizeLo: number;
   private readonly sizeStep: number;
   private readonly rows: Map<number, Outcomes> = new Map();
   private readonly drawn: Map<string, Draw[]> = new Map();
+  private readonly quantile: Map<string, Int32Array> = new Map();
 
   constructor(
     private readonly model: SessionModel,
@@ -122,13 +162,14 @@ export class LearningPolicy extends PhaseDP {
     shared?: LearningPolicy,
   ) {
     super(model.window, model.n, lambda, lres, post);
-    this.belief = new MeanBelief(law, lres.bins);
-    this.sizeLo = (1 - law.jitter) * law.lo;
-    this.sizeStep = ((1 + law.jitter) * law.hi - this.sizeLo) / lres.sizes;
+    this.belief = law.spread ? new SpreadBelief(law, law.spread, lres.bins) : new MeanBelief(law, lres.bins);
+    [this.sizeLo] = this.belief.sizes;
+    this.sizeStep = (this.belief.sizes[1] - this.sizeLo) / lres.sizes;
     if (shared) {
       // The same transitions and beliefs, another lambda.
       this.rows = shared.rows;
       this.drawn = shared.drawn;
+      this.quantile = shared.quantile;
     }
   }
 
@@ -138,16 +179,12 @@ export class LearningPolicy extends PhaseDP {
 
   /** Per draw t, the size bin of the predictive's quantile (t + ½)/M given the belief (seen phases, z). */
   private quantiles(seen: number, z: number): Int32Array {
-    const { m, w } = this.belief.posterior(seen, z);
-    const j = this.belief.law.jitter;
+    const id = `${seen}|${z}`;
+    const hit = this.quantile.get(id);
+    if (hit) return hit;
+    const post = this.belief.posterior(seen, z);
     const S = this.lres.sizes;
-    const cdf = new Float64Array(S + 1);
-    for (let s = 0; s <= S; s++) {
-      const x = this.sizeLo + s * this.sizeStep;
-      let f = 0;
-      m.forEach((mq, q) => (f += w[q]! * Math.max(0, Math.min(1, (x - (1 - j) * mq) / (2 * j * mq)))));
-      cdf[s] = f;
-    }
+    const cdf = Float64Array.from({ length: S + 1 }, (_, s) => predictiveCdf(post, this.sizeLo + s * this.sizeStep));
     const M = this.res.trajectories;
     const out = new Int32Array(M);
     let s = 0;
@@ -156,6 +193,7 @@ export class LearningPolicy extends PhaseDP {
       while (s < S - 1 && cdf[s + 1]! < u) s++;
       out[t] = s;
     }
+    this.quantile.set(id, out);
     return out;
   }
 

@@ -4,10 +4,11 @@
  * the told bound (phasedBayes.ts) does, and learning never beats being told the mean (more information cannot hurt).
  */
 import * as assert from 'node:assert/strict';
-import { BayesPolicy, bayesSchedule, generatorSampler, paramsOf, recordedDraws } from '../bench/phasedBayes';
+import { BayesPolicy, generatorSampler, paramsOf, recordedDraws } from '../bench/phasedBayes';
 import { FAMILIES, generateSession, sessionSeed } from '../bench/phasedGen';
 import { drawnMean, LearningPolicy, MeanBelief, STEADY_LAWS, type LearnResolution } from '../bench/phasedLearn';
 import type { Draw } from '../bench/phasedBayes';
+import { decisionsAlongPath, type PathAgreement } from '../support/decisionsAlongPath';
 
 const RES: LearnResolution = { grid: 200, trajectories: 60, bins: 8, sizes: 64 };
 const NOISY = FAMILIES.findIndex((f) => f.name === 'noisy');
@@ -90,31 +91,19 @@ describe('the learning bound (phasedLearn.ts)', () => {
   });
 
   it('with a prior concentrated at the drawn mean it decides as the bound told the mean does', () => {
-    let closes = 0;
-    let agree = 0;
-    const expected = { told: 0, point: 0 };
+    const tally: PathAgreement = { closes: 0, agree: 0, expected: { reference: 0, other: 0 } };
     for (let k = 0; k < 4; k++) {
       const { model, m, labels } = noisySession(k);
       for (const lambda of [1, 4]) {
         const told = new BayesPolicy(model.window, model.n, generatorSampler(model), lambda, RES);
         const point = new LearningPolicy(model, { ...STEADY_LAWS.noisy!, lo: m, hi: m }, lambda, RES);
-        // Along the told policy's path: each close's state and context, both policies' decisions there.
-        const decide = told.decide.bind(told);
-        told.decide = (k2, z, runOn, c) => {
-          const d = decide(k2, z, runOn, c);
-          closes++;
-          if (point.decide(k2, z, runOn, c).compact === d.compact) agree++;
-          return d;
-        };
-        const a = bayesSchedule(labels, told, () => 0);
-        const b = bayesSchedule(labels, point, () => 0);
-        expected.told += a.expected.count + lambda * a.expected.unaligned;
-        expected.point += b.expected.count + lambda * b.expected.unaligned;
+        decisionsAlongPath(labels, { policy: told, zAfter: () => 0 }, { policy: point, zAfter: () => 0 }, tally);
       }
     }
     // The two differ by their sampling (the told bound draws each phase's size afresh; this one at stratified quantiles, in size bins).
+    const { closes, agree, expected } = tally;
     assert.ok(agree >= 0.95 * closes, `${agree} of ${closes} decisions agree`);
-    assert.ok(Math.abs(expected.point / expected.told - 1) < 0.05, `expected ${expected.point} against ${expected.told} told`);
+    assert.ok(Math.abs(expected.other / expected.reference - 1) < 0.05, `expected ${expected.other} against ${expected.reference} told`);
   });
 
   it('never does better than being told the mean: its value is at least the posterior average of the told values', () => {
