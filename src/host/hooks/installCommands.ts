@@ -18,14 +18,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { shellQuote } from '../../core/hooks/shared/hooksConfig';
-import { CODEX_TRUST_NOTE, installClaude, installCodex } from '../../core/hooks/shared/installer';
-import { uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
+import { type ClaudeInstallHints, CODEX_TRUST_NOTE, installClaude, installCodex } from '../../core/hooks/shared/installer';
+import { type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
 import { ensureLauncher } from './launcher';
 
 export const INSTALL_CLAUDE_HOOKS = 'rawr.installClaudeHooks';
 export const INSTALL_CODEX_HOOKS = 'rawr.installCodexHooks';
 export const UNINSTALL_CLAUDE_HOOKS = 'rawr.uninstallClaudeHooks';
 export const UNINSTALL_CODEX_HOOKS = 'rawr.uninstallCodexHooks';
+/** The next steps in the editor's own words: the notification must not send a VS Code user to a `rawr` CLI they may not have. */
+const EDITOR_HINTS: ClaudeInstallHints = {
+  undo: 'Start a new Claude Code session in this folder to use them. Remove them: run Rawr: Remove Claude Code Hooks.',
+  move: 'run Rawr: Install Claude Code Hooks again and choose Move to move them into .claude/settings.local.json.',
+};
+const EDITOR_PURGE_HINT = 'Rawr: Remove Claude Code Hooks, "Remove hooks and state", removes it';
 export const RESTRICTED_MESSAGE =
   'Rawr installs no agent hooks in Restricted Mode: a hook runs a command on every prompt of the agent. Trust this workspace first (Manage Workspace Trust), then run the command again.';
 
@@ -61,7 +67,10 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
 
   const report = <R extends { ok: boolean; lines: string[] }>(r: R, what: string, done = 'installed', notDone = 'not installed') => {
     for (const l of r.lines) (r.ok ? log.info : log.warn).call(log, l);
-    const text = r.lines.map((l) => l.replace(/^rawr: /, '')).join(' ');
+    const text = r.lines
+      .map((l) => l.replace(/^rawr: /, ''))
+      .map((l) => (/[.!?]$/.test(l) ? l : `${l}.`))
+      .join(' ');
     if (r.ok) void vscode.window.showInformationMessage(`Rawr: ${what} ${done}. ${text}`);
     else void vscode.window.showErrorMessage(`Rawr: ${what} ${notDone}: ${text}`);
     return r;
@@ -82,7 +91,15 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
     );
     return pick === undefined ? undefined : pick === 'Remove hooks and state';
   };
-  const removed = (r: { ok: boolean; lines: string[] }, what: string) => report(r, what, 'removed', 'not fully removed');
+  const removed = (r: UninstallResult, what: string) => report(r, what, r.nothing ? 'not found: nothing removed' : 'removed', 'not fully removed');
+  /** The folder picker: undefined when none is open (said here) or the person dismissed the pick (nothing to say). */
+  const pickFolder = async (a: Args, placeHolder: string, noFolder: string) => {
+    if (!a.folder && !vscode.workspace.workspaceFolders?.length) {
+      void vscode.window.showWarningMessage(noFolder);
+      return undefined;
+    }
+    return folderOf(a, placeHolder);
+  };
   const precondition = (): string | undefined => {
     if (!vscode.workspace.isTrusted) return RESTRICTED_MESSAGE;
     if (process.platform === 'win32')
@@ -98,17 +115,19 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
         return { ok: false, lines: [refused] };
       }
       const a = argsOf(raw);
-      const folder = await folderOf(a, 'Install Claude Code hooks for which folder?');
-      if (!folder) {
-        void vscode.window.showWarningMessage('Rawr: open a folder first; Claude Code hooks are installed per project (.claude/settings.local.json).');
-        return { ok: false, lines: ['no folder'] };
-      }
+      const folder = await pickFolder(
+        a,
+        'Install Claude Code hooks for which folder?',
+        'Rawr: open a folder first; Claude Code hooks are installed per project (.claude/settings.local.json).',
+      );
+      if (!folder) return { ok: false, lines: ['no folder'] };
       const base = {
         projectDir: folder,
         commandPrefix: shellQuote(launcherPath()),
         followSymlinks: false,
         steer: a.steer ?? true,
         home: os.homedir(),
+        hints: EDITOR_HINTS,
       };
       let move = a.move;
       if (move === undefined && (await installClaude({ ...base, write: false })).legacy) {
@@ -147,6 +166,7 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
         trust = pick === 'Install and trust';
       }
       const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks: false });
+      if (r.ok) r.lines.push('Start a new Codex session to use them. Remove them: run Rawr: Remove Codex Hooks.');
       return report(r, 'Codex hooks');
     }),
   );
@@ -155,11 +175,15 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
   context.subscriptions.push(
     vscode.commands.registerCommand(UNINSTALL_CLAUDE_HOOKS, async (raw?: unknown) => {
       const a = argsOf(raw);
-      const folder = await folderOf(a, 'Remove Claude Code hooks from which folder?');
+      const folder = await pickFolder(
+        a,
+        'Remove Claude Code hooks from which folder?',
+        'Rawr: open the project folder first; Claude Code hooks are removed per project (.claude/settings.local.json).',
+      );
       if (!folder) return { ok: false, lines: ['no folder'] };
       const purge = await purgeOf(a, path.join(folder, '.rawr', 'claude'));
       if (purge === undefined) return { ok: false, lines: ['cancelled'] };
-      return removed(await uninstallClaude({ projectDir: folder, purge, followSymlinks: false }), 'Claude Code hooks');
+      return removed(await uninstallClaude({ projectDir: folder, purge, followSymlinks: false, purgeHint: EDITOR_PURGE_HINT }), 'Claude Code hooks');
     }),
     vscode.commands.registerCommand(UNINSTALL_CODEX_HOOKS, async (raw?: unknown) => {
       const a = argsOf(raw);

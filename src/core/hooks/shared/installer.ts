@@ -144,7 +144,22 @@ export interface ClaudeInstallOptions {
   home?: string;
   /** The installing shell's environment: a `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` there is the person's choice, kept. */
   env?: Record<string, string | undefined>;
+  /** How the person undoes or changes the install where they ran it (default: the rawr CLI's own commands). */
+  hints?: ClaudeInstallHints;
 }
+
+/** What the person is told to run next: the CLI's commands, or the editor's (a VS Code user may have no `rawr` on PATH). */
+export interface ClaudeInstallHints {
+  /** After "steering …": how to turn steering off and remove everything. */
+  undo: string;
+  /** After "rawr's hooks are in the shared settings": how to move them. */
+  move: string;
+}
+
+export const CLI_INSTALL_HINTS: ClaudeInstallHints = {
+  undo: 'Turn it off: install --write --no-steer. Remove everything: rawr hooks claude uninstall.',
+  move: `install --write --move moves them into ${CLAUDE_LOCAL_SETTINGS}.`,
+};
 
 export interface ClaudeInstallResult extends InstallResult {
   /** rawr's hooks are (still) in the shared `.claude/settings.json`, where an earlier rawr put them. */
@@ -198,6 +213,7 @@ function percentIn(file: string | undefined): string | undefined {
 
 export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInstallResult> {
   const steer = o.steer ?? true;
+  const hints = o.hints ?? CLI_INSTALL_HINTS;
   const settings = o.settings ?? loadPromptSet([dirReader(path.join(o.projectDir, '.rawr', 'prompts')), dirReader(shippedPromptsDir())]).settings;
   const shared = path.join(o.projectDir, CLAUDE_SHARED_SETTINGS);
   const local = path.join(o.projectDir, CLAUDE_LOCAL_SETTINGS);
@@ -315,7 +331,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     });
     lines.push(
       steer
-        ? "rawr: steering Claude Code's automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr's emergency line). Turn it off: install --write --no-steer. Remove everything: rawr hooks claude uninstall."
+        ? `rawr: steering Claude Code's automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr's emergency line). ${hints.undo}`
         : "rawr: not steering: Claude Code compacts at its own threshold; rawr's hooks snapshot and hand off.",
     );
     if (legacy && o.move) {
@@ -334,7 +350,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
       lines.push(`rawr: moved out of ${m.line}`);
     } else if (legacy) {
       lines.push(
-        `rawr: rawr's hooks (${legacyEvents.join(', ')}) are in ${shared}, where an earlier rawr wrote them: teams commit that file, and a collaborator's Claude Code would run this machine's paths. They keep working there; install --write --move moves them into ${CLAUDE_LOCAL_SETTINGS}.`,
+        `rawr: rawr's hooks (${legacyEvents.join(', ')}) are in ${shared}, where an earlier rawr wrote them: teams commit that file, and a collaborator's Claude Code would run this machine's paths. They keep working there; ${hints.move}`,
       );
     }
     writeRecord(stateDir, track.record);

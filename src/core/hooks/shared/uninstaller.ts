@@ -27,6 +27,8 @@ import { writeConfigFile } from './configFile';
 export interface UninstallResult {
   ok: boolean;
   lines: string[];
+  /** Nothing of rawr's was there: nothing was removed. */
+  nothing?: boolean;
 }
 
 type Remove = (settings: Record<string, unknown>) => Record<string, unknown>;
@@ -129,7 +131,13 @@ function removeIfEmpty(dir: string, ignorable: string[] = []): boolean {
   return false;
 }
 
-export async function uninstallClaude(o: { projectDir: string; purge: boolean; followSymlinks: boolean }): Promise<UninstallResult> {
+export async function uninstallClaude(o: {
+  projectDir: string;
+  purge: boolean;
+  followSymlinks: boolean;
+  /** How the person removes the session state too (default: the CLI's `--purge`). */
+  purgeHint?: string;
+}): Promise<UninstallResult> {
   const top = path.join(o.projectDir, '.rawr');
   const stateDir = realDir(top) && realDir(path.join(top, 'claude'));
   const record = stateDir ? readRecord(stateDir) : { files: {} };
@@ -170,10 +178,10 @@ export async function uninstallClaude(o: { projectDir: string; purge: boolean; f
       fs.rmSync(stateDir, { recursive: true, force: true });
       r.lines.push(`rawr: removed ${stateDir} (rawr's session state)`);
     } else if (removeIfEmpty(stateDir, ['.gitignore'])) r.lines.push(`rawr: removed ${stateDir} (nothing left in it)`);
-    else r.lines.push(`rawr: session state kept in ${stateDir} (uninstall --purge removes it)`);
+    else r.lines.push(`rawr: session state kept in ${stateDir} (${o.purgeHint ?? 'uninstall --purge removes it'})`);
     removeIfEmpty(top);
   }
-  if (r.lines.length === 0) r.lines.push(`rawr: nothing of rawr's in ${o.projectDir}`);
+  if (r.lines.length === 0) return { ...r, nothing: true, lines: [`rawr: nothing of rawr's in ${o.projectDir}`] };
   return r;
 }
 
@@ -217,6 +225,6 @@ export async function uninstallCodex(o: { codexHome: string; followSymlinks: boo
       removeIfEmpty(path.join(o.purgeProject, '.rawr'));
     }
   }
-  if (r.lines.length === 0) r.lines.push(`rawr: nothing of rawr's in ${o.codexHome}`);
+  if (r.lines.length === 0) return { ...r, nothing: true, lines: [`rawr: nothing of rawr's in ${o.codexHome}`] };
   return r;
 }
