@@ -182,6 +182,35 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     assert.deepEqual(snapshot(dir), before);
   });
 
+  it('a refused install leaves no trace and says why in a sentence (not valid JSON, a folder where the file goes, a .rawr that is a file)', async () => {
+    const cases: Array<[string, (dir: string) => void, RegExp]> = [
+      [
+        'bad-json',
+        (d) => {
+          fs.mkdirSync(path.join(d, '.claude'));
+          fs.writeFileSync(path.join(d, '.claude/settings.local.json'), '{ "model": ');
+        },
+        /is not valid JSON .*nothing written.*The full text is in the Rawr output/,
+      ],
+      ['local-is-dir', (d) => fs.mkdirSync(path.join(d, '.claude/settings.local.json'), { recursive: true }), /is a directory, not a regular file/],
+      ['rawr-is-file', (d) => fs.writeFileSync(path.join(d, '.rawr'), 'mine\n'), /\.rawr is not a folder/],
+    ];
+    for (const [name, setup, said] of cases) {
+      const { dir } = gitRepo(`refused-${name}`);
+      setup(dir);
+      const before = snapshot(dir);
+      shown = [];
+      const r = await run('rawr.installClaudeHooks', { folder: dir });
+      assert.equal(r.ok, false, name);
+      assert.equal(shown.length, 1, `${name}: ${JSON.stringify(shown)}`);
+      assert.equal(shown[0]!.kind, 'error', name);
+      assert.match(shown[0]!.text, /^Rawr: Claude Code hooks not installed: /, name);
+      assert.match(shown[0]!.text, said, name);
+      assert.doesNotMatch(shown[0]!.text, /\n/, `${name}: one paragraph, the JSON to merge is in the output`);
+      assert.deepEqual(snapshot(dir), before, `${name}: nothing half-written (no .rawr/claude left behind)`);
+    }
+  });
+
   it('Restricted Mode: both installs refuse with a warning that says why and how, and write nothing', async () => {
     const { dir } = gitRepo('restricted');
     const before = snapshot(dir);

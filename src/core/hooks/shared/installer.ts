@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { readConfigFile, writeConfigFile, type ConfigFile } from './configFile';
 import { editJson, parseJsonc } from './jsonEdit';
-import { backupFile, noteWrite, readRecord, withInstallLock, writeRecord, type InstallRecord } from './installState';
+import { backupFile, noteWrite, readRecord, removeIfEmpty, withInstallLock, writeRecord, type InstallRecord } from './installState';
 import { safeReadTextIfExistsSync } from '../../io/safeRead';
 import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, rawrEventsIn, removeRawrHooks, type HooksConfig } from './hooksConfig';
 import { agentStateDir } from './store';
@@ -247,8 +247,12 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     // Only the JSON (it can be merged by hand as it is): what --write adds is in the usage text.
     return { ok: true, legacy, config, lines: [JSON.stringify(shown(), null, 2)] };
   }
+  // A refused install leaves no trace: the state folder it made for its lock and record goes again.
+  const top = path.join(o.projectDir, '.rawr');
+  const topExisted = fs.existsSync(top);
+  const stateExisted = fs.existsSync(path.join(top, 'claude'));
   const stateDir = agentStateDir(o.projectDir, 'claude', true)!;
-  return withInstallLock(stateDir, async () => {
+  const result = await withInstallLock(stateDir, async (): Promise<ClaudeInstallResult> => {
     const track: Tracking = { stateDir, record: readRecord(stateDir) };
     const before = await readSteerConfig(o.projectDir);
     const rawrWrote = before?.autoCompactWindow ?? null;
@@ -314,7 +318,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
       track,
     );
     if (!r.ok) {
-      writeRecord(stateDir, track.record);
+      if (stateExisted) writeRecord(stateDir, track.record); // else: nothing written, nothing to record
       return { ok: false, legacy, lines: [`rawr: Claude Code hooks in ${r.line}`], config };
     }
     const lines = [`rawr: Claude Code hooks in ${r.line}`];
@@ -356,6 +360,8 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     writeRecord(stateDir, track.record);
     return { ok: true, legacy: legacy && !o.move, lines, config };
   });
+  if (!result.ok && !stateExisted && removeIfEmpty(stateDir, ['.gitignore']) && !topExisted) removeIfEmpty(top);
+  return result;
 }
 
 /**

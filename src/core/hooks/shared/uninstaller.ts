@@ -18,7 +18,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { readConfigFile } from './configFile';
 import { editJson, parseJsonc } from './jsonEdit';
 import { removeRawrHooks } from './hooksConfig';
-import { backupFile, forgetInstall, hashText, readRecord, withInstallLock, type InstallRecord } from './installState';
+import { backupFile, forgetInstall, hashText, readRecord, removeIfEmpty, withInstallLock, type InstallRecord } from './installState';
 import { unignoreLocalSettings } from './gitignoreLocal';
 import { CLAUDE_LOCAL_SETTINGS, CLAUDE_SHARED_SETTINGS, codexStateDir, dropOurPercent, editJsonFile } from './installer';
 import { readSteerConfig, steerConfigFile } from '../claude/steerConfig';
@@ -116,19 +116,6 @@ function realDir(dir: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Removes `dir` if it holds nothing (or only the entries `ignorable`). */
-function removeIfEmpty(dir: string, ignorable: string[] = []): boolean {
-  try {
-    if (fs.readdirSync(dir).every((e) => ignorable.includes(e))) {
-      fs.rmSync(dir, { recursive: true, force: true });
-      return true;
-    }
-  } catch {
-    /* absent */
-  }
-  return false;
 }
 
 export async function uninstallClaude(o: {
