@@ -18,14 +18,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { shellQuote } from '../../core/hooks/shared/hooksConfig';
-import { CODEX_TRUST_NOTE, installClaude, installCodex } from '../../core/hooks/shared/installer';
-import { uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
+import { type ClaudeInstallHints, CODEX_TRUST_NOTE, installClaude, installCodex } from '../../core/hooks/shared/installer';
+import { type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
 import { ensureLauncher } from './launcher';
 
 export const INSTALL_CLAUDE_HOOKS = 'rawr.installClaudeHooks';
 export const INSTALL_CODEX_HOOKS = 'rawr.installCodexHooks';
 export const UNINSTALL_CLAUDE_HOOKS = 'rawr.uninstallClaudeHooks';
 export const UNINSTALL_CODEX_HOOKS = 'rawr.uninstallCodexHooks';
+/** The next steps in the editor's own words: the notification must not send a VS Code user to a `rawr` CLI they may not have. */
+const EDITOR_HINTS: ClaudeInstallHints = {
+  undo: 'Start a new Claude Code session in this folder to use them. Remove them: run Rawr: Remove Claude Code Hooks.',
+  move: 'run Rawr: Install Claude Code Hooks again and choose Move to move them into .claude/settings.local.json.',
+};
+const EDITOR_PURGE_HINT = 'Rawr: Remove Claude Code Hooks, "Remove hooks and state", removes it';
 export const RESTRICTED_MESSAGE =
   'Rawr installs no agent hooks in Restricted Mode: a hook runs a command on every prompt of the agent. Trust this workspace first (Manage Workspace Trust), then run the command again.';
 
@@ -61,7 +67,18 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
 
   const report = <R extends { ok: boolean; lines: string[] }>(r: R, what: string, done = 'installed', notDone = 'not installed') => {
     for (const l of r.lines) (r.ok ? log.info : log.warn).call(log, l);
-    const text = r.lines.map((l) => l.replace(/^rawr: /, '')).join(' ');
+    // A notification holds sentences, not the JSON to merge by hand: a line's first line, and where the rest is.
+    const long = r.lines.some((l) => l.includes('\n'));
+    const text = r.lines
+      .map((l) =>
+        l
+          .replace(/^rawr: /, '')
+          .split('\n')[0]!
+          .replace(/:$/, ''),
+      )
+      .map((l) => (/[.!?]$/.test(l) ? l : `${l}.`))
+      .concat(long ? ['The full text is in the Rawr output (Output: Rawr).'] : [])
+      .join(' ');
     if (r.ok) void vscode.window.showInformationMessage(`Rawr: ${what} ${done}. ${text}`);
     else void vscode.window.showErrorMessage(`Rawr: ${what} ${notDone}: ${text}`);
     return r;
@@ -82,7 +99,23 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
     );
     return pick === undefined ? undefined : pick === 'Remove hooks and state';
   };
-  const removed = (r: { ok: boolean; lines: string[] }, what: string) => report(r, what, 'removed', 'not fully removed');
+  /** A command's body; what it throws (a `.rawr` that is a file, a folder rawr may not write) is said, not a stack in VS Code's own popup. */
+  const guarded = (what: string, notDone: string, fn: (raw?: unknown) => Promise<{ ok: boolean; lines: string[] }>) => async (raw?: unknown) => {
+    try {
+      return await fn(raw);
+    } catch (err) {
+      return report({ ok: false, lines: [(err as Error).message] }, what, '', notDone);
+    }
+  };
+  const removed = (r: UninstallResult, what: string) => report(r, what, r.nothing ? 'not found: nothing removed' : 'removed', 'not fully removed');
+  /** The folder picker: undefined when none is open (said here) or the person dismissed the pick (nothing to say). */
+  const pickFolder = async (a: Args, placeHolder: string, noFolder: string) => {
+    if (!a.folder && !vscode.workspace.workspaceFolders?.length) {
+      void vscode.window.showWarningMessage(noFolder);
+      return undefined;
+    }
+    return folderOf(a, placeHolder);
+  };
   const precondition = (): string | undefined => {
     if (!vscode.workspace.isTrusted) return RESTRICTED_MESSAGE;
     if (process.platform === 'win32')
@@ -90,85 +123,103 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
     return undefined;
   };
 
-  context.subscriptions.push(
-    vscode.commands.registerCommand(INSTALL_CLAUDE_HOOKS, async (raw?: unknown) => {
+  /** An install command: refused (and said) in Restricted Mode and where it is not supported. */
+  const install = (what: string, fn: (raw?: unknown) => Promise<{ ok: boolean; lines: string[] }>) =>
+    guarded(what, 'not installed', async (raw?: unknown) => {
       const refused = precondition();
-      if (refused) {
-        void vscode.window.showWarningMessage(refused);
-        return { ok: false, lines: [refused] };
-      }
-      const a = argsOf(raw);
-      const folder = await folderOf(a, 'Install Claude Code hooks for which folder?');
-      if (!folder) {
-        void vscode.window.showWarningMessage('Rawr: open a folder first; Claude Code hooks are installed per project (.claude/settings.local.json).');
-        return { ok: false, lines: ['no folder'] };
-      }
-      const base = {
-        projectDir: folder,
-        commandPrefix: shellQuote(launcherPath()),
-        followSymlinks: false,
-        steer: a.steer ?? true,
-        home: os.homedir(),
-      };
-      let move = a.move;
-      if (move === undefined && (await installClaude({ ...base, write: false })).legacy) {
-        const pick = await vscode.window.showWarningMessage(
-          "An earlier rawr put its Claude Code hooks into this folder's shared .claude/settings.json, which teams commit: a collaborator's Claude Code would run this machine's paths. Move them into the personal .claude/settings.local.json?",
-          { modal: true },
-          'Move',
-          'Leave them',
+      if (!refused) return fn(raw);
+      void vscode.window.showWarningMessage(refused);
+      return { ok: false, lines: [refused] };
+    });
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand(
+      INSTALL_CLAUDE_HOOKS,
+      install('Claude Code hooks', async (raw?: unknown) => {
+        const a = argsOf(raw);
+        const folder = await pickFolder(
+          a,
+          'Install Claude Code hooks for which folder?',
+          'Rawr: open a folder first; Claude Code hooks are installed per project (.claude/settings.local.json).',
         );
-        if (!pick) return { ok: false, lines: ['cancelled'] };
-        move = pick === 'Move';
-      }
-      const r = await installClaude({ ...base, write: true, ...(move !== undefined ? { move } : {}) });
-      return report(r, 'Claude Code hooks');
-    }),
+        if (!folder) return { ok: false, lines: ['no folder'] };
+        const base = {
+          projectDir: folder,
+          commandPrefix: shellQuote(launcherPath()),
+          followSymlinks: false,
+          steer: a.steer ?? true,
+          home: os.homedir(),
+          hints: EDITOR_HINTS,
+        };
+        let move = a.move;
+        if (move === undefined && (await installClaude({ ...base, write: false })).legacy) {
+          const pick = await vscode.window.showWarningMessage(
+            "An earlier rawr put its Claude Code hooks into this folder's shared .claude/settings.json, which teams commit: a collaborator's Claude Code would run this machine's paths. Move them into the personal .claude/settings.local.json?",
+            { modal: true },
+            'Move',
+            'Leave them',
+          );
+          if (!pick) return { ok: false, lines: ['cancelled'] };
+          move = pick === 'Move';
+        }
+        const r = await installClaude({ ...base, write: true, ...(move !== undefined ? { move } : {}) });
+        return report(r, 'Claude Code hooks');
+      }),
+    ),
   );
 
   context.subscriptions.push(
-    vscode.commands.registerCommand(INSTALL_CODEX_HOOKS, async (raw?: unknown) => {
-      const refused = precondition();
-      if (refused) {
-        void vscode.window.showWarningMessage(refused);
-        return { ok: false, lines: [refused] };
-      }
-      const a = argsOf(raw);
-      const codexHome = codexHomeDir();
-      let trust = a.trust;
-      if (trust === undefined) {
-        const pick = await vscode.window.showWarningMessage(
-          `Install rawr's Codex hooks into ${path.join(codexHome, 'hooks.json')}? Codex reads hooks only there, so they run for all Codex sessions. ${CODEX_TRUST_NOTE}`,
-          { modal: true },
-          'Install and trust',
-          'Install only',
-        );
-        if (!pick) return { ok: false, lines: ['cancelled'] };
-        trust = pick === 'Install and trust';
-      }
-      const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks: false });
-      return report(r, 'Codex hooks');
-    }),
+    vscode.commands.registerCommand(
+      INSTALL_CODEX_HOOKS,
+      install('Codex hooks', async (raw?: unknown) => {
+        const a = argsOf(raw);
+        const codexHome = codexHomeDir();
+        let trust = a.trust;
+        if (trust === undefined) {
+          const pick = await vscode.window.showWarningMessage(
+            `Install rawr's Codex hooks into ${path.join(codexHome, 'hooks.json')}? Codex reads hooks only there, so they run for all Codex sessions. ${CODEX_TRUST_NOTE}`,
+            { modal: true },
+            'Install and trust',
+            'Install only',
+          );
+          if (!pick) return { ok: false, lines: ['cancelled'] };
+          trust = pick === 'Install and trust';
+        }
+        const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks: false });
+        if (r.ok) r.lines.push('Start a new Codex session to use them. Remove them: run Rawr: Remove Codex Hooks.');
+        return report(r, 'Codex hooks');
+      }),
+    ),
   );
 
   // Removing needs no trust: it only takes rawr's own entries out (uninstaller.ts).
   context.subscriptions.push(
-    vscode.commands.registerCommand(UNINSTALL_CLAUDE_HOOKS, async (raw?: unknown) => {
-      const a = argsOf(raw);
-      const folder = await folderOf(a, 'Remove Claude Code hooks from which folder?');
-      if (!folder) return { ok: false, lines: ['no folder'] };
-      const purge = await purgeOf(a, path.join(folder, '.rawr', 'claude'));
-      if (purge === undefined) return { ok: false, lines: ['cancelled'] };
-      return removed(await uninstallClaude({ projectDir: folder, purge, followSymlinks: false }), 'Claude Code hooks');
-    }),
-    vscode.commands.registerCommand(UNINSTALL_CODEX_HOOKS, async (raw?: unknown) => {
-      const a = argsOf(raw);
-      const codexHome = codexHomeDir();
-      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-      const purge = await purgeOf(a, folder ? path.join(folder, '.rawr', 'codex') : 'none in this window');
-      if (purge === undefined) return { ok: false, lines: ['cancelled'] };
-      return removed(await uninstallCodex({ codexHome, followSymlinks: false, ...(purge && folder ? { purgeProject: folder } : {}) }), 'Codex hooks');
-    }),
+    vscode.commands.registerCommand(
+      UNINSTALL_CLAUDE_HOOKS,
+      guarded('Claude Code hooks', 'not fully removed', async (raw?: unknown) => {
+        const a = argsOf(raw);
+        const folder = await pickFolder(
+          a,
+          'Remove Claude Code hooks from which folder?',
+          'Rawr: open the project folder first; Claude Code hooks are removed per project (.claude/settings.local.json).',
+        );
+        if (!folder) return { ok: false, lines: ['no folder'] };
+        const purge = await purgeOf(a, path.join(folder, '.rawr', 'claude'));
+        if (purge === undefined) return { ok: false, lines: ['cancelled'] };
+        return removed(await uninstallClaude({ projectDir: folder, purge, followSymlinks: false, purgeHint: EDITOR_PURGE_HINT }), 'Claude Code hooks');
+      }),
+    ),
+    vscode.commands.registerCommand(
+      UNINSTALL_CODEX_HOOKS,
+      guarded('Codex hooks', 'not fully removed', async (raw?: unknown) => {
+        const a = argsOf(raw);
+        const codexHome = codexHomeDir();
+        const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+        const purge = await purgeOf(a, folder ? path.join(folder, '.rawr', 'codex') : 'none in this window');
+        if (purge === undefined) return { ok: false, lines: ['cancelled'] };
+        return removed(await uninstallCodex({ codexHome, followSymlinks: false, ...(purge && folder ? { purgeProject: folder } : {}) }), 'Codex hooks');
+      }),
+    ),
   );
 }
 

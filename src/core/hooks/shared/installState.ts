@@ -120,6 +120,19 @@ export async function withInstallLock<T>(stateDir: string, fn: () => Promise<T>,
 }
 
 /** Removes what install leaves only for uninstall (record, backups, lock) from `stateDir`. */
+/** Removes `dir` if it holds nothing (or only the entries `ignorable`); says whether it did. */
+export function removeIfEmpty(dir: string, ignorable: string[] = []): boolean {
+  try {
+    if (fs.readdirSync(dir).every((e) => ignorable.includes(e))) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      return true;
+    }
+  } catch {
+    /* absent */
+  }
+  return false;
+}
+
 export function forgetInstall(stateDir: string): void {
   fs.rmSync(recordFile(stateDir), { force: true });
   fs.rmSync(path.join(stateDir, 'backup'), { recursive: true, force: true });

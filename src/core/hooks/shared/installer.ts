@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { readConfigFile, writeConfigFile, type ConfigFile } from './configFile';
 import { editJson, parseJsonc } from './jsonEdit';
-import { backupFile, noteWrite, readRecord, withInstallLock, writeRecord, type InstallRecord } from './installState';
+import { backupFile, noteWrite, readRecord, removeIfEmpty, withInstallLock, writeRecord, type InstallRecord } from './installState';
 import { safeReadTextIfExistsSync } from '../../io/safeRead';
 import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, rawrEventsIn, removeRawrHooks, type HooksConfig } from './hooksConfig';
 import { agentStateDir } from './store';
@@ -144,7 +144,22 @@ export interface ClaudeInstallOptions {
   home?: string;
   /** The installing shell's environment: a `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` there is the person's choice, kept. */
   env?: Record<string, string | undefined>;
+  /** How the person undoes or changes the install where they ran it (default: the rawr CLI's own commands). */
+  hints?: ClaudeInstallHints;
 }
+
+/** What the person is told to run next: the CLI's commands, or the editor's (a VS Code user may have no `rawr` on PATH). */
+export interface ClaudeInstallHints {
+  /** After "steering …": how to turn steering off and remove everything. */
+  undo: string;
+  /** After "rawr's hooks are in the shared settings": how to move them. */
+  move: string;
+}
+
+export const CLI_INSTALL_HINTS: ClaudeInstallHints = {
+  undo: 'Turn it off: install --write --no-steer. Remove everything: rawr hooks claude uninstall.',
+  move: `install --write --move moves them into ${CLAUDE_LOCAL_SETTINGS}.`,
+};
 
 export interface ClaudeInstallResult extends InstallResult {
   /** rawr's hooks are (still) in the shared `.claude/settings.json`, where an earlier rawr put them. */
@@ -198,6 +213,7 @@ function percentIn(file: string | undefined): string | undefined {
 
 export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInstallResult> {
   const steer = o.steer ?? true;
+  const hints = o.hints ?? CLI_INSTALL_HINTS;
   const settings = o.settings ?? loadPromptSet([dirReader(path.join(o.projectDir, '.rawr', 'prompts')), dirReader(shippedPromptsDir())]).settings;
   const shared = path.join(o.projectDir, CLAUDE_SHARED_SETTINGS);
   const local = path.join(o.projectDir, CLAUDE_LOCAL_SETTINGS);
@@ -231,8 +247,12 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     // Only the JSON (it can be merged by hand as it is): what --write adds is in the usage text.
     return { ok: true, legacy, config, lines: [JSON.stringify(shown(), null, 2)] };
   }
+  // A refused install leaves no trace: the state folder it made for its lock and record goes again.
+  const top = path.join(o.projectDir, '.rawr');
+  const topExisted = fs.existsSync(top);
+  const stateExisted = fs.existsSync(path.join(top, 'claude'));
   const stateDir = agentStateDir(o.projectDir, 'claude', true)!;
-  return withInstallLock(stateDir, async () => {
+  const result = await withInstallLock(stateDir, async (): Promise<ClaudeInstallResult> => {
     const track: Tracking = { stateDir, record: readRecord(stateDir) };
     const before = await readSteerConfig(o.projectDir);
     const rawrWrote = before?.autoCompactWindow ?? null;
@@ -298,7 +318,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
       track,
     );
     if (!r.ok) {
-      writeRecord(stateDir, track.record);
+      if (stateExisted) writeRecord(stateDir, track.record); // else: nothing written, nothing to record
       return { ok: false, legacy, lines: [`rawr: Claude Code hooks in ${r.line}`], config };
     }
     const lines = [`rawr: Claude Code hooks in ${r.line}`];
@@ -315,7 +335,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     });
     lines.push(
       steer
-        ? "rawr: steering Claude Code's automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr's emergency line). Turn it off: install --write --no-steer. Remove everything: rawr hooks claude uninstall."
+        ? `rawr: steering Claude Code's automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr's emergency line). ${hints.undo}`
         : "rawr: not steering: Claude Code compacts at its own threshold; rawr's hooks snapshot and hand off.",
     );
     if (legacy && o.move) {
@@ -334,12 +354,14 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
       lines.push(`rawr: moved out of ${m.line}`);
     } else if (legacy) {
       lines.push(
-        `rawr: rawr's hooks (${legacyEvents.join(', ')}) are in ${shared}, where an earlier rawr wrote them: teams commit that file, and a collaborator's Claude Code would run this machine's paths. They keep working there; install --write --move moves them into ${CLAUDE_LOCAL_SETTINGS}.`,
+        `rawr: rawr's hooks (${legacyEvents.join(', ')}) are in ${shared}, where an earlier rawr wrote them: teams commit that file, and a collaborator's Claude Code would run this machine's paths. They keep working there; ${hints.move}`,
       );
     }
     writeRecord(stateDir, track.record);
     return { ok: true, legacy: legacy && !o.move, lines, config };
   });
+  if (!result.ok && !stateExisted && removeIfEmpty(stateDir, ['.gitignore']) && !topExisted) removeIfEmpty(top);
+  return result;
 }
 
 /**

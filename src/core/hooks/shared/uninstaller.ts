@@ -18,7 +18,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { readConfigFile } from './configFile';
 import { editJson, parseJsonc } from './jsonEdit';
 import { removeRawrHooks } from './hooksConfig';
-import { backupFile, forgetInstall, hashText, readRecord, withInstallLock, type InstallRecord } from './installState';
+import { backupFile, forgetInstall, hashText, readRecord, removeIfEmpty, withInstallLock, type InstallRecord } from './installState';
 import { unignoreLocalSettings } from './gitignoreLocal';
 import { CLAUDE_LOCAL_SETTINGS, CLAUDE_SHARED_SETTINGS, codexStateDir, dropOurPercent, editJsonFile } from './installer';
 import { readSteerConfig, steerConfigFile } from '../claude/steerConfig';
@@ -27,6 +27,8 @@ import { writeConfigFile } from './configFile';
 export interface UninstallResult {
   ok: boolean;
   lines: string[];
+  /** Nothing of rawr's was there: nothing was removed. */
+  nothing?: boolean;
 }
 
 type Remove = (settings: Record<string, unknown>) => Record<string, unknown>;
@@ -116,20 +118,13 @@ function realDir(dir: string): string | undefined {
   }
 }
 
-/** Removes `dir` if it holds nothing (or only the entries `ignorable`). */
-function removeIfEmpty(dir: string, ignorable: string[] = []): boolean {
-  try {
-    if (fs.readdirSync(dir).every((e) => ignorable.includes(e))) {
-      fs.rmSync(dir, { recursive: true, force: true });
-      return true;
-    }
-  } catch {
-    /* absent */
-  }
-  return false;
-}
-
-export async function uninstallClaude(o: { projectDir: string; purge: boolean; followSymlinks: boolean }): Promise<UninstallResult> {
+export async function uninstallClaude(o: {
+  projectDir: string;
+  purge: boolean;
+  followSymlinks: boolean;
+  /** How the person removes the session state too (default: the CLI's `--purge`). */
+  purgeHint?: string;
+}): Promise<UninstallResult> {
   const top = path.join(o.projectDir, '.rawr');
   const stateDir = realDir(top) && realDir(path.join(top, 'claude'));
   const record = stateDir ? readRecord(stateDir) : { files: {} };
@@ -170,10 +165,10 @@ export async function uninstallClaude(o: { projectDir: string; purge: boolean; f
       fs.rmSync(stateDir, { recursive: true, force: true });
       r.lines.push(`rawr: removed ${stateDir} (rawr's session state)`);
     } else if (removeIfEmpty(stateDir, ['.gitignore'])) r.lines.push(`rawr: removed ${stateDir} (nothing left in it)`);
-    else r.lines.push(`rawr: session state kept in ${stateDir} (uninstall --purge removes it)`);
+    else r.lines.push(`rawr: session state kept in ${stateDir} (${o.purgeHint ?? 'uninstall --purge removes it'})`);
     removeIfEmpty(top);
   }
-  if (r.lines.length === 0) r.lines.push(`rawr: nothing of rawr's in ${o.projectDir}`);
+  if (r.lines.length === 0) return { ...r, nothing: true, lines: [`rawr: nothing of rawr's in ${o.projectDir}`] };
   return r;
 }
 
@@ -217,6 +212,6 @@ export async function uninstallCodex(o: { codexHome: string; followSymlinks: boo
       removeIfEmpty(path.join(o.purgeProject, '.rawr'));
     }
   }
-  if (r.lines.length === 0) r.lines.push(`rawr: nothing of rawr's in ${o.codexHome}`);
+  if (r.lines.length === 0) return { ...r, nothing: true, lines: [`rawr: nothing of rawr's in ${o.codexHome}`] };
   return r;
 }

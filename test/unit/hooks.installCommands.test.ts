@@ -1,0 +1,242 @@
+/**
+ * "Rawr: Install / Remove Claude Code Hooks" and "… Codex Hooks" (src/host/hooks/installCommands.ts) as a
+ * person meets them in the editor, through the registered commands and the `vscode` shim's windows: what
+ * they write into a fresh git repository (and its team's and the person's own settings files, with a BOM,
+ * CRLF and comments), what Remove gives back (every byte and file mode of the tree, `.git` included), what
+ * each notification says, and the windows where there is nothing to do (no folder, a dismissed folder
+ * pick, Restricted Mode, nothing installed). The real-VS-Code tier (test/vscode/suite/hooksInstall.test.js)
+ * runs the installed hook commands.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { registerHookInstallCommands } from '../../src/host/hooks/installCommands';
+
+type Shown = { kind: 'info' | 'warn' | 'error'; text: string };
+type Result = { ok: boolean; lines: string[] };
+
+/** Every file and folder under `dir` with its mode (and a file's hash): equal trees are byte- and mode-identical. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      const st = fs.lstatSync(p);
+      const rel = path.relative(dir, p);
+      if (st.isDirectory()) {
+        out[`${rel}/`] = st.mode.toString(8);
+        walk(p);
+      } else out[rel] = `${st.mode.toString(8)} ${crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe('agent-hook commands in the editor (install and remove, as a person runs them)', function () {
+  this.timeout(60_000);
+  const win = vscode.window as unknown as Record<string, unknown>;
+  const ws = vscode.workspace as unknown as { workspaceFolders: unknown; isTrusted: boolean };
+  const saved = { ...win };
+  const savedEnv = { HOME: process.env.HOME, CODEX_HOME: process.env.CODEX_HOME };
+  let tmp = '';
+  let shown: Shown[] = [];
+  let pick: string | undefined;
+
+  before(() => {
+    tmp = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'rawr-cmds-'));
+    process.env.HOME = path.join(tmp, 'home');
+    delete process.env.CODEX_HOME;
+    fs.mkdirSync(process.env.HOME);
+    const say = (kind: Shown['kind']) => async (text: string) => {
+      shown.push({ kind, text });
+      return kind === 'warn' ? pick : undefined;
+    };
+    win.showInformationMessage = say('info');
+    win.showWarningMessage = say('warn');
+    win.showErrorMessage = say('error');
+    win.showWorkspaceFolderPick = async () => undefined; // the person dismisses the pick
+    const context = {
+      subscriptions: [] as Array<{ dispose(): unknown }>,
+      globalStorageUri: { fsPath: path.join(tmp, 'globalStorage') },
+      extensionPath: path.resolve(__dirname, '../../..'),
+      extension: { id: 'rawr.rawr' },
+    };
+    const log = { info: () => undefined, warn: () => undefined };
+    registerHookInstallCommands(context as unknown as vscode.ExtensionContext, log as unknown as vscode.LogOutputChannel);
+  });
+  after(() => {
+    Object.assign(win, saved);
+    ws.workspaceFolders = undefined;
+    ws.isTrusted = true;
+    process.env.HOME = savedEnv.HOME;
+    if (savedEnv.CODEX_HOME !== undefined) process.env.CODEX_HOME = savedEnv.CODEX_HOME;
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    shown = [];
+    pick = undefined;
+    ws.workspaceFolders = undefined;
+    ws.isTrusted = true;
+  });
+
+  const run = async (id: string, args?: Record<string, unknown>) => (await vscode.commands.executeCommand(id, args)) as Result;
+  const folders = (...dirs: string[]) => (ws.workspaceFolders = dirs.map((d, index) => ({ uri: vscode.Uri.file(d), name: path.basename(d), index })));
+  const gitRepo = (name: string) => {
+    const dir = path.join(tmp, name);
+    fs.mkdirSync(dir, { recursive: true });
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: dir, encoding: 'utf8' });
+    git('init', '-q');
+    git('config', 'user.email', 'dev@example.com');
+    git('config', 'user.name', 'dev');
+    return { dir, git };
+  };
+
+  it("install leaves the team's file and git status alone, says how to undo in the editor's words; remove restores every byte", async () => {
+    const { dir, git } = gitRepo('team');
+    fs.mkdirSync(path.join(dir, '.claude'));
+    const team =
+      '\ufeff{\r\n  // the team\'s\r\n  "permissions": { "allow": ["Bash(ls)"] },\r\n  "hooks": { "Stop": [{ "hooks": [{ "type": "command", "command": "echo team" }] }] }\r\n}\r\n';
+    fs.writeFileSync(path.join(dir, '.claude/settings.json'), team);
+    const mine =
+      '\ufeff{\r\n  // mine\r\n  "hooks": { "PreCompact": [{ "hooks": [{ "type": "command", "command": "echo mine" }] }] },\r\n  "model": "opus", // trailing comma next\r\n}\r\n';
+    fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), mine, { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, '.gitignore'), '/.claude/settings.local.json\n');
+    git('add', '.');
+    git('commit', '-qm', 'team settings');
+    const before = snapshot(dir);
+    folders(dir);
+
+    const r = await run('rawr.installClaudeHooks');
+    assert.ok(r.ok, r.lines.join('\n'));
+    assert.equal(git('status', '--porcelain'), '', 'nothing of rawr shows up for a commit');
+    assert.equal(fs.readFileSync(path.join(dir, '.claude/settings.json'), 'utf8'), team, "the team's file is untouched");
+    const installed = shown.find((s) => s.kind === 'info')?.text ?? '';
+    assert.match(installed, /^Rawr: Claude Code hooks installed\. /);
+    assert.match(installed, /\.claude\/settings\.local\.json/, 'says where');
+    assert.match(installed, /Remove them: run Rawr: Remove Claude Code Hooks\./, 'says how to undo, in the editor');
+    assert.match(installed, /Start a new Claude Code session/, 'says what to do next');
+    assert.doesNotMatch(installed, /rawr hooks claude uninstall|install --write/, 'no CLI command a VS Code user may not have');
+
+    const u = await run('rawr.uninstallClaudeHooks', { purge: false });
+    assert.ok(u.ok, u.lines.join('\n'));
+    assert.match(shown.at(-1)!.text, /^Rawr: Claude Code hooks removed\. /);
+    assert.deepEqual(snapshot(dir), before, 'every byte and mode is back, .git included');
+  });
+
+  it('in a fresh repository with no .claude/, remove takes back the folder, the exclude line and its own state', async () => {
+    const { dir, git } = gitRepo('fresh');
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+    git('add', '.');
+    git('commit', '-qm', 'a');
+    const before = snapshot(dir);
+    assert.ok((await run('rawr.installClaudeHooks', { folder: dir })).ok);
+    assert.equal(git('status', '--porcelain'), '');
+    assert.ok((await run('rawr.uninstallClaudeHooks', { folder: dir, purge: false })).ok);
+    assert.deepEqual(snapshot(dir), before);
+  });
+
+  it('kept session state: the notification says how to remove it from the editor, not with a CLI flag', async () => {
+    const { dir } = gitRepo('state');
+    assert.ok((await run('rawr.installClaudeHooks', { folder: dir })).ok);
+    fs.writeFileSync(path.join(dir, '.rawr/claude/snapshot-1.json'), '{}');
+    shown = [];
+    assert.ok((await run('rawr.uninstallClaudeHooks', { folder: dir, purge: false })).ok);
+    const text = shown.at(-1)!.text;
+    assert.match(text, /session state kept in .*Remove hooks and state/);
+    assert.doesNotMatch(text, /--purge/);
+  });
+
+  it('Remove with no folder open says to open one (not silence)', async () => {
+    const r = await run('rawr.uninstallClaudeHooks');
+    assert.equal(r.ok, false);
+    assert.equal(shown.length, 1, JSON.stringify(shown));
+    assert.match(shown[0]!.text, /open the project folder first/);
+    const i = await run('rawr.installClaudeHooks');
+    assert.equal(i.ok, false);
+    assert.match(shown.at(-1)!.text, /open a folder first/);
+  });
+
+  it('a multi-root window whose folder pick is dismissed: nothing written, and no "open a folder first"', async () => {
+    const a = gitRepo('multi-a').dir;
+    const b = gitRepo('multi-b').dir;
+    folders(a, b);
+    const before = [snapshot(a), snapshot(b)];
+    assert.equal((await run('rawr.installClaudeHooks')).ok, false);
+    assert.equal((await run('rawr.uninstallClaudeHooks')).ok, false);
+    assert.deepEqual(shown, [], 'dismissing the pick is the person’s own choice: no message contradicting it');
+    assert.deepEqual([snapshot(a), snapshot(b)], before);
+  });
+
+  it('Remove where nothing is installed does not claim "removed"', async () => {
+    const { dir } = gitRepo('nothing');
+    const before = snapshot(dir);
+    const r = await run('rawr.uninstallClaudeHooks', { folder: dir, purge: false });
+    assert.ok(r.ok);
+    assert.doesNotMatch(shown.at(-1)!.text, /hooks removed/);
+    assert.match(shown.at(-1)!.text, /nothing removed/);
+    assert.deepEqual(snapshot(dir), before);
+  });
+
+  it('a refused install leaves no trace and says why in a sentence (not valid JSON, a folder where the file goes, a .rawr that is a file)', async () => {
+    const cases: Array<[string, (dir: string) => void, RegExp]> = [
+      [
+        'bad-json',
+        (d) => {
+          fs.mkdirSync(path.join(d, '.claude'));
+          fs.writeFileSync(path.join(d, '.claude/settings.local.json'), '{ "model": ');
+        },
+        /is not valid JSON .*nothing written.*The full text is in the Rawr output/,
+      ],
+      ['local-is-dir', (d) => fs.mkdirSync(path.join(d, '.claude/settings.local.json'), { recursive: true }), /is a directory, not a regular file/],
+      ['rawr-is-file', (d) => fs.writeFileSync(path.join(d, '.rawr'), 'mine\n'), /\.rawr is not a folder/],
+    ];
+    for (const [name, setup, said] of cases) {
+      const { dir } = gitRepo(`refused-${name}`);
+      setup(dir);
+      const before = snapshot(dir);
+      shown = [];
+      const r = await run('rawr.installClaudeHooks', { folder: dir });
+      assert.equal(r.ok, false, name);
+      assert.equal(shown.length, 1, `${name}: ${JSON.stringify(shown)}`);
+      assert.equal(shown[0]!.kind, 'error', name);
+      assert.match(shown[0]!.text, /^Rawr: Claude Code hooks not installed: /, name);
+      assert.match(shown[0]!.text, said, name);
+      assert.doesNotMatch(shown[0]!.text, /\n/, `${name}: one paragraph, the JSON to merge is in the output`);
+      assert.deepEqual(snapshot(dir), before, `${name}: nothing half-written (no .rawr/claude left behind)`);
+    }
+  });
+
+  it('Restricted Mode: both installs refuse with a warning that says why and how, and write nothing', async () => {
+    const { dir } = gitRepo('restricted');
+    const before = snapshot(dir);
+    const home = snapshot(process.env.HOME!);
+    ws.isTrusted = false;
+    for (const id of ['rawr.installClaudeHooks', 'rawr.installCodexHooks']) {
+      const r = await run(id, { folder: dir, trust: true });
+      assert.equal(r.ok, false);
+      assert.equal(shown.at(-1)!.kind, 'warn');
+      assert.match(shown.at(-1)!.text, /Restricted Mode.*Manage Workspace Trust/);
+    }
+    assert.deepEqual(snapshot(dir), before);
+    assert.deepEqual(snapshot(process.env.HOME!), home);
+  });
+
+  it('Codex: install into ~/.codex says how to undo; remove gives the home back byte for byte', async () => {
+    const home = process.env.HOME!;
+    fs.mkdirSync(path.join(home, '.codex'), { mode: 0o700 });
+    fs.writeFileSync(path.join(home, '.codex/config.toml'), '# mine\r\nmodel = "o3"\r\n', { mode: 0o600 });
+    const before = snapshot(home);
+    const r = await run('rawr.installCodexHooks', { trust: true });
+    assert.ok(r.ok, r.lines.join('\n'));
+    const installed = shown.at(-1)!.text;
+    assert.match(installed, /hooks\.json/);
+    assert.match(installed, /Remove them: run Rawr: Remove Codex Hooks\./);
+    assert.ok((await run('rawr.uninstallCodexHooks', { purge: false })).ok);
+    assert.deepEqual(snapshot(home), before);
+  });
+});
