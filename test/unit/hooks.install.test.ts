@@ -113,7 +113,7 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
   });
 
   it('a settings file that is not JSON: nothing written, and the text to merge by hand includes autoCompactWindow', () => {
-    const r = repo({ '.claude/settings.local.json': '{ "model": "opus" oops }\n' });
+    const r = repo({}, { '.claude/settings.local.json': '{ "model": "opus" oops }\n' }); // personal: untracked (a tracked one is refused before it is read)
     const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
     assert.equal(i.code, 1);
     assert.match(i.out, /not valid JSON/);

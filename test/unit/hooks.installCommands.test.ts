@@ -211,6 +211,20 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     }
   });
 
+  it('a .claude/settings.local.json the team committed: nothing written (git would show and commit it), and the notification says so', async () => {
+    const { dir, git } = gitRepo('tracked-local');
+    fs.mkdirSync(path.join(dir, '.claude'));
+    fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), '{ "model": "opus" }\n');
+    git('add', '.');
+    git('commit', '-qm', 'committed by mistake');
+    const before = snapshot(dir);
+    const r = await run('rawr.installClaudeHooks', { folder: dir });
+    assert.equal(r.ok, false);
+    assert.equal(git('status', '--porcelain'), '');
+    assert.match(shown.at(-1)!.text, /^Rawr: Claude Code hooks not installed: .*tracked by git.*git rm --cached \.claude\/settings\.local\.json/);
+    assert.deepEqual(snapshot(dir), before);
+  });
+
   it('Restricted Mode: both installs refuse with a warning that says why and how, and write nothing', async () => {
     const { dir } = gitRepo('restricted');
     const before = snapshot(dir);

@@ -23,6 +23,15 @@ export interface IgnoreAdded {
   created?: boolean;
 }
 
+/**
+ * Whether git tracks `rel` (relative to `projectDir`): then no ignore rule hides rawr's edits to it, and
+ * they would show in `git status` and the next commit. False outside a work tree or without git.
+ */
+export function trackedByGit(projectDir: string, rel: string): boolean {
+  const r = run(projectDir, ['ls-files', '--error-unmatch', '--', rel]);
+  return !r.error && r.status === 0;
+}
+
 /** One line for the person (null when nothing needed doing), and what was appended. */
 export function ignoreLocalSettings(projectDir: string, rel = '.claude/settings.local.json'): { line: string | null; added?: IgnoreAdded } {
   const inside = run(projectDir, ['rev-parse', '--is-inside-work-tree']);

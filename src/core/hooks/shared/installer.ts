@@ -17,7 +17,7 @@ import { backupFile, noteWrite, readRecord, removeIfEmpty, withInstallLock, writ
 import { safeReadTextIfExistsSync } from '../../io/safeRead';
 import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, rawrEventsIn, removeRawrHooks, type HooksConfig } from './hooksConfig';
 import { agentStateDir } from './store';
-import { ignoreLocalSettings } from './gitignoreLocal';
+import { ignoreLocalSettings, trackedByGit } from './gitignoreLocal';
 import { applyTrust, rawrTrustEntries } from '../codex/trust';
 import { askLineFor, askPercentOf, claudeAsksFrom, readSteerConfig, writeSteerConfig } from '../claude/steerConfig';
 import { modelWindow } from '../../replay/windows';
@@ -247,6 +247,17 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     // Only the JSON (it can be merged by hand as it is): what --write adds is in the usage text.
     return { ok: true, legacy, config, lines: [JSON.stringify(shown(), null, 2)] };
   }
+  // The personal file is personal only while git does not track it: a team that committed it would get
+  // this machine's paths in its next commit, which no ignore rule can prevent. rawr writes nothing then.
+  if (trackedByGit(o.projectDir, CLAUDE_LOCAL_SETTINGS))
+    return {
+      ok: false,
+      legacy,
+      config,
+      lines: [
+        `rawr: ${local} is tracked by git (committed), so rawr's changes there (this machine's paths) would show in git status and your next commit; nothing written. Untrack it first (git rm --cached ${CLAUDE_LOCAL_SETTINGS.split(path.sep).join('/')}, and commit that), then install again.`,
+      ],
+    };
   // A refused install leaves no trace: the state folder it made for its lock and record goes again.
   const top = path.join(o.projectDir, '.rawr');
   const topExisted = fs.existsSync(top);
