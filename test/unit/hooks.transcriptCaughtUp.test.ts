@@ -57,6 +57,9 @@ describe('the steering hook: has the transcript caught up?', () => {
     assert.equal(await holdsToolCall(file(`${call}\n`), 't1'), true);
     assert.equal(await holdsToolCall(file(`${call}\n`), 't2'), false, 'another call');
     assert.equal(await holdsToolCall(file(`${result}\n`), 't1'), false, 'a result names the call, it does not make it');
+    // Its line holds the string "t1" (an input's value), so only the check of the call's own id tells them apart.
+    const mentions = assistant([{ type: 'tool_use', id: 't3', name: 'Bash', input: { command: 'echo', after: 't1' } }]);
+    assert.equal(await holdsToolCall(file(`${mentions}\n`), 't1'), false, 'a response that names the id but makes another call');
     // Parallel calls: a response with a large input written after it (past the first 64 KB read).
     const big = assistant([{ type: 'tool_use', id: 't2', name: 'Write', input: { file_path: 'a.ts', content: 'x'.repeat(300_000) } }]);
     assert.equal(await holdsToolCall(file(`${call}\n${big}\n`), 't1'), true);

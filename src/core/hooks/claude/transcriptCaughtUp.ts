@@ -31,12 +31,21 @@ export async function awaitsToolResult(transcript: string): Promise<boolean> {
     if (start === 0 && !whole) return false; // a record larger than that is not one to wait on
   }
   try {
-    const rec = JSON.parse(bytes.subarray(start).toString('utf8')) as { type?: unknown; message?: { content?: unknown } };
-    if (rec.type !== 'assistant' || !Array.isArray(rec.message?.content)) return false;
-    return rec.message.content.some((b) => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'tool_use');
+    return holdsToolUse(JSON.parse(bytes.subarray(start).toString('utf8')));
   } catch {
     return false;
   }
+}
+
+/** Whether `rec` is a model response holding a tool call (of id `toolUseId`, when given). */
+function holdsToolUse(rec: unknown, toolUseId?: string): boolean {
+  const r = rec as { type?: unknown; message?: { content?: unknown } } | null;
+  const content = r?.message?.content;
+  if (r?.type !== 'assistant' || !Array.isArray(content)) return false;
+  return content.some((b: unknown) => {
+    const block = b as { type?: unknown; id?: unknown } | null;
+    return typeof block === 'object' && block !== null && block.type === 'tool_use' && (toolUseId === undefined || block.id === toolUseId);
+  });
 }
 
 /**
@@ -50,12 +59,7 @@ export async function holdsToolCall(transcript: string, toolUseId: string): Prom
   const needle = JSON.stringify(toolUseId);
   for (const max of [FIRST_BYTES, MAX_BYTES]) {
     const { bytes, whole } = await readTailBytes(transcript, max);
-    for (const rec of newestRecords(bytes.toString('utf8'), ['"tool_use"', needle], !whole)) {
-      const content = (rec as { type?: unknown; message?: { content?: unknown } }).message?.content;
-      if ((rec as { type?: unknown }).type !== 'assistant' || !Array.isArray(content)) continue;
-      if (content.some((b) => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'tool_use' && (b as { id?: unknown }).id === toolUseId))
-        return true;
-    }
+    for (const rec of newestRecords(bytes.toString('utf8'), ['"tool_use"', needle], !whole)) if (holdsToolUse(rec, toolUseId)) return true;
     if (whole) return false;
   }
   return false;

@@ -119,7 +119,6 @@ export async function withInstallLock<T>(stateDir: string, fn: () => Promise<T>,
   }
 }
 
-/** Removes what install leaves only for uninstall (record, backups, lock) from `stateDir`. */
 /** Removes `dir` if it holds nothing (or only the entries `ignorable`); says whether it did. */
 export function removeIfEmpty(dir: string, ignorable: string[] = []): boolean {
   try {
@@ -133,6 +132,7 @@ export function removeIfEmpty(dir: string, ignorable: string[] = []): boolean {
   return false;
 }
 
+/** Removes what install leaves only for uninstall (record, backups, lock) from `stateDir`. */
 export function forgetInstall(stateDir: string): void {
   fs.rmSync(recordFile(stateDir), { force: true });
   fs.rmSync(path.join(stateDir, 'backup'), { recursive: true, force: true });
