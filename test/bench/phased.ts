@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadRecording } from '../../src/cli/replay/replayCommand';
 import type { Prompts } from '../../src/core/prompts/promptSet';
-import { replayWithPhases } from '../../src/core/replay/driver';
+import { replay } from '../../src/core/replay/driver';
 import {
   DEFAULT_POST_TOKENS,
   OPTIMUM_LIMIT_FRACTION,
@@ -79,19 +79,12 @@ export function rawrSchedule(
   settings: Settings,
   prompts: Prompts,
   postTokens = DEFAULT_POST_TOKENS,
-  phasePrior?: number[][],
-): { score: ScheduleScore; forecastDriven: number; silent: string[]; phases: number[] } {
-  const { summary, decisions, phases } = replayWithPhases(loadRecording(s.text), {
-    settings,
-    prompts,
-    window: s.labels.window,
-    postTokens,
-    ...(phasePrior ? { phasePrior } : {}),
-  });
+): { score: ScheduleScore; forecastDriven: number; silent: string[] } {
+  const { summary, decisions } = replay(loadRecording(s.text), { settings, prompts, window: s.labels.window, postTokens });
   const lines = summary.compactions.map((c) => c.line);
   // Every decision that compacts says what it avoids (issue 21): emergency and tier rule too.
   const silent = decisions.filter((d) => d.action === 'compact' && !d.reason.includes('avoids ')).map((d) => `${s.name}:${d.line} (${d.code})`);
-  return { score: scoreSchedule(s.labels, lines, postTokens), forecastDriven: summary.compactions.filter((c) => c.forecast).length, silent, phases };
+  return { score: scoreSchedule(s.labels, lines, postTokens), forecastDriven: summary.compactions.filter((c) => c.forecast).length, silent };
 }
 
 const optimumOf = (labels: PhaseLabels, limit: number, postTokens: number) => {
@@ -100,11 +93,8 @@ const optimumOf = (labels: PhaseLabels, limit: number, postTokens: number) => {
 };
 
 export function evaluateSessions(sessions: PhasedSession[], settings: Settings, prompts: Prompts, postTokens = DEFAULT_POST_TOKENS): SessionResult[] {
-  const earlier: number[][] = [];
-  const workspace = process.env.RAWR_WORKSPACE === '1';
   return sessions.map((s) => {
-    const r = rawrSchedule(s, settings, prompts, postTokens, workspace ? earlier.slice(-10) : undefined);
-    earlier.push(r.phases);
+    const r = rawrSchedule(s, settings, prompts, postTokens);
     return {
       name: s.name,
       rawr: r.score,

@@ -25,7 +25,6 @@
 import type { Settings } from '../settings/schema';
 import type { PlanState } from '../signals/plan';
 import type { BoundaryKind, BoundarySignal } from '../signals/types';
-import { workspaceFit } from './workspaceScenarios';
 
 /** The boundary kinds that close a phase (the early tier's kinds by default: real units of work). */
 export const PHASE_CLOSE_KINDS: readonly BoundaryKind[] = ['commit', 'plan_checkpoint', 'pr_checkpoint'];
@@ -47,8 +46,6 @@ export interface ForecastState {
   phases: number[];
   /** Phase sizes of earlier threads in this workspace, oldest first (bounded); empty: none known. */
   prior: number[];
-  /** Earlier threads' phase sizes, one list each (oldest first): how their first phases went (workspaceScenarios). */
-  priorThreads?: number[][];
   /**
    * What a compaction leaves: the context right after this thread's last compaction. null before one: the
    * engine does not take the first count it sees for a fresh context (a resumed session or a transcript
@@ -96,14 +93,9 @@ export function onPhaseClose(f: ForecastState, window: number): ForecastState {
   return { ...f, closeAt: f.grown, phases };
 }
 
-export function withPrior(f: ForecastState, prior: readonly number[], threads?: readonly (readonly number[])[]): ForecastState {
-  const sizes = prior.filter((x) => Number.isFinite(x) && x > 0).slice(-MAX_PHASES);
-  const lists = (threads ?? []).map((t) => t.filter((x) => Number.isFinite(x) && x > 0).slice(0, MAX_PHASES)).filter((t) => t.length > 1);
-  return lists.length > 0 ? { ...f, prior: sizes, priorThreads: lists.slice(-MAX_PRIOR_THREADS) } : { ...f, prior: sizes };
+export function withPrior(f: ForecastState, prior: readonly number[]): ForecastState {
+  return { ...f, prior: prior.filter((x) => Number.isFinite(x) && x > 0).slice(-MAX_PHASES) };
 }
-
-/** Earlier threads whose first phases the forecast learns from (workspaceScenarios). */
-export const MAX_PRIOR_THREADS = 10;
 
 export interface PhaseForecast {
   /** Tokens the next phase is expected to add (a robust upper estimate). */
@@ -127,8 +119,6 @@ export interface PhaseForecast {
    * is how a causal policy can estimate what the hindsight optimum knows: where the session ends.
    */
   remainingPhases?: number | null;
-  /** Earlier threads' phase sizes (ForecastState.priorThreads): the first phases' scenarios (workspaceScenarios). */
-  priorThreads?: number[][];
 }
 
 export function forecastNext(f: ForecastState, s: Settings, window: number, plan: PlanState | null): PhaseForecast {
@@ -156,7 +146,6 @@ export function forecastNext(f: ForecastState, s: Settings, window: number, plan
     planFinished,
     freshTokens: f.fresh ?? 0,
     remainingPhases: plan !== null && plan.steps.length > 0 ? plan.steps.filter((st) => st.status !== 'completed').length : null,
-    ...(f.priorThreads ? { priorThreads: f.priorThreads } : {}),
   };
 }
 
@@ -351,17 +340,6 @@ export function calibratedFit(history: readonly number[], exceeded: (x: number) 
   return { scenarios: [...scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))], smoothing: a, errors: fit.length - 1 };
 }
 
-/** workspaceFit's scenarios over this thread's phases that fit, plus its recent phases that exceeded the room (as calibratedScenarios). */
-export function workspaceScenarios(history: readonly number[], threads: readonly (readonly number[])[], exceeded: (x: number) => boolean): number[] | null {
-  const fit = workspaceFit(
-    history.filter((x) => x > 0 && !exceeded(x)),
-    threads,
-  );
-  return fit ? [...fit.scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))] : null;
-}
-
-const pooled = (a: number[] | null, b: number[] | null) => (a && b ? [...a, ...b] : a);
-
 export interface Comparison {
   compact: boolean;
   /** Expected cost of compacting now and of waiting. */
@@ -402,8 +380,6 @@ export function compareNowAndWait(i: {
   into?: number;
   /** What an emergency costs, in compactions, per kind of scenario; default EMERGENCY_WEIGHT (the bench asks at other weights). */
   emergencyWeight?: { readonly recent: number; readonly calibrated: number };
-  /** Earlier threads' phase sizes: while this thread knows few phases, how far theirs landed (workspaceScenarios). */
-  priorThreads?: readonly (readonly number[])[];
 }): Comparison {
   const line = emergencyLine(i.window, i.settings);
   const fresh = Math.min(i.fresh, i.used);
@@ -411,19 +387,12 @@ export function compareNowAndWait(i: {
   const margin = 1 + i.settings.forecast_margin_percent / 100;
   const exceeded = (x: number) => fresh + x >= line;
   // Enough phases of this thread: the scenarios come from its own forecast errors, each weighing the same.
-  const own = i.history ?? i.samples;
-  const calibrated =
-    i.phases >= CALIBRATED_MIN_PHASES
-      ? pooled(calibratedScenarios(own, exceeded), process.env.RAWR_WSALL === '1' && i.priorThreads ? workspaceScenarios(own, i.priorThreads, exceeded) : null)
-      : i.phases >= 1 && i.priorThreads && process.env.RAWR_WS !== '0'
-        ? workspaceScenarios(own, i.priorThreads, exceeded)
-        : null;
+  const calibrated = i.phases >= CALIBRATED_MIN_PHASES ? calibratedScenarios(i.history ?? i.samples, exceeded) : null;
   // Else the recent phases, ranked before the filter: a dropped (non-positive) sample does not move the others' weights.
   const base = (
     calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
   ).filter(({ x }) => x > 0);
-  const emergencyWeights =
-    i.emergencyWeight ?? (process.env.RAWR_W ? { recent: Number(process.env.RAWR_WR ?? 3.5), calibrated: Number(process.env.RAWR_W) } : EMERGENCY_WEIGHT);
+  const emergencyWeights = i.emergencyWeight ?? EMERGENCY_WEIGHT;
   const emergencyWeight = calibrated ? emergencyWeights.calibrated : emergencyWeights.recent;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
@@ -540,7 +509,6 @@ export function forecastVerdict(i: {
     phases: f.basis === 'thread' ? f.phases : 0,
     ...(f.basis === 'thread' && f.history ? { history: f.history } : {}),
     into: f.sinceClose,
-    ...(f.basis === 'thread' && f.priorThreads ? { priorThreads: f.priorThreads } : {}),
   });
   const ahead2 = cmp.planned
     ? `the ${cmp.horizon} planned phase${cmp.horizon === 1 ? '' : 's'} ahead`

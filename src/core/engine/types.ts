@@ -233,7 +233,7 @@ export type EngineEvent =
   | { type: 'overflow'; at: number; error: string }
   | { type: 'settings'; at: number; settings: Settings; prompts?: Prompts }
   /** Phase sizes of earlier threads in the workspace: the forecast's prior before this thread completes a phase. */
-  | { type: 'phase_prior'; at: number; phases: number[]; threads?: number[][] };
+  | { type: 'phase_prior'; at: number; phases: number[] };
 
 /**
  * What the host must do after a step: commands, executed in one place, the host's effect executor

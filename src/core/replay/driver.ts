@@ -58,8 +58,6 @@ export interface ReplayOptions {
    * rawr cannot run while they wait; the cost bench turns it on to count what it saves.
    */
   idle?: boolean;
-  /** Earlier threads of the workspace (their phase sizes, oldest first each), as the core process gives a new thread. */
-  phasePrior?: number[][];
 }
 
 /** Why a replay without --judge-url decides by the fallback rule (not a timeout: nobody was asked). */
@@ -179,16 +177,6 @@ export function replay(rec: Recording, opts: ReplayOptions): { decisions: Replay
   return r.finish(rec.lines, rec.problems.length);
 }
 
-/** `replay` with the thread's completed phase sizes at its end (what a later thread's prior reads). */
-export function replayWithPhases(rec: Recording, opts: ReplayOptions): { decisions: ReplayDecision[]; summary: ReplaySummary; phases: number[] } {
-  const choice = chooseWindow(rec, opts.window, opts.windowCap);
-  const firstUsage = rec.items.find((i) => i.type === 'usage') as Extract<RecordingItem, { type: 'usage' }> | undefined;
-  const postTokens = opts.postTokens ?? Math.min(choice.window * 0.5, (firstUsage?.contextTokens ?? 20_000) + 6_000);
-  const r = new Replayer(rec.format, choice, { ...opts, postTokens });
-  for (const it of rec.items) r.push(it);
-  return { ...r.finish(rec.lines, rec.problems.length), phases: r.phases() };
-}
-
 /**
  * The replay, one recording item at a time: `replay` feeds a whole recording; the panel's live follow
  * feeds the items of the lines appended since its last read. A tool-loop point needs to know the next
@@ -230,8 +218,6 @@ export class Replayer {
     this.postTokensFixed = opts.postTokens;
     this.baselineFraction = opts.baselineFraction ?? 0.835;
     this.state = initialState({ threadId: 'replay', settings: opts.settings, prompts: opts.prompts });
-    if (opts.phasePrior && opts.phasePrior.length > 0)
-      this.state = step(this.state, { type: 'phase_prior', at: 0, phases: opts.phasePrior.flat().slice(-20), threads: opts.phasePrior }).state;
     this.summary = {
       type: 'summary',
       format,
@@ -621,11 +607,6 @@ export class Replayer {
   }
 
   /** The end of the file: the open turn completes (the person's next prompt would come here). */
-  /** This thread's completed phase sizes so far (the forecast's). */
-  phases(): number[] {
-    return this.state.forecast.phases.slice();
-  }
-
   finish(lines: number, problems: number): { decisions: ReplayDecision[]; summary: ReplaySummary } {
     this.toolLoopDue = null; // no model call followed the last results
     this.summary.lines = lines;
