@@ -4,7 +4,7 @@
  * written outside the project (Claude Code) or `$CODEX_HOME` (Codex); with neither CODEX_HOME nor HOME
  * set, the Codex commands refuse rather than guess the account's home.
  */
-import * as path from 'node:path';
+import { codexHome } from '../core/hooks/codex/home';
 import { installClaude, installCodex } from '../core/hooks/shared/installer';
 import { uninstallClaude, uninstallCodex } from '../core/hooks/shared/uninstaller';
 import { hookCommandPrefix, installedHookEntry } from './hookCommand';
@@ -18,12 +18,6 @@ type Env = Record<string, string | undefined>;
 
 /** A command line install or uninstall cannot run (a person typed it: no agent runs these), as the CLI's other usage errors. */
 const USAGE_ERROR = 2;
-
-/** `$CODEX_HOME`, else `$HOME/.codex`; undefined when neither is set. */
-function codexHome(env: Env): string | undefined {
-  if (env.CODEX_HOME) return path.resolve(env.CODEX_HOME);
-  return env.HOME ? path.join(env.HOME, '.codex') : undefined;
-}
 
 /** Codex's home for `verb`, or a refusal on stderr (null) when neither CODEX_HOME nor HOME says where. */
 function codexHomeFor(agent: 'claude' | 'codex', verb: string, env: Env): string | null | undefined {
@@ -96,7 +90,7 @@ export async function uninstallMain(agent: 'claude' | 'codex', args: string[], u
   if (home === null) return 1;
   const r =
     agent === 'codex'
-      ? await uninstallCodex({ codexHome: home!, followSymlinks, ...(purge ? { purgeProject: process.cwd() } : {}) })
+      ? await uninstallCodex({ codexHome: home!, followSymlinks, ...(purge ? { purgeProjects: [process.cwd()] } : {}) })
       : await uninstallClaude({ projectDir: process.cwd(), purge, followSymlinks });
   return printed(r);
 }

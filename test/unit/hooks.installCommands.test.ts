@@ -253,4 +253,63 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     assert.ok((await run('rawr.uninstallCodexHooks', { purge: false })).ok);
     assert.deepEqual(snapshot(home), before);
   });
+  it('Codex: a refused install (hooks.json not valid JSON, or not a JSON object) leaves ~/.codex byte for byte as it was, no .rawr in it', async () => {
+    const home = process.env.HOME!;
+    const codex = path.join(home, '.codex');
+    for (const [text, said] of [
+      ['{ "hooks": ', /is not valid JSON/],
+      ['[]\n', /not a JSON object/],
+    ] as const) {
+      fs.rmSync(codex, { recursive: true, force: true });
+      fs.mkdirSync(codex, { mode: 0o700 });
+      fs.writeFileSync(path.join(codex, 'hooks.json'), text, { mode: 0o600 });
+      const before = snapshot(home);
+      shown = [];
+      const r = await run('rawr.installCodexHooks', { trust: true });
+      assert.equal(r.ok, false);
+      assert.match(shown.at(-1)!.text, /^Rawr: Codex hooks not installed: /);
+      assert.match(shown.at(-1)!.text, said);
+      assert.deepEqual(snapshot(home), before, 'no ~/.codex/.rawr (record, lock, backup) left by a refused install');
+    }
+    fs.rmSync(codex, { recursive: true, force: true });
+  });
+  it('Codex: "Remove hooks and state" in a multi-root window asks about and clears every folder that has Codex state, and says so', async () => {
+    const home = process.env.HOME!;
+    const a = gitRepo('codex-multi-a').dir;
+    const b = gitRepo('codex-multi-b').dir;
+    const c = gitRepo('codex-multi-c').dir; // no Codex state: not named, untouched
+    fs.mkdirSync(path.join(a, '.rawr/codex/s1'), { recursive: true });
+    fs.mkdirSync(path.join(b, '.rawr/codex/s2'), { recursive: true });
+    fs.mkdirSync(path.join(b, '.rawr/prompts'), { recursive: true }); // the team's prompts stay
+    const cBefore = snapshot(c);
+    const homeBefore = snapshot(home);
+    folders(a, b, c);
+    assert.ok((await run('rawr.installCodexHooks', { trust: false })).ok);
+    shown = [];
+    pick = 'Remove hooks and state';
+    const r = await run('rawr.uninstallCodexHooks');
+    assert.ok(r.ok, r.lines.join('\n'));
+    const question = shown.find((s) => s.kind === 'warn')!.text;
+    assert.ok(question.includes(path.join(a, '.rawr', 'codex')) && question.includes(path.join(b, '.rawr', 'codex')), question);
+    assert.ok(!question.includes(c), `a folder without Codex state is not named: ${question}`);
+    assert.ok(!fs.existsSync(path.join(a, '.rawr')), 'the first folder: its .rawr (only Codex state) is gone');
+    assert.deepEqual(fs.readdirSync(path.join(b, '.rawr')), ['prompts'], 'the second folder: Codex state gone, the prompts kept');
+    assert.deepEqual(snapshot(c), cBefore);
+    assert.deepEqual(snapshot(home), homeBefore);
+    const result = shown.at(-1)!.text;
+    assert.match(result, /^Rawr: Codex hooks removed\. /);
+    assert.ok(result.includes(`removed ${path.join(a, '.rawr', 'codex')}`) && result.includes(`removed ${path.join(b, '.rawr', 'codex')}`), result);
+  });
+
+  it('Codex: Remove where no folder has Codex state does not offer to remove state', async () => {
+    const a = gitRepo('codex-nostate').dir;
+    folders(a);
+    assert.ok((await run('rawr.installCodexHooks', { trust: false })).ok);
+    shown = [];
+    pick = 'Remove hooks';
+    assert.ok((await run('rawr.uninstallCodexHooks')).ok);
+    const question = shown.find((s) => s.kind === 'warn')!.text;
+    assert.match(question, /No session state of rawr's in this window's folders/);
+    assert.doesNotMatch(question, /can go too/);
+  });
 });

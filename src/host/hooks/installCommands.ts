@@ -19,8 +19,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { shellQuote } from '../../core/hooks/shared/hooksConfig';
 import { type ClaudeInstallHints, CODEX_TRUST_NOTE, installClaude, installCodex } from '../../core/hooks/shared/installer';
-import { type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
+import { codexSessionState, type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
 import { ensureLauncher } from './launcher';
+import { codexHome } from '../../core/hooks/codex/home';
 
 export const INSTALL_CLAUDE_HOOKS = 'rawr.installClaudeHooks';
 export const INSTALL_CODEX_HOOKS = 'rawr.installCodexHooks';
@@ -89,14 +90,20 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
       ? vscode.workspace.workspaceFolders[0]!.uri.fsPath
       : (await vscode.window.showWorkspaceFolderPick({ placeHolder }))?.uri.fsPath);
   /** Whether rawr's session state goes too (asked unless the arguments say). */
-  const purgeOf = async (a: Args, where: string): Promise<boolean | undefined> => {
+  const purgeOf = async (a: Args, where: string[]): Promise<boolean | undefined> => {
     if (a.purge !== undefined) return a.purge;
-    const pick = await vscode.window.showWarningMessage(
-      `Remove rawr's hooks and settings? rawr's session state (${where}: snapshots, steering state) can go too.`,
-      { modal: true },
-      'Remove hooks',
-      'Remove hooks and state',
-    );
+    const pick = where.length
+      ? await vscode.window.showWarningMessage(
+          `Remove rawr's hooks and settings? rawr's session state (${where.join(', ')}: snapshots, steering state) can go too.`,
+          { modal: true },
+          'Remove hooks',
+          'Remove hooks and state',
+        )
+      : await vscode.window.showWarningMessage(
+          "Remove rawr's hooks and settings? (No session state of rawr's in this window's folders.)",
+          { modal: true },
+          'Remove hooks',
+        );
     return pick === undefined ? undefined : pick === 'Remove hooks and state';
   };
   /** A command's body; what it throws (a `.rawr` that is a file, a folder rawr may not write) is said, not a stack in VS Code's own popup. */
@@ -204,7 +211,7 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
           'Rawr: open the project folder first; Claude Code hooks are removed per project (.claude/settings.local.json).',
         );
         if (!folder) return { ok: false, lines: ['no folder'] };
-        const purge = await purgeOf(a, path.join(folder, '.rawr', 'claude'));
+        const purge = await purgeOf(a, [path.join(folder, '.rawr', 'claude')]);
         if (purge === undefined) return { ok: false, lines: ['cancelled'] };
         return removed(await uninstallClaude({ projectDir: folder, purge, followSymlinks: false, purgeHint: EDITOR_PURGE_HINT }), 'Claude Code hooks');
       }),
@@ -214,16 +221,20 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
       guarded('Codex hooks', 'not fully removed', async (raw?: unknown) => {
         const a = argsOf(raw);
         const codexHome = codexHomeDir();
-        const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-        const purge = await purgeOf(a, folder ? path.join(folder, '.rawr', 'codex') : 'none in this window');
+        // Codex's hooks serve every folder, so its session state goes from every folder of the window that has some.
+        const withState = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath).filter((f) => codexSessionState(f) !== undefined);
+        const purge = await purgeOf(
+          a,
+          withState.map((f) => path.join(f, '.rawr', 'codex')),
+        );
         if (purge === undefined) return { ok: false, lines: ['cancelled'] };
-        return removed(await uninstallCodex({ codexHome, followSymlinks: false, ...(purge && folder ? { purgeProject: folder } : {}) }), 'Codex hooks');
+        return removed(await uninstallCodex({ codexHome, followSymlinks: false, ...(purge ? { purgeProjects: withState } : {}) }), 'Codex hooks');
       }),
     ),
   );
 }
 
-/** Where Codex keeps its hooks for this user: `$CODEX_HOME`, else `~/.codex` (what install and uninstall both edit). */
+/** Where Codex keeps its hooks for this user (codex/home.ts, as the CLI and the follow view); HOME as Node reads it. */
 function codexHomeDir(): string {
-  return process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex');
+  return codexHome({ ...process.env, HOME: os.homedir() })!;
 }
