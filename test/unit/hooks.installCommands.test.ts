@@ -312,4 +312,74 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     assert.match(question, /No session state of rawr's in this window's folders/);
     assert.doesNotMatch(question, /can go too/);
   });
+  describe('a symlinked settings file (a dotfiles repository): the editor asks, since it has no --follow-symlinks', () => {
+    const dotfiles = () => {
+      const d = path.join(tmp, 'dotfiles');
+      fs.mkdirSync(d, { recursive: true });
+      return d;
+    };
+    const linkedRepo = (name: string) => {
+      const { dir } = gitRepo(name);
+      const target = path.join(dotfiles(), `${name}.json`);
+      fs.writeFileSync(target, '{\n  // mine, shared across machines\n  "model": "opus"\n}\n', { mode: 0o640 });
+      fs.mkdirSync(path.join(dir, '.claude'));
+      fs.symlinkSync(target, path.join(dir, '.claude/settings.local.json'));
+      return { dir, target };
+    };
+    const noCliFlag = () => assert.ok(!shown.some((s) => s.text.includes('--follow-symlinks')), `no CLI flag in the editor: ${JSON.stringify(shown)}`);
+
+    it('Claude Code: the question names the link and its target; dismissing it writes nothing and says nothing more', async () => {
+      const { dir, target } = linkedRepo('link-dismiss');
+      const before = [snapshot(dir), snapshot(dotfiles())];
+      const r = await run('rawr.installClaudeHooks', { folder: dir });
+      assert.equal(r.ok, false);
+      assert.equal(shown.length, 1, JSON.stringify(shown));
+      assert.equal(shown[0]!.kind, 'warn');
+      assert.ok(shown[0]!.text.includes(`${path.join(dir, '.claude/settings.local.json')} is a symlink to ${target}`), shown[0]!.text);
+      assert.match(shown[0]!.text, /replace the link with a copy of the file/);
+      noCliFlag();
+      assert.deepEqual([snapshot(dir), snapshot(dotfiles())], before);
+    });
+
+    it('Claude Code: "Write through the symlink" installs into the target, the link stays; Remove gives every byte back', async () => {
+      const { dir, target } = linkedRepo('link-through');
+      const before = [snapshot(dir), snapshot(dotfiles())];
+      pick = 'Write through the symlink';
+      const r = await run('rawr.installClaudeHooks', { folder: dir });
+      assert.ok(r.ok, r.lines.join('\n'));
+      assert.ok(fs.lstatSync(path.join(dir, '.claude/settings.local.json')).isSymbolicLink(), 'the link stays a link');
+      assert.match(fs.readFileSync(target, 'utf8'), /hooks claude PreCompact/);
+      assert.match(shown.at(-1)!.text, /^Rawr: Claude Code hooks installed\. .*through the symlink/);
+      const u = await run('rawr.uninstallClaudeHooks', { folder: dir, purge: false });
+      assert.ok(u.ok, u.lines.join('\n'));
+      assert.deepEqual([snapshot(dir), snapshot(dotfiles())], before, 'the repository (.git/info/exclude included) and the target, byte for byte');
+      noCliFlag();
+    });
+
+    it('a refusal that reaches a notification says what to do in the editor (Claude Code, a symlinked .claude/, Codex)', async () => {
+      const { dir } = linkedRepo('link-refused');
+      const outside = gitRepo('link-folder').dir;
+      fs.symlinkSync(dotfiles(), path.join(outside, '.claude'));
+      const codex = path.join(process.env.HOME!, '.codex');
+      fs.mkdirSync(codex, { recursive: true });
+      fs.writeFileSync(path.join(dotfiles(), 'hooks.json'), '{}\n');
+      fs.symlinkSync(path.join(dotfiles(), 'hooks.json'), path.join(codex, 'hooks.json'));
+      try {
+        for (const [id, args] of [
+          ['rawr.installClaudeHooks', { folder: dir }],
+          ['rawr.installClaudeHooks', { folder: outside }],
+          ['rawr.installCodexHooks', { trust: false }],
+        ] as const) {
+          shown = [];
+          const r = await run(id, { ...args, followSymlinks: false });
+          assert.equal(r.ok, false, id);
+          assert.equal(shown.at(-1)!.kind, 'error');
+          assert.match(shown.at(-1)!.text, /symlink.*run the command again and choose "Write through the symlink"/, shown.at(-1)!.text);
+          noCliFlag();
+        }
+      } finally {
+        fs.rmSync(codex, { recursive: true, force: true });
+      }
+    });
+  });
 });

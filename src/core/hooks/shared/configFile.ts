@@ -55,21 +55,36 @@ function realAncestor(p: string): string {
   }
 }
 
+/**
+ * The symlink a write of `file` would go through, when there is one: a folder on the way that leads
+ * outside `within`, or the file itself (to an existing target; a dangling link is refused either way).
+ * The editor asks about it before it writes (a person there has no `--follow-symlinks` to pass).
+ */
+export function symlinkOnTheWay(file: string, within?: string): { link: string; to: string; folder: boolean } | undefined {
+  const abs = path.resolve(file);
+  if (within !== undefined) {
+    const dir = realAncestor(path.dirname(abs));
+    if (!isInside(dir, fs.realpathSync(within))) return { link: path.dirname(abs), to: dir, folder: true };
+  }
+  try {
+    if (fs.lstatSync(abs).isSymbolicLink()) return { link: abs, to: fs.realpathSync(abs), folder: false };
+  } catch {
+    /* absent, or a dangling link: no target to write through */
+  }
+  return undefined;
+}
+
 export async function readConfigFile(
   file: string,
   opts: { followSymlinks: boolean; within?: string },
 ): Promise<{ ok: true; file: ConfigFile } | { ok: false; reason: string }> {
   const abs = path.resolve(file);
-  if (opts.within !== undefined) {
-    const dir = realAncestor(path.dirname(abs));
-    const within = fs.realpathSync(opts.within);
-    if (!isInside(dir, within) && !opts.followSymlinks) {
-      return {
-        ok: false,
-        reason: `${path.dirname(abs)} leads outside ${opts.within} (to ${dir}) through a symlink; nothing written (--follow-symlinks writes there)`,
-      };
-    }
-  }
+  const outside = opts.within !== undefined ? symlinkOnTheWay(abs, opts.within) : undefined;
+  if (outside?.folder && !opts.followSymlinks)
+    return {
+      ok: false,
+      reason: `${outside.link} leads outside ${opts.within} (to ${outside.to}) through a symlink; nothing written (--follow-symlinks writes there)`,
+    };
   let target = abs;
   let followedFrom: string | undefined;
   let lst: fs.Stats | undefined;
