@@ -11,6 +11,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -381,5 +382,43 @@ describe('agent-hook commands in the editor (install and remove, as a person run
         fs.rmSync(codex, { recursive: true, force: true });
       }
     });
+  });
+  it('a .claude/ the system will not let rawr write (EACCES, EROFS): a clear message naming the settings file, nothing half-written', async () => {
+    // We run as root, where chmod stops no write: the refusal is made where the system makes it, at open(2).
+    const realFs = createRequire(__filename)('node:fs') as { openSync: (p: fs.PathLike, ...rest: unknown[]) => number };
+    const open = realFs.openSync;
+    for (const [code, said] of [
+      ['EACCES', /permission denied/],
+      ['EROFS', /the file system is read-only/],
+    ] as const) {
+      for (const existing of [false, true]) {
+        const { dir, git } = gitRepo(`denied-${code}-${existing}`);
+        if (existing) {
+          fs.mkdirSync(path.join(dir, '.claude'));
+          fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), '{ "model": "opus" }\n');
+        }
+        const before = snapshot(dir);
+        const denied = path.join(dir, '.claude') + path.sep;
+        realFs.openSync = (p, ...rest) => {
+          if (String(p).startsWith(denied)) throw Object.assign(new Error(`${code}: refused, open '${String(p)}'`), { code, path: String(p) });
+          return open(p, ...rest);
+        };
+        shown = [];
+        let r: Result;
+        try {
+          r = await run('rawr.installClaudeHooks', { folder: dir });
+        } finally {
+          realFs.openSync = open;
+        }
+        const name = `${code}, settings ${existing ? 'there' : 'absent'}`;
+        assert.equal(r.ok, false, name);
+        assert.equal(shown.at(-1)!.kind, 'error', name);
+        assert.ok(shown.at(-1)!.text.includes(`cannot write ${path.join(dir, '.claude/settings.local.json')}: `), shown.at(-1)!.text);
+        assert.match(shown.at(-1)!.text, said, name);
+        assert.doesNotMatch(shown.at(-1)!.text, /\.tmp\b/, `${name}: not rawr's temp file`);
+        assert.deepEqual(snapshot(dir), before, `${name}: no .claude/ made, no backup or .rawr/ left, exclude untouched`);
+        if (!existing) assert.equal(git('status', '--porcelain'), '', name);
+      }
+    }
   });
 });

@@ -158,13 +158,50 @@ export function readOnlyReason(f: ConfigFile): string | undefined {
 export function writeConfigFile(f: ConfigFile, text: string, backupTo?: string): { backup?: string } {
   const readOnly = readOnlyReason(f);
   if (readOnly !== undefined) throw new Error(readOnly);
-  fs.mkdirSync(path.dirname(f.target), { recursive: true });
-  let backup: string | undefined;
-  if (f.text !== undefined) {
-    backup = backupTo ?? `${f.target}.rawr-backup`;
-    fs.mkdirSync(path.dirname(backup), { recursive: true, mode: 0o700 });
-    writeWithMode(backup, f.text, f.mode);
+  // A write the system refuses (a folder not writable, a read-only file system, a full disk) leaves
+  // nothing behind: the folders made for it and the backup written for it go again (an earlier backup is put back).
+  const undo: Array<() => void> = [];
+  try {
+    undo.push(madeFolders(path.dirname(f.target), fs.mkdirSync(path.dirname(f.target), { recursive: true })));
+    let backup: string | undefined;
+    if (f.text !== undefined) {
+      const to = backupTo ?? `${f.target}.rawr-backup`;
+      undo.push(madeFolders(path.dirname(to), fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 })));
+      const earlier = fs.existsSync(to) ? fs.readFileSync(to) : undefined;
+      undo.push(() => (earlier === undefined ? fs.rmSync(to, { force: true }) : fs.writeFileSync(to, earlier)));
+      writeWithMode(to, f.text, f.mode);
+      backup = to;
+    }
+    writeWithMode(f.target, text, f.mode);
+    return backup !== undefined ? { backup } : {};
+  } catch (err) {
+    for (const u of undo.reverse()) {
+      try {
+        u();
+      } catch {
+        /* as much as the system lets rawr take back */
+      }
+    }
+    throw new Error(writeFailure(f.target, err as NodeJS.ErrnoException), { cause: err });
   }
-  writeWithMode(f.target, text, f.mode);
-  return backup !== undefined ? { backup } : {};
+}
+
+/** Undoes `mkdirSync(dir, { recursive: true })`, which returned `first` (the top folder it made, if any): each made folder, if still empty. */
+function madeFolders(dir: string, first: string | undefined): () => void {
+  return () => {
+    if (first === undefined) return;
+    for (let d = dir; isInside(d, first); d = path.dirname(d)) fs.rmdirSync(d);
+  };
+}
+
+/** A refused write in a sentence: the file the person knows (not rawr's temp file) and what the system said. */
+function writeFailure(target: string, err: NodeJS.ErrnoException): string {
+  const why: Record<string, string> = {
+    EACCES: 'permission denied (its folder is not writable by this user)',
+    EPERM: 'not permitted (its folder is not writable by this user)',
+    EROFS: 'the file system is read-only',
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'the disk quota is used up',
+  };
+  return `cannot write ${target}: ${(err.code && why[err.code]) ?? err.message}; nothing written`;
 }
