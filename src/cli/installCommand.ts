@@ -4,7 +4,7 @@
  * written outside the project (Claude Code) or `$CODEX_HOME` (Codex); with neither CODEX_HOME nor HOME
  * set, the Codex commands refuse rather than guess the account's home.
  */
-import * as path from 'node:path';
+import { codexHome } from '../core/hooks/codex/home';
 import { installClaude, installCodex } from '../core/hooks/shared/installer';
 import { uninstallClaude, uninstallCodex } from '../core/hooks/shared/uninstaller';
 import { hookCommandPrefix, installedHookEntry } from './hookCommand';
@@ -19,12 +19,6 @@ type Env = Record<string, string | undefined>;
 /** A command line install or uninstall cannot run (a person typed it: no agent runs these), as the CLI's other usage errors. */
 const USAGE_ERROR = 2;
 
-/** `$CODEX_HOME`, else `$HOME/.codex`; undefined when neither is set. */
-function codexHome(env: Env): string | undefined {
-  if (env.CODEX_HOME) return path.resolve(env.CODEX_HOME);
-  return env.HOME ? path.join(env.HOME, '.codex') : undefined;
-}
-
 /** Codex's home for `verb`, or a refusal on stderr (null) when neither CODEX_HOME nor HOME says where. */
 function codexHomeFor(agent: 'claude' | 'codex', verb: string, env: Env): string | null | undefined {
   const home = codexHome(env);
@@ -33,8 +27,18 @@ function codexHomeFor(agent: 'claude' | 'codex', verb: string, env: Env): string
   return null;
 }
 
-/** The result's lines (stdout when it went well, stderr when not) and the exit code. */
-function printed(r: { ok: boolean; lines: string[] }): number {
+/**
+ * The result's lines (stdout when it went well, stderr when not) and the exit code. What install or
+ * uninstall throws (a `.rawr` that is a file, a folder rawr may not write) is one line, as the editor
+ * says it, never a stack trace.
+ */
+async function printed(what: string, run: () => Promise<{ ok: boolean; lines: string[] }>): Promise<number> {
+  let r: { ok: boolean; lines: string[] };
+  try {
+    r = await run();
+  } catch (err) {
+    r = { ok: false, lines: [`${what}: ${(err as Error).message}; nothing more done`] };
+  }
   (r.ok ? process.stdout : process.stderr).write(`${r.lines.join('\n')}\n`);
   return r.ok ? 0 : 1;
 }
@@ -66,10 +70,10 @@ export async function installMain(agent: 'claude' | 'codex', args: string[], usa
   const commandPrefix = hookCommandPrefix(installedHookEntry(), process.execPath, env);
   const home = codexHomeFor(agent, 'install', env);
   if (home === null) return 1;
-  const r =
+  return printed(`rawr hooks ${agent} install`, () =>
     agent === 'codex'
-      ? await installCodex({ codexHome: home!, commandPrefix, write, trust: args.includes('--trust'), followSymlinks })
-      : await installClaude({
+      ? installCodex({ codexHome: home!, commandPrefix, write, trust: args.includes('--trust'), followSymlinks })
+      : installClaude({
           projectDir: process.cwd(),
           commandPrefix,
           write,
@@ -80,8 +84,8 @@ export async function installMain(agent: 'claude' | 'codex', args: string[], usa
           ...(env.HOME ? { home: env.HOME } : {}),
           env,
           ...(windowArg !== undefined ? { window: Number(windowArg) } : {}),
-        });
-  return printed(r);
+        }),
+  );
 }
 
 export async function uninstallMain(agent: 'claude' | 'codex', args: string[], usage: string, env: Env = process.env): Promise<number> {
@@ -94,9 +98,9 @@ export async function uninstallMain(agent: 'claude' | 'codex', args: string[], u
   const followSymlinks = args.includes('--follow-symlinks');
   const home = codexHomeFor(agent, 'uninstall', env);
   if (home === null) return 1;
-  const r =
+  return printed(`rawr hooks ${agent} uninstall`, () =>
     agent === 'codex'
-      ? await uninstallCodex({ codexHome: home!, followSymlinks, ...(purge ? { purgeProject: process.cwd() } : {}) })
-      : await uninstallClaude({ projectDir: process.cwd(), purge, followSymlinks });
-  return printed(r);
+      ? uninstallCodex({ codexHome: home!, followSymlinks, ...(purge ? { purgeProjects: [process.cwd()] } : {}) })
+      : uninstallClaude({ projectDir: process.cwd(), purge, followSymlinks }),
+  );
 }

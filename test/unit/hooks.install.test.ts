@@ -342,6 +342,22 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     assert.deepEqual(fs.readdirSync(r.home).sort(), homeBefore, 'no empty ~/.codex left: rawr created it');
   });
 
+  it('what install cannot do (a .rawr that is a file, a Codex home inside it) is one line and exit 1, never a stack trace', () => {
+    const r = repo();
+    fs.writeFileSync(path.join(r.dir, '.rawr'), 'mine\n');
+    const before = tree(r.dir);
+    for (const [args, env, said] of [
+      [['hooks', 'claude', 'install', '--write'], r.env, /^rawr hooks claude install: .*\.rawr is not a folder/m],
+      [['hooks', 'codex', 'install', '--write'], { ...r.env, CODEX_HOME: path.join(r.dir, '.rawr', 'codex') }, /^rawr hooks codex install: .*not a directory/m],
+    ] as const) {
+      const u = rawr(r, [...args], env);
+      assert.equal(u.code, 1, `${args.join(' ')}: ${u.out}`);
+      assert.match(u.out, said, args.join(' '));
+      assert.doesNotMatch(u.out, /^\s+at /m, `${args.join(' ')}: no stack trace`);
+    }
+    assert.deepEqual(tree(r.dir), before);
+  });
+
   it('a command line install or uninstall cannot run is a usage error (exit 2, the message and the usage), and writes nothing', () => {
     const r = repo();
     const before = tree(r.dir);

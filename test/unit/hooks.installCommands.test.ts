@@ -11,6 +11,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -252,5 +253,172 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     assert.match(installed, /Remove them: run Rawr: Remove Codex Hooks\./);
     assert.ok((await run('rawr.uninstallCodexHooks', { purge: false })).ok);
     assert.deepEqual(snapshot(home), before);
+  });
+  it('Codex: a refused install (hooks.json not valid JSON, or not a JSON object) leaves ~/.codex byte for byte as it was, no .rawr in it', async () => {
+    const home = process.env.HOME!;
+    const codex = path.join(home, '.codex');
+    for (const [text, said] of [
+      ['{ "hooks": ', /is not valid JSON/],
+      ['[]\n', /not a JSON object/],
+    ] as const) {
+      fs.rmSync(codex, { recursive: true, force: true });
+      fs.mkdirSync(codex, { mode: 0o700 });
+      fs.writeFileSync(path.join(codex, 'hooks.json'), text, { mode: 0o600 });
+      const before = snapshot(home);
+      shown = [];
+      const r = await run('rawr.installCodexHooks', { trust: true });
+      assert.equal(r.ok, false);
+      assert.match(shown.at(-1)!.text, /^Rawr: Codex hooks not installed: /);
+      assert.match(shown.at(-1)!.text, said);
+      assert.deepEqual(snapshot(home), before, 'no ~/.codex/.rawr (record, lock, backup) left by a refused install');
+    }
+    fs.rmSync(codex, { recursive: true, force: true });
+  });
+  it('Codex: "Remove hooks and state" in a multi-root window asks about and clears every folder that has Codex state, and says so', async () => {
+    const home = process.env.HOME!;
+    const a = gitRepo('codex-multi-a').dir;
+    const b = gitRepo('codex-multi-b').dir;
+    const c = gitRepo('codex-multi-c').dir; // no Codex state: not named, untouched
+    fs.mkdirSync(path.join(a, '.rawr/codex/s1'), { recursive: true });
+    fs.mkdirSync(path.join(b, '.rawr/codex/s2'), { recursive: true });
+    fs.mkdirSync(path.join(b, '.rawr/prompts'), { recursive: true }); // the team's prompts stay
+    const cBefore = snapshot(c);
+    const homeBefore = snapshot(home);
+    folders(a, b, c);
+    assert.ok((await run('rawr.installCodexHooks', { trust: false })).ok);
+    shown = [];
+    pick = 'Remove hooks and state';
+    const r = await run('rawr.uninstallCodexHooks');
+    assert.ok(r.ok, r.lines.join('\n'));
+    const question = shown.find((s) => s.kind === 'warn')!.text;
+    assert.ok(question.includes(path.join(a, '.rawr', 'codex')) && question.includes(path.join(b, '.rawr', 'codex')), question);
+    assert.ok(!question.includes(c), `a folder without Codex state is not named: ${question}`);
+    assert.ok(!fs.existsSync(path.join(a, '.rawr')), 'the first folder: its .rawr (only Codex state) is gone');
+    assert.deepEqual(fs.readdirSync(path.join(b, '.rawr')), ['prompts'], 'the second folder: Codex state gone, the prompts kept');
+    assert.deepEqual(snapshot(c), cBefore);
+    assert.deepEqual(snapshot(home), homeBefore);
+    const result = shown.at(-1)!.text;
+    assert.match(result, /^Rawr: Codex hooks removed\. /);
+    assert.ok(result.includes(`removed ${path.join(a, '.rawr', 'codex')}`) && result.includes(`removed ${path.join(b, '.rawr', 'codex')}`), result);
+  });
+
+  it('Codex: Remove where no folder has Codex state does not offer to remove state', async () => {
+    const a = gitRepo('codex-nostate').dir;
+    folders(a);
+    assert.ok((await run('rawr.installCodexHooks', { trust: false })).ok);
+    shown = [];
+    pick = 'Remove hooks';
+    assert.ok((await run('rawr.uninstallCodexHooks')).ok);
+    const question = shown.find((s) => s.kind === 'warn')!.text;
+    assert.match(question, /No session state of rawr's in this window's folders/);
+    assert.doesNotMatch(question, /can go too/);
+  });
+  describe('a symlinked settings file (a dotfiles repository): the editor asks, since it has no --follow-symlinks', () => {
+    const dotfiles = () => {
+      const d = path.join(tmp, 'dotfiles');
+      fs.mkdirSync(d, { recursive: true });
+      return d;
+    };
+    const linkedRepo = (name: string) => {
+      const { dir } = gitRepo(name);
+      const target = path.join(dotfiles(), `${name}.json`);
+      fs.writeFileSync(target, '{\n  // mine, shared across machines\n  "model": "opus"\n}\n', { mode: 0o640 });
+      fs.mkdirSync(path.join(dir, '.claude'));
+      fs.symlinkSync(target, path.join(dir, '.claude/settings.local.json'));
+      return { dir, target };
+    };
+    const noCliFlag = () => assert.ok(!shown.some((s) => s.text.includes('--follow-symlinks')), `no CLI flag in the editor: ${JSON.stringify(shown)}`);
+
+    it('Claude Code: the question names the link and its target; dismissing it writes nothing and says nothing more', async () => {
+      const { dir, target } = linkedRepo('link-dismiss');
+      const before = [snapshot(dir), snapshot(dotfiles())];
+      const r = await run('rawr.installClaudeHooks', { folder: dir });
+      assert.equal(r.ok, false);
+      assert.equal(shown.length, 1, JSON.stringify(shown));
+      assert.equal(shown[0]!.kind, 'warn');
+      assert.ok(shown[0]!.text.includes(`${path.join(dir, '.claude/settings.local.json')} is a symlink to ${target}`), shown[0]!.text);
+      assert.match(shown[0]!.text, /replace the link with a copy of the file/);
+      noCliFlag();
+      assert.deepEqual([snapshot(dir), snapshot(dotfiles())], before);
+    });
+
+    it('Claude Code: "Write through the symlink" installs into the target, the link stays; Remove gives every byte back', async () => {
+      const { dir, target } = linkedRepo('link-through');
+      const before = [snapshot(dir), snapshot(dotfiles())];
+      pick = 'Write through the symlink';
+      const r = await run('rawr.installClaudeHooks', { folder: dir });
+      assert.ok(r.ok, r.lines.join('\n'));
+      assert.ok(fs.lstatSync(path.join(dir, '.claude/settings.local.json')).isSymbolicLink(), 'the link stays a link');
+      assert.match(fs.readFileSync(target, 'utf8'), /hooks claude PreCompact/);
+      assert.match(shown.at(-1)!.text, /^Rawr: Claude Code hooks installed\. .*through the symlink/);
+      const u = await run('rawr.uninstallClaudeHooks', { folder: dir, purge: false });
+      assert.ok(u.ok, u.lines.join('\n'));
+      assert.deepEqual([snapshot(dir), snapshot(dotfiles())], before, 'the repository (.git/info/exclude included) and the target, byte for byte');
+      noCliFlag();
+    });
+
+    it('a refusal that reaches a notification says what to do in the editor (Claude Code, a symlinked .claude/, Codex)', async () => {
+      const { dir } = linkedRepo('link-refused');
+      const outside = gitRepo('link-folder').dir;
+      fs.symlinkSync(dotfiles(), path.join(outside, '.claude'));
+      const codex = path.join(process.env.HOME!, '.codex');
+      fs.mkdirSync(codex, { recursive: true });
+      fs.writeFileSync(path.join(dotfiles(), 'hooks.json'), '{}\n');
+      fs.symlinkSync(path.join(dotfiles(), 'hooks.json'), path.join(codex, 'hooks.json'));
+      try {
+        for (const [id, args] of [
+          ['rawr.installClaudeHooks', { folder: dir }],
+          ['rawr.installClaudeHooks', { folder: outside }],
+          ['rawr.installCodexHooks', { trust: false }],
+        ] as const) {
+          shown = [];
+          const r = await run(id, { ...args, followSymlinks: false });
+          assert.equal(r.ok, false, id);
+          assert.equal(shown.at(-1)!.kind, 'error');
+          assert.match(shown.at(-1)!.text, /symlink.*run the command again and choose "Write through the symlink"/, shown.at(-1)!.text);
+          noCliFlag();
+        }
+      } finally {
+        fs.rmSync(codex, { recursive: true, force: true });
+      }
+    });
+  });
+  it('a .claude/ the system will not let rawr write (EACCES, EROFS): a clear message naming the settings file, nothing half-written', async () => {
+    // We run as root, where chmod stops no write: the refusal is made where the system makes it, at open(2).
+    const realFs = createRequire(__filename)('node:fs') as { openSync: (p: fs.PathLike, ...rest: unknown[]) => number };
+    const open = realFs.openSync;
+    for (const [code, said] of [
+      ['EACCES', /permission denied/],
+      ['EROFS', /the file system is read-only/],
+    ] as const) {
+      for (const existing of [false, true]) {
+        const { dir, git } = gitRepo(`denied-${code}-${existing}`);
+        if (existing) {
+          fs.mkdirSync(path.join(dir, '.claude'));
+          fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), '{ "model": "opus" }\n');
+        }
+        const before = snapshot(dir);
+        const denied = path.join(dir, '.claude') + path.sep;
+        realFs.openSync = (p, ...rest) => {
+          if (String(p).startsWith(denied)) throw Object.assign(new Error(`${code}: refused, open '${String(p)}'`), { code, path: String(p) });
+          return open(p, ...rest);
+        };
+        shown = [];
+        let r: Result;
+        try {
+          r = await run('rawr.installClaudeHooks', { folder: dir });
+        } finally {
+          realFs.openSync = open;
+        }
+        const name = `${code}, settings ${existing ? 'there' : 'absent'}`;
+        assert.equal(r.ok, false, name);
+        assert.equal(shown.at(-1)!.kind, 'error', name);
+        assert.ok(shown.at(-1)!.text.includes(`cannot write ${path.join(dir, '.claude/settings.local.json')}: `), shown.at(-1)!.text);
+        assert.match(shown.at(-1)!.text, said, name);
+        assert.doesNotMatch(shown.at(-1)!.text, /\.tmp\b/, `${name}: not rawr's temp file`);
+        assert.deepEqual(snapshot(dir), before, `${name}: no .claude/ made, no backup or .rawr/ left, exclude untouched`);
+        if (!existing) assert.equal(git('status', '--porcelain'), '', name);
+      }
+    }
   });
 });

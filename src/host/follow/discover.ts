@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { jsonLinesTail } from '../../core/hooks/shared/readFrom';
 import { sessionDirName } from '../../core/hooks/shared/store';
+import { codexHome as codexHomeOf } from '../../core/hooks/codex/home';
 
 export type AgentKind = 'claude' | 'codex';
 
@@ -25,7 +26,7 @@ export function claudeHome(env: NodeJS.ProcessEnv = process.env): string {
   return env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), '.claude');
 }
 export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.CODEX_HOME || path.join(os.homedir(), '.codex');
+  return codexHomeOf({ ...env, HOME: os.homedir() })!; // the same folder rawr's Codex hooks are installed in
 }
 
 /** Claude Code's project folder name for a working directory. */

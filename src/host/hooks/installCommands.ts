@@ -11,16 +11,30 @@
  * to trust the hooks (Codex skips untrusted hooks silently).
  * "Rawr: Remove Claude Code Hooks" / "Rawr: Remove Codex Hooks" take back exactly what install added
  * (uninstaller.ts), and ask whether rawr's session state goes too.
+ * A symlinked settings file (a dotfiles repository's) is written through only when the person says so
+ * (symlinkQuestion.ts: the editor has no `--follow-symlinks`).
  * Arguments for scripted use (tests): `{ folder?: string, trust?: boolean, move?: boolean, steer?: boolean,
- * purge?: boolean }` skip the questions.
+ * purge?: boolean, followSymlinks?: boolean }` skip the questions.
  */
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { shellQuote } from '../../core/hooks/shared/hooksConfig';
-import { type ClaudeInstallHints, CODEX_TRUST_NOTE, installClaude, installCodex } from '../../core/hooks/shared/installer';
-import { type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
+import {
+  CLAUDE_LOCAL_SETTINGS,
+  CLAUDE_SHARED_SETTINGS,
+  type ClaudeInstallHints,
+  CODEX_TRUST_NOTE,
+  codexStateDir,
+  installClaude,
+  installCodex,
+} from '../../core/hooks/shared/installer';
+import { readRecord } from '../../core/hooks/shared/installState';
+import { followSymlinksFor, inEditorWords, type Written } from './symlinkQuestion';
+import { codexSessionState, type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
 import { ensureLauncher } from './launcher';
+import { codexHome } from '../../core/hooks/codex/home';
 
 export const INSTALL_CLAUDE_HOOKS = 'rawr.installClaudeHooks';
 export const INSTALL_CODEX_HOOKS = 'rawr.installCodexHooks';
@@ -42,6 +56,8 @@ interface Args {
   trust?: boolean;
   move?: boolean;
   steer?: boolean;
+  /** Write through a symlinked settings file (or folder) without asking (symlinkQuestion.ts). */
+  followSymlinks?: boolean;
 }
 const argsOf = (a: unknown): Args => (typeof a === 'object' && a !== null ? (a as Args) : {});
 
@@ -71,7 +87,7 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
     const long = r.lines.some((l) => l.includes('\n'));
     const text = r.lines
       .map((l) =>
-        l
+        inEditorWords(l)
           .replace(/^rawr: /, '')
           .split('\n')[0]!
           .replace(/:$/, ''),
@@ -89,14 +105,20 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
       ? vscode.workspace.workspaceFolders[0]!.uri.fsPath
       : (await vscode.window.showWorkspaceFolderPick({ placeHolder }))?.uri.fsPath);
   /** Whether rawr's session state goes too (asked unless the arguments say). */
-  const purgeOf = async (a: Args, where: string): Promise<boolean | undefined> => {
+  const purgeOf = async (a: Args, where: string[]): Promise<boolean | undefined> => {
     if (a.purge !== undefined) return a.purge;
-    const pick = await vscode.window.showWarningMessage(
-      `Remove rawr's hooks and settings? rawr's session state (${where}: snapshots, steering state) can go too.`,
-      { modal: true },
-      'Remove hooks',
-      'Remove hooks and state',
-    );
+    const pick = where.length
+      ? await vscode.window.showWarningMessage(
+          `Remove rawr's hooks and settings? rawr's session state (${where.join(', ')}: snapshots, steering state) can go too.`,
+          { modal: true },
+          'Remove hooks',
+          'Remove hooks and state',
+        )
+      : await vscode.window.showWarningMessage(
+          "Remove rawr's hooks and settings? (No session state of rawr's in this window's folders.)",
+          { modal: true },
+          'Remove hooks',
+        );
     return pick === undefined ? undefined : pick === 'Remove hooks and state';
   };
   /** A command's body; what it throws (a `.rawr` that is a file, a folder rawr may not write) is said, not a stack in VS Code's own popup. */
@@ -146,13 +168,12 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
         const base = {
           projectDir: folder,
           commandPrefix: shellQuote(launcherPath()),
-          followSymlinks: false,
           steer: a.steer ?? true,
           home: os.homedir(),
           hints: EDITOR_HINTS,
         };
         let move = a.move;
-        if (move === undefined && (await installClaude({ ...base, write: false })).legacy) {
+        if (move === undefined && (await installClaude({ ...base, followSymlinks: false, write: false })).legacy) {
           const pick = await vscode.window.showWarningMessage(
             "An earlier rawr put its Claude Code hooks into this folder's shared .claude/settings.json, which teams commit: a collaborator's Claude Code would run this machine's paths. Move them into the personal .claude/settings.local.json?",
             { modal: true },
@@ -162,7 +183,10 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
           if (!pick) return { ok: false, lines: ['cancelled'] };
           move = pick === 'Move';
         }
-        const r = await installClaude({ ...base, write: true, ...(move !== undefined ? { move } : {}) });
+        const written = [CLAUDE_LOCAL_SETTINGS, ...(move ? [CLAUDE_SHARED_SETTINGS] : [])].map((f) => ({ file: path.join(folder, f), within: folder }));
+        const followSymlinks = await followSymlinksFor(written, 'install', a.followSymlinks);
+        if (followSymlinks === undefined) return { ok: false, lines: ['cancelled'] };
+        const r = await installClaude({ ...base, followSymlinks, write: true, ...(move !== undefined ? { move } : {}) });
         return report(r, 'Claude Code hooks');
       }),
     ),
@@ -185,7 +209,10 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
           if (!pick) return { ok: false, lines: ['cancelled'] };
           trust = pick === 'Install and trust';
         }
-        const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks: false });
+        const written = ['hooks.json', ...(trust ? ['config.toml'] : [])].map((f) => ({ file: path.join(codexHome, f) }));
+        const followSymlinks = await followSymlinksFor(written, 'install', a.followSymlinks);
+        if (followSymlinks === undefined) return { ok: false, lines: ['cancelled'] };
+        const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks });
         if (r.ok) r.lines.push('Start a new Codex session to use them. Remove them: run Rawr: Remove Codex Hooks.');
         return report(r, 'Codex hooks');
       }),
@@ -204,9 +231,12 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
           'Rawr: open the project folder first; Claude Code hooks are removed per project (.claude/settings.local.json).',
         );
         if (!folder) return { ok: false, lines: ['no folder'] };
-        const purge = await purgeOf(a, path.join(folder, '.rawr', 'claude'));
+        const purge = await purgeOf(a, [path.join(folder, '.rawr', 'claude')]);
         if (purge === undefined) return { ok: false, lines: ['cancelled'] };
-        return removed(await uninstallClaude({ projectDir: folder, purge, followSymlinks: false, purgeHint: EDITOR_PURGE_HINT }), 'Claude Code hooks');
+        const written = [CLAUDE_LOCAL_SETTINGS, CLAUDE_SHARED_SETTINGS].map((f) => ({ file: path.join(folder, f), within: folder }));
+        const followSymlinks = await followSymlinksFor(written, 'remove', a.followSymlinks);
+        if (followSymlinks === undefined) return { ok: false, lines: ['cancelled'] };
+        return removed(await uninstallClaude({ projectDir: folder, purge, followSymlinks, purgeHint: EDITOR_PURGE_HINT }), 'Claude Code hooks');
       }),
     ),
     vscode.commands.registerCommand(
@@ -214,16 +244,34 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
       guarded('Codex hooks', 'not fully removed', async (raw?: unknown) => {
         const a = argsOf(raw);
         const codexHome = codexHomeDir();
-        const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-        const purge = await purgeOf(a, folder ? path.join(folder, '.rawr', 'codex') : 'none in this window');
+        // Codex's hooks serve every folder, so its session state goes from every folder of the window that has some.
+        const withState = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath).filter((f) => codexSessionState(f) !== undefined);
+        const purge = await purgeOf(
+          a,
+          withState.map((f) => path.join(f, '.rawr', 'codex')),
+        );
         if (purge === undefined) return { ok: false, lines: ['cancelled'] };
-        return removed(await uninstallCodex({ codexHome, followSymlinks: false, ...(purge && folder ? { purgeProject: folder } : {}) }), 'Codex hooks');
+        const followSymlinks = await followSymlinksFor(codexRemoveWrites(codexHome), 'remove', a.followSymlinks);
+        if (followSymlinks === undefined) return { ok: false, lines: ['cancelled'] };
+        return removed(await uninstallCodex({ codexHome, followSymlinks, ...(purge ? { purgeProjects: withState } : {}) }), 'Codex hooks');
       }),
     ),
   );
 }
 
-/** Where Codex keeps its hooks for this user: `$CODEX_HOME`, else `~/.codex` (what install and uninstall both edit). */
+/** What Remove Codex Hooks may write: hooks.json, and config.toml only where rawr trusted its hooks (else it is left unread). */
+function codexRemoveWrites(codexHome: string): Written[] {
+  const toml = path.join(codexHome, 'config.toml');
+  let trusted = false;
+  try {
+    trusted = Object.hasOwn(readRecord(codexStateDir(codexHome)).files, fs.realpathSync(toml));
+  } catch {
+    /* no config.toml */
+  }
+  return [{ file: path.join(codexHome, 'hooks.json') }, ...(trusted ? [{ file: toml }] : [])];
+}
+
+/** Where Codex keeps its hooks for this user (codex/home.ts, as the CLI and the follow view); HOME as Node reads it. */
 function codexHomeDir(): string {
-  return process.env.CODEX_HOME ? path.resolve(process.env.CODEX_HOME) : path.join(os.homedir(), '.codex');
+  return codexHome({ ...process.env, HOME: os.homedir() })!;
 }

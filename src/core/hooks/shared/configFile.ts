@@ -55,21 +55,36 @@ function realAncestor(p: string): string {
   }
 }
 
+/**
+ * The symlink a write of `file` would go through, when there is one: a folder on the way that leads
+ * outside `within`, or the file itself (to an existing target; a dangling link is refused either way).
+ * The editor asks about it before it writes (a person there has no `--follow-symlinks` to pass).
+ */
+export function symlinkOnTheWay(file: string, within?: string): { link: string; to: string; folder: boolean } | undefined {
+  const abs = path.resolve(file);
+  if (within !== undefined) {
+    const dir = realAncestor(path.dirname(abs));
+    if (!isInside(dir, fs.realpathSync(within))) return { link: path.dirname(abs), to: dir, folder: true };
+  }
+  try {
+    if (fs.lstatSync(abs).isSymbolicLink()) return { link: abs, to: fs.realpathSync(abs), folder: false };
+  } catch {
+    /* absent, or a dangling link: no target to write through */
+  }
+  return undefined;
+}
+
 export async function readConfigFile(
   file: string,
   opts: { followSymlinks: boolean; within?: string },
 ): Promise<{ ok: true; file: ConfigFile } | { ok: false; reason: string }> {
   const abs = path.resolve(file);
-  if (opts.within !== undefined) {
-    const dir = realAncestor(path.dirname(abs));
-    const within = fs.realpathSync(opts.within);
-    if (!isInside(dir, within) && !opts.followSymlinks) {
-      return {
-        ok: false,
-        reason: `${path.dirname(abs)} leads outside ${opts.within} (to ${dir}) through a symlink; nothing written (--follow-symlinks writes there)`,
-      };
-    }
-  }
+  const outside = opts.within !== undefined ? symlinkOnTheWay(abs, opts.within) : undefined;
+  if (outside?.folder && !opts.followSymlinks)
+    return {
+      ok: false,
+      reason: `${outside.link} leads outside ${opts.within} (to ${outside.to}) through a symlink; nothing written (--follow-symlinks writes there)`,
+    };
   let target = abs;
   let followedFrom: string | undefined;
   let lst: fs.Stats | undefined;
@@ -143,13 +158,50 @@ export function readOnlyReason(f: ConfigFile): string | undefined {
 export function writeConfigFile(f: ConfigFile, text: string, backupTo?: string): { backup?: string } {
   const readOnly = readOnlyReason(f);
   if (readOnly !== undefined) throw new Error(readOnly);
-  fs.mkdirSync(path.dirname(f.target), { recursive: true });
-  let backup: string | undefined;
-  if (f.text !== undefined) {
-    backup = backupTo ?? `${f.target}.rawr-backup`;
-    fs.mkdirSync(path.dirname(backup), { recursive: true, mode: 0o700 });
-    writeWithMode(backup, f.text, f.mode);
+  // A write the system refuses (a folder not writable, a read-only file system, a full disk) leaves
+  // nothing behind: the folders made for it and the backup written for it go again (an earlier backup is put back).
+  const undo: Array<() => void> = [];
+  try {
+    undo.push(madeFolders(path.dirname(f.target), fs.mkdirSync(path.dirname(f.target), { recursive: true })));
+    let backup: string | undefined;
+    if (f.text !== undefined) {
+      const to = backupTo ?? `${f.target}.rawr-backup`;
+      undo.push(madeFolders(path.dirname(to), fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 })));
+      const earlier = fs.existsSync(to) ? fs.readFileSync(to) : undefined;
+      undo.push(() => (earlier === undefined ? fs.rmSync(to, { force: true }) : fs.writeFileSync(to, earlier)));
+      writeWithMode(to, f.text, f.mode);
+      backup = to;
+    }
+    writeWithMode(f.target, text, f.mode);
+    return backup !== undefined ? { backup } : {};
+  } catch (err) {
+    for (const u of undo.reverse()) {
+      try {
+        u();
+      } catch {
+        /* as much as the system lets rawr take back */
+      }
+    }
+    throw new Error(writeFailure(f.target, err as NodeJS.ErrnoException), { cause: err });
   }
-  writeWithMode(f.target, text, f.mode);
-  return backup !== undefined ? { backup } : {};
+}
+
+/** Undoes `mkdirSync(dir, { recursive: true })`, which returned `first` (the top folder it made, if any): each made folder, if still empty. */
+function madeFolders(dir: string, first: string | undefined): () => void {
+  return () => {
+    if (first === undefined) return;
+    for (let d = dir; isInside(d, first); d = path.dirname(d)) fs.rmdirSync(d);
+  };
+}
+
+/** A refused write in a sentence: the file the person knows (not rawr's temp file) and what the system said. */
+function writeFailure(target: string, err: NodeJS.ErrnoException): string {
+  const why: Record<string, string> = {
+    EACCES: 'permission denied (its folder is not writable by this user)',
+    EPERM: 'not permitted (its folder is not writable by this user)',
+    EROFS: 'the file system is read-only',
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'the disk quota is used up',
+  };
+  return `cannot write ${target}: ${(err.code && why[err.code]) ?? err.message}; nothing written`;
 }

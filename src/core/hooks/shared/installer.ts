@@ -424,17 +424,22 @@ export async function installCodex(o: {
   }
   const stateDir = codexStateDir(o.codexHome);
   const homeExisted = fs.existsSync(o.codexHome);
+  const stateExisted = fs.existsSync(stateDir);
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  return withInstallLock(stateDir, async () => {
+  const result = await withInstallLock(stateDir, async () => {
     const track: Tracking = { stateDir, record: readRecord(stateDir) };
     // rawr's state folder is made first, so the hooks file's own record cannot tell that $CODEX_HOME was new
     if (!homeExisted) track.record.codexHomeCreated = true;
     try {
       return await codexWrites(o, config, hooksPath, track);
     } finally {
-      writeRecord(stateDir, track.record);
+      // a record only where there is something to take back (a refused first install wrote nothing)
+      if (stateExisted || Object.keys(track.record.files).length > 0) writeRecord(stateDir, track.record);
     }
   });
+  // A refused install leaves no trace: the state folder it made for its lock (and $CODEX_HOME, if it made that) goes again.
+  if (!result.ok && !stateExisted && removeIfEmpty(stateDir, ['backup']) && !homeExisted) removeIfEmpty(o.codexHome);
+  return result;
 }
 
 async function codexWrites(

@@ -172,7 +172,11 @@ export async function uninstallClaude(o: {
   return r;
 }
 
-export async function uninstallCodex(o: { codexHome: string; followSymlinks: boolean; purgeProject?: string }): Promise<UninstallResult> {
+/** A project's Codex session state (`<project>/.rawr/codex/`) when it is there as a real folder (never through a symlink). */
+export const codexSessionState = (project: string): string | undefined => realDir(path.join(project, '.rawr')) && realDir(path.join(project, '.rawr', 'codex'));
+
+/** `purgeProjects`: the projects whose Codex session state goes too (the CLI: the current folder; the editor: its folders). */
+export async function uninstallCodex(o: { codexHome: string; followSymlinks: boolean; purgeProjects?: string[] }): Promise<UninstallResult> {
   const stateDir = realDir(codexStateDir(o.codexHome));
   const record = stateDir ? readRecord(stateDir) : { files: {} };
   const work = async (): Promise<UninstallResult> => {
@@ -204,12 +208,12 @@ export async function uninstallCodex(o: { codexHome: string; followSymlinks: boo
   const r = stateDir ? await withInstallLock(stateDir, work) : await work();
   if (stateDir) removeIfEmpty(stateDir);
   if (record.codexHomeCreated && removeIfEmpty(o.codexHome)) r.lines.push(`rawr: removed ${o.codexHome} (rawr created it; nothing left in it)`);
-  if (o.purgeProject) {
-    const state = realDir(path.join(o.purgeProject, '.rawr', 'codex'));
+  for (const project of o.purgeProjects ?? []) {
+    const state = codexSessionState(project);
     if (state) {
       fs.rmSync(state, { recursive: true, force: true });
       r.lines.push(`rawr: removed ${state} (rawr's session state)`);
-      removeIfEmpty(path.join(o.purgeProject, '.rawr'));
+      removeIfEmpty(path.join(project, '.rawr'));
     }
   }
   if (r.lines.length === 0) return { ...r, nothing: true, lines: [`rawr: nothing of rawr's in ${o.codexHome}`] };

@@ -1,0 +1,49 @@
+/**
+ * The editor's `--follow-symlinks`. A settings file kept in a dotfiles repository is often a symlink (or
+ * sits in a symlinked `.claude/`); the CLI writes through it only with `--follow-symlinks`, a flag a
+ * person in VS Code cannot pass. So before Install or Remove writes, the editor names each symlink on the
+ * way and asks whether to write through it (the target changes, the link stays a link); dismissing the
+ * question writes nothing. A refusal that reaches a notification anyway (a link made meanwhile) says what
+ * to do in the editor, not the CLI flag.
+ */
+import * as vscode from 'vscode';
+import { symlinkOnTheWay } from '../../core/hooks/shared/configFile';
+
+export const WRITE_THROUGH = 'Write through the symlink';
+
+/** A file a command writes, and the folder it must stay in unless a symlink is followed. */
+export interface Written {
+  file: string;
+  within?: string;
+}
+
+/**
+ * Whether to follow the symlinks on the way to `files`: false when there are none, the person's answer
+ * when there are (undefined: they dismissed the question, nothing is written). `given` (scripted use) decides without asking.
+ */
+export async function followSymlinksFor(files: Written[], verb: 'install' | 'remove', given?: boolean): Promise<boolean | undefined> {
+  if (given !== undefined) return given;
+  const links = files.flatMap((f) => {
+    try {
+      return [symlinkOnTheWay(f.file, f.within)].filter((l) => l !== undefined);
+    } catch {
+      return []; // the folder is gone: the command's own read says so
+    }
+  });
+  if (links.length === 0) return false;
+  const named = links.map((l) => (l.folder ? `${l.link} leads to ${l.to} through a symlink` : `${l.link} is a symlink to ${l.to}`)).join('; ');
+  const doing = verb === 'install' ? "rawr's hooks go into" : "rawr's entries are taken out of";
+  const pick = await vscode.window.showWarningMessage(
+    `${named}. Write through it? ${doing} ${links.map((l) => l.to).join(', ')}, and the link stays a link. To keep rawr out of the link's target, cancel, replace the link with a copy of the file, and run the command again.`,
+    { modal: true },
+    WRITE_THROUGH,
+  );
+  return pick === WRITE_THROUGH ? true : undefined;
+}
+
+/** A refusal's CLI hint in the editor's words (see the file comment). */
+export const inEditorWords = (line: string): string =>
+  line.replace(
+    /\(--follow-symlinks ([^)]*)\)/g,
+    `(run the command again and choose "${WRITE_THROUGH}", which $1, or replace the link with a copy of the file)`,
+  );
