@@ -257,12 +257,13 @@ export function verdict(t: Totals): string {
 
 const OPTIMUM_NOTE = `  optimum: held under rawr's emergency line (${OPTIMUM_LIMIT_FRACTION * 100}% of the window), the limit of the targets; "at 100%": judged at the window itself (no margin for emergencies), fewer compactions than any policy that keeps a safety margin can make`;
 
-export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDir()): void {
+export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDir(), workspace = false): void {
   const { sessions, notes } = loadPhased(dir);
   console.log(`schedule quality on labelled phased sessions (${dir}, ${sessions.length} session(s), post-compaction ${DEFAULT_POST_TOKENS / 1000}k):`);
   for (const n of notes) console.log(`  ${n}`);
   if (sessions.length === 0) return;
-  const rows = evaluateSessions(sessions, settings, prompts);
+  // --workspace: the folder is one workspace, its sessions threads in name order.
+  const rows = evaluateSessions(sessions, settings, prompts, DEFAULT_POST_TOKENS, workspace);
   console.log(`  session                ${HEADER}   rawr lines`);
   for (const r of rows) console.log(row(r.name, totals([r]), null, `   ${r.rawr.lines.join(',')}`));
   const t = totals(rows);
@@ -528,7 +529,7 @@ if (require.main === module) {
     if (argv.includes('--limits')) return printLimits(seed, count);
     // Loaded only here: phasedBound.ts imports this file (the bench's judge and totals).
     if (argv.includes('--bound')) return (await import('./phasedBound.js')).printBound(set.settings, set.prompts, seed, count, to, argv);
-    if (!argv.includes('--generated')) printPhased(set.settings, set.prompts, dir);
+    if (!argv.includes('--generated')) printPhased(set.settings, set.prompts, dir, argv.includes('--workspace'));
     if (!argv.includes('--shared')) printGenerated(set.settings, set.prompts, seed, count, to, argv.includes('--workspace'));
     if (argv.includes('--loo')) leaveOneOut(loadPhased(dir).sessions, set.settings, set.prompts);
   })();

@@ -25,6 +25,7 @@
 import type { Settings } from '../settings/schema';
 import type { PlanState } from '../signals/plan';
 import type { BoundaryKind, BoundarySignal } from '../signals/types';
+import { empiricalScenarios } from './predictive';
 
 /** The boundary kinds that close a phase (the early tier's kinds by default: real units of work). */
 export const PHASE_CLOSE_KINDS: readonly BoundaryKind[] = ['commit', 'plan_checkpoint', 'pr_checkpoint'];
@@ -432,13 +433,33 @@ export function compareNowAndWait(i: {
   const exceeded = (x: number) => fresh + x >= line;
   // Enough phases of this thread: the scenarios come from its own forecast errors, each weighing the same.
   const own = i.phases >= CALIBRATED_MIN_PHASES ? calibratedScenarios(i.history ?? i.samples, exceeded) : null;
+  // EXPERIMENT: 65a59e2's empirical predictive (E) from the fourth phase on, no margin (RAWR_PRED_EMP=1).
+  const fitH = (i.history ?? i.samples).filter((x) => x > 0 && !exceeded(x));
+  const emp =
+    process.env.RAWR_PRED_EMP === '1' && own
+      ? [
+          ...(empiricalScenarios(fitH) ?? []),
+          ...(i.history ?? i.samples)
+            .slice(-3)
+            .filter((x) => x > 0 && exceeded(x))
+            .map((x) => ({ x, weight: 20 / Math.max(1, fitH.length - 1) })),
+        ]
+      : null;
   const calibrated = own ?? (i.phases >= 1 && i.priorThreads ? crossThreadScenarios(i.history ?? i.samples, i.priorThreads, exceeded) : null);
   // Else the recent phases, ranked before the filter: a dropped (non-positive) sample does not move the others' weights.
   const base = (
-    calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
+    emp && emp.length > 0
+      ? emp.map(({ x, weight }) => ({ x, weight }))
+      : calibrated
+        ? calibrated.map((x) => ({ x, weight: 1 }))
+        : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
   ).filter(({ x }) => x > 0);
   const emergencyWeights = i.emergencyWeight ?? EMERGENCY_WEIGHT;
-  const emergencyWeight = calibrated ? emergencyWeights.calibrated : emergencyWeights.recent;
+  const emergencyWeight = own
+    ? emergencyWeights.calibrated
+    : calibrated
+      ? Number(process.env.RAWR_EW_CROSS ?? emergencyWeights.calibrated)
+      : emergencyWeights.recent;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
@@ -450,10 +471,14 @@ export function compareNowAndWait(i: {
   // next, and one long phase — the session's first, read-everything phase most often — fades over the next
   // closes instead of counting as much as the latest until it drops out of the recent ones.
   const scenarios = base.flatMap(({ x: from, weight }) =>
-    (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) => [
-      { from, x: Math.round(x), weight },
-      { from, x: Math.round(x * margin), weight },
-    ]),
+    (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) =>
+      emp && emp.length > 0
+        ? [{ from, x: Math.round(x), weight }]
+        : [
+            { from, x: Math.round(x), weight },
+            { from, x: Math.round(x * margin), weight },
+          ],
+    ),
   );
   const planned = i.remaining !== null && i.remaining > 0;
   const horizon = planned ? i.remaining! : Math.max(2, Math.ceil((2 * Math.max(1, line - fresh)) / typical));
@@ -485,7 +510,7 @@ export function compareNowAndWait(i: {
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
   now /= k;
   wait /= k;
-  const compact = now < wait - 1e-9;
+  const compact = now < wait - Number(process.env.RAWR_TIE ?? 1e-9);
   return {
     compact,
     now,
