@@ -24,6 +24,7 @@ import {
   type PhaseLabels,
   type ScheduleScore,
 } from '../../src/core/replay/schedule';
+import { PRIOR_THREADS } from '../../src/core/service/coreService';
 import type { Settings } from '../../src/core/settings/schema';
 import { CAUSAL_PS, LOOKAHEAD_LAMBDAS, causalFrontier, causalRule, familyPool, lookaheadRule } from './phasedCausal';
 import { generateFamilies, sessionSeed } from './phasedGen';
@@ -101,20 +102,16 @@ export function rawrSchedule(
 }
 
 /** What the host gives a thread as its `phase_prior` (ReplayOptions.prior). */
-export type WorkspacePrior = { phases: number[]; threads: number[][] };
-
-/** Earlier threads the product reads the prior from (coreService.ts PRIOR_THREADS). */
-const PRIOR_THREADS = 5;
+export type WorkspacePrior = { phases: number[] };
 
 /**
  * `--workspace`: the prior a thread gets from the earlier threads of its workspace, as
  * workspacePhasePrior (coreService.ts) reads it: from each of the last PRIOR_THREADS threads its last
- * decision's samples (its last `forecast_recent_phases` phases), at most 20 in all; and, one list per
- * thread, their phases.
+ * decision's samples (its last `forecast_recent_phases` phases), at most 20 in all.
  */
 export function workspacePrior(earlier: readonly (readonly number[])[], settings: Settings): WorkspacePrior {
   const last = earlier.slice(-PRIOR_THREADS).filter((t) => t.length > 0);
-  return { phases: last.flatMap((t) => t.slice(-settings.forecast_recent_phases)).slice(-20), threads: last.map((t) => t.slice(0, 20)) };
+  return { phases: last.flatMap((t) => t.slice(-settings.forecast_recent_phases)).slice(-20) };
 }
 
 const optimumOf = (labels: PhaseLabels, limit: number, postTokens: number) => {

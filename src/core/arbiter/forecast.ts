@@ -25,7 +25,6 @@
 import type { Settings } from '../settings/schema';
 import type { PlanState } from '../signals/plan';
 import type { BoundaryKind, BoundarySignal } from '../signals/types';
-import { empiricalScenarios } from './predictive';
 
 /** The boundary kinds that close a phase (the early tier's kinds by default: real units of work). */
 export const PHASE_CLOSE_KINDS: readonly BoundaryKind[] = ['commit', 'plan_checkpoint', 'pr_checkpoint'];
@@ -47,8 +46,6 @@ export interface ForecastState {
   phases: number[];
   /** Phase sizes of earlier threads in this workspace, oldest first (bounded); empty: none known. */
   prior: number[];
-  /** The earlier threads' phase sizes one list per thread (each its first phases, bounded); absent: not known. */
-  priorThreads?: number[][];
   /**
    * What a compaction leaves: the context right after this thread's last compaction. null before one: the
    * engine does not take the first count it sees for a fresh context (a resumed session or a transcript
@@ -96,17 +93,8 @@ export function onPhaseClose(f: ForecastState, window: number): ForecastState {
   return { ...f, closeAt: f.grown, phases };
 }
 
-/** Earlier threads kept per thread in the prior (the product reads the last five). */
-const MAX_PRIOR_THREADS = 10;
-
-export function withPrior(f: ForecastState, prior: readonly number[], threads?: readonly (readonly number[])[]): ForecastState {
-  const valid = (xs: readonly number[]) => xs.filter((x) => Number.isFinite(x) && x > 0);
-  const lists = (threads ?? [])
-    .map((t) => valid(t).slice(0, MAX_PHASES))
-    .filter((t) => t.length >= 2)
-    .slice(-MAX_PRIOR_THREADS);
-  const { priorThreads: _, ...rest } = f;
-  return { ...rest, prior: valid(prior).slice(-MAX_PHASES), ...(lists.length > 0 ? { priorThreads: lists } : {}) };
+export function withPrior(f: ForecastState, prior: readonly number[]): ForecastState {
+  return { ...f, prior: prior.filter((x) => Number.isFinite(x) && x > 0).slice(-MAX_PHASES) };
 }
 
 export interface PhaseForecast {
@@ -131,8 +119,6 @@ export interface PhaseForecast {
    * is how a causal policy can estimate what the hindsight optimum knows: where the session ends.
    */
   remainingPhases?: number | null;
-  /** Earlier threads' phase sizes, one list per thread (ForecastState.priorThreads). */
-  priorThreads?: number[][];
 }
 
 export function forecastNext(f: ForecastState, s: Settings, window: number, plan: PlanState | null): PhaseForecast {
@@ -160,7 +146,6 @@ export function forecastNext(f: ForecastState, s: Settings, window: number, plan
     planFinished,
     freshTokens: f.fresh ?? 0,
     remainingPhases: plan !== null && plan.steps.length > 0 ? plan.steps.filter((st) => st.status !== 'completed').length : null,
-    ...(f.priorThreads ? { priorThreads: f.priorThreads } : {}),
   };
 }
 
@@ -291,10 +276,7 @@ export function outlook(from: number, phases: readonly number[], line: number, f
  * bench's families meet the targets they can on seeds 1-10 with the shared sessions unchanged, held out
  * on seeds 11-20; docs/benchmarks.md, "Schedule quality").
  */
-export const EMERGENCY_WEIGHT = {
-  recent: Number(process.env.RAWR_EW_RECENT ?? 3.5),
-  calibrated: Number(process.env.RAWR_EW_CALIBRATED ?? 4.75),
-} as const;
+export const EMERGENCY_WEIGHT = { recent: 3.5, calibrated: 4.75 } as const;
 
 /** Relative uncertainty of a phase forecast resting on fewer than three phases of this thread. */
 const FEW_PHASES_SPREAD = 0.15;
@@ -358,31 +340,6 @@ export function calibratedFit(history: readonly number[], exceeded: (x: number) 
   return { scenarios: [...scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))], smoothing: a, errors: fit.length - 1 };
 }
 
-/**
- * EXPERIMENT (issue 33, a prior across threads): while this thread has fewer than CALIBRATED_MIN_PHASES
- * phases, its level times the earlier threads' forecast errors at the same point (the phase after their
- * first n, over the level of those n, n = this thread's phases so far): a workspace whose threads walk
- * gives walk-like early odds, one whose phases are drawn alike narrow ones. null: fewer than three earlier
- * threads reached that point (today's recent scenarios decide).
- */
-export function crossThreadScenarios(history: readonly number[], threads: readonly (readonly number[])[], exceeded: (x: number) => boolean): number[] | null {
-  if (process.env.RAWR_CROSS === '0') return null;
-  const fitOf = (xs: readonly number[]) => xs.filter((x) => x > 0 && !exceeded(x));
-  const fit = fitOf(history);
-  const n = fit.length;
-  if (n < 1 || n >= CALIBRATED_MIN_PHASES) return null;
-  const ts = threads.map(fitOf).filter((t) => t.length > n);
-  if (ts.length < 3) return null;
-  const errAt = (t: readonly number[], j: number, a: number) => t[j]! / levelOf(t.slice(0, j), a);
-  const logError = (a: number) => ts.reduce((e, t) => e + Math.abs(Math.log(errAt(t, n, a))), 0);
-  const a = LEVEL_SMOOTHINGS.reduce((best, x) => (logError(x) < logError(best) - 1e-9 ? x : best));
-  const level = levelOf(fit, a);
-  const mode = process.env.RAWR_CROSS_MODE ?? 'matched';
-  const errors = mode === 'steps' ? ts.flatMap((t) => t.slice(1).map((x, j) => x / t[j]!)) : ts.map((t) => errAt(t, n, a));
-  const base = mode === 'steps' ? fit[n - 1]! : level;
-  return [...errors.map((e) => Math.round(base * e)), ...history.slice(-3).filter((x) => x > 0 && exceeded(x))];
-}
-
 export interface Comparison {
   compact: boolean;
   /** Expected cost of compacting now and of waiting. */
@@ -423,8 +380,6 @@ export function compareNowAndWait(i: {
   into?: number;
   /** What an emergency costs, in compactions, per kind of scenario; default EMERGENCY_WEIGHT (the bench asks at other weights). */
   emergencyWeight?: { readonly recent: number; readonly calibrated: number };
-  /** Earlier threads' phase sizes, one list per thread (PhaseForecast.priorThreads): their early forecast errors. */
-  priorThreads?: readonly (readonly number[])[];
 }): Comparison {
   const line = emergencyLine(i.window, i.settings);
   const fresh = Math.min(i.fresh, i.used);
@@ -432,53 +387,28 @@ export function compareNowAndWait(i: {
   const margin = 1 + i.settings.forecast_margin_percent / 100;
   const exceeded = (x: number) => fresh + x >= line;
   // Enough phases of this thread: the scenarios come from its own forecast errors, each weighing the same.
-  const own = i.phases >= CALIBRATED_MIN_PHASES ? calibratedScenarios(i.history ?? i.samples, exceeded) : null;
-  // EXPERIMENT: 65a59e2's empirical predictive (E) from the fourth phase on, no margin (RAWR_PRED_EMP=1).
-  const fitH = (i.history ?? i.samples).filter((x) => x > 0 && !exceeded(x));
-  const emp =
-    process.env.RAWR_PRED_EMP === '1' && own
-      ? [
-          ...(empiricalScenarios(fitH) ?? []),
-          ...(i.history ?? i.samples)
-            .slice(-3)
-            .filter((x) => x > 0 && exceeded(x))
-            .map((x) => ({ x, weight: 20 / Math.max(1, fitH.length - 1) })),
-        ]
-      : null;
-  const calibrated = own ?? (i.phases >= 1 && i.priorThreads ? crossThreadScenarios(i.history ?? i.samples, i.priorThreads, exceeded) : null);
+  const calibrated = i.phases >= CALIBRATED_MIN_PHASES ? calibratedScenarios(i.history ?? i.samples, exceeded) : null;
   // Else the recent phases, ranked before the filter: a dropped (non-positive) sample does not move the others' weights.
   const base = (
-    emp && emp.length > 0
-      ? emp.map(({ x, weight }) => ({ x, weight }))
-      : calibrated
-        ? calibrated.map((x) => ({ x, weight: 1 }))
-        : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
+    calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
   ).filter(({ x }) => x > 0);
   const emergencyWeights = i.emergencyWeight ?? EMERGENCY_WEIGHT;
-  const emergencyWeight = own
-    ? emergencyWeights.calibrated
-    : calibrated
-      ? Number(process.env.RAWR_EW_CROSS ?? emergencyWeights.calibrated)
-      : emergencyWeights.recent;
+  const emergencyWeight = calibrated ? emergencyWeights.calibrated : emergencyWeights.recent;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
   // next one is about that size.
-  const spread = i.phases >= 3 || calibrated ? 0 : FEW_PHASES_SPREAD;
+  const spread = i.phases >= 3 ? 0 : FEW_PHASES_SPREAD;
   // Each scenario as measured and with the margin: the forecast may err either way.
   // A recent phase weighs as its rank among them, oldest 1 (and the trend, last, the most): phases drift
   // over a session (research, then drafting, then implementing), so the latest is the best evidence of the
   // next, and one long phase — the session's first, read-everything phase most often — fades over the next
   // closes instead of counting as much as the latest until it drops out of the recent ones.
   const scenarios = base.flatMap(({ x: from, weight }) =>
-    (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) =>
-      emp && emp.length > 0
-        ? [{ from, x: Math.round(x), weight }]
-        : [
-            { from, x: Math.round(x), weight },
-            { from, x: Math.round(x * margin), weight },
-          ],
-    ),
+    (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) => [
+      { from, x: Math.round(x), weight },
+      { from, x: Math.round(x * margin), weight },
+    ]),
   );
   const planned = i.remaining !== null && i.remaining > 0;
   const horizon = planned ? i.remaining! : Math.max(2, Math.ceil((2 * Math.max(1, line - fresh)) / typical));
@@ -510,7 +440,7 @@ export function compareNowAndWait(i: {
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
   now /= k;
   wait /= k;
-  const compact = now < wait - Number(process.env.RAWR_TIE ?? 1e-9);
+  const compact = now < wait - 1e-9;
   return {
     compact,
     now,
@@ -579,7 +509,6 @@ export function forecastVerdict(i: {
     phases: f.basis === 'thread' ? f.phases : 0,
     ...(f.basis === 'thread' && f.history ? { history: f.history } : {}),
     into: f.sinceClose,
-    ...(f.basis === 'thread' && f.priorThreads ? { priorThreads: f.priorThreads } : {}),
   });
   const ahead2 = cmp.planned
     ? `the ${cmp.horizon} planned phase${cmp.horizon === 1 ? '' : 's'} ahead`

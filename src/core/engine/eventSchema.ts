@@ -51,10 +51,5 @@ export const EngineEventSchema: z.ZodType<EngineEvent> = z.discriminatedUnion('t
   z.object({ type: z.literal('overflow'), at, error: z.string().max(10_000) }),
   z.object({ type: z.literal('settings'), at, settings: SettingsSchema, prompts: PromptsSchema.optional() }),
   /** Phase sizes of earlier threads in the workspace (the phase forecast's prior). */
-  z.object({
-    type: z.literal('phase_prior'),
-    at,
-    phases: z.array(z.number().finite().nonnegative()).max(100),
-    threads: z.array(z.array(z.number().finite().nonnegative()).max(100)).max(20).optional(),
-  }),
+  z.object({ type: z.literal('phase_prior'), at, phases: z.array(z.number().finite().nonnegative()).max(100) }),
 ]);

@@ -121,7 +121,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       return withState(s, { tokens: { used: ev.used, window: ev.window }, forecast });
     }
     case 'phase_prior':
-      return { ...s, forecast: withPrior(s.forecast, ev.phases, ev.threads) };
+      return { ...s, forecast: withPrior(s.forecast, ev.phases) };
     case 'user_message': {
       if (active) {
         fx.push({ type: 'hold_user_message', text: ev.text, reason: 'sequence_running' });

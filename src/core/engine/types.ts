@@ -233,13 +233,7 @@ export type EngineEvent =
   | { type: 'overflow'; at: number; error: string }
   | { type: 'settings'; at: number; settings: Settings; prompts?: Prompts }
   /** Phase sizes of earlier threads in the workspace: the forecast's prior before this thread completes a phase. */
-  | {
-      type: 'phase_prior';
-      at: number;
-      phases: number[];
-      /** The same earlier threads' completed phase sizes, one list per thread (oldest thread first, each oldest phase first): their early forecast errors. */
-      threads?: number[][];
-    };
+  | { type: 'phase_prior'; at: number; phases: number[] };
 
 /**
  * What the host must do after a step: commands, executed in one place, the host's effect executor

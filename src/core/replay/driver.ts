@@ -62,7 +62,7 @@ export interface ReplayOptions {
    * Earlier threads of the same workspace, as the host gives them (`phase_prior`, coreService.ts
    * workspacePhasePrior): the bench's --workspace mode. Absent: a thread with no prior, as before.
    */
-  prior?: { phases: number[]; threads?: number[][] };
+  prior?: { phases: number[] };
 }
 
 /** Why a replay without --judge-url decides by the fallback rule (not a timeout: nobody was asked). */
@@ -223,13 +223,7 @@ export class Replayer {
     this.postTokensFixed = opts.postTokens;
     this.baselineFraction = opts.baselineFraction ?? 0.835;
     this.state = initialState({ threadId: 'replay', settings: opts.settings, prompts: opts.prompts });
-    if (opts.prior)
-      this.state = step(this.state, {
-        type: 'phase_prior',
-        at: 0,
-        phases: opts.prior.phases,
-        ...(opts.prior.threads ? { threads: opts.prior.threads } : {}),
-      }).state;
+    if (opts.prior) this.state = step(this.state, { type: 'phase_prior', at: 0, phases: opts.prior.phases }).state;
     this.summary = {
       type: 'summary',
       format,
