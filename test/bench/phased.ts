@@ -1,18 +1,19 @@
 /**
  * Schedule quality on labelled phase-structured sessions (`npm run bench`, and on its own:
- * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N [--to M]] [--count N] [--loo] [--limits] [--bound [--learn]]`). For every
+ * `node out/test/bench/phased.js [DIR] [--shared | --generated] [--seed N [--to M]] [--count N] [--workspace] [--loo] [--limits] [--bound [--learn]]`). For every
  * session in the folder (enumerated, never a fixed count) and for families of sessions generated from a
  * seed (phasedGen.ts): rawr's compactions through the same replay as `rawr replay`, the hindsight-optimal
  * schedule (src/core/replay/schedule.ts) under 88% of the window and at 100%, and the plain 83.5%
  * threshold, all judged by the same rules, side by side, with totals and the issue-21 targets (>= 97% at
  * a phase close, <= 1.05x the optimum, 0 overflows). `--loo` adds a leave-one-out check of the forecast
- * knobs; `--bound` prints what any causal policy can reach (phasedBound.ts; `--learn`: not told a steady family's mean phase, phasedLearn.ts; with `--learn-spread` nor its spread, phasedSpread.ts); `--write DIR` writes the generated sessions out.
+ * knobs; `--bound` prints what any causal policy can reach (phasedBound.ts; `--learn`: not told a steady family's mean phase, phasedLearn.ts; with `--learn-spread` nor its spread, phasedSpread.ts); `--write DIR` writes the generated sessions out; `--workspace` runs each generated family as one workspace (sessions in seed order, each given the earlier ones' phases as its prior).
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadRecording } from '../../src/cli/replay/replayCommand';
 import type { Prompts } from '../../src/core/prompts/promptSet';
-import { replay } from '../../src/core/replay/driver';
+import { Replayer } from '../../src/core/replay/driver';
+import { chooseWindow } from '../../src/core/replay/windows';
 import {
   DEFAULT_POST_TOKENS,
   OPTIMUM_LIMIT_FRACTION,
@@ -23,6 +24,7 @@ import {
   type PhaseLabels,
   type ScheduleScore,
 } from '../../src/core/replay/schedule';
+import { PRIOR_THREADS } from '../../src/core/service/coreService';
 import type { Settings } from '../../src/core/settings/schema';
 import { CAUSAL_PS, LOOKAHEAD_LAMBDAS, causalFrontier, causalRule, familyPool, lookaheadRule } from './phasedCausal';
 import { generateFamilies, sessionSeed } from './phasedGen';
@@ -79,12 +81,37 @@ export function rawrSchedule(
   settings: Settings,
   prompts: Prompts,
   postTokens = DEFAULT_POST_TOKENS,
-): { score: ScheduleScore; forecastDriven: number; silent: string[] } {
-  const { summary, decisions } = replay(loadRecording(s.text), { settings, prompts, window: s.labels.window, postTokens });
+  prior?: WorkspacePrior,
+): { score: ScheduleScore; forecastDriven: number; silent: string[]; phases: number[] } {
+  // replay() (driver.ts) step by step, to read the thread's phases at its end (a later thread's prior).
+  const rec = loadRecording(s.text);
+  const r = new Replayer(rec.format, chooseWindow(rec, s.labels.window), {
+    settings,
+    prompts,
+    window: s.labels.window,
+    postTokens,
+    ...(prior ? { prior } : {}),
+  });
+  for (const it of rec.items) r.push(it);
+  const phases = r.phases.slice();
+  const { summary, decisions } = r.finish(rec.lines, rec.problems.length);
   const lines = summary.compactions.map((c) => c.line);
   // Every decision that compacts says what it avoids (issue 21): emergency and tier rule too.
   const silent = decisions.filter((d) => d.action === 'compact' && !d.reason.includes('avoids ')).map((d) => `${s.name}:${d.line} (${d.code})`);
-  return { score: scoreSchedule(s.labels, lines, postTokens), forecastDriven: summary.compactions.filter((c) => c.forecast).length, silent };
+  return { score: scoreSchedule(s.labels, lines, postTokens), forecastDriven: summary.compactions.filter((c) => c.forecast).length, silent, phases };
+}
+
+/** What the host gives a thread as its `phase_prior` (ReplayOptions.prior). */
+export type WorkspacePrior = { phases: number[] };
+
+/**
+ * `--workspace`: the prior a thread gets from the earlier threads of its workspace, as
+ * workspacePhasePrior (coreService.ts) reads it: from each of the last PRIOR_THREADS threads its last
+ * decision's samples (its last `forecast_recent_phases` phases), at most 20 in all.
+ */
+export function workspacePrior(earlier: readonly (readonly number[])[], settings: Settings): WorkspacePrior {
+  const last = earlier.slice(-PRIOR_THREADS).filter((t) => t.length > 0);
+  return { phases: last.flatMap((t) => t.slice(-settings.forecast_recent_phases)).slice(-20) };
 }
 
 const optimumOf = (labels: PhaseLabels, limit: number, postTokens: number) => {
@@ -92,9 +119,21 @@ const optimumOf = (labels: PhaseLabels, limit: number, postTokens: number) => {
   return opt ? { compactions: opt.compactions, aligned: opt.compactions - opt.unaligned } : null;
 };
 
-export function evaluateSessions(sessions: PhasedSession[], settings: Settings, prompts: Prompts, postTokens = DEFAULT_POST_TOKENS): SessionResult[] {
+/**
+ * Each session judged; with `workspace`, the sessions are threads of one workspace in their order, each
+ * given the earlier ones' phases as its prior (workspacePrior), as the product does.
+ */
+export function evaluateSessions(
+  sessions: PhasedSession[],
+  settings: Settings,
+  prompts: Prompts,
+  postTokens = DEFAULT_POST_TOKENS,
+  workspace = false,
+): SessionResult[] {
+  const earlier: number[][] = [];
   return sessions.map((s) => {
-    const r = rawrSchedule(s, settings, prompts, postTokens);
+    const r = rawrSchedule(s, settings, prompts, postTokens, workspace ? workspacePrior(earlier, settings) : undefined);
+    earlier.push(r.phases);
     return {
       name: s.name,
       rawr: r.score,
@@ -215,12 +254,13 @@ export function verdict(t: Totals): string {
 
 const OPTIMUM_NOTE = `  optimum: held under rawr's emergency line (${OPTIMUM_LIMIT_FRACTION * 100}% of the window), the limit of the targets; "at 100%": judged at the window itself (no margin for emergencies), fewer compactions than any policy that keeps a safety margin can make`;
 
-export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDir()): void {
+export function printPhased(settings: Settings, prompts: Prompts, dir = phasedDir(), workspace = false): void {
   const { sessions, notes } = loadPhased(dir);
   console.log(`schedule quality on labelled phased sessions (${dir}, ${sessions.length} session(s), post-compaction ${DEFAULT_POST_TOKENS / 1000}k):`);
   for (const n of notes) console.log(`  ${n}`);
   if (sessions.length === 0) return;
-  const rows = evaluateSessions(sessions, settings, prompts);
+  // --workspace: the folder is one workspace, its sessions threads in name order.
+  const rows = evaluateSessions(sessions, settings, prompts, DEFAULT_POST_TOKENS, workspace);
   console.log(`  session                ${HEADER}   rawr lines`);
   for (const r of rows) console.log(row(r.name, totals([r]), null, `   ${r.rawr.lines.join(',')}`));
   const t = totals(rows);
@@ -251,7 +291,7 @@ const FRONTIER_RATIOS = [1, 1.05, 1.1, TARGETS.count] as const;
  * (its sessions summed), a total, and the targets per family and in total; then per family the hindsight
  * frontier (count against aligned, phasedFrontier.ts) with rawr's point beside it.
  */
-export function printGenerated(settings: Settings, prompts: Prompts, seed: number, count: number, last = seed): Totals {
+export function printGenerated(settings: Settings, prompts: Prompts, seed: number, count: number, last = seed, workspace = false): Totals {
   // Several seeds: each family's sessions of every seed in one row (a policy is judged on many sessions, not one draw).
   const seeds = Array.from({ length: Math.max(1, last - seed + 1) }, (_, k) => seed + k);
   const perSeed = seeds.map((sd) => ({ sd, fams: generateFamilies(sd, count) }));
@@ -260,13 +300,14 @@ export function printGenerated(settings: Settings, prompts: Prompts, seed: numbe
     sessions: perSeed.flatMap(({ sd, fams: fs }) => fs[f]!.sessions.map((x) => (seeds.length > 1 ? { ...x, name: `${x.name}@${sd}` } : x))),
   }));
   const which = last > seed ? `seeds ${seed}-${last}` : `seed ${seed}`;
-  console.log(`schedule quality on generated phased sessions (${which}, ${count} per family and seed, post-compaction ${DEFAULT_POST_TOKENS / 1000}k):`);
+  const mode = workspace ? ", each family one workspace: a thread gets the earlier ones' phases as its prior" : '';
+  console.log(`schedule quality on generated phased sessions (${which}, ${count} per family and seed, post-compaction ${DEFAULT_POST_TOKENS / 1000}k${mode}):`);
   console.log(`  family                 ${HEADER}   targets`);
   const all: SessionResult[] = [];
   const failing: string[] = [];
   const frontiers: string[] = [];
   for (const { family, sessions } of fams) {
-    const rows = evaluateSessions(sessions, settings, prompts);
+    const rows = evaluateSessions(sessions, settings, prompts, DEFAULT_POST_TOKENS, workspace);
     all.push(...rows);
     const t = totals(rows);
     const ok = targets(t);
@@ -485,8 +526,8 @@ if (require.main === module) {
     if (argv.includes('--limits')) return printLimits(seed, count);
     // Loaded only here: phasedBound.ts imports this file (the bench's judge and totals).
     if (argv.includes('--bound')) return (await import('./phasedBound.js')).printBound(set.settings, set.prompts, seed, count, to, argv);
-    if (!argv.includes('--generated')) printPhased(set.settings, set.prompts, dir);
-    if (!argv.includes('--shared')) printGenerated(set.settings, set.prompts, seed, count, to);
+    if (!argv.includes('--generated')) printPhased(set.settings, set.prompts, dir, argv.includes('--workspace'));
+    if (!argv.includes('--shared')) printGenerated(set.settings, set.prompts, seed, count, to, argv.includes('--workspace'));
     if (argv.includes('--loo')) leaveOneOut(loadPhased(dir).sessions, set.settings, set.prompts);
   })();
 }

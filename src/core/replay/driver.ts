@@ -58,6 +58,11 @@ export interface ReplayOptions {
    * rawr cannot run while they wait; the cost bench turns it on to count what it saves.
    */
   idle?: boolean;
+  /**
+   * Earlier threads of the same workspace, as the host gives them (`phase_prior`, coreService.ts
+   * workspacePhasePrior): the bench's --workspace mode. Absent: a thread with no prior, as before.
+   */
+  prior?: { phases: number[] };
 }
 
 /** Why a replay without --judge-url decides by the fallback rule (not a timeout: nobody was asked). */
@@ -218,6 +223,7 @@ export class Replayer {
     this.postTokensFixed = opts.postTokens;
     this.baselineFraction = opts.baselineFraction ?? 0.835;
     this.state = initialState({ threadId: 'replay', settings: opts.settings, prompts: opts.prompts });
+    if (opts.prior) this.state = step(this.state, { type: 'phase_prior', at: 0, phases: opts.prior.phases }).state;
     this.summary = {
       type: 'summary',
       format,
@@ -604,6 +610,11 @@ export class Replayer {
       if (ev.type === 'boundary' && ev.boundary.kind === 'commit') this.summary.commitsSeen++;
       this.feed(ev);
     }
+  }
+
+  /** This thread's completed phase sizes so far (the forecast's), oldest first: what a later thread's prior reads. */
+  get phases(): readonly number[] {
+    return this.state.forecast.phases;
   }
 
   /** The end of the file: the open turn completes (the person's next prompt would come here). */

@@ -286,7 +286,8 @@ export class CoreService {
 const KEPT_DECISIONS = 500;
 /** How much of the end of an earlier thread's log is read for its phase sizes (bounded work per thread). */
 const PRIOR_TAIL_BYTES = 256 * 1024;
-const PRIOR_THREADS = 5;
+/** Earlier threads (the most recent logs) the prior reads; the bench's --workspace mode reads as many. */
+export const PRIOR_THREADS = 5;
 
 /**
  * The phase sizes of the most recent earlier threads in the workspace: from each of the last few logs
