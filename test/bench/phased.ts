@@ -12,8 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadRecording } from '../../src/cli/replay/replayCommand';
 import type { Prompts } from '../../src/core/prompts/promptSet';
-import { Replayer } from '../../src/core/replay/driver';
-import { chooseWindow } from '../../src/core/replay/windows';
+import { replay } from '../../src/core/replay/driver';
 import {
   DEFAULT_POST_TOKENS,
   OPTIMUM_LIMIT_FRACTION,
@@ -83,22 +82,22 @@ export function rawrSchedule(
   postTokens = DEFAULT_POST_TOKENS,
   prior?: WorkspacePrior,
 ): { score: ScheduleScore; forecastDriven: number; silent: string[]; phases: number[] } {
-  // replay() (driver.ts) step by step, to read the thread's phases at its end (a later thread's prior).
-  const rec = loadRecording(s.text);
-  const r = new Replayer(rec.format, chooseWindow(rec, s.labels.window), {
+  const { summary, decisions, phases } = replay(loadRecording(s.text), {
     settings,
     prompts,
     window: s.labels.window,
     postTokens,
     ...(prior ? { prior } : {}),
   });
-  for (const it of rec.items) r.push(it);
-  const phases = r.phases.slice();
-  const { summary, decisions } = r.finish(rec.lines, rec.problems.length);
   const lines = summary.compactions.map((c) => c.line);
   // Every decision that compacts says what it avoids (issue 21): emergency and tier rule too.
   const silent = decisions.filter((d) => d.action === 'compact' && !d.reason.includes('avoids ')).map((d) => `${s.name}:${d.line} (${d.code})`);
-  return { score: scoreSchedule(s.labels, lines, postTokens), forecastDriven: summary.compactions.filter((c) => c.forecast).length, silent, phases };
+  return {
+    score: scoreSchedule(s.labels, lines, postTokens),
+    forecastDriven: summary.compactions.filter((c) => c.forecast).length,
+    silent,
+    phases: phases.slice(),
+  };
 }
 
 /** What the host gives a thread as its `phase_prior` (ReplayOptions.prior). */

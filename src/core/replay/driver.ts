@@ -173,13 +173,14 @@ const replayerFields = savedFields<SavedReplayer, Exclude<keyof SavedReplayer, '
 /** Analysis problems listed in the summary at most (the count is in `problems`). */
 export const MAX_ANALYSIS_PROBLEMS = 100;
 
-export function replay(rec: Recording, opts: ReplayOptions): { decisions: ReplayDecision[]; summary: ReplaySummary } {
+/** `phases`: the thread's completed phase sizes at its end (what a later thread's prior reads: the bench's --workspace). */
+export function replay(rec: Recording, opts: ReplayOptions): { decisions: ReplayDecision[]; summary: ReplaySummary; phases: readonly number[] } {
   const choice = chooseWindow(rec, opts.window, opts.windowCap);
   const firstUsage = rec.items.find((i) => i.type === 'usage') as Extract<RecordingItem, { type: 'usage' }> | undefined;
   const postTokens = opts.postTokens ?? Math.min(choice.window * 0.5, (firstUsage?.contextTokens ?? 20_000) + 6_000);
   const r = new Replayer(rec.format, choice, { ...opts, postTokens });
   for (const it of rec.items) r.push(it);
-  return r.finish(rec.lines, rec.problems.length);
+  return { ...r.finish(rec.lines, rec.problems.length), phases: r.phases };
 }
 
 /**

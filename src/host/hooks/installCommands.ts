@@ -34,7 +34,7 @@ import { readRecord } from '../../core/hooks/shared/installState';
 import { followSymlinksFor, inEditorWords, type Written } from './symlinkQuestion';
 import { codexSessionState, type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
 import { ensureLauncher } from './launcher';
-import { codexHome } from '../../core/hooks/codex/home';
+import { codexHome as codexHomeDir } from '../follow/discover';
 
 export const INSTALL_CLAUDE_HOOKS = 'rawr.installClaudeHooks';
 export const INSTALL_CODEX_HOOKS = 'rawr.installCodexHooks';
@@ -269,9 +269,4 @@ function codexRemoveWrites(codexHome: string): Written[] {
     /* no config.toml */
   }
   return [{ file: path.join(codexHome, 'hooks.json') }, ...(trusted ? [{ file: toml }] : [])];
-}
-
-/** Where Codex keeps its hooks for this user (codex/home.ts, as the CLI and the follow view); HOME as Node reads it. */
-function codexHomeDir(): string {
-  return codexHome({ ...process.env, HOME: os.homedir() })!;
 }
