@@ -249,7 +249,8 @@ export function outlook(from: number, phases: readonly number[], line: number, f
   let c = compactNow ? Math.min(from, fresh) : from;
   let compactions = compactNow ? 1 : 0;
   let emergencies = 0;
-  phases.forEach((size, k) => {
+  for (let k = 0; k < phases.length; k++) {
+    const size = phases[k]!;
     if (k > 0 && c + size >= line && c > fresh) {
       compactions++;
       c = fresh;
@@ -261,7 +262,7 @@ export function outlook(from: number, phases: readonly number[], line: number, f
       compactions += n;
       c = lap <= 0 ? c : fresh + ((c - line) % lap);
     }
-  });
+  }
   return { compactions, emergencies, end: c };
 }
 
@@ -333,11 +334,38 @@ export function calibratedScenarios(history: readonly number[], exceeded: (x: nu
 export function calibratedFit(history: readonly number[], exceeded: (x: number) => boolean): { scenarios: number[]; smoothing: number; errors: number } | null {
   const fit = history.filter((x) => x > 0 && !exceeded(x));
   if (fit.length < CALIBRATED_MIN_PHASES) return null;
-  const logError = (a: number) => fit.slice(1).reduce((e, x, j) => e + Math.abs(Math.log(x / levelOf(fit.slice(0, j + 1), a))), 0);
-  const a = LEVEL_SMOOTHINGS.reduce((best, x) => (logError(x) < logError(best) - 1e-9 ? x : best));
+  // The level before each phase is levelOf of the phases before it, carried along in one pass (the same
+  // arithmetic in the same order, so the same numbers): this runs at every phase close a decision sees.
+  const logError = (a: number) => {
+    let e = 0;
+    let level = fit[0]!;
+    for (let j = 1; j < fit.length; j++) {
+      const x = fit[j]!;
+      e += Math.abs(Math.log(x / level));
+      level += a * (x - level);
+    }
+    return e;
+  };
+  let a: number = LEVEL_SMOOTHINGS[0];
+  let bestError = logError(a);
+  for (let k = 1; k < LEVEL_SMOOTHINGS.length; k++) {
+    const x = LEVEL_SMOOTHINGS[k]!;
+    const e = logError(x);
+    if (e < bestError - 1e-9) {
+      a = x;
+      bestError = e;
+    }
+  }
   const level = levelOf(fit, a);
-  const scenarios = fit.slice(1).map((x, j) => Math.round((level * x) / levelOf(fit.slice(0, j + 1), a)));
-  return { scenarios: [...scenarios, ...history.slice(-3).filter((x) => x > 0 && exceeded(x))], smoothing: a, errors: fit.length - 1 };
+  const scenarios: number[] = [];
+  let before = fit[0]!;
+  for (let j = 1; j < fit.length; j++) {
+    const x = fit[j]!;
+    scenarios.push(Math.round((level * x) / before));
+    before += a * (x - before);
+  }
+  for (const x of history.slice(-3)) if (x > 0 && exceeded(x)) scenarios.push(x);
+  return { scenarios, smoothing: a, errors: fit.length - 1 };
 }
 
 export interface Comparison {
@@ -404,12 +432,15 @@ export function compareNowAndWait(i: {
   // over a session (research, then drafting, then implementing), so the latest is the best evidence of the
   // next, and one long phase — the session's first, read-everything phase most often — fades over the next
   // closes instead of counting as much as the latest until it drops out of the recent ones.
-  const scenarios = base.flatMap(({ x: from, weight }) =>
-    (spread > 0 && !exceeded(from) ? [from * (1 - spread), from, from * (1 + spread)] : [from]).flatMap((x) => [
-      { from, x: Math.round(x), weight },
-      { from, x: Math.round(x * margin), weight },
-    ]),
-  );
+  // (Plain loops, not flatMap: this runs at every phase close a decision sees, cold replay included.)
+  const scenarios: Array<{ from: number; x: number; weight: number }> = [];
+  for (const { x: from, weight } of base) {
+    const spreadOut = spread > 0 && !exceeded(from);
+    for (const x of spreadOut ? [from * (1 - spread), from, from * (1 + spread)] : [from]) {
+      scenarios.push({ from, x: Math.round(x), weight });
+      scenarios.push({ from, x: Math.round(x * margin), weight });
+    }
+  }
   const planned = i.remaining !== null && i.remaining > 0;
   const horizon = planned ? i.remaining! : Math.max(2, Math.ceil((2 * Math.max(1, line - fresh)) / typical));
   let now = 0;
@@ -419,8 +450,10 @@ export function compareNowAndWait(i: {
   let largest = 0;
   let largestFrom = 0;
   let weights = 0;
+  // The phases ahead of every scenario: its next phase, then the typical one (one array, its head reset per scenario).
+  const ahead: number[] = new Array<number>(horizon).fill(typical);
   for (const { from, x, weight } of scenarios) {
-    const ahead = [Math.max(0, x - into), ...Array.from({ length: horizon - 1 }, () => typical)];
+    ahead[0] = Math.max(0, x - into);
     const w = outlook(i.used, ahead, line, fresh, false);
     const n = outlook(i.used, ahead, line, fresh, true);
     weights += weight;
@@ -436,7 +469,7 @@ export function compareNowAndWait(i: {
     }
   }
   const k = Math.max(1, weights);
-  const typ = [typical, ...Array.from({ length: horizon - 1 }, () => typical)];
+  const typ = ahead.fill(typical);
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
   now /= k;
   wait /= k;
