@@ -15,7 +15,21 @@ export function tierOf(percent: number, s: Settings): Tier | null {
 }
 
 export function thresholdOf(tier: Tier, s: Settings): number {
-  return s[`${tier}_percent_remaining_lt` as const];
+  // A switch, not a key built from the tier's name: every decision's reason says its threshold.
+  switch (tier) {
+    case 'emergency':
+      return s.emergency_percent_remaining_lt;
+    case 'asap':
+      return s.asap_percent_remaining_lt;
+    case 'ready':
+      return s.ready_percent_remaining_lt;
+    case 'early':
+      return s.early_percent_remaining_lt;
+    default: {
+      const unknown: never = tier;
+      throw new Error(`unknown tier ${String(unknown)}`);
+    }
+  }
 }
 
 export function fmtPercent(p: number): string {

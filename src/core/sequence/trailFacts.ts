@@ -33,7 +33,9 @@ export function editedFilesOf(name: string, input: unknown): string[] {
     }
   }
   // A patch can arrive through any tool (Codex 0.58 runs `apply_patch` as a shell argv).
-  const fromPatch = strings.filter((s) => s.includes('*** Begin Patch')).flatMap(patchFiles);
+  // (A loop, not filter and flatMap: this runs at every tool call.)
+  const fromPatch: string[] = [];
+  for (const s of strings) if (s.includes('*** Begin Patch')) for (const file of patchFiles(s)) fromPatch.push(file);
   if (fromPatch.length) return fromPatch;
   if (!isEditTool(name) || !o) return [];
   for (const k of ['file_path', 'filePath', 'path', 'notebook_path', 'target_file']) if (typeof o[k] === 'string' && o[k]) return [o[k] as string];
