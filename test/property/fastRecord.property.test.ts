@@ -2,11 +2,13 @@
  * The event log's fast record check (src/core/logformat/fastRecord.ts) never accepts what the zod schema
  * rejects, and when it accepts it gives the schema's value: on well-formed records of every common kind,
  * on the same records with one field changed, removed or added, and on arbitrary values; as JavaScript
- * values and after a JSON round trip (what the log reader sees).
+ * values and after a JSON round trip (what the log reader sees). And the reader as a whole: a log of
+ * such lines reads as the schema alone would read it, record for record and problem for problem.
  */
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { fastLogRecord } from '../../src/core/logformat/fastRecord';
+import { parseLog } from '../../src/core/logformat/reader';
 import { LogRecordSchema } from '../../src/core/logformat/records';
 import { BOUNDARY_KINDS } from '../../src/core/signals/types';
 
@@ -56,16 +58,31 @@ const record = fc.record(
   { requiredKeys: ['rawr', 'thread', 'at', 'kind', 'event'] },
 );
 
+/** A record whose envelope is right (what a log mostly holds): only its event may be wrong. */
+const enveloped = fc.record(
+  {
+    rawr: fc.constant(1),
+    thread: fc.constant('t1'),
+    at: fc.integer(),
+    rid: fc.oneof(fc.constant(undefined), fc.constant('r1')),
+    kind: fc.constant('event'),
+    event,
+  },
+  { requiredKeys: ['rawr', 'thread', 'at', 'kind', 'event'] },
+);
+
 /** One field somewhere in the record (top level or the event) replaced, removed, or an unknown one added. */
-const mutated = fc.tuple(record, fc.boolean(), fc.nat(), fc.constantFrom('replace', 'remove', 'add'), fc.anything()).map(([r, inEvent, k, how, value]) => {
-  const copy = { ...r, event: { ...(r.event as object) } } as Record<string, unknown>;
-  const target = (inEvent ? copy.event : copy) as Record<string, unknown>;
-  const keys = Object.keys(target);
-  const key = how === 'add' ? `extra${k % 3}` : keys[k % keys.length]!;
-  if (how === 'remove') delete target[key];
-  else target[key] = value;
-  return copy;
-});
+const mutation = (base: fc.Arbitrary<Record<string, unknown>>) =>
+  fc.tuple(base, fc.boolean(), fc.nat(), fc.constantFrom('replace', 'remove', 'add'), fc.anything()).map(([r, inEvent, k, how, value]) => {
+    const copy = { ...r, event: { ...(r.event as object) } } as Record<string, unknown>;
+    const target = (inEvent ? copy.event : copy) as Record<string, unknown>;
+    const keys = Object.keys(target);
+    const key = how === 'add' ? `extra${k % 3}` : keys[k % keys.length]!;
+    if (how === 'remove') delete target[key];
+    else target[key] = value;
+    return copy;
+  });
+const mutated = mutation(record);
 
 function agree(value: unknown): void {
   for (const v of [value, roundTrip(value)]) {
@@ -75,6 +92,23 @@ function agree(value: unknown): void {
     assert.ok(zod.success, `fast path accepted what the schema rejects: ${JSON.stringify(v)} (${zod.success ? '' : zod.error.message})`);
     assert.deepStrictEqual(fast, zod.data);
   }
+}
+
+/**
+ * What the reader must make of one line, by the schema alone: its record, or the problem the schema's
+ * first issue names (a line that is not JSON is left to the reader's own tests: torn-line salvage).
+ */
+function bySchema(line: string): { record: unknown } | { message: string } | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const parsed = LogRecordSchema.safeParse(json);
+  if (parsed.success) return { record: parsed.data };
+  const first = parsed.error.issues[0];
+  return { message: `not a rawr log record (${first ? `${first.path.join('.') || 'record'}: ${first.message}` : 'invalid'}) — skipped` };
 }
 
 function roundTrip(v: unknown): unknown {
@@ -91,6 +125,27 @@ describe('event log fast record check (property)', function () {
 
   it('agrees with the zod schema on well-formed and mutated records and on arbitrary values', () => {
     fc.assert(fc.property(fc.oneof(record, mutated, fc.anything()), agree), { numRuns: RUNS });
+  });
+
+  it('a log of well-formed, mutated and arbitrary records reads as the schema alone reads it (same records, same problems)', () => {
+    const line = fc.oneof(enveloped, mutation(enveloped), mutation(enveloped), record, mutated, fc.anything()).map((v) => JSON.stringify(v) ?? 'null');
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), (lines) => {
+        const log = parseLog(lines.join('\n'));
+        const records = new Map(log.records.map((r) => [r.line, r.record]));
+        const problems = new Map(log.problems.map((p) => [p.line, p.message]));
+        lines.forEach((text, k) => {
+          const want = bySchema(text);
+          if (!want) return;
+          if ('record' in want) assert.deepStrictEqual(records.get(k + 1), want.record, `line ${k + 1}: ${text}`);
+          else {
+            assert.equal(problems.get(k + 1), want.message, `line ${k + 1}: ${text}`);
+            assert.ok(!records.has(k + 1), `line ${k + 1} was read although the schema rejects it: ${text}`);
+          }
+        });
+      }),
+      { numRuns: Math.ceil(RUNS / 10) },
+    );
   });
 
   it('takes the common well-formed records itself (the fast path is used)', () => {
