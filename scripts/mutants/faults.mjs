@@ -53,6 +53,23 @@ export const FAULTS = [
     replace: 'return c.turnsSince < s.cooldown_turns || c.secondsSince < s.cooldown_seconds;',
     tests: ['unit/engine.decide.test.ts', 'unit/engine.step.test.ts'],
   },
+  // Found by Stryker (CONTRIBUTING.md "Mutation testing with Stryker"): each once passed every test.
+  {
+    id: 'forecast-skips-guards',
+    file: 'src/core/arbiter/decide.ts',
+    what: "a forecast compaction ignores the tier rule's guards (an open tool call, the cooldown, queued input)",
+    find: '  if (guarded) return { ...guarded, forecast: { ...info, drove: false } };',
+    replace: '',
+    tests: ['unit/engine.decide.test.ts'],
+  },
+  {
+    id: 'forecast-touches-emergency',
+    file: 'src/core/arbiter/decide.ts',
+    what: 'the forecast may hold back an emergency compaction',
+    find: "if (!f || !t || i.percentRemaining === null || d.code === 'emergency') return",
+    replace: 'if (!f || !t || i.percentRemaining === null) return',
+    tests: ['unit/engine.decide.test.ts'],
+  },
   // The engine's step.
   {
     id: 'step-idle-not-cancelled',
@@ -69,6 +86,30 @@ export const FAULTS = [
     find: "if (point !== 'turn_complete' || !(minutes > 0)",
     replace: 'if (!(minutes > 0)',
     tests: ['unit/engine.idle.test.ts'],
+  },
+  {
+    id: 'step-packet-deadline-ms',
+    file: 'src/core/engine/step.ts',
+    what: 'the packet deadline is set in seconds where the timer takes milliseconds (the watcher packet after 0.18 s)',
+    find: "ms: st.settings.packet_deadline_seconds * 1000 });\n    return { ...st, seq: { ...base, phase: 'awaiting_packet'",
+    replace: "ms: st.settings.packet_deadline_seconds });\n    return { ...st, seq: { ...base, phase: 'awaiting_packet'",
+    tests: ['unit/engine.step.test.ts'],
+  },
+  {
+    id: 'step-stale-packet-timer',
+    file: 'src/core/engine/step.ts',
+    what: "any packet timer ends the current packet turn, not only this sequence's",
+    find: "seq.phase === 'awaiting_scratch') && timerId === `packet:${seq.seqId}`)",
+    replace: "seq.phase === 'awaiting_scratch') && timerId.startsWith('packet:'))",
+    tests: ['unit/engine.step.test.ts'],
+  },
+  {
+    id: 'step-stall-on-any-gain',
+    file: 'src/core/engine/step.ts',
+    what: 'every compaction that leaves the context under a threshold counts as freeing too little (a stall)',
+    find: 'pAfter - pBefore < s.settings.min_gain_percent && tierOf',
+    replace: 'tierOf',
+    tests: ['unit/engine.step.test.ts'],
   },
   // The sequence.
   {

@@ -105,6 +105,18 @@ describe('step: idle compaction', () => {
     assert.deepEqual(find(r.effects, 'boundaries_consumed')[0]?.ids, ['commit:b2c3d4e']);
   });
 
+  it('the context shrank above every threshold while the person was away (an undo): the timer ending compacts nothing', () => {
+    const { state, effects } = armed({ idle_compact_minutes: 5 });
+    const timerId = find(effects, 'arm_idle')[0]!.timerId;
+    const r = run(state, [
+      { type: 'tokens', at: at(), used: usedFor(60), window: WINDOW },
+      { type: 'timeout', at: at(), timerId },
+    ]);
+    assert.equal(find(r.effects, 'decision').length, 0, 'mutation-tested: the tier check at the timer was never exercised');
+    assert.equal(r.state.seq.phase, 'idle');
+    assert.equal(r.state.idle, null);
+  });
+
   it('is not armed: setting 0, outside the tiers, mode suggest, in the emergency tier, mid-turn, during the cooldown', () => {
     assert.equal(find(armed({ idle_compact_minutes: 0 }).effects, 'arm_idle').length, 0, 'setting 0');
     assert.equal(find(armed({ idle_compact_minutes: 5 }, 70).effects, 'arm_idle').length, 0, 'no tier: nothing to gain');

@@ -530,3 +530,74 @@ describe('step: bounded state under hostile input', () => {
     assert.ok(!state.openToolCalls.includes('c1499'));
   });
 });
+
+// The cases below were missing: mutation testing (CONTRIBUTING.md "Mutation testing") changed each rule
+// they pin and every engine test still passed.
+describe('step: timers, stalls and packet-worthiness (mutation-tested)', () => {
+  const started = (settings: Parameters<typeof mkState>[0]) =>
+    run(mkState(settings), [...workTurn(30), { type: 'evaluate', at: at(), point: 'turn_complete' }]);
+
+  it('the packet turn and the judgment wait rawr.packetDeadlineSeconds and rawr.judgmentTimeoutSeconds, in milliseconds', () => {
+    const agent = started({ judgment_enabled: false, packet_deadline_seconds: 90 });
+    assert.deepEqual(find(agent.effects, 'start_timer'), [{ type: 'start_timer', timerId: `packet:${seqIdOf(agent.state)}`, ms: 90_000 }]);
+    const scratch = started({ judgment_enabled: false, packet_author: 'watcher', packet_deadline_seconds: 45 });
+    assert.deepEqual(find(scratch.effects, 'start_timer'), [{ type: 'start_timer', timerId: `packet:${seqIdOf(scratch.state)}`, ms: 45_000 }]);
+    const judged = started({ judgment_enabled: true, judgment_timeout_seconds: 7 });
+    assert.equal(find(judged.effects, 'request_judgment')[0]!.timeoutMs, 7_000);
+    assert.equal(find(judged.effects, 'start_timer')[0]!.ms, 7_000);
+  });
+
+  it("a timer of another sequence or judgment does nothing: only the current one's deadline ends it", () => {
+    const agent = started({ judgment_enabled: false });
+    const stale = run(agent.state, [{ type: 'timeout', at: at(), timerId: 'packet:s0' }]);
+    assert.deepEqual(stale.effects, []);
+    assert.equal(stale.state.seq.phase, 'awaiting_packet');
+    const judged = started({ judgment_enabled: true });
+    const old = run(judged.state, [{ type: 'timeout', at: at(), timerId: 'judgment:j0' }]);
+    assert.deepEqual(old.effects, []);
+    assert.equal(old.state.seq.phase, 'assessing');
+  });
+
+  it('the deadline of a scratch turn (watcher packet) ends it too: rawr assembles the packet without the notes', () => {
+    const { state } = started({ judgment_enabled: false, packet_author: 'watcher' });
+    assert.equal(state.seq.phase, 'awaiting_scratch');
+    const r = run(state, [{ type: 'timeout', at: at(), timerId: `packet:${seqIdOf(state)}` }]);
+    assert.equal(find(r.effects, 'show_packet')[0]!.author, 'watcher');
+    assert.equal(r.state.seq.phase, 'compacting');
+  });
+
+  const compactedFrom = (before: number, after: number) => {
+    const { state } = started({ judgment_enabled: false, packet_author: 'watcher', scratch_write_enabled: false });
+    return run(state, [{ type: 'compaction_done', at: at(), seqId: seqIdOf(state), tokensBefore: usedFor(before), tokensAfter: usedFor(after) }]);
+  };
+  it('a compaction that frees rawr.minGainPercent or more is no stall, though it leaves the context under a threshold', () => {
+    assert.equal(compactedFrom(20, 40).state.stall, 'none', '20 points freed, early tier after');
+    assert.equal(compactedFrom(20, 35).state.stall, 'none', 'exactly min_gain_percent (15) freed');
+    assert.equal(compactedFrom(20, 34).state.stall, 'stalled', '14 points freed');
+  });
+
+  it('a second compaction that frees too little suspends, and says so', () => {
+    let r = compactedFrom(30, 35);
+    r = run(r.state, [...workTurn(5, 'e5f6071'), { type: 'evaluate', at: at(), point: 'tool_loop' }]);
+    r = run(r.state, [{ type: 'compaction_done', at: at(), seqId: seqIdOf(r.state), tokensBefore: usedFor(5), tokensAfter: usedFor(8) }]);
+    assert.equal(r.state.stall, 'suspended');
+    assert.match(find(r.effects, 'annotate').at(-1)!.text, /auto-compaction is suspended for this thread/);
+  });
+
+  it('nothing worth a packet: no user request and no agent message of substance → no compaction', () => {
+    const quiet: EngineEvent[] = [
+      { type: 'assistant_message', at: at(), text: 'OK.' },
+      { type: 'boundary', at: at(), source: 'terminal', boundary: { kind: 'commit', key: 'abc1234', detail: 'abc1234 wip' } },
+      { type: 'tokens', at: at(), used: usedFor(30), window: WINDOW },
+      { type: 'evaluate', at: at(), point: 'turn_complete' },
+    ];
+    const r = run(mkState({ judgment_enabled: false }), quiet);
+    assert.equal(find(r.effects, 'decision')[0]!.decision.code, 'not_packet_worthy');
+    // An agent message of substance is enough.
+    const said = run(mkState({ judgment_enabled: false }), [
+      { type: 'assistant_message', at: at(), text: 'Committed the importer; phase 2 is done and the CLI is next.' },
+      ...quiet.slice(1),
+    ]);
+    assert.equal(find(said.effects, 'decision')[0]!.decision.code, 'compact');
+  });
+});

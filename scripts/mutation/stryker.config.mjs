@@ -1,0 +1,81 @@
+// Mutation testing of rawr's pure core with Stryker, one scope at a time (CONTRIBUTING.md "Mutation
+// testing with Stryker"). Stryker is not a project dependency; install it without saving, then run:
+//
+//   npm i --no-save --legacy-peer-deps @stryker-mutator/core@9.6.1 @stryker-mutator/mocha-runner@9.6.1
+//   sed -i -E 's#(lib/cli/(run-helpers|options|collect-files))`#\1.cjs`#' node_modules/@stryker-mutator/mocha-runner/dist/src/lib-wrapper.js
+//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs
+//
+// Why those versions and the sed: Stryker 10 needs Node 22 (we run on 20); mocha-runner 9.6.1 declares
+// mocha < 12 and requires mocha's lib/cli/*.js, which mocha 12 renamed to .cjs. The report lands in
+// test-artifacts/mutation/<scope>.json (and a clear-text table on stdout).
+//
+// Each scope names the unit tests that exercise it directly; the slow ones (fast-check properties over
+// 10,000 sequences, CLI and streaming tests of minutes) are left out, or one run would take hours.
+const scopes = {
+  arbiter: {
+    mutate: ['src/core/arbiter/**/*.ts'],
+    tests: ['unit/engine.decide', 'unit/arbiter.forecast', 'unit/engine.step', 'unit/engine.idle', 'unit/engine.receipt'],
+  },
+  engine: {
+    mutate: ['src/core/engine/**/*.ts', '!src/core/engine/types.ts'],
+    tests: [
+      'unit/engine.step',
+      'unit/engine.idle',
+      'unit/engine.receipt',
+      'unit/engine.decide',
+      'unit/arbiter.forecast',
+      'unit/overflow',
+      'unit/eventLog',
+      'unit/hardening.quote',
+      'unit/participant.chatText',
+      'unit/panel.viewModel',
+      'unit/hooks.repair',
+    ],
+  },
+  logformat: {
+    mutate: ['src/core/logformat/**/*.ts'],
+    tests: ['unit/hardening.log', 'unit/eventLog', 'property/fastRecord.property'],
+  },
+  steer: {
+    mutate: ['src/core/hooks/claude/steer*.ts'],
+    tests: ['unit/hooks.steer'],
+  },
+  sequence: {
+    mutate: ['src/core/sequence/**/*.ts'],
+    tests: [
+      'unit/preparedSummary',
+      'unit/hooks.repair',
+      'unit/hardening.quote',
+      'unit/engine.step',
+      'unit/participant.chatText',
+      'unit/overflow',
+      'unit/handoff',
+    ],
+  },
+};
+const name = process.env.RAWR_MUT_SCOPE ?? 'arbiter';
+const scope = scopes[name];
+if (!scope) throw new Error(`RAWR_MUT_SCOPE must be one of: ${Object.keys(scopes).join(', ')}`);
+
+export default {
+  testRunner: 'mocha',
+  // Stryker instruments the TypeScript in a sandbox copy; tsc then compiles it to out/ like `npm run build`.
+  buildCommand: 'npx tsc -p .',
+  coverageAnalysis: 'perTest',
+  // Two cores, shared: more runners only queue.
+  concurrency: Number(process.env.RAWR_MUT_CONCURRENCY ?? 2),
+  // A module-level constant's mutant would need every test run again for each; the functions are the point.
+  ignoreStatic: true,
+  timeoutMS: 10000,
+  ignorePatterns: ['.vscode-test', '.claude-test', '.codex-test', 'out', 'dist', '.scratch', 'test-artifacts', '.rawr'],
+  mutate: scope.mutate,
+  mochaOptions: {
+    spec: scope.tests.map((t) => `out/test/${t}.test.js`),
+    require: ['out/test/support/vscode/register.js'],
+    'no-config': true,
+  },
+  reporters: ['clear-text', 'json', 'progress-append-only'],
+  jsonReporter: { fileName: `test-artifacts/mutation/${name}.json` },
+  tempDirName: 'test-artifacts/stryker-tmp',
+  cleanTempDir: true,
+};
