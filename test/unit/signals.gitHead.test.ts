@@ -19,6 +19,16 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'a merge undone (reset to its first parent) and a new commit there: not an amend of the merge',
+    input: {
+      before: { commit: C, branch: 'main', parents: [A, B] },
+      after: { commit: D, branch: 'main' },
+      newCommits: [{ hash: D, message: 'fix: redo without the merge', parents: [A] }],
+      beforeIsAncestorOfAfter: false,
+    },
+    kind: 'reset_or_rebase',
+  },
+  {
     name: 'one commit on the same branch, fast-forward',
     input: {
       before: { commit: A, branch: 'main' },

@@ -16,6 +16,7 @@ describe('done / concluding / topic-shift markers (from the YAML)', () => {
     ['Look at `all done` in the log.', true, []], // quoted code is not an announcement
     ['```\necho "task complete"\n```\nRunning the tests now.', true, []],
     ['overall donefully', true, []],
+    ['The task is completely different from what I expected.', true, []], // a marker must end where a word ends
     ['ALL DONE', true, ['agent_done']],
     ['Everything is\ndone.', true, ['agent_done']],
     ['', true, []],

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { applyPlan, type PlanState, type PlanStep } from '../../src/core/signals/plan';
+import { applyPlan, MAX_COMPLETED, type PlanState, type PlanStep } from '../../src/core/signals/plan';
 
 const P = (...s: Array<[string, PlanStep['status']]>): PlanStep[] => s.map(([text, status]) => ({ text, status }));
 
@@ -54,5 +54,20 @@ describe('plan checkpoints (docs/ARCHITECTURE.md#boundaries)', () => {
   it('checkpoint detail names the step and progress', () => {
     const r = applyPlan(null, P(['Phase 1: research the API', 'completed'], ['Phase 2: draft', 'pending']));
     assert.match(r.boundary!.detail, /completed "Phase 1: research the API" \(1\/2 done\)/);
+  });
+
+  it(`remembers the last ${MAX_COMPLETED} completed steps: the latest ones are not new again, one completed ${MAX_COMPLETED} steps ago is`, () => {
+    let plan: PlanState | null = null;
+    const complete = (text: string) => {
+      const r = applyPlan(plan, P([text, 'completed'], ['the rest', 'pending']));
+      plan = r.plan;
+      return r.boundary?.kind;
+    };
+    for (let k = 0; k <= MAX_COMPLETED; k++) assert.equal(complete(`step ${k}`), 'plan_checkpoint');
+    // The list is the state a cold replay rebuilds its lookups from: the latest kept, the oldest dropped.
+    assert.deepEqual([plan!.completed.length, plan!.completed[0], plan!.completed.at(-1)], [MAX_COMPLETED, 'step 1', `step ${MAX_COMPLETED}`]);
+    assert.equal(complete(`step ${MAX_COMPLETED}`), undefined, 'the plan re-sent as it was'); // identical: nothing
+    assert.equal(complete(`Step  ${MAX_COMPLETED - 1}`), 'plan_update', 'a step completed moments ago is not a new checkpoint');
+    assert.equal(complete('step 0'), 'plan_checkpoint', `${MAX_COMPLETED} steps later, step 0 is forgotten: new again`);
   });
 });

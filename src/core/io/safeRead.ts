@@ -88,6 +88,39 @@ function finish(path: string, buf: Buffer, n: number, o: SafeReadOptions, tail: 
   return nl >= 0 ? got.subarray(nl + 1) : got;
 }
 
+/** One read the capped read asks for: `length` bytes at file `position` into `buf` from `offset`; answered with the bytes read. */
+interface ReadRequest {
+  buf: Buffer;
+  offset: number;
+  length: number;
+  position: number;
+}
+
+/**
+ * The checks and the capped read after the fstat, as the reads it needs: the async and the sync reader
+ * each answer them with their own fs call, so the two cannot drift apart. Reads until the file ends or
+ * the buffer is full; a full first buffer (sized for the file as it was) is grown once to `full`, so a
+ * file that grew, or a /proc file that reports no size, is read up to the cap.
+ */
+function* cappedRead(path: string, st: Stats, o: SafeReadOptions): Generator<ReadRequest, Buffer, number> {
+  const p = plan(path, st, o);
+  const full = Math.min(p.length, o.maxBytes + 1);
+  let buf = firstBuffer(p, st, full);
+  let n = 0;
+  for (;;) {
+    while (n < buf.length) {
+      const got = yield { buf, offset: n, length: buf.length - n, position: p.start + n };
+      if (got === 0) break;
+      n += got;
+    }
+    if (n < buf.length || buf.length === full) break;
+    const bigger = Buffer.alloc(full);
+    buf.copy(bigger, 0, 0, n);
+    buf = bigger;
+  }
+  return finish(path, buf, n, o, p.tail);
+}
+
 /** Reads a regular file's bytes within the cap, without blocking the event loop. */
 export async function safeReadBytes(path: string, o: SafeReadOptions): Promise<Buffer> {
   let handle: fsp.FileHandle;
@@ -109,23 +142,13 @@ export async function safeReadBytes(path: string, o: SafeReadOptions): Promise<B
  */
 export async function readOpenFile(handle: fsp.FileHandle, path: string, o: SafeReadOptions): Promise<Buffer> {
   try {
-    const st = await handle.stat();
-    const p = plan(path, st, o);
-    const full = Math.min(p.length, o.maxBytes + 1);
-    let buf = firstBuffer(p, st, full);
-    let n = 0;
-    for (;;) {
-      while (n < buf.length) {
-        const { bytesRead } = await handle.read(buf, n, buf.length - n, p.start + n);
-        if (bytesRead === 0) break;
-        n += bytesRead;
-      }
-      if (n < buf.length || buf.length === full) break;
-      const bigger = Buffer.alloc(full);
-      buf.copy(bigger, 0, 0, n);
-      buf = bigger;
+    const reads = cappedRead(path, await handle.stat(), o);
+    let step = reads.next();
+    while (!step.done) {
+      const r = step.value;
+      step = reads.next((await handle.read(r.buf, r.offset, r.length, r.position)).bytesRead);
     }
-    return finish(path, buf, n, o, p.tail);
+    return step.value;
   } catch (err) {
     throw err instanceof SafeReadError ? err : openError(path, err);
   }
@@ -143,23 +166,13 @@ export function safeReadBytesSync(path: string, o: SafeReadOptions): Buffer {
     throw openError(path, err);
   }
   try {
-    const st = fstatSync(fd);
-    const p = plan(path, st, o);
-    const full = Math.min(p.length, o.maxBytes + 1);
-    let buf = firstBuffer(p, st, full);
-    let n = 0;
-    for (;;) {
-      while (n < buf.length) {
-        const got = readSync(fd, buf, n, buf.length - n, p.start + n);
-        if (got === 0) break;
-        n += got;
-      }
-      if (n < buf.length || buf.length === full) break;
-      const bigger = Buffer.alloc(full);
-      buf.copy(bigger, 0, 0, n);
-      buf = bigger;
+    const reads = cappedRead(path, fstatSync(fd), o);
+    let step = reads.next();
+    while (!step.done) {
+      const r = step.value;
+      step = reads.next(readSync(fd, r.buf, r.offset, r.length, r.position));
     }
-    return finish(path, buf, n, o, p.tail);
+    return step.value;
   } catch (err) {
     throw err instanceof SafeReadError ? err : openError(path, err);
   } finally {

@@ -795,16 +795,20 @@ function readWord(c: Cursor): Word {
     } else if (ch === '"') {
       c.i++;
       value += readDoubleQuoted(c, subs);
-    } else if (ch === '$') {
-      value += readDollar(c, subs);
-    } else if (ch === '`') {
-      value += readBackticks(c, subs);
     } else {
-      value += ch;
-      c.i++;
+      value += readExpandable(c, subs);
     }
   }
   return { kind: 'word', value, subs };
+}
+
+/** A character a word and a double-quoted string read alike: a `$` expansion, a backtick substitution, or itself. */
+function readExpandable(c: Cursor, subs: Token[][]): string {
+  const ch = c.s.charAt(c.i);
+  if (ch === '$') return readDollar(c, subs);
+  if (ch === '`') return readBackticks(c, subs);
+  c.i++;
+  return ch;
 }
 
 function readDoubleQuoted(c: Cursor, subs: Token[][]): string {
@@ -827,13 +831,8 @@ function readDoubleQuoted(c: Cursor, subs: Token[][]): string {
         value += ch;
         c.i++;
       }
-    } else if (ch === '$') {
-      value += readDollar(c, subs);
-    } else if (ch === '`') {
-      value += readBackticks(c, subs);
     } else {
-      value += ch;
-      c.i++;
+      value += readExpandable(c, subs);
     }
   }
   return value;
