@@ -16,7 +16,6 @@
  * Arguments for scripted use (tests): `{ folder?: string, trust?: boolean, move?: boolean, steer?: boolean,
  * purge?: boolean, followSymlinks?: boolean }` skip the questions.
  */
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -26,13 +25,11 @@ import {
   CLAUDE_SHARED_SETTINGS,
   type ClaudeInstallHints,
   CODEX_TRUST_NOTE,
-  codexStateDir,
   installClaude,
   installCodex,
 } from '../../core/hooks/shared/installer';
-import { readRecord } from '../../core/hooks/shared/installState';
 import { followSymlinksFor, inEditorWords, type Written } from './symlinkQuestion';
-import { codexSessionState, type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
+import { codexSessionState, codexTrustRecord, type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
 import { ensureLauncher } from './launcher';
 import { codexHome as codexHomeDir } from '../follow/discover';
 
@@ -129,7 +126,7 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
       return report({ ok: false, lines: [(err as Error).message] }, what, '', notDone);
     }
   };
-  const removed = (r: UninstallResult, what: string) => report(r, what, r.nothing ? 'not found: nothing removed' : 'removed', 'not fully removed');
+  const removed = (r: UninstallResult, what: string) => report(r, what, r.nothing ? 'not found: nothing removed' : 'removed', 'not removed');
   /** The folder picker: undefined when none is open (said here) or the person dismissed the pick (nothing to say). */
   const pickFolder = async (a: Args, placeHolder: string, noFolder: string) => {
     if (!a.folder && !vscode.workspace.workspaceFolders?.length) {
@@ -223,7 +220,7 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
   context.subscriptions.push(
     vscode.commands.registerCommand(
       UNINSTALL_CLAUDE_HOOKS,
-      guarded('Claude Code hooks', 'not fully removed', async (raw?: unknown) => {
+      guarded('Claude Code hooks', 'not removed', async (raw?: unknown) => {
         const a = argsOf(raw);
         const folder = await pickFolder(
           a,
@@ -241,7 +238,7 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
     ),
     vscode.commands.registerCommand(
       UNINSTALL_CODEX_HOOKS,
-      guarded('Codex hooks', 'not fully removed', async (raw?: unknown) => {
+      guarded('Codex hooks', 'not removed', async (raw?: unknown) => {
         const a = argsOf(raw);
         const codexHome = codexHomeDir();
         // Codex's hooks serve every folder, so its session state goes from every folder of the window that has some.
@@ -261,12 +258,6 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
 
 /** What Remove Codex Hooks may write: hooks.json, and config.toml only where rawr trusted its hooks (else it is left unread). */
 function codexRemoveWrites(codexHome: string): Written[] {
-  const toml = path.join(codexHome, 'config.toml');
-  let trusted = false;
-  try {
-    trusted = Object.hasOwn(readRecord(codexStateDir(codexHome)).files, fs.realpathSync(toml));
-  } catch {
-    /* no config.toml */
-  }
-  return [{ file: path.join(codexHome, 'hooks.json') }, ...(trusted ? [{ file: toml }] : [])];
+  const trusted = codexTrustRecord(codexHome);
+  return [{ file: path.join(codexHome, 'hooks.json') }, ...(trusted ? [{ file: trusted.file }] : [])];
 }
