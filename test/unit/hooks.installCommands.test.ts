@@ -402,6 +402,36 @@ describe('agent-hook commands in the editor (install and remove, as a person run
       noCliFlag();
     });
 
+    it('a multi-root Remove: the folder pick, then one question naming the folder, its state and the symlink it writes through', async () => {
+      const other = gitRepo('link-multi-other').dir;
+      const { dir, target } = linkedRepo('link-multi');
+      const before = [snapshot(dir), snapshot(dotfiles()), snapshot(other)];
+      assert.ok((await run('rawr.installClaudeHooks', { folder: dir, followSymlinks: true })).ok);
+      folders(other, dir);
+      let picks = 0;
+      win.showWorkspaceFolderPick = async () => {
+        picks++;
+        return { uri: vscode.Uri.file(dir), name: path.basename(dir), index: 1 };
+      };
+      shown = [];
+      pick = 'Remove hooks';
+      try {
+        const u = await run('rawr.uninstallClaudeHooks');
+        assert.ok(u.ok, u.lines.join('\n'));
+      } finally {
+        win.showWorkspaceFolderPick = async () => undefined;
+      }
+      assert.equal(picks, 1);
+      const questions = shown.filter((s) => s.kind === 'warn');
+      assert.equal(questions.length, 1, `one question after the pick: ${JSON.stringify(questions)}`);
+      const q = questions[0]!.text;
+      for (const named of [dir, path.join(dir, '.rawr', 'claude'), `${path.join(dir, '.claude/settings.local.json')} is a symlink to ${target}`])
+        assert.ok(q.includes(named), `the question names ${named}: ${q}`);
+      assert.ok(!q.includes(other), `the folder not picked is not named: ${q}`);
+      noCliFlag();
+      assert.deepEqual([snapshot(dir), snapshot(dotfiles()), snapshot(other)], before, 'removed through the link, every byte back');
+    });
+
     it('a refusal that reaches a notification says what to do in the editor (Claude Code, a symlinked .claude/, Codex)', async () => {
       const { dir } = linkedRepo('link-refused');
       const outside = gitRepo('link-folder').dir;
