@@ -5,7 +5,8 @@
  * file, `.git/info/exclude` (git's place for "ignored here, not for everyone"): never the tracked
  * `.gitignore`, which an agent's `git add -A` would sweep into its next commit. The exact text appended
  * is returned, so uninstall takes back exactly that (unignoreLocalSettings). Outside a git work tree,
- * or when git is missing, nothing is done.
+ * or when git is missing, nothing is done. When the rule is needed but cannot be added (the write is
+ * refused, the file is not a regular file), install fails as a whole: its settings would be committed.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -11,6 +11,8 @@
  *   - The ignore line rawr appended to `.git/info/exclude` goes; install's record, backups and
  *     `steer.json` go; `--purge` also removes the session state (`.rawr/<agent>/`), and `.rawr/` when
  *     nothing else is in it (a team's `.rawr/prompts/` stays).
+ *   - All or nothing: a file it may not change, or a write the system refuses, puts back what it had
+ *     already changed (undoLog.ts) and keeps the record, so the same uninstall can finish later.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
