@@ -140,6 +140,8 @@ describe('hardening: the installers keep what they do not change', function () {
     assert.equal(t.code, 1);
     assert.match(t.stderr, /config\.toml is read-only/);
     assert.equal(fs.readFileSync(toml, 'utf8'), 'model = "o4"\n');
+    assert.equal(fs.readFileSync(hooks, 'utf8'), '{}\n', 'all or nothing: no hooks.json with hooks Codex would skip untrusted');
+    assert.deepEqual(fs.readdirSync(home).sort(), ['config.toml', 'hooks.json'], 'no .rawr record or backup left');
   });
 });
 

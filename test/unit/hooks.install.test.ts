@@ -9,8 +9,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { sleep } from '../support/until';
+import { REFUSE_OPEN_ENV } from '../support/refuseOpen';
 
 const OUT_CLI = path.resolve(__dirname, '../../src/cli/main.js');
+const REFUSE_OPEN = path.resolve(__dirname, '../support/refuseOpen.js');
 const TMP = fs.realpathSync(os.tmpdir());
 
 /** `.claude/settings.json` as a team commits it: a comment, a trailing comma, their own hook. */
@@ -92,6 +94,13 @@ function tree(dir: string): Record<string, string> {
     out[rel] = fs.readFileSync(path.join(dir, rel), 'utf8');
   }
   return out;
+}
+
+/** The CLI while the system refuses every open(2) under `folder` with `code` (refuseOpen.ts: we run as root, chmod stops no write). */
+function rawrRefused(r: Repo, args: string[], code: string, folder: string) {
+  const env = { ...r.env, [REFUSE_OPEN_ENV]: `${code}:${folder}` };
+  const p = spawnSync(process.execPath, ['--require', REFUSE_OPEN, OUT_CLI, ...args], { cwd: r.dir, env, encoding: 'utf8', timeout: 60_000 });
+  return { code: p.status, stdout: p.stdout, stderr: p.stderr };
 }
 
 const status = (r: Repo) => git(r.dir, r.env, 'status', '--porcelain', '--ignored', '--untracked-files=all');
@@ -356,6 +365,45 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
       assert.doesNotMatch(u.out, /^\s+at /m, `${args.join(' ')}: no stack trace`);
     }
     assert.deepEqual(tree(r.dir), before);
+  });
+
+  it('a write the system refuses (.git/info/exclude on install; the settings or the exclude on uninstall): exit 1, one line on stderr naming the file and why, nothing changed', () => {
+    for (const [code, said] of [
+      ['EACCES', /permission denied/],
+      ['EROFS', /the file system is read-only/],
+      ['ENOSPC', /no space left on the device/],
+    ] as const) {
+      const r = repo({ '.claude/settings.json': TEAM_SETTINGS }, { '.claude/settings.local.json': PERSONAL_SETTINGS });
+      const exclude = path.join(r.dir, '.git/info/exclude');
+      const pristine = tree(r.dir);
+      const statusBefore = status(r);
+      const i = rawrRefused(r, ['hooks', 'claude', 'install', '--write'], code, path.join(r.dir, '.git/info') + path.sep);
+      assert.equal(i.code, 1, `${code}: ${i.stdout}${i.stderr}`);
+      assert.equal(i.stdout, '', code);
+      assert.match(i.stderr, new RegExp(`^rawr: cannot write ${exclude.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: [^\n]*nothing written[^\n]*\n$`), code);
+      assert.match(i.stderr, said, code);
+      assert.deepEqual(tree(r.dir), pristine, `${code}: the settings write taken back, no .rawr/ left`);
+      assert.equal(status(r), statusBefore, code);
+
+      assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);
+      const installed = tree(r.dir);
+      for (const [where, file] of [
+        ['.claude', '.claude/settings.local.json'],
+        ['.git/info', '.git/info/exclude'],
+      ] as const) {
+        const u = rawrRefused(r, ['hooks', 'claude', 'uninstall'], code, path.join(r.dir, where) + path.sep);
+        assert.equal(u.code, 1, `${code} in ${where}: ${u.stdout}${u.stderr}`);
+        assert.equal(u.stdout, '', `${code} in ${where}`);
+        assert.equal(u.stderr.split('\n').length, 2, `one line: ${u.stderr}`);
+        assert.ok(u.stderr.startsWith(`rawr: cannot write ${path.join(r.dir, file)}: `), u.stderr);
+        assert.match(u.stderr, said, `${code} in ${where}`);
+        assert.match(u.stderr, /nothing removed/, `${code} in ${where}`);
+        assert.deepEqual(tree(r.dir), installed, `${code} in ${where}: nothing half-removed`);
+      }
+      const u = rawr(r, ['hooks', 'claude', 'uninstall', '--purge']);
+      assert.equal(u.code, 0, u.out);
+      assert.deepEqual(tree(r.dir), pristine, `${code}: after the refusals, uninstall still gives every byte back`);
+    }
   });
 
   it('a command line install or uninstall cannot run is a usage error (exit 2, the message and the usage), and writes nothing', () => {

@@ -11,11 +11,11 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerHookInstallCommands } from '../../src/host/hooks/installCommands';
+import { refuseOpenUnder } from '../support/refuseOpen';
 
 type Shown = { kind: 'info' | 'warn' | 'error'; text: string };
 type Result = { ok: boolean; lines: string[] };
@@ -86,6 +86,51 @@ describe('agent-hook commands in the editor (install and remove, as a person run
   });
 
   const run = async (id: string, args?: Record<string, unknown>) => (await vscode.commands.executeCommand(id, args)) as Result;
+  /** `fn` while the system refuses every open(2) under `folder` with `code` (refuseOpen.ts: we run as root, chmod stops no write). */
+  const refused = async <T>(folder: string, code: string, fn: () => Promise<T>): Promise<T> => {
+    const lift = refuseOpenUnder(folder, code);
+    try {
+      return await fn();
+    } finally {
+      lift();
+    }
+  };
+  /**
+   * A Remove the system refuses (open(2) under `refuse`): one error naming `file` and why, and `root` as
+   * installed (nothing half-removed, the record kept); once the system lets it, the same Remove gives `pristine` back.
+   */
+  const refusedRemove = async (o: {
+    id: string;
+    args: Record<string, unknown>;
+    root: string;
+    pristine: Record<string, string>;
+    refuse: string;
+    code: string;
+    said: RegExp;
+    file: string;
+    what: string;
+  }) => {
+    const installed = snapshot(o.root);
+    shown = [];
+    const name = `${o.code} at ${o.refuse}`;
+    const r = await refused(o.refuse, o.code, () => run(o.id, o.args));
+    assert.equal(r.ok, false, name);
+    assert.equal(r.lines.length, 1, `${name}: one sentence: ${r.lines.join('\n')}`);
+    assert.equal(shown.at(-1)!.kind, 'error', name);
+    const text = shown.at(-1)!.text;
+    assert.ok(text.startsWith(`Rawr: ${o.what} not removed: cannot write ${o.file}: `), text);
+    assert.match(text, o.said, name);
+    assert.match(text, /nothing removed/, name);
+    assert.deepEqual(snapshot(o.root), installed, `${name}: nothing half-removed`);
+    assert.ok((await run(o.id, o.args)).ok, name);
+    assert.deepEqual(snapshot(o.root), o.pristine, name);
+  };
+  /** The refusals a person meets, and the words rawr says them in. */
+  const REFUSALS = [
+    ['EACCES', /permission denied/],
+    ['EROFS', /the file system is read-only/],
+    ['ENOSPC', /no space left on the device/],
+  ] as const;
   const folders = (...dirs: string[]) => (ws.workspaceFolders = dirs.map((d, index) => ({ uri: vscode.Uri.file(d), name: path.basename(d), index })));
   const gitRepo = (name: string) => {
     const dir = path.join(tmp, name);
@@ -357,6 +402,36 @@ describe('agent-hook commands in the editor (install and remove, as a person run
       noCliFlag();
     });
 
+    it('a multi-root Remove: the folder pick, then one question naming the folder, its state and the symlink it writes through', async () => {
+      const other = gitRepo('link-multi-other').dir;
+      const { dir, target } = linkedRepo('link-multi');
+      const before = [snapshot(dir), snapshot(dotfiles()), snapshot(other)];
+      assert.ok((await run('rawr.installClaudeHooks', { folder: dir, followSymlinks: true })).ok);
+      folders(other, dir);
+      let picks = 0;
+      win.showWorkspaceFolderPick = async () => {
+        picks++;
+        return { uri: vscode.Uri.file(dir), name: path.basename(dir), index: 1 };
+      };
+      shown = [];
+      pick = 'Remove hooks';
+      try {
+        const u = await run('rawr.uninstallClaudeHooks');
+        assert.ok(u.ok, u.lines.join('\n'));
+      } finally {
+        win.showWorkspaceFolderPick = async () => undefined;
+      }
+      assert.equal(picks, 1);
+      const questions = shown.filter((s) => s.kind === 'warn');
+      assert.equal(questions.length, 1, `one question after the pick: ${JSON.stringify(questions)}`);
+      const q = questions[0]!.text;
+      for (const named of [dir, path.join(dir, '.rawr', 'claude'), `${path.join(dir, '.claude/settings.local.json')} is a symlink to ${target}`])
+        assert.ok(q.includes(named), `the question names ${named}: ${q}`);
+      assert.ok(!q.includes(other), `the folder not picked is not named: ${q}`);
+      noCliFlag();
+      assert.deepEqual([snapshot(dir), snapshot(dotfiles()), snapshot(other)], before, 'removed through the link, every byte back');
+    });
+
     it('a refusal that reaches a notification says what to do in the editor (Claude Code, a symlinked .claude/, Codex)', async () => {
       const { dir } = linkedRepo('link-refused');
       const outside = gitRepo('link-folder').dir;
@@ -384,9 +459,6 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     });
   });
   it('a .claude/ the system will not let rawr write (EACCES, EROFS): a clear message naming the settings file, nothing half-written', async () => {
-    // We run as root, where chmod stops no write: the refusal is made where the system makes it, at open(2).
-    const realFs = createRequire(__filename)('node:fs') as { openSync: (p: fs.PathLike, ...rest: unknown[]) => number };
-    const open = realFs.openSync;
     for (const [code, said] of [
       ['EACCES', /permission denied/],
       ['EROFS', /the file system is read-only/],
@@ -398,18 +470,7 @@ describe('agent-hook commands in the editor (install and remove, as a person run
           fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), '{ "model": "opus" }\n');
         }
         const before = snapshot(dir);
-        const denied = path.join(dir, '.claude') + path.sep;
-        realFs.openSync = (p, ...rest) => {
-          if (String(p).startsWith(denied)) throw Object.assign(new Error(`${code}: refused, open '${String(p)}'`), { code, path: String(p) });
-          return open(p, ...rest);
-        };
-        shown = [];
-        let r: Result;
-        try {
-          r = await run('rawr.installClaudeHooks', { folder: dir });
-        } finally {
-          realFs.openSync = open;
-        }
+        const r = await refused(path.join(dir, '.claude') + path.sep, code, () => run('rawr.installClaudeHooks', { folder: dir }));
         const name = `${code}, settings ${existing ? 'there' : 'absent'}`;
         assert.equal(r.ok, false, name);
         assert.equal(shown.at(-1)!.kind, 'error', name);
@@ -420,5 +481,88 @@ describe('agent-hook commands in the editor (install and remove, as a person run
         if (!existing) assert.equal(git('status', '--porcelain'), '', name);
       }
     }
+  });
+
+  it('install where .git/info/exclude cannot be written: the settings write is taken back, "nothing written", git status clean', async () => {
+    for (const [code, said] of REFUSALS) {
+      for (const existing of [false, true]) {
+        const { dir, git } = gitRepo(`exclude-denied-${code}-${existing}`);
+        if (existing) {
+          fs.mkdirSync(path.join(dir, '.claude'));
+          fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), '{\n  "model": "opus"\n}\n', { mode: 0o640 });
+        }
+        const before = snapshot(dir);
+        const statusBefore = git('status', '--porcelain');
+        const r = await refused(path.join(dir, '.git/info') + path.sep, code, () => run('rawr.installClaudeHooks', { folder: dir }));
+        const name = `${code}, settings ${existing ? 'there' : 'absent'}`;
+        assert.equal(r.ok, false, name);
+        assert.equal(r.lines.length, 1, `${name}: one line: ${r.lines.join('\n')}`);
+        assert.equal(shown.at(-1)!.kind, 'error', name);
+        const text = shown.at(-1)!.text;
+        assert.ok(text.startsWith(`Rawr: Claude Code hooks not installed: cannot write ${path.join(dir, '.git/info/exclude')}: `), text);
+        assert.match(text, said, name);
+        assert.match(text, /nothing written/, name);
+        assert.deepEqual(snapshot(dir), before, `${name}: the settings as they were, no .rawr/ left`);
+        assert.equal(git('status', '--porcelain'), statusBefore, name);
+      }
+    }
+  });
+
+  it('Remove where a write is refused (settings, .git/info/exclude): an error naming the file and why, and every file as it was before Remove', async () => {
+    for (const [code, said] of REFUSALS) {
+      for (const [where, file, existing] of [
+        // restoring the person's own settings file is refused: nothing else was changed yet
+        ['.claude', '.claude/settings.local.json', true],
+        // the settings file rawr created is already removed when the exclude write is refused: it is put back
+        ['.git/info', '.git/info/exclude', false],
+      ] as const) {
+        const { dir } = gitRepo(`remove-denied-${code}-${where.replace(/\W/g, '')}`);
+        if (existing) {
+          fs.mkdirSync(path.join(dir, '.claude'));
+          fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), '{ "model": "opus" }\n', { mode: 0o600 });
+        }
+        const pristine = snapshot(dir);
+        assert.ok((await run('rawr.installClaudeHooks', { folder: dir })).ok);
+        await refusedRemove({
+          id: 'rawr.uninstallClaudeHooks',
+          args: { folder: dir, purge: false },
+          root: dir,
+          pristine,
+          refuse: path.join(dir, where) + path.sep,
+          code,
+          said,
+          file: path.join(dir, file),
+          what: 'Claude Code hooks',
+        });
+      }
+    }
+  });
+
+  it('Codex: Remove where config.toml or hooks.json cannot be written leaves ~/.codex as installed, and says which file and why', async () => {
+    const home = process.env.HOME!;
+    const codex = path.join(home, '.codex');
+    for (const [code, said] of REFUSALS) {
+      for (const file of ['config.toml', 'hooks.json']) {
+        fs.rmSync(codex, { recursive: true, force: true });
+        fs.mkdirSync(codex, { mode: 0o700 });
+        fs.writeFileSync(path.join(codex, 'config.toml'), '# mine\nmodel = "o3"\n', { mode: 0o600 });
+        fs.writeFileSync(path.join(codex, 'hooks.json'), '{ "hooks": {} }\n', { mode: 0o600 });
+        const pristine = snapshot(home);
+        assert.ok((await run('rawr.installCodexHooks', { trust: true })).ok);
+        // rawr's temp file beside it is what open(2) creates (config.toml is written after hooks.json was restored)
+        await refusedRemove({
+          id: 'rawr.uninstallCodexHooks',
+          args: { purge: false },
+          root: home,
+          pristine,
+          refuse: path.join(codex, `.${file}.`),
+          code,
+          said,
+          file: path.join(codex, file),
+          what: 'Codex hooks',
+        });
+      }
+    }
+    fs.rmSync(codex, { recursive: true, force: true });
   });
 });

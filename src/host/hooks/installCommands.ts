@@ -26,13 +26,11 @@ import {
   CLAUDE_SHARED_SETTINGS,
   type ClaudeInstallHints,
   CODEX_TRUST_NOTE,
-  codexStateDir,
   installClaude,
   installCodex,
 } from '../../core/hooks/shared/installer';
-import { readRecord } from '../../core/hooks/shared/installState';
-import { followSymlinksFor, inEditorWords, type Written } from './symlinkQuestion';
-import { codexSessionState, type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
+import { followSymlinksFor, inEditorWords, symlinksOnTheWay, throughLinks, type Written } from './symlinkQuestion';
+import { codexSessionState, codexTrustRecord, type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
 import { ensureLauncher } from './launcher';
 import { codexHome as codexHomeDir } from '../follow/discover';
 
@@ -104,22 +102,32 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
     (vscode.workspace.workspaceFolders?.length === 1
       ? vscode.workspace.workspaceFolders[0]!.uri.fsPath
       : (await vscode.window.showWorkspaceFolderPick({ placeHolder }))?.uri.fsPath);
-  /** Whether rawr's session state goes too (asked unless the arguments say). */
-  const purgeOf = async (a: Args, where: string[]): Promise<boolean | undefined> => {
-    if (a.purge !== undefined) return a.purge;
-    const pick = where.length
+  /**
+   * Remove's one question: whether rawr's session state (`state`, the folders that have some) goes too,
+   * and, when a symlink is on the way to what it writes, that it writes through it; both are said in
+   * the same question (a multi-root window already asked which folder). Undefined: dismissed, nothing removed.
+   */
+  const removeQuestion = async (
+    a: Args,
+    o: { what: string; from: string; state: string[]; noState: string; written: Written[] },
+  ): Promise<{ purge: boolean; followSymlinks: boolean } | undefined> => {
+    if (a.purge !== undefined) {
+      const followSymlinks = await followSymlinksFor(o.written, 'remove', a.followSymlinks);
+      return followSymlinks === undefined ? undefined : { purge: a.purge, followSymlinks };
+    }
+    const links = a.followSymlinks === undefined ? symlinksOnTheWay(o.written) : undefined;
+    const through = links ? ` ${links.named}: ${throughLinks(links, 'remove')}` : '';
+    const asked = `Remove rawr's ${o.what} and settings from ${o.from}?`;
+    const pick = o.state.length
       ? await vscode.window.showWarningMessage(
-          `Remove rawr's hooks and settings? rawr's session state (${where.join(', ')}: snapshots, steering state) can go too.`,
+          `${asked} rawr's session state (${o.state.join(', ')}: snapshots, steering state) can go too.${through}`,
           { modal: true },
           'Remove hooks',
           'Remove hooks and state',
         )
-      : await vscode.window.showWarningMessage(
-          "Remove rawr's hooks and settings? (No session state of rawr's in this window's folders.)",
-          { modal: true },
-          'Remove hooks',
-        );
-    return pick === undefined ? undefined : pick === 'Remove hooks and state';
+      : await vscode.window.showWarningMessage(`${asked} (${o.noState})${through}`, { modal: true }, 'Remove hooks');
+    if (pick === undefined) return undefined;
+    return { purge: pick === 'Remove hooks and state', followSymlinks: a.followSymlinks ?? links !== undefined };
   };
   /** A command's body; what it throws (a `.rawr` that is a file, a folder rawr may not write) is said, not a stack in VS Code's own popup. */
   const guarded = (what: string, notDone: string, fn: (raw?: unknown) => Promise<{ ok: boolean; lines: string[] }>) => async (raw?: unknown) => {
@@ -129,7 +137,7 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
       return report({ ok: false, lines: [(err as Error).message] }, what, '', notDone);
     }
   };
-  const removed = (r: UninstallResult, what: string) => report(r, what, r.nothing ? 'not found: nothing removed' : 'removed', 'not fully removed');
+  const removed = (r: UninstallResult, what: string) => report(r, what, r.nothing ? 'not found: nothing removed' : 'removed', 'not removed');
   /** The folder picker: undefined when none is open (said here) or the person dismissed the pick (nothing to say). */
   const pickFolder = async (a: Args, placeHolder: string, noFolder: string) => {
     if (!a.folder && !vscode.workspace.workspaceFolders?.length) {
@@ -223,7 +231,7 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
   context.subscriptions.push(
     vscode.commands.registerCommand(
       UNINSTALL_CLAUDE_HOOKS,
-      guarded('Claude Code hooks', 'not fully removed', async (raw?: unknown) => {
+      guarded('Claude Code hooks', 'not removed', async (raw?: unknown) => {
         const a = argsOf(raw);
         const folder = await pickFolder(
           a,
@@ -231,28 +239,35 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
           'Rawr: open the project folder first; Claude Code hooks are removed per project (.claude/settings.local.json).',
         );
         if (!folder) return { ok: false, lines: ['no folder'] };
-        const purge = await purgeOf(a, [path.join(folder, '.rawr', 'claude')]);
-        if (purge === undefined) return { ok: false, lines: ['cancelled'] };
-        const written = [CLAUDE_LOCAL_SETTINGS, CLAUDE_SHARED_SETTINGS].map((f) => ({ file: path.join(folder, f), within: folder }));
-        const followSymlinks = await followSymlinksFor(written, 'remove', a.followSymlinks);
-        if (followSymlinks === undefined) return { ok: false, lines: ['cancelled'] };
+        const state = path.join(folder, '.rawr', 'claude');
+        const asked = await removeQuestion(a, {
+          what: 'Claude Code hooks',
+          from: folder,
+          state: fs.existsSync(state) ? [state] : [],
+          noState: `No session state of rawr's in ${folder}.`,
+          written: [CLAUDE_LOCAL_SETTINGS, CLAUDE_SHARED_SETTINGS].map((f) => ({ file: path.join(folder, f), within: folder })),
+        });
+        if (asked === undefined) return { ok: false, lines: ['cancelled'] };
+        const { purge, followSymlinks } = asked;
         return removed(await uninstallClaude({ projectDir: folder, purge, followSymlinks, purgeHint: EDITOR_PURGE_HINT }), 'Claude Code hooks');
       }),
     ),
     vscode.commands.registerCommand(
       UNINSTALL_CODEX_HOOKS,
-      guarded('Codex hooks', 'not fully removed', async (raw?: unknown) => {
+      guarded('Codex hooks', 'not removed', async (raw?: unknown) => {
         const a = argsOf(raw);
         const codexHome = codexHomeDir();
         // Codex's hooks serve every folder, so its session state goes from every folder of the window that has some.
         const withState = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath).filter((f) => codexSessionState(f) !== undefined);
-        const purge = await purgeOf(
-          a,
-          withState.map((f) => path.join(f, '.rawr', 'codex')),
-        );
-        if (purge === undefined) return { ok: false, lines: ['cancelled'] };
-        const followSymlinks = await followSymlinksFor(codexRemoveWrites(codexHome), 'remove', a.followSymlinks);
-        if (followSymlinks === undefined) return { ok: false, lines: ['cancelled'] };
+        const asked = await removeQuestion(a, {
+          what: 'Codex hooks',
+          from: codexHome,
+          state: withState.map((f) => path.join(f, '.rawr', 'codex')),
+          noState: "No session state of rawr's in this window's folders.",
+          written: codexRemoveWrites(codexHome),
+        });
+        if (asked === undefined) return { ok: false, lines: ['cancelled'] };
+        const { purge, followSymlinks } = asked;
         return removed(await uninstallCodex({ codexHome, followSymlinks, ...(purge ? { purgeProjects: withState } : {}) }), 'Codex hooks');
       }),
     ),
@@ -261,12 +276,6 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
 
 /** What Remove Codex Hooks may write: hooks.json, and config.toml only where rawr trusted its hooks (else it is left unread). */
 function codexRemoveWrites(codexHome: string): Written[] {
-  const toml = path.join(codexHome, 'config.toml');
-  let trusted = false;
-  try {
-    trusted = Object.hasOwn(readRecord(codexStateDir(codexHome)).files, fs.realpathSync(toml));
-  } catch {
-    /* no config.toml */
-  }
-  return [{ file: path.join(codexHome, 'hooks.json') }, ...(trusted ? [{ file: toml }] : [])];
+  const trusted = codexTrustRecord(codexHome);
+  return [{ file: path.join(codexHome, 'hooks.json') }, ...(trusted ? [{ file: trusted.file }] : [])];
 }

@@ -17,12 +17,14 @@ export interface Written {
   within?: string;
 }
 
-/**
- * Whether to follow the symlinks on the way to `files`: false when there are none, the person's answer
- * when there are (undefined: they dismissed the question, nothing is written). `given` (scripted use) decides without asking.
- */
-export async function followSymlinksFor(files: Written[], verb: 'install' | 'remove', given?: boolean): Promise<boolean | undefined> {
-  if (given !== undefined) return given;
+/** The symlinks on the way to files a command writes, in words, and where they lead. */
+export interface OnTheWay {
+  named: string;
+  targets: string[];
+}
+
+/** The symlinks on the way to `files` (symlinkOnTheWay); undefined when there are none. */
+export function symlinksOnTheWay(files: Written[]): OnTheWay | undefined {
   const links = files.flatMap((f) => {
     try {
       return [symlinkOnTheWay(f.file, f.within)].filter((l) => l !== undefined);
@@ -30,14 +32,26 @@ export async function followSymlinksFor(files: Written[], verb: 'install' | 'rem
       return []; // the folder is gone: the command's own read says so
     }
   });
-  if (links.length === 0) return false;
-  const named = links.map((l) => (l.folder ? `${l.link} leads to ${l.to} through a symlink` : `${l.link} is a symlink to ${l.to}`)).join('; ');
-  const doing = verb === 'install' ? "rawr's hooks go into" : "rawr's entries are taken out of";
-  const pick = await vscode.window.showWarningMessage(
-    `${named}. Write through it? ${doing} ${links.map((l) => l.to).join(', ')}, and the link stays a link. To keep rawr out of the link's target, cancel, replace the link with a copy of the file, and run the command again.`,
-    { modal: true },
-    WRITE_THROUGH,
-  );
+  if (links.length === 0) return undefined;
+  return {
+    named: links.map((l) => (l.folder ? `${l.link} leads to ${l.to} through a symlink` : `${l.link} is a symlink to ${l.to}`)).join('; '),
+    targets: links.map((l) => l.to),
+  };
+}
+
+/** What writing through them does, and how to keep rawr out of their targets instead (a question's sentences). */
+export const throughLinks = (on: OnTheWay, verb: 'install' | 'remove'): string =>
+  `${verb === 'install' ? "rawr's hooks go into" : "rawr's entries are taken out of"} ${on.targets.join(', ')}, and the link stays a link. To keep rawr out of the link's target, cancel, replace the link with a copy of the file, and run the command again.`;
+
+/**
+ * Whether to follow the symlinks on the way to `files`: false when there are none, the person's answer
+ * when there are (undefined: they dismissed the question, nothing is written). `given` (scripted use) decides without asking.
+ */
+export async function followSymlinksFor(files: Written[], verb: 'install' | 'remove', given?: boolean): Promise<boolean | undefined> {
+  if (given !== undefined) return given;
+  const on = symlinksOnTheWay(files);
+  if (on === undefined) return false;
+  const pick = await vscode.window.showWarningMessage(`${on.named}. Write through it? ${throughLinks(on, verb)}`, { modal: true }, WRITE_THROUGH);
   return pick === WRITE_THROUGH ? true : undefined;
 }
 

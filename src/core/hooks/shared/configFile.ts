@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { bomEncoding, decodeUtf8, safeReadBytes } from '../../io/safeRead';
+import { UndoLog } from './undoLog';
 
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
@@ -116,12 +117,12 @@ export async function readConfigFile(
   }
 }
 
-function writeWithMode(file: string, text: string, mode: number | undefined): void {
+function writeWithMode(file: string, text: string | Buffer, mode: number | undefined): void {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     const fd = fs.openSync(tmp, 'wx', mode ?? 0o666);
     try {
-      fs.writeSync(fd, text);
+      fs.writeFileSync(fd, text); // all of it (a bare writeSync may write part)
       if (mode !== undefined) fs.fchmodSync(fd, mode); // the umask must not widen or narrow the old mode
       fs.fsyncSync(fd);
     } finally {
@@ -153,36 +154,74 @@ export function readOnlyReason(f: ConfigFile): string | undefined {
 
 /**
  * Replaces `f.target` with `text` (see the file comment). Returns the backup's path when one was written.
- * Throws, having written nothing, when the file is read-only (readOnlyReason).
+ * Throws a WriteRefused, having written nothing, when the file is read-only (readOnlyReason) or the
+ * system refuses the write. With `undo`, the steps that put back the file, its backup and the folders
+ * made for them are added to it (a later refusal in the same command takes this write back too).
  */
-export function writeConfigFile(f: ConfigFile, text: string, backupTo?: string): { backup?: string } {
+export function writeConfigFile(f: ConfigFile, text: string, backupTo?: string, undo?: UndoLog): { backup?: string } {
   const readOnly = readOnlyReason(f);
   if (readOnly !== undefined) throw new Error(readOnly);
   // A write the system refuses (a folder not writable, a read-only file system, a full disk) leaves
   // nothing behind: the folders made for it and the backup written for it go again (an earlier backup is put back).
-  const undo: Array<() => void> = [];
+  const mine = new UndoLog();
   try {
-    undo.push(madeFolders(path.dirname(f.target), fs.mkdirSync(path.dirname(f.target), { recursive: true })));
+    mine.add(madeFolders(path.dirname(f.target), fs.mkdirSync(path.dirname(f.target), { recursive: true })));
     let backup: string | undefined;
     if (f.text !== undefined) {
       const to = backupTo ?? `${f.target}.rawr-backup`;
-      undo.push(madeFolders(path.dirname(to), fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 })));
+      mine.add(madeFolders(path.dirname(to), fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 })));
       const earlier = fs.existsSync(to) ? fs.readFileSync(to) : undefined;
-      undo.push(() => (earlier === undefined ? fs.rmSync(to, { force: true }) : fs.writeFileSync(to, earlier)));
+      mine.add(() => (earlier === undefined ? fs.rmSync(to, { force: true }) : writeWithMode(to, earlier, f.mode)));
       writeWithMode(to, f.text, f.mode);
       backup = to;
     }
     writeWithMode(f.target, text, f.mode);
+    mine.add(() => (f.text === undefined ? fs.rmSync(f.target, { force: true }) : writeWithMode(f.target, f.text, f.mode)));
+    undo?.add(() => {
+      const failed = mine.rollback();
+      if (failed.length) throw new Error(failed.join('; '));
+    });
     return backup !== undefined ? { backup } : {};
   } catch (err) {
-    for (const u of undo.reverse()) {
-      try {
-        u();
-      } catch {
-        /* as much as the system lets rawr take back */
-      }
-    }
-    throw new Error(writeFailure(f.target, err as NodeJS.ErrnoException), { cause: err });
+    mine.rollback(); // as much as the system lets rawr take back
+    throw new WriteRefused(f.target, err as NodeJS.ErrnoException);
+  }
+}
+
+/** Replaces (or creates) a plain file rawr edits in place (`.git/info/exclude`) with `text`, atomically and keeping its mode; `undo` gets the step that puts its bytes back. */
+export function replaceFile(file: string, text: string, undo: UndoLog): void {
+  let before: { bytes: Buffer; mode: number } | undefined;
+  try {
+    before = { bytes: fs.readFileSync(file), mode: fs.statSync(file).mode & 0o7777 };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new WriteRefused(file, err as NodeJS.ErrnoException);
+  }
+  try {
+    writeWithMode(file, text, before?.mode);
+  } catch (err) {
+    throw new WriteRefused(file, err as NodeJS.ErrnoException);
+  }
+  undo.add(() => (before === undefined ? fs.rmSync(file, { force: true }) : writeWithMode(file, before.bytes, before.mode)));
+}
+
+/** Removes `file` (and its folder, when `folderToo` and then empty); `undo` gets the steps that put them back, byte for byte and mode for mode. */
+export function removeFile(file: string, undo: UndoLog, folderToo = false): void {
+  try {
+    const bytes = fs.readFileSync(file);
+    const mode = fs.statSync(file).mode & 0o7777;
+    fs.unlinkSync(file);
+    undo.add(() => writeWithMode(file, bytes, mode));
+  } catch (err) {
+    throw new WriteRefused(file, err as NodeJS.ErrnoException);
+  }
+  if (!folderToo) return;
+  const dir = path.dirname(file);
+  try {
+    const mode = fs.statSync(dir).mode & 0o7777;
+    fs.rmdirSync(dir);
+    undo.add(() => fs.mkdirSync(dir, { mode }));
+  } catch {
+    /* not empty (someone else's files) or gone: it stays */
   }
 }
 
@@ -195,13 +234,24 @@ function madeFolders(dir: string, first: string | undefined): () => void {
 }
 
 /** A refused write in a sentence: the file the person knows (not rawr's temp file) and what the system said. */
-function writeFailure(target: string, err: NodeJS.ErrnoException): string {
-  const why: Record<string, string> = {
-    EACCES: 'permission denied (its folder is not writable by this user)',
-    EPERM: 'not permitted (its folder is not writable by this user)',
-    EROFS: 'the file system is read-only',
-    ENOSPC: 'no space left on the device',
-    EDQUOT: 'the disk quota is used up',
-  };
-  return `cannot write ${target}: ${(err.code && why[err.code]) ?? err.message}; nothing written`;
+export class WriteRefused extends Error {
+  /** What the system said, in words ("the file system is read-only"). */
+  readonly why: string;
+
+  constructor(
+    readonly target: string,
+    err: NodeJS.ErrnoException,
+  ) {
+    const why = err instanceof WriteRefused ? err.why : ((err.code && REFUSALS[err.code]) ?? err.message);
+    super(`cannot write ${target}: ${why}; nothing written`, { cause: err });
+    this.why = why;
+  }
 }
+
+const REFUSALS: Record<string, string> = {
+  EACCES: 'permission denied (its folder is not writable by this user)',
+  EPERM: 'not permitted (its folder is not writable by this user)',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+};

@@ -5,11 +5,14 @@
  * file, `.git/info/exclude` (git's place for "ignored here, not for everyone"): never the tracked
  * `.gitignore`, which an agent's `git add -A` would sweep into its next commit. The exact text appended
  * is returned, so uninstall takes back exactly that (unignoreLocalSettings). Outside a git work tree,
- * or when git is missing, nothing is done.
+ * or when git is missing, nothing is done. When the rule is needed but cannot be added (the write is
+ * refused, the file is not a regular file), install fails as a whole: its settings would be committed.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { removeFile, replaceFile, WriteRefused } from './configFile';
+import type { UndoLog } from './undoLog';
 
 const run = (cwd: string, args: string[]) => spawnSync('git', args, { cwd, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -32,43 +35,61 @@ export function trackedByGit(projectDir: string, rel: string): boolean {
   return !r.error && r.status === 0;
 }
 
-/** One line for the person (null when nothing needed doing), and what was appended. */
-export function ignoreLocalSettings(projectDir: string, rel = '.claude/settings.local.json'): { line: string | null; added?: IgnoreAdded } {
+/**
+ * The rule added (`line` for the person; null when nothing needed doing), or why it could not be: then
+ * the settings rawr just wrote would show in `git status` and the next commit, so install takes them
+ * back (the caller's `undo`, which also gets the step that takes this append back).
+ */
+export function ignoreLocalSettings(
+  projectDir: string,
+  rel: string,
+  undo: UndoLog,
+): { ok: true; line: string | null; added?: IgnoreAdded } | { ok: false; line: string } {
   const inside = run(projectDir, ['rev-parse', '--is-inside-work-tree']);
-  if (inside.error || inside.status !== 0 || inside.stdout.trim() !== 'true') return { line: null };
+  if (inside.error || inside.status !== 0 || inside.stdout.trim() !== 'true') return { ok: true, line: null };
   // exit 0: ignored; 1: not ignored; anything else: git could not tell (leave it).
   const check = run(projectDir, ['check-ignore', '-q', '--no-index', rel]);
-  if (check.status !== 1) return { line: null };
+  if (check.status !== 1) return { ok: true, line: null };
   const prefix = run(projectDir, ['rev-parse', '--show-prefix']);
   const where = run(projectDir, ['rev-parse', '--git-path', 'info/exclude']);
+  const yourself = (rule: string) => `add ${rule} to your ignore rules yourself (it holds this machine's paths), then install again`;
   if (prefix.status !== 0 || where.status !== 0 || !where.stdout.trim())
-    return { line: `rawr: git could not say where its exclude file is: add /${rel} to your ignore rules yourself (it holds this machine's paths)` };
+    return { ok: false, line: `rawr: git could not say where its exclude file is; nothing written: ${yourself(`/${rel}`)}` };
   const file = path.resolve(projectDir, where.stdout.trim());
   const rule = `/${prefix.stdout.trim()}${rel}`;
   let text: string | undefined;
   try {
     const st = fs.lstatSync(file);
-    if (!st.isFile()) return { line: `rawr: ${file} is not a regular file: add ${rule} to your ignore rules yourself (it holds this machine's paths)` };
+    if (!st.isFile()) return { ok: false, line: `rawr: ${file} is not a regular file; nothing written: ${yourself(rule)}` };
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-      return { line: `rawr: could not read ${file} (${(err as Error).message}): add ${rule} to it yourself` };
+      return { ok: false, line: `rawr: cannot read ${file} (${(err as Error).message}); nothing written: ${yourself(rule)}` };
   }
   const appended = `${text && !text.endsWith('\n') ? '\n' : ''}${rule}\n`;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.appendFileSync(file, appended);
+    const made = fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (made !== undefined) undo.add(() => fs.rmSync(made, { recursive: true, force: true }));
+    replaceFile(file, (text ?? '') + appended, undo);
   } catch (err) {
-    return { line: `rawr: could not add ${rule} to ${file} (${(err as Error).message}): add it yourself` };
+    const why = err instanceof WriteRefused ? err.why : (err as Error).message;
+    return {
+      ok: false,
+      line: `rawr: cannot write ${file}: ${why}; nothing written (without ${rule} there, this machine's paths in ${rel} would show in git status and your next commit)`,
+    };
   }
   return {
+    ok: true,
     line: `rawr: added ${rule} to ${file} (git's personal ignore file, not committed: the settings hold this machine's paths)`,
     added: { file, appended, rule, ...(text === undefined ? { created: true } : {}) },
   };
 }
 
-/** Takes back what ignoreLocalSettings appended: that exact text at the end, else the rule's line; a file rawr created and that is now empty goes. */
-export function unignoreLocalSettings(a: IgnoreAdded): string | null {
+/**
+ * Takes back what ignoreLocalSettings appended: that exact text at the end, else the rule's line; a file
+ * rawr created and that is now empty goes. Throws (WriteRefused) when the system refuses; `undo` gets the step that puts it back.
+ */
+export function unignoreLocalSettings(a: IgnoreAdded, undo: UndoLog): string | null {
   let text: string;
   try {
     if (!fs.lstatSync(a.file).isFile()) return null;
@@ -85,7 +106,7 @@ export function unignoreLocalSettings(a: IgnoreAdded): string | null {
     lines.splice(at, 1);
     next = lines.join('\n');
   }
-  if (next === '' && a.created) fs.unlinkSync(a.file);
-  else fs.writeFileSync(a.file, next);
+  if (next === '' && a.created) removeFile(a.file, undo);
+  else replaceFile(a.file, next, undo);
   return `rawr: removed ${a.rule} from ${a.file}`;
 }

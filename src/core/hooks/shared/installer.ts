@@ -17,6 +17,7 @@ import { backupFile, noteWrite, readRecord, removeIfEmpty, withInstallLock, writ
 import { safeReadTextIfExistsSync } from '../../io/safeRead';
 import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, rawrEventsIn, removeRawrHooks, type HooksConfig } from './hooksConfig';
 import { agentStateDir } from './store';
+import { UndoLog } from './undoLog';
 import { ignoreLocalSettings, trackedByGit } from './gitignoreLocal';
 import { applyTrust, rawrTrustEntries } from '../codex/trust';
 import { askLineFor, askPercentOf, claudeAsksFrom, readSteerConfig, writeSteerConfig } from '../claude/steerConfig';
@@ -34,9 +35,9 @@ export interface InstallResult {
 }
 
 /** writeConfigFile, its refusal (read-only) or failure as a reason. */
-function tryWrite(f: ConfigFile, text: string, backupTo?: string): { ok: true; backup?: string } | { ok: false; reason: string } {
+function tryWrite(f: ConfigFile, text: string, backupTo?: string, undo?: UndoLog): { ok: true; backup?: string } | { ok: false; reason: string } {
   try {
-    return { ok: true, ...writeConfigFile(f, text, backupTo) };
+    return { ok: true, ...writeConfigFile(f, text, backupTo, undo) };
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
@@ -63,7 +64,7 @@ export interface Tracking {
  * Reads a JSON settings file (configFile.ts rules; JSONC as Claude Code reads it), applies `edit`, and
  * writes it back if it changed: its own text, edited where the merge changed something (comments,
  * numbers and layout kept as written). With `track`, the backup goes to rawr's state folder and the
- * write is noted for uninstall.
+ * write is noted for uninstall. With `undo`, the write can be taken back (a later refusal in the same command).
  */
 export async function editJsonFile(
   file: string,
@@ -72,6 +73,7 @@ export async function editJsonFile(
   within: string | undefined,
   byHand: () => unknown,
   track?: Tracking,
+  undo?: UndoLog,
 ): Promise<{ ok: true; line: string; merged: Record<string, unknown>; target: string; changed: boolean } | { ok: false; line: string }> {
   const read = await readConfigFile(file, { followSymlinks, ...(within !== undefined ? { within } : {}) });
   if (!read.ok) return { ok: false, line: `${read.reason}` };
@@ -88,7 +90,7 @@ export async function editJsonFile(
   const differs = edited.text !== read.file.text;
   if (differs) {
     const dirExisted = fs.existsSync(path.dirname(read.file.target));
-    const w = tryWrite(read.file, edited.text, track ? backupFile(track.stateDir, read.file.target) : undefined);
+    const w = tryWrite(read.file, edited.text, track ? backupFile(track.stateDir, read.file.target) : undefined, undo);
     if (!w.ok) return { ok: false, line: w.reason };
     backup = w.backup;
     if (track) noteWrite(track.record, read.file.target, read.file.text, edited.text, dirExisted);
@@ -105,7 +107,15 @@ export async function editJsonFile(
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function mergeInto(file: string, config: HooksConfig, agent: 'claude' | 'codex', followSymlinks: boolean, within: string | undefined, track: Tracking) {
+function mergeInto(
+  file: string,
+  config: HooksConfig,
+  agent: 'claude' | 'codex',
+  followSymlinks: boolean,
+  within: string | undefined,
+  track: Tracking,
+  undo: UndoLog,
+) {
   return editJsonFile(
     file,
     (existing) => {
@@ -116,6 +126,7 @@ function mergeInto(file: string, config: HooksConfig, agent: 'claude' | 'codex',
     within,
     () => config,
     track,
+    undo,
   );
 }
 
@@ -265,6 +276,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
   const stateDir = agentStateDir(o.projectDir, 'claude', true)!;
   const result = await withInstallLock(stateDir, async (): Promise<ClaudeInstallResult> => {
     const track: Tracking = { stateDir, record: readRecord(stateDir) };
+    const undo = new UndoLog();
     const before = await readSteerConfig(o.projectDir);
     const rawrWrote = before?.autoCompactWindow ?? null;
     let kept = false;
@@ -327,23 +339,21 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
       o.projectDir,
       shown,
       track,
+      undo,
     );
     if (!r.ok) {
       if (stateExisted) writeRecord(stateDir, track.record); // else: nothing written, nothing to record
       return { ok: false, legacy, lines: [`rawr: Claude Code hooks in ${r.line}`], config };
     }
+    // All or nothing: the settings without their ignore rule would go into the next commit, and a move
+    // half done leaves the hooks in both files. A refusal takes back what this install wrote (the record
+    // on disk is still the one from before it).
+    const refused = (line: string): ClaudeInstallResult => ({ ok: false, legacy, lines: [line, ...undo.rollbackLines()], config });
     const lines = [`rawr: Claude Code hooks in ${r.line}`];
-    const ignored = ignoreLocalSettings(o.projectDir, CLAUDE_LOCAL_SETTINGS.split(path.sep).join('/'));
+    const ignored = ignoreLocalSettings(o.projectDir, CLAUDE_LOCAL_SETTINGS.split(path.sep).join('/'), undo);
+    if (!ignored.ok) return refused(ignored.line);
     if (ignored.line) lines.push(ignored.line);
     if (ignored.added) track.record.ignore = ignored.added;
-    writeSteerConfig(o.projectDir, {
-      steer,
-      window,
-      autoCompactWindow: steer && !kept ? wanted : null,
-      askPercent: percentWritten,
-      ...(percentWritten !== null && envCreated ? { envCreated: true } : {}),
-      settingsFile: CLAUDE_LOCAL_SETTINGS,
-    });
     lines.push(
       steer
         ? `rawr: steering Claude Code's automatic compaction to phase boundaries (PreCompact refuses until a boundary; never a manual /compact, a failed request, or past rawr's emergency line). ${hints.undo}`
@@ -357,17 +367,23 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
         o.projectDir,
         () => ({}),
         { stateDir, record: { files: {} } }, // the backup in rawr's folder; not rawr's to restore on uninstall
+        undo,
       );
-      if (!m.ok) {
-        writeRecord(stateDir, track.record);
-        return { ok: false, legacy, lines: [...lines, `rawr: moving the hooks out of the shared settings: ${m.line}`], config };
-      }
+      if (!m.ok) return refused(`rawr: moving the hooks out of the shared settings: ${m.line}`);
       lines.push(`rawr: moved out of ${m.line}`);
     } else if (legacy) {
       lines.push(
         `rawr: rawr's hooks (${legacyEvents.join(', ')}) are in ${shared}, where an earlier rawr wrote them: teams commit that file, and a collaborator's Claude Code would run this machine's paths. They keep working there; ${hints.move}`,
       );
     }
+    writeSteerConfig(o.projectDir, {
+      steer,
+      window,
+      autoCompactWindow: steer && !kept ? wanted : null,
+      askPercent: percentWritten,
+      ...(percentWritten !== null && envCreated ? { envCreated: true } : {}),
+      settingsFile: CLAUDE_LOCAL_SETTINGS,
+    });
     writeRecord(stateDir, track.record);
     return { ok: true, legacy: legacy && !o.move, lines, config };
   });
@@ -430,8 +446,14 @@ export async function installCodex(o: {
     const track: Tracking = { stateDir, record: readRecord(stateDir) };
     // rawr's state folder is made first, so the hooks file's own record cannot tell that $CODEX_HOME was new
     if (!homeExisted) track.record.codexHomeCreated = true;
+    const before = structuredClone(track.record);
+    const undo = new UndoLog();
     try {
-      return await codexWrites(o, config, hooksPath, track);
+      const r = await codexWrites(o, config, hooksPath, track, undo);
+      if (r.ok) return r;
+      // All or nothing: hooks.json is not left with hooks that config.toml does not trust (Codex would skip them without a word).
+      track.record = before;
+      return { ...r, lines: [...r.lines.filter((l) => !l.startsWith('rawr: Codex hooks in ')), ...undo.rollbackLines()] };
     } finally {
       // a record only where there is something to take back (a refused first install wrote nothing)
       if (stateExisted || Object.keys(track.record.files).length > 0) writeRecord(stateDir, track.record);
@@ -447,8 +469,9 @@ async function codexWrites(
   config: HooksConfig,
   hooksPath: string,
   track: Tracking,
+  undo: UndoLog,
 ): Promise<InstallResult> {
-  const r = await mergeInto(hooksPath, config, 'codex', o.followSymlinks, undefined, track);
+  const r = await mergeInto(hooksPath, config, 'codex', o.followSymlinks, undefined, track, undo);
   if (!r.ok) return { ok: false, lines: [`rawr: Codex hooks: ${r.line}`], config };
   const lines = [`rawr: Codex hooks in ${r.line}`];
   const entries = rawrTrustEntries(hooksPath, r.merged);
@@ -465,7 +488,7 @@ async function codexWrites(
   if (!applied.ok) return { ok: false, lines: [...lines, `rawr: Codex trust in ${read.file.target}: ${applied.reason}`], config };
   let backup: string | undefined;
   if (applied.changed > 0) {
-    const w = tryWrite(read.file, applied.text, backupFile(track.stateDir, read.file.target));
+    const w = tryWrite(read.file, applied.text, backupFile(track.stateDir, read.file.target), undo);
     if (!w.ok) return { ok: false, lines: [...lines, `rawr: Codex trust: ${w.reason}`], config };
     backup = w.backup;
     noteWrite(track.record, read.file.target, read.file.text, applied.text, true);

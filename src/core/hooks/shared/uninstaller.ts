@@ -11,18 +11,20 @@
  *   - The ignore line rawr appended to `.git/info/exclude` goes; install's record, backups and
  *     `steer.json` go; `--purge` also removes the session state (`.rawr/<agent>/`), and `.rawr/` when
  *     nothing else is in it (a team's `.rawr/prompts/` stays).
+ *   - All or nothing: a file it may not change, or a write the system refuses, puts back what it had
+ *     already changed (undoLog.ts) and keeps the record, so the same uninstall can finish later.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { readConfigFile } from './configFile';
+import { readConfigFile, removeFile, writeConfigFile, WriteRefused } from './configFile';
 import { editJson, parseJsonc } from './jsonEdit';
 import { removeRawrHooks } from './hooksConfig';
-import { backupFile, forgetInstall, hashText, readRecord, removeIfEmpty, withInstallLock, type InstallRecord } from './installState';
+import { backupFile, forgetInstall, hashText, readRecord, removeIfEmpty, withInstallLock, type FileRecord, type InstallRecord } from './installState';
 import { unignoreLocalSettings } from './gitignoreLocal';
-import { CLAUDE_LOCAL_SETTINGS, CLAUDE_SHARED_SETTINGS, codexStateDir, dropOurPercent, editJsonFile } from './installer';
+import { CLAUDE_LOCAL_SETTINGS, CLAUDE_SHARED_SETTINGS, codexStateDir, dropOurPercent } from './installer';
 import { readSteerConfig, steerConfigFile } from '../claude/steerConfig';
-import { writeConfigFile } from './configFile';
+import { UndoLog } from './undoLog';
 
 export interface UninstallResult {
   ok: boolean;
@@ -34,12 +36,16 @@ export interface UninstallResult {
 type Remove = (settings: Record<string, unknown>) => Record<string, unknown>;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** One file back to what it was without rawr (see the file comment); null when there was nothing to do. */
+/**
+ * One file back to what it was without rawr (see the file comment); null when there was nothing to do.
+ * A write the system refuses throws (WriteRefused); `undo` gets the steps that put back what it changed.
+ */
 async function takeBack(
   file: string,
   record: InstallRecord,
   remove: Remove,
   o: { followSymlinks: boolean; within?: string; stateDir: string },
+  undo: UndoLog,
 ): Promise<{ ok: boolean; line: string | null }> {
   const read = await readConfigFile(file, { followSymlinks: o.followSymlinks, ...(o.within !== undefined ? { within: o.within } : {}) });
   if (!read.ok) return { ok: false, line: `rawr: ${read.reason}` };
@@ -49,11 +55,10 @@ async function takeBack(
   const rec = record.files[target];
   if (rec && rec.before !== 'unknown' && hashText(text) === rec.written) {
     if (rec.before === 'absent') {
-      fs.unlinkSync(target);
-      if (rec.dirCreated) rmdirQuietly(path.dirname(target)); // only if empty
+      removeFile(target, undo, rec.dirCreated); // its folder only if empty
       return { ok: true, line: `rawr: removed ${target} (rawr created it)` };
     }
-    writeConfigFile(read.file, rec.before.text, backupFile(o.stateDir, target));
+    writeConfigFile(read.file, rec.before.text, backupFile(o.stateDir, target), undo);
     return { ok: true, line: `rawr: ${target} is back as it was before rawr's install` };
   }
   const parsed = parseJsonc(text);
@@ -65,23 +70,36 @@ async function takeBack(
   const edited = editJson(text, parsed.value, after);
   if (!edited.ok) return { ok: false, line: `rawr: ${target}: ${edited.reason}; remove rawr's entries yourself` };
   if (rec?.created && edited.text.replace(/\s/g, '') === '{}') {
-    fs.unlinkSync(target);
-    if (rec.dirCreated) rmdirQuietly(path.dirname(target));
+    removeFile(target, undo, rec.dirCreated);
     return { ok: true, line: `rawr: removed ${target} (rawr created it; nothing else was in it)` };
   }
-  const w = await editJsonFile(
-    target,
-    () => ({ ok: true, settings: after, summary: "rawr's entries removed; the rest kept as it is" }),
-    true,
-    undefined,
-    () => ({}),
-    {
-      stateDir: o.stateDir,
-      record: { files: {} },
-    },
-  );
-  // (the backup editJsonFile keeps goes with install's record below: not named)
-  return { ok: w.ok, line: w.ok ? `rawr: ${w.target}: rawr's entries removed; the rest kept as it is` : `rawr: ${w.line}` };
+  // (the backup goes with install's record below: not named)
+  writeConfigFile(read.file, edited.text, backupFile(o.stateDir, target), undo);
+  return { ok: true, line: `rawr: ${target}: rawr's entries removed; the rest kept as it is` };
+}
+
+/** A refusal's line, saying that nothing was removed (its "nothing written" is that, in an uninstall). */
+const nothingRemoved = (line: string) => (line.includes('nothing written') ? line.replace('nothing written', 'nothing removed') : `${line}; nothing removed`);
+
+/**
+ * Runs an uninstall's changes all or nothing: a file it may not change (not JSON, a symlink not
+ * followed) or a write the system refuses (EACCES, EROFS, ENOSPC) puts back what it had already
+ * changed, and the result is one line naming the file and why. `change` returns the lines of what it did.
+ */
+async function allOrNothing(change: (undo: UndoLog) => Promise<{ ok: true; lines: string[] } | { ok: false; line: string }>): Promise<UninstallResult> {
+  const undo = new UndoLog();
+  let refusal: string;
+  try {
+    const r = await change(undo);
+    if (r.ok) return r;
+    refusal = nothingRemoved(r.line);
+  } catch (err) {
+    refusal =
+      err instanceof WriteRefused
+        ? `rawr: cannot write ${err.target}: ${err.why}; nothing removed (rawr's hooks stay installed until it can be written)`
+        : nothingRemoved(`rawr: ${(err as Error).message}`);
+  }
+  return { ok: false, lines: [refusal, ...undo.rollbackLines()] };
 }
 
 /**
@@ -100,14 +118,6 @@ function keepTheirEmptyLists(after: Record<string, unknown>, now: Record<string,
   for (const [event, list] of Object.entries(had))
     if (Array.isArray(list) && list.length === 0 && Object.hasOwn(now.hooks, event) && !Object.hasOwn(hooks, event)) hooks[event] = [];
 }
-
-const rmdirQuietly = (dir: string) => {
-  try {
-    fs.rmdirSync(dir);
-  } catch {
-    /* not empty (someone else's files) or gone */
-  }
-};
 
 /** `dir` when it is a real folder (never through a symlink), else undefined. */
 function realDir(dir: string): string | undefined {
@@ -136,29 +146,30 @@ export async function uninstallClaude(o: {
     dropOurPercent(out, steer?.askPercent ?? null, steer?.envCreated ?? false);
     return out;
   };
-  const work = async (): Promise<UninstallResult> => {
-    const lines: string[] = [];
-    let ok = true;
-    const opts = { followSymlinks: o.followSymlinks, within: o.projectDir, stateDir: stateDir ?? top };
-    for (const [file, remove] of [
-      [CLAUDE_LOCAL_SETTINGS, removeLocal],
-      // where an earlier rawr put its hooks; the team's own values there are never rawr's
-      [CLAUDE_SHARED_SETTINGS, (s: Record<string, unknown>) => removeRawrHooks(s, 'claude')],
-    ] as const) {
-      const r = await takeBack(path.join(o.projectDir, file), record, remove, opts);
-      ok &&= r.ok;
-      if (r.line) lines.push(r.line);
-    }
-    if (record.ignore) {
-      const l = unignoreLocalSettings(record.ignore);
-      if (l) lines.push(l);
-    }
-    if (stateDir) {
-      forgetInstall(stateDir);
-      fs.rmSync(steerConfigFile(o.projectDir), { force: true });
-    }
-    return { ok, lines };
-  };
+  const work = () =>
+    allOrNothing(async (undo) => {
+      const lines: string[] = [];
+      const opts = { followSymlinks: o.followSymlinks, within: o.projectDir, stateDir: stateDir ?? top };
+      for (const [file, remove] of [
+        [CLAUDE_LOCAL_SETTINGS, removeLocal],
+        // where an earlier rawr put its hooks; the team's own values there are never rawr's
+        [CLAUDE_SHARED_SETTINGS, (s: Record<string, unknown>) => removeRawrHooks(s, 'claude')],
+      ] as const) {
+        const r = await takeBack(path.join(o.projectDir, file), record, remove, opts, undo);
+        if (!r.ok) return { ok: false, line: r.line ?? `rawr: ${file}` };
+        if (r.line) lines.push(r.line);
+      }
+      if (record.ignore) {
+        const l = unignoreLocalSettings(record.ignore, undo);
+        if (l) lines.push(l);
+      }
+      // only now that every file is back: the record and steer.json are what a second try needs
+      if (stateDir) {
+        forgetInstall(stateDir);
+        fs.rmSync(steerConfigFile(o.projectDir), { force: true });
+      }
+      return { ok: true, lines };
+    });
   const r = stateDir ? await withInstallLock(stateDir, work) : await work();
   if (stateDir && r.ok) {
     if (o.purge) {
@@ -175,36 +186,58 @@ export async function uninstallClaude(o: {
 /** A project's Codex session state (`<project>/.rawr/codex/`) when it is there as a real folder (never through a symlink). */
 export const codexSessionState = (project: string): string | undefined => realDir(path.join(project, '.rawr')) && realDir(path.join(project, '.rawr', 'codex'));
 
+/**
+ * rawr's record of `$CODEX_HOME/config.toml`, kept when install trusted its hooks there (by the file a
+ * write goes to, as install noted it: a symlink's target), and the path to read it by. Undefined when
+ * rawr did not: then uninstall leaves config.toml unread. The one decision both uninstallCodex and the
+ * editor's question before it (which files Remove writes) take.
+ */
+export function codexTrustRecord(codexHome: string, record: InstallRecord = readRecord(codexStateDir(codexHome))): (FileRecord & { file: string }) | undefined {
+  const file = path.resolve(codexHome, 'config.toml');
+  let target = file;
+  try {
+    if (fs.lstatSync(file).isSymbolicLink()) target = fs.realpathSync(file);
+  } catch {
+    return undefined; // no config.toml (or a dangling link): nothing of rawr's to take back
+  }
+  const rec = record.files[target];
+  return rec && { ...rec, file };
+}
+
 /** `purgeProjects`: the projects whose Codex session state goes too (the CLI: the current folder; the editor: its folders). */
 export async function uninstallCodex(o: { codexHome: string; followSymlinks: boolean; purgeProjects?: string[] }): Promise<UninstallResult> {
   const stateDir = realDir(codexStateDir(o.codexHome));
   const record = stateDir ? readRecord(stateDir) : { files: {} };
-  const work = async (): Promise<UninstallResult> => {
-    const lines: string[] = [];
-    const opts = { followSymlinks: o.followSymlinks, stateDir: stateDir ?? codexStateDir(o.codexHome) };
-    const hooks = await takeBack(path.join(o.codexHome, 'hooks.json'), record, (s) => removeRawrHooks(s, 'codex'), opts);
-    if (hooks.line) lines.push(hooks.line);
-    // config.toml: rawr's trust entries go with the file's earlier text when nothing else changed it.
-    const toml = path.join(o.codexHome, 'config.toml');
-    const read = await readConfigFile(toml, { followSymlinks: o.followSymlinks });
-    const rec = read.ok ? record.files[read.file.target] : undefined;
-    if (read.ok && rec && read.file.text !== undefined) {
-      if (rec.before !== 'unknown' && hashText(read.file.text) === rec.written) {
-        if (rec.before === 'absent') {
-          fs.unlinkSync(read.file.target);
-          lines.push(`rawr: removed ${read.file.target} (rawr created it to trust its hooks)`);
-        } else {
-          writeConfigFile(read.file, rec.before.text, backupFile(opts.stateDir, read.file.target));
-          lines.push(`rawr: ${read.file.target} is back as it was before rawr trusted its hooks`);
+  const work = () =>
+    allOrNothing(async (undo) => {
+      const lines: string[] = [];
+      const opts = { followSymlinks: o.followSymlinks, stateDir: stateDir ?? codexStateDir(o.codexHome) };
+      const hooks = await takeBack(path.join(o.codexHome, 'hooks.json'), record, (s) => removeRawrHooks(s, 'codex'), opts, undo);
+      if (!hooks.ok) return { ok: false, line: hooks.line ?? 'rawr: hooks.json' };
+      if (hooks.line) lines.push(hooks.line);
+      // config.toml: rawr's trust entries go with the file's earlier text when nothing else changed it.
+      const rec = codexTrustRecord(o.codexHome, record);
+      if (rec) {
+        const read = await readConfigFile(rec.file, { followSymlinks: o.followSymlinks });
+        if (!read.ok) return { ok: false, line: `rawr: ${read.reason}` };
+        if (read.file.text !== undefined) {
+          if (rec.before !== 'unknown' && hashText(read.file.text) === rec.written) {
+            if (rec.before === 'absent') {
+              removeFile(read.file.target, undo);
+              lines.push(`rawr: removed ${read.file.target} (rawr created it to trust its hooks)`);
+            } else {
+              writeConfigFile(read.file, rec.before.text, backupFile(opts.stateDir, read.file.target), undo);
+              lines.push(`rawr: ${read.file.target} is back as it was before rawr trusted its hooks`);
+            }
+          } else
+            lines.push(
+              `rawr: ${read.file.target} changed since rawr trusted its hooks: its [hooks.state] entries for the removed hooks are left (Codex ignores them); remove them yourself if you like`,
+            );
         }
-      } else
-        lines.push(
-          `rawr: ${read.file.target} changed since rawr trusted its hooks: its [hooks.state] entries for the removed hooks are left (Codex ignores them); remove them yourself if you like`,
-        );
-    }
-    if (stateDir) forgetInstall(stateDir);
-    return { ok: hooks.ok, lines };
-  };
+      }
+      if (stateDir) forgetInstall(stateDir);
+      return { ok: true, lines };
+    });
   const r = stateDir ? await withInstallLock(stateDir, work) : await work();
   if (stateDir) removeIfEmpty(stateDir);
   if (record.codexHomeCreated && removeIfEmpty(o.codexHome)) r.lines.push(`rawr: removed ${o.codexHome} (rawr created it; nothing left in it)`);

@@ -1,0 +1,35 @@
+/**
+ * The system refusing a write (EACCES, EROFS, ENOSPC) where the tests cannot make it refuse: they run
+ * as root, where chmod stops no write, and mounting a read-only or full file system needs more. So the
+ * refusal is made where the system makes it, at open(2): every `fs.openSync` of a path under `folder`
+ * fails with `code`, as the real call does (rawr writes only through open: a temp file renamed over the
+ * file). In this process: refuseOpenUnder(); in a CLI child: `node --require <this file>` with
+ * RAWR_TEST_REFUSE_OPEN=<code>:<folder>.
+ */
+import type * as fsType from 'node:fs';
+import { createRequire } from 'node:module';
+
+type OpenSync = (p: fsType.PathLike, ...rest: unknown[]) => number;
+const realFs = createRequire(__filename)('node:fs') as { openSync: OpenSync };
+
+/** Refuses every open of a path under `folder` (a path prefix) with `code`; returns what lifts the refusal. */
+export function refuseOpenUnder(folder: string, code: string): () => void {
+  const open = realFs.openSync;
+  realFs.openSync = (p, ...rest) => {
+    if (String(p).startsWith(folder))
+      throw Object.assign(new Error(`${code}: refused, open '${String(p)}'`), { code, errno: -1, syscall: 'open', path: String(p) });
+    return open(p, ...rest);
+  };
+  return () => {
+    realFs.openSync = open;
+  };
+}
+
+/** The environment that makes a CLI child (run with `--require` of this file) refuse opens under `folder`. */
+export const REFUSE_OPEN_ENV = 'RAWR_TEST_REFUSE_OPEN';
+
+const asked = process.env[REFUSE_OPEN_ENV];
+if (asked) {
+  const at = asked.indexOf(':');
+  refuseOpenUnder(asked.slice(at + 1), asked.slice(0, at));
+}
