@@ -411,6 +411,12 @@ describe('phase forecast: compacting now against waiting over the phases ahead (
     assert.equal(cmp([20_000, 20_000, 20_000], 150_000, null).compact, false);
   });
 
+  it('the open horizon counts the typical phase, the median by size: two fresh contexts of 9k phases are 33 phases', () => {
+    // Line 176k, fresh 30k: 146k of room a context. The median of 5k, 9k, 20k and 100k is 9k (sorted by
+    // size, not as text, where 100k sorts first and the median would be 20k: a horizon of 15).
+    assert.equal(cmp([100_000, 5_000, 20_000, 9_000], 120_000, null, 3).horizon, Math.ceil((2 * 146_000) / 9_000));
+  });
+
   it('phases that fell five times in a row: the stale larger sizes are dropped, the next taken as large as the latest (issue 33)', () => {
     // 125k, 100k, 80k, 64k, 51k: at 110k used (66k of room) the 80k of three phases ago would not fit,
     // but the trend says the next phase is about the latest (51k) at most.
