@@ -1,8 +1,8 @@
 /**
  * The system refusing a write (EACCES, EROFS, ENOSPC) where the tests cannot make it refuse: they run
  * as root, where chmod stops no write, and mounting a read-only or full file system needs more. So the
- * refusal is made where the system makes it, at open(2): every `fs.openSync` of a path under `folder`
- * fails with `code`, as the real call does (rawr writes only through open: a temp file renamed over the
+ * refusal is made where the system makes it, at open(2): every `fs.openSync` for writing of a path under
+ * `folder` fails with `code`, as the real call does (rawr writes only through open: a temp file renamed over the
  * file). In this process: refuseOpenUnder(); in a CLI child: `node --require <this file>` with
  * RAWR_TEST_REFUSE_OPEN=<code>:<folder>.
  */
@@ -12,11 +12,21 @@ import { createRequire } from 'node:module';
 type OpenSync = (p: fsType.PathLike, ...rest: unknown[]) => number;
 const realFs = createRequire(__filename)('node:fs') as { openSync: OpenSync };
 
-/** Refuses every open of a path under `folder` (a path prefix) with `code`; returns what lifts the refusal. */
+const { constants } = realFs as unknown as typeof fsType;
+const WRITING = constants.O_WRONLY | constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_TRUNC;
+
+/** An open(2) that writes: a flags string other than 'r' ('w', 'wx', 'a', 'r+'…) or numeric flags with a write bit. */
+const writes = (flags: unknown) => (typeof flags === 'string' ? flags !== 'r' && flags !== 'rs' : typeof flags === 'number' && (flags & WRITING) !== 0);
+
+/**
+ * Refuses every open for writing of a path under `folder` (a path prefix) with `code`, as a folder the user
+ * cannot write or a read-only or full file system does (reading what is there still works); returns what
+ * lifts the refusal.
+ */
 export function refuseOpenUnder(folder: string, code: string): () => void {
   const open = realFs.openSync;
   realFs.openSync = (p, ...rest) => {
-    if (String(p).startsWith(folder))
+    if (String(p).startsWith(folder) && writes(rest[0]))
       throw Object.assign(new Error(`${code}: refused, open '${String(p)}'`), { code, errno: -1, syscall: 'open', path: String(p) });
     return open(p, ...rest);
   };

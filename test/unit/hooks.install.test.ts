@@ -151,6 +151,16 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     assert.equal(git(r.dir, r.env, 'status', '--porcelain'), '', 'git status is clean: nothing to commit');
   });
 
+  it('a .git/info/exclude over 1 MiB is not read whole: install refuses, names the limit, writes nothing', () => {
+    const r = repo({}, { '.claude/settings.local.json': PERSONAL_SETTINGS });
+    fs.writeFileSync(path.join(r.dir, '.git/info/exclude'), `${'# a line of notes\n'.repeat(70_000)}`); // 1.2 MiB
+    const pristine = tree(r.dir);
+    const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
+    assert.equal(i.code, 1, i.out);
+    assert.match(i.out, /exclude is 1\.2 MiB, over rawr's 1 MiB limit for this file\); nothing written/);
+    assert.deepEqual(tree(r.dir), pristine, 'the settings write taken back, no .rawr/ left');
+  });
+
   it('in a subfolder of a repository the exclude rule names the path from the top', () => {
     const r = repo({ 'pkg/a/README.md': 'x\n' });
     const sub = { ...r, dir: path.join(r.dir, 'pkg/a') };

@@ -11,8 +11,18 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { safeReadBytesSync } from '../../io/safeRead';
 import { removeFile, replaceFile, WriteRefused } from './configFile';
 import type { UndoLog } from './undoLog';
+
+/**
+ * git's personal ignore file is a handful of lines; rawr reads it (bytes as they are: a BOM stays, so taking
+ * the rule back gives every byte back) within this cap, as every file it did not write (safeRead).
+ */
+const MAX_EXCLUDE_BYTES = 1024 * 1024;
+
+/** The exclude file's text, as its bytes decode (nothing dropped). Throws a SafeReadError over the cap or for what is not a regular file. */
+const readExclude = (file: string) => safeReadBytesSync(file, { maxBytes: MAX_EXCLUDE_BYTES }).toString('utf8');
 
 const run = (cwd: string, args: string[]) => spawnSync('git', args, { cwd, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -61,7 +71,7 @@ export function ignoreLocalSettings(
   try {
     const st = fs.lstatSync(file);
     if (!st.isFile()) return { ok: false, line: `rawr: ${file} is not a regular file; nothing written: ${yourself(rule)}` };
-    text = fs.readFileSync(file, 'utf8');
+    text = readExclude(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
       return { ok: false, line: `rawr: cannot read ${file} (${(err as Error).message}); nothing written: ${yourself(rule)}` };
@@ -93,7 +103,7 @@ export function unignoreLocalSettings(a: IgnoreAdded, undo: UndoLog): string | n
   let text: string;
   try {
     if (!fs.lstatSync(a.file).isFile()) return null;
-    text = fs.readFileSync(a.file, 'utf8');
+    text = readExclude(a.file);
   } catch {
     return null;
   }
