@@ -117,6 +117,14 @@ describe('agent tools: one workspace and .git check for every file touched', () 
     assert.equal(fs.readFileSync(path.join(ws, 'src/a.ts'), 'utf8'), 'export const a = 1;\n');
   });
 
+  it('creating through a link to nothing is a clear tool error, not a thrown ENOENT (tools property test, seed 1881285867)', async () => {
+    fs.symlinkSync(path.join(ws, 'gone'), path.join(ws, 'dangling'));
+    const r = await runTool(createFileTool, { path: 'dangling/src', content: 'x\n' }, [ws]);
+    assert.equal(r.ok, false);
+    assert.match(r.text, /a link to something that does not exist/);
+    assert.equal(fs.existsSync(path.join(ws, 'gone')), false, 'nothing made at the link target');
+  });
+
   it('a link loop is a clear tool error, not a thrown ELOOP (tools property test, seed 1049659273)', async () => {
     fs.symlinkSync(path.join(ws, 'loop'), path.join(ws, 'loop'));
     const read = await runTool(readFileTool, { path: 'loop/vendor' }, [ws]);

@@ -133,6 +133,8 @@ export const createFileTool: ToolImpl<typeof TOOL_SPECS.createFile.schema> = {
       // A folder on the way is a file (or a link to one): the model's mistake, told as such.
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EEXIST' || code === 'ENOTDIR') throw new ToolError(`cannot create ${p.rel}: a part of its folder path is a file, not a folder.`);
+      // A link on the way that leads nowhere (its target is gone): mkdir cannot make a folder through it.
+      if (code === 'ENOENT') throw new ToolError(`cannot create ${p.rel}: a part of its folder path is a link to something that does not exist.`);
       throw err;
     }
     // The folders just made could not have been links: check the final place once more before writing.
