@@ -139,6 +139,7 @@ describe('hardening: the installers keep what they do not change', function () {
     const t = rawr(['hooks', 'codex', 'install', '--write', '--trust'], { env: { CODEX_HOME: home } });
     assert.equal(t.code, 1);
     assert.match(t.stderr, /config\.toml is read-only/);
+    assert.doesNotMatch(t.stdout + t.stderr, /Codex hooks in /, 'the hooks write was taken back: no line may say the hooks are in hooks.json');
     assert.equal(fs.readFileSync(toml, 'utf8'), 'model = "o4"\n');
     assert.equal(fs.readFileSync(hooks, 'utf8'), '{}\n', 'all or nothing: no hooks.json with hooks Codex would skip untrusted');
     assert.deepEqual(fs.readdirSync(home).sort(), ['config.toml', 'hooks.json'], 'no .rawr record or backup left');
@@ -189,6 +190,7 @@ describe('hardening: --trust edits config.toml through a TOML parser', function 
       const r = trust();
       assert.equal(r.code, 1, `${bad}: ${r.stdout}`);
       assert.doesNotMatch(r.stdout, /newly trusted/);
+      assert.doesNotMatch(r.stdout + r.stderr, /Codex hooks in /, `${bad}: refused as a whole, so no line says the hooks are installed`);
       assert.equal(fs.readFileSync(toml(), 'utf8'), bad);
     }
   });

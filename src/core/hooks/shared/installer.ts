@@ -453,7 +453,7 @@ export async function installCodex(o: {
       if (r.ok) return r;
       // All or nothing: hooks.json is not left with hooks that config.toml does not trust (Codex would skip them without a word).
       track.record = before;
-      return { ...r, lines: [...r.lines.filter((l) => !l.startsWith('rawr: Codex hooks in ')), ...undo.rollbackLines()] };
+      return { ...r, lines: [...r.lines, ...undo.rollbackLines()] };
     } finally {
       // a record only where there is something to take back (a refused first install wrote nothing)
       if (stateExisted || Object.keys(track.record.files).length > 0) writeRecord(stateDir, track.record);
@@ -473,6 +473,7 @@ async function codexWrites(
 ): Promise<InstallResult> {
   const r = await mergeInto(hooksPath, config, 'codex', o.followSymlinks, undefined, track, undo);
   if (!r.ok) return { ok: false, lines: [`rawr: Codex hooks: ${r.line}`], config };
+  // A refusal from here on says only why: the caller takes the hooks write back (all or nothing), so its line would not be true.
   const lines = [`rawr: Codex hooks in ${r.line}`];
   const entries = rawrTrustEntries(hooksPath, r.merged);
   if (!o.trust) {
@@ -483,13 +484,13 @@ async function codexWrites(
   }
   const tomlPath = path.join(o.codexHome, 'config.toml');
   const read = await readConfigFile(tomlPath, { followSymlinks: o.followSymlinks });
-  if (!read.ok) return { ok: false, lines: [...lines, `rawr: Codex trust: ${read.reason}`], config };
+  if (!read.ok) return { ok: false, lines: [`rawr: Codex trust: ${read.reason}`], config };
   const applied = applyTrust(read.file.text ?? '', entries);
-  if (!applied.ok) return { ok: false, lines: [...lines, `rawr: Codex trust in ${read.file.target}: ${applied.reason}`], config };
+  if (!applied.ok) return { ok: false, lines: [`rawr: Codex trust in ${read.file.target}: ${applied.reason}`], config };
   let backup: string | undefined;
   if (applied.changed > 0) {
     const w = tryWrite(read.file, applied.text, backupFile(track.stateDir, read.file.target), undo);
-    if (!w.ok) return { ok: false, lines: [...lines, `rawr: Codex trust: ${w.reason}`], config };
+    if (!w.ok) return { ok: false, lines: [`rawr: Codex trust: ${w.reason}`], config };
     backup = w.backup;
     noteWrite(track.record, read.file.target, read.file.text, applied.text, true);
   }

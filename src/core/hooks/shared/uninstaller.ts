@@ -17,7 +17,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { readConfigFile, removeFile, writeConfigFile, WriteRefused } from './configFile';
+import { readConfigFile, removeFile, writeConfigFile, WriteRefused, type ConfigFile } from './configFile';
 import { editJson, parseJsonc } from './jsonEdit';
 import { removeRawrHooks } from './hooksConfig';
 import { backupFile, forgetInstall, hashText, readRecord, removeIfEmpty, withInstallLock, type FileRecord, type InstallRecord } from './installState';
@@ -37,6 +37,28 @@ type Remove = (settings: Record<string, unknown>) => Record<string, unknown>;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
+ * A file install recorded, put back as it was before rawr when nothing but rawr changed it since (its
+ * text hashes to what rawr wrote): removed if rawr created it, else its earlier text written back. The
+ * line saying so; null when something else changed it, or its earlier text is unknown (the caller edits
+ * out rawr's entries, or says what is left). `why` words the line for the caller's kind of change.
+ */
+function restoreRecorded(
+  read: ConfigFile,
+  rec: FileRecord,
+  stateDir: string,
+  undo: UndoLog,
+  why: { created: string; before: string; folderToo?: boolean | undefined },
+): string | null {
+  if (read.text === undefined || rec.before === 'unknown' || hashText(read.text) !== rec.written) return null;
+  if (rec.before === 'absent') {
+    removeFile(read.target, undo, why.folderToo); // its folder only if empty
+    return `rawr: removed ${read.target} (${why.created})`;
+  }
+  writeConfigFile(read, rec.before.text, backupFile(stateDir, read.target), undo);
+  return `rawr: ${read.target} is back as it was ${why.before}`;
+}
+
+/**
  * One file back to what it was without rawr (see the file comment); null when there was nothing to do.
  * A write the system refuses throws (WriteRefused); `undo` gets the steps that put back what it changed.
  */
@@ -53,14 +75,9 @@ async function takeBack(
   if (text === undefined) return { ok: true, line: null };
   const target = read.file.target;
   const rec = record.files[target];
-  if (rec && rec.before !== 'unknown' && hashText(text) === rec.written) {
-    if (rec.before === 'absent') {
-      removeFile(target, undo, rec.dirCreated); // its folder only if empty
-      return { ok: true, line: `rawr: removed ${target} (rawr created it)` };
-    }
-    writeConfigFile(read.file, rec.before.text, backupFile(o.stateDir, target), undo);
-    return { ok: true, line: `rawr: ${target} is back as it was before rawr's install` };
-  }
+  const restored =
+    rec && restoreRecorded(read.file, rec, o.stateDir, undo, { created: 'rawr created it', before: "before rawr's install", folderToo: rec.dirCreated });
+  if (restored) return { ok: true, line: restored };
   const parsed = parseJsonc(text);
   if (!parsed.ok || !isObject(parsed.value))
     return { ok: false, line: `rawr: ${target} is not a JSON object (${parsed.ok ? 'shape' : parsed.reason}): remove rawr's entries yourself` };
@@ -221,15 +238,13 @@ export async function uninstallCodex(o: { codexHome: string; followSymlinks: boo
         const read = await readConfigFile(rec.file, { followSymlinks: o.followSymlinks });
         if (!read.ok) return { ok: false, line: `rawr: ${read.reason}` };
         if (read.file.text !== undefined) {
-          if (rec.before !== 'unknown' && hashText(read.file.text) === rec.written) {
-            if (rec.before === 'absent') {
-              removeFile(read.file.target, undo);
-              lines.push(`rawr: removed ${read.file.target} (rawr created it to trust its hooks)`);
-            } else {
-              writeConfigFile(read.file, rec.before.text, backupFile(opts.stateDir, read.file.target), undo);
-              lines.push(`rawr: ${read.file.target} is back as it was before rawr trusted its hooks`);
-            }
-          } else
+          // Codex's home folder goes below, by its own record (codexHomeCreated), not with this file.
+          const restored = restoreRecorded(read.file, rec, opts.stateDir, undo, {
+            created: 'rawr created it to trust its hooks',
+            before: 'before rawr trusted its hooks',
+          });
+          if (restored) lines.push(restored);
+          else
             lines.push(
               `rawr: ${read.file.target} changed since rawr trusted its hooks: its [hooks.state] entries for the removed hooks are left (Codex ignores them); remove them yourself if you like`,
             );
