@@ -432,6 +432,47 @@ describe('agent-hook commands in the editor (install and remove, as a person run
       assert.deepEqual([snapshot(dir), snapshot(dotfiles()), snapshot(other)], before, 'removed through the link, every byte back');
     });
 
+    it("Install over an earlier rawr's hooks in the shared settings.json: one question, the move and the symlink together", async () => {
+      const { dir, target } = linkedRepo('link-legacy');
+      const team = { hooks: { PreCompact: [{ hooks: [{ type: 'command', command: 'node /opt/rawr/out/src/cli/main.js hooks claude PreCompact' }] }] } };
+      fs.writeFileSync(path.join(dir, '.claude/settings.json'), JSON.stringify(team));
+      pick = 'Move';
+      const r = await run('rawr.installClaudeHooks', { folder: dir });
+      assert.ok(r.ok, r.lines.join('\n'));
+      const questions = shown.filter((s) => s.kind === 'warn');
+      assert.equal(questions.length, 1, `one question: ${JSON.stringify(questions)}`);
+      assert.match(questions[0]!.text, /Move them into the personal \.claude\/settings\.local\.json\?/);
+      assert.ok(questions[0]!.text.includes(`${path.join(dir, '.claude/settings.local.json')} is a symlink to ${target}`), questions[0]!.text);
+      assert.ok(fs.lstatSync(path.join(dir, '.claude/settings.local.json')).isSymbolicLink(), 'the link stays a link');
+      assert.match(fs.readFileSync(target, 'utf8'), /hooks claude PreCompact/, 'installed through the link');
+      assert.doesNotMatch(fs.readFileSync(path.join(dir, '.claude/settings.json'), 'utf8'), /hooks claude/, 'moved out of the shared file');
+      noCliFlag();
+    });
+
+    it('Codex install into a symlinked hooks.json: one question, where the hooks go, the trust and the link together', async () => {
+      const codex = path.join(process.env.HOME!, '.codex');
+      fs.mkdirSync(codex, { recursive: true });
+      const linked = path.join(dotfiles(), 'codex-hooks.json');
+      fs.writeFileSync(linked, '{}\n');
+      fs.symlinkSync(linked, path.join(codex, 'hooks.json'));
+      try {
+        pick = 'Install only';
+        const r = await run('rawr.installCodexHooks');
+        assert.ok(r.ok, r.lines.join('\n'));
+        const questions = shown.filter((s) => s.kind === 'warn');
+        assert.equal(questions.length, 1, `one question: ${JSON.stringify(questions)}`);
+        assert.ok(questions[0]!.text.includes(`${path.join(codex, 'hooks.json')} is a symlink to ${linked}`), questions[0]!.text);
+        assert.ok(fs.lstatSync(path.join(codex, 'hooks.json')).isSymbolicLink(), 'the link stays a link');
+        assert.match(fs.readFileSync(linked, 'utf8'), /hooks codex/, 'installed through the link');
+        assert.ok(!fs.existsSync(path.join(codex, 'config.toml')), '"Install only" trusts nothing');
+        noCliFlag();
+        assert.ok((await run('rawr.uninstallCodexHooks', { purge: false, followSymlinks: true })).ok);
+        assert.equal(fs.readFileSync(linked, 'utf8'), '{}\n', 'Remove gives the target back');
+      } finally {
+        fs.rmSync(codex, { recursive: true, force: true });
+      }
+    });
+
     it('a refusal that reaches a notification says what to do in the editor (Claude Code, a symlinked .claude/, Codex)', async () => {
       const { dir } = linkedRepo('link-refused');
       const outside = gitRepo('link-folder').dir;

@@ -29,7 +29,7 @@ import {
   installClaude,
   installCodex,
 } from '../../core/hooks/shared/installer';
-import { followSymlinksFor, inEditorWords, symlinksOnTheWay, throughLinks, type Written } from './symlinkQuestion';
+import { askWithLinks, followSymlinksFor, inEditorWords, type Written } from './symlinkQuestion';
 import { codexSessionState, codexTrustRecord, type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
 import { ensureLauncher } from './launcher';
 import { codexHome as codexHomeDir } from '../follow/discover';
@@ -115,19 +115,18 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
       const followSymlinks = await followSymlinksFor(o.written, 'remove', a.followSymlinks);
       return followSymlinks === undefined ? undefined : { purge: a.purge, followSymlinks };
     }
-    const links = a.followSymlinks === undefined ? symlinksOnTheWay(o.written) : undefined;
-    const through = links ? ` ${links.named}: ${throughLinks(links, 'remove')}` : '';
     const asked = `Remove rawr's ${o.what} and settings from ${o.from}?`;
-    const pick = o.state.length
-      ? await vscode.window.showWarningMessage(
-          `${asked} rawr's session state (${o.state.join(', ')}: snapshots, steering state) can go too.${through}`,
-          { modal: true },
+    const got = o.state.length
+      ? await askWithLinks(
+          `${asked} rawr's session state (${o.state.join(', ')}: snapshots, steering state) can go too.`,
+          o.written,
+          'remove',
+          a.followSymlinks,
           'Remove hooks',
           'Remove hooks and state',
         )
-      : await vscode.window.showWarningMessage(`${asked} (${o.noState})${through}`, { modal: true }, 'Remove hooks');
-    if (pick === undefined) return undefined;
-    return { purge: pick === 'Remove hooks and state', followSymlinks: a.followSymlinks ?? links !== undefined };
+      : await askWithLinks(`${asked} (${o.noState})`, o.written, 'remove', a.followSymlinks, 'Remove hooks');
+    return got && { purge: got.answer === 'Remove hooks and state', followSymlinks: got.followSymlinks };
   };
   /** A command's body; what it throws (a `.rawr` that is a file, a folder rawr may not write) is said, not a stack in VS Code's own popup. */
   const guarded = (what: string, notDone: string, fn: (raw?: unknown) => Promise<{ ok: boolean; lines: string[] }>) => async (raw?: unknown) => {
@@ -180,19 +179,24 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
           home: os.homedir(),
           hints: EDITOR_HINTS,
         };
+        const writes = (move: boolean | undefined) =>
+          [CLAUDE_LOCAL_SETTINGS, ...(move ? [CLAUDE_SHARED_SETTINGS] : [])].map((f) => ({ file: path.join(folder, f), within: folder }));
         let move = a.move;
+        let followSymlinks: boolean | undefined;
         if (move === undefined && (await installClaude({ ...base, followSymlinks: false, write: false })).legacy) {
-          const pick = await vscode.window.showWarningMessage(
+          // One question: the move, and the symlinks on the way to what either answer writes.
+          const got = await askWithLinks(
             "An earlier rawr put its Claude Code hooks into this folder's shared .claude/settings.json, which teams commit: a collaborator's Claude Code would run this machine's paths. Move them into the personal .claude/settings.local.json?",
-            { modal: true },
+            writes(true),
+            'install',
+            a.followSymlinks,
             'Move',
             'Leave them',
           );
-          if (!pick) return { ok: false, lines: ['cancelled'] };
-          move = pick === 'Move';
-        }
-        const written = [CLAUDE_LOCAL_SETTINGS, ...(move ? [CLAUDE_SHARED_SETTINGS] : [])].map((f) => ({ file: path.join(folder, f), within: folder }));
-        const followSymlinks = await followSymlinksFor(written, 'install', a.followSymlinks);
+          if (!got) return { ok: false, lines: ['cancelled'] };
+          move = got.answer === 'Move';
+          followSymlinks = got.followSymlinks;
+        } else followSymlinks = await followSymlinksFor(writes(move), 'install', a.followSymlinks);
         if (followSymlinks === undefined) return { ok: false, lines: ['cancelled'] };
         const r = await installClaude({ ...base, followSymlinks, write: true, ...(move !== undefined ? { move } : {}) });
         return report(r, 'Claude Code hooks');
@@ -206,19 +210,23 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
       install('Codex hooks', async (raw?: unknown) => {
         const a = argsOf(raw);
         const codexHome = codexHomeDir();
+        const writes = (trust: boolean) => ['hooks.json', ...(trust ? ['config.toml'] : [])].map((f) => ({ file: path.join(codexHome, f) }));
         let trust = a.trust;
+        let followSymlinks: boolean | undefined;
         if (trust === undefined) {
-          const pick = await vscode.window.showWarningMessage(
+          // One question: where the hooks go, whether to trust them, and the symlinks on the way to what either answer writes.
+          const got = await askWithLinks(
             `Install rawr's Codex hooks into ${path.join(codexHome, 'hooks.json')}? Codex reads hooks only there, so they run for all Codex sessions. ${CODEX_TRUST_NOTE}`,
-            { modal: true },
+            writes(true),
+            'install',
+            a.followSymlinks,
             'Install and trust',
             'Install only',
           );
-          if (!pick) return { ok: false, lines: ['cancelled'] };
-          trust = pick === 'Install and trust';
-        }
-        const written = ['hooks.json', ...(trust ? ['config.toml'] : [])].map((f) => ({ file: path.join(codexHome, f) }));
-        const followSymlinks = await followSymlinksFor(written, 'install', a.followSymlinks);
+          if (!got) return { ok: false, lines: ['cancelled'] };
+          trust = got.answer === 'Install and trust';
+          followSymlinks = got.followSymlinks;
+        } else followSymlinks = await followSymlinksFor(writes(trust), 'install', a.followSymlinks);
         if (followSymlinks === undefined) return { ok: false, lines: ['cancelled'] };
         const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks });
         if (r.ok) r.lines.push('Start a new Codex session to use them. Remove them: run Rawr: Remove Codex Hooks.');

@@ -55,6 +55,25 @@ export async function followSymlinksFor(files: Written[], verb: 'install' | 'rem
   return pick === WRITE_THROUGH ? true : undefined;
 }
 
+/**
+ * A command's own question with the symlink question folded in (one question, not two in a row): the
+ * symlinks on the way to `files` are named after `question`, and any answer but a dismissal writes through
+ * them. `given` (scripted use) decides about the links without naming them. Undefined: dismissed, nothing written.
+ */
+export async function askWithLinks<B extends string>(
+  question: string,
+  files: Written[],
+  verb: 'install' | 'remove',
+  given: boolean | undefined,
+  ...answers: B[]
+): Promise<{ answer: B; followSymlinks: boolean } | undefined> {
+  const on = given === undefined ? symlinksOnTheWay(files) : undefined;
+  const through = on ? ` ${on.named}: ${throughLinks(on, verb)}` : '';
+  const answer = await vscode.window.showWarningMessage(`${question}${through}`, { modal: true }, ...answers);
+  if (answer === undefined) return undefined;
+  return { answer, followSymlinks: given ?? on !== undefined };
+}
+
 /** A refusal's CLI hint in the editor's words (see the file comment). */
 export const inEditorWords = (line: string): string =>
   line.replace(
