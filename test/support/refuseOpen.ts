@@ -23,10 +23,14 @@ const writes = (flags: unknown) => (typeof flags === 'string' ? flags !== 'r' &&
  * cannot write or a read-only or full file system does (reading what is there still works); returns what
  * lifts the refusal.
  */
-export function refuseOpenUnder(folder: string, code: string): () => void {
+export function refuseOpenUnder(folder: string, code: string, o: { thenAlso?: string } = {}): () => void {
   const open = realFs.openSync;
+  // `thenAlso`: once a write under `folder` was refused, writes under it are refused too (the disk that
+  // fills up at that moment): what a rollback that itself fails meets.
+  let refusedOnce = false;
   realFs.openSync = (p, ...rest) => {
-    if (String(p).startsWith(folder) && writes(rest[0]))
+    const under = String(p).startsWith(folder) || (refusedOnce && o.thenAlso !== undefined && String(p).startsWith(o.thenAlso));
+    if (under && writes(rest[0]) && (refusedOnce = true))
       throw Object.assign(new Error(`${code}: refused, open '${String(p)}'`), { code, errno: -1, syscall: 'open', path: String(p) });
     return open(p, ...rest);
   };

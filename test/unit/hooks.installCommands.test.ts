@@ -549,6 +549,66 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     }
   });
 
+  it('install whose rollback is refused too (the disk fills at the exclude write): the error says what is left, and a Remove then takes it out', async () => {
+    const { dir, git } = gitRepo('rollback-refused');
+    fs.mkdirSync(path.join(dir, '.claude'));
+    fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), '{\n  "model": "opus"\n}\n', { mode: 0o640 });
+    const before = snapshot(dir);
+    const statusBefore = git('status', '--porcelain');
+    const lift = refuseOpenUnder(path.join(dir, '.git/info') + path.sep, 'ENOSPC', { thenAlso: path.join(dir, '.claude') + path.sep });
+    let r: Result;
+    try {
+      r = await run('rawr.installClaudeHooks', { folder: dir });
+    } finally {
+      lift();
+    }
+    assert.equal(r.ok, false);
+    const text = shown.at(-1)!.text;
+    assert.equal(shown.at(-1)!.kind, 'error', text);
+    assert.ok(text.includes(`cannot write ${path.join(dir, '.git/info/exclude')}`), text);
+    assert.ok(
+      text.includes(`could not put ${path.join(dir, '.claude/settings.local.json')} back as it was before this command: no space left on the device`),
+      `the person must know which file is left changed, and why: ${text}`,
+    );
+    assert.doesNotMatch(text, /nothing written/, `not "nothing written" when something is: ${text}`);
+    // Once the system lets it, Remove takes rawr's entries out of what was left.
+    shown = [];
+    const u = await run('rawr.uninstallClaudeHooks', { folder: dir, purge: true });
+    assert.ok(u.ok, u.lines.join('\n'));
+    assert.doesNotMatch(fs.readFileSync(path.join(dir, '.claude/settings.local.json'), 'utf8'), /hooks claude/);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, '.claude/settings.local.json'), 'utf8')), { model: 'opus' });
+    assert.deepEqual(snapshot(dir), before, 'Remove gave every byte back');
+    assert.equal(git('status', '--porcelain'), statusBefore, 'nothing of rawr shows up for a commit');
+  });
+
+  it('Codex install whose trust write and then its rollback are refused: the error names hooks.json as left changed, and a Remove gives ~/.codex back', async () => {
+    const home = process.env.HOME!;
+    const codex = path.join(home, '.codex');
+    fs.mkdirSync(codex, { mode: 0o700 });
+    fs.writeFileSync(path.join(codex, 'hooks.json'), '{\n  "hooks": {}\n}\n', { mode: 0o600 });
+    fs.writeFileSync(path.join(codex, 'config.toml'), 'model = "o3"\n', { mode: 0o600 });
+    const before = snapshot(home);
+    try {
+      // each file is written through a temp file beside it (.config.toml.<pid>.<n>.tmp)
+      const lift = refuseOpenUnder(path.join(codex, '.config.toml'), 'ENOSPC', { thenAlso: path.join(codex, '.hooks.json') });
+      let r: Result;
+      try {
+        r = await run('rawr.installCodexHooks', { trust: true });
+      } finally {
+        lift();
+      }
+      assert.equal(r.ok, false);
+      const text = shown.at(-1)!.text;
+      assert.ok(text.includes(`could not put ${path.join(codex, 'hooks.json')} back as it was before this command`), text);
+      assert.doesNotMatch(text, /nothing written/, text);
+      const u = await run('rawr.uninstallCodexHooks', { purge: false });
+      assert.ok(u.ok, u.lines.join('\n'));
+      assert.deepEqual(snapshot(home), before, 'Remove gave every byte back');
+    } finally {
+      fs.rmSync(codex, { recursive: true, force: true });
+    }
+  });
+
   it('Remove where a write is refused (settings, .git/info/exclude): an error naming the file and why, and every file as it was before Remove', async () => {
     for (const [code, said] of REFUSALS) {
       for (const [where, file, existing] of [

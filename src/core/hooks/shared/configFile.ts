@@ -20,7 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { bomEncoding, decodeUtf8, safeReadBytes } from '../../io/safeRead';
-import { UndoLog } from './undoLog';
+import { inWords, UndoLog } from './undoLog';
 
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
@@ -165,22 +165,22 @@ export function writeConfigFile(f: ConfigFile, text: string, backupTo?: string, 
   // nothing behind: the folders made for it and the backup written for it go again (an earlier backup is put back).
   const mine = new UndoLog();
   try {
-    mine.add(madeFolders(path.dirname(f.target), fs.mkdirSync(path.dirname(f.target), { recursive: true })));
+    mine.add(madeFolders(path.dirname(f.target), fs.mkdirSync(path.dirname(f.target), { recursive: true })), path.dirname(f.target));
     let backup: string | undefined;
     if (f.text !== undefined) {
       const to = backupTo ?? `${f.target}.rawr-backup`;
-      mine.add(madeFolders(path.dirname(to), fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 })));
+      mine.add(madeFolders(path.dirname(to), fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 })), path.dirname(to));
       const earlier = fs.existsSync(to) ? fs.readFileSync(to) : undefined;
-      mine.add(() => (earlier === undefined ? fs.rmSync(to, { force: true }) : writeWithMode(to, earlier, f.mode)));
+      mine.add(() => (earlier === undefined ? fs.rmSync(to, { force: true }) : writeWithMode(to, earlier, f.mode)), to);
       writeWithMode(to, f.text, f.mode);
       backup = to;
     }
     writeWithMode(f.target, text, f.mode);
-    mine.add(() => (f.text === undefined ? fs.rmSync(f.target, { force: true }) : writeWithMode(f.target, f.text, f.mode)));
+    mine.add(() => (f.text === undefined ? fs.rmSync(f.target, { force: true }) : writeWithMode(f.target, f.text, f.mode)), f.target);
     undo?.add(() => {
       const failed = mine.rollback();
-      if (failed.length) throw new Error(failed.join('; '));
-    });
+      if (failed.length) throw new Error(failed.map((n) => (n.file === f.target ? n.why : `${n.file}: ${n.why}`)).join('; '));
+    }, f.target);
     return backup !== undefined ? { backup } : {};
   } catch (err) {
     mine.rollback(); // as much as the system lets rawr take back
@@ -201,7 +201,7 @@ export function replaceFile(file: string, text: string, undo: UndoLog): void {
   } catch (err) {
     throw new WriteRefused(file, err as NodeJS.ErrnoException);
   }
-  undo.add(() => (before === undefined ? fs.rmSync(file, { force: true }) : writeWithMode(file, before.bytes, before.mode)));
+  undo.add(() => (before === undefined ? fs.rmSync(file, { force: true }) : writeWithMode(file, before.bytes, before.mode)), file);
 }
 
 /** Removes `file` (and its folder, when `folderToo` and then empty); `undo` gets the steps that put them back, byte for byte and mode for mode. */
@@ -210,7 +210,7 @@ export function removeFile(file: string, undo: UndoLog, folderToo = false): void
     const bytes = fs.readFileSync(file);
     const mode = fs.statSync(file).mode & 0o7777;
     fs.unlinkSync(file);
-    undo.add(() => writeWithMode(file, bytes, mode));
+    undo.add(() => writeWithMode(file, bytes, mode), file);
   } catch (err) {
     throw new WriteRefused(file, err as NodeJS.ErrnoException);
   }
@@ -219,7 +219,7 @@ export function removeFile(file: string, undo: UndoLog, folderToo = false): void
   try {
     const mode = fs.statSync(dir).mode & 0o7777;
     fs.rmdirSync(dir);
-    undo.add(() => fs.mkdirSync(dir, { mode }));
+    undo.add(() => fs.mkdirSync(dir, { mode }), dir);
   } catch {
     /* not empty (someone else's files) or gone: it stays */
   }
@@ -242,16 +242,8 @@ export class WriteRefused extends Error {
     readonly target: string,
     err: NodeJS.ErrnoException,
   ) {
-    const why = err instanceof WriteRefused ? err.why : ((err.code && REFUSALS[err.code]) ?? err.message);
+    const why = err instanceof WriteRefused ? err.why : inWords(err);
     super(`cannot write ${target}: ${why}; nothing written`, { cause: err });
     this.why = why;
   }
 }
-
-const REFUSALS: Record<string, string> = {
-  EACCES: 'permission denied (its folder is not writable by this user)',
-  EPERM: 'not permitted (its folder is not writable by this user)',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is used up',
-};

@@ -79,7 +79,7 @@ export function ignoreLocalSettings(
   const appended = `${text && !text.endsWith('\n') ? '\n' : ''}${rule}\n`;
   try {
     const made = fs.mkdirSync(path.dirname(file), { recursive: true });
-    if (made !== undefined) undo.add(() => fs.rmSync(made, { recursive: true, force: true }));
+    if (made !== undefined) undo.add(() => fs.rmSync(made, { recursive: true, force: true }), made);
     replaceFile(file, (text ?? '') + appended, undo);
   } catch (err) {
     const why = err instanceof WriteRefused ? err.why : (err as Error).message;

@@ -348,7 +348,25 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     // All or nothing: the settings without their ignore rule would go into the next commit, and a move
     // half done leaves the hooks in both files. A refusal takes back what this install wrote (the record
     // on disk is still the one from before it).
-    const refused = (line: string): ClaudeInstallResult => ({ ok: false, legacy, lines: [line, ...undo.rollbackLines()], config });
+    const refused = (line: string): ClaudeInstallResult => {
+      const { lines, left } = undo.refusal(line);
+      // A file the system would not let rawr put back holds rawr's settings: recorded as installed, so that
+      // Remove (once the system lets it) gives every byte back and takes rawr's window and percentage too.
+      if (left.length) keepRecord();
+      return { ok: false, legacy, lines, config };
+    };
+    /** What Remove reads to take this install back: rawr's window and percentage, and each file's earlier bytes. */
+    function keepRecord(): void {
+      writeSteerConfig(o.projectDir, {
+        steer,
+        window,
+        autoCompactWindow: steer && !kept ? wanted : null,
+        askPercent: percentWritten,
+        ...(percentWritten !== null && envCreated ? { envCreated: true } : {}),
+        settingsFile: CLAUDE_LOCAL_SETTINGS,
+      });
+      writeRecord(stateDir, track.record);
+    }
     const lines = [`rawr: Claude Code hooks in ${r.line}`];
     const ignored = ignoreLocalSettings(o.projectDir, CLAUDE_LOCAL_SETTINGS.split(path.sep).join('/'), undo);
     if (!ignored.ok) return refused(ignored.line);
@@ -376,15 +394,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
         `rawr: rawr's hooks (${legacyEvents.join(', ')}) are in ${shared}, where an earlier rawr wrote them: teams commit that file, and a collaborator's Claude Code would run this machine's paths. They keep working there; ${hints.move}`,
       );
     }
-    writeSteerConfig(o.projectDir, {
-      steer,
-      window,
-      autoCompactWindow: steer && !kept ? wanted : null,
-      askPercent: percentWritten,
-      ...(percentWritten !== null && envCreated ? { envCreated: true } : {}),
-      settingsFile: CLAUDE_LOCAL_SETTINGS,
-    });
-    writeRecord(stateDir, track.record);
+    keepRecord();
     return { ok: true, legacy: legacy && !o.move, lines, config };
   });
   if (!result.ok && !stateExisted && removeIfEmpty(stateDir, ['.gitignore']) && !topExisted) removeIfEmpty(top);
@@ -452,8 +462,10 @@ export async function installCodex(o: {
       const r = await codexWrites(o, config, hooksPath, track, undo);
       if (r.ok) return r;
       // All or nothing: hooks.json is not left with hooks that config.toml does not trust (Codex would skip them without a word).
-      track.record = before;
-      return { ...r, lines: [...r.lines, ...undo.rollbackLines()] };
+      const { lines, left } = undo.refusal(r.lines.join(' '));
+      // what the system would not let rawr put back stays recorded: Remove gives its bytes back later
+      if (left.length === 0) track.record = before;
+      return { ...r, lines };
     } finally {
       // a record only where there is something to take back (a refused first install wrote nothing)
       if (stateExisted || Object.keys(track.record.files).length > 0) writeRecord(stateDir, track.record);

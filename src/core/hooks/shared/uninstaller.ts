@@ -116,7 +116,8 @@ async function allOrNothing(change: (undo: UndoLog) => Promise<{ ok: true; lines
         ? `rawr: cannot write ${err.target}: ${err.why}; nothing removed (rawr's hooks stay installed until it can be written)`
         : nothingRemoved(`rawr: ${(err as Error).message}`);
   }
-  return { ok: false, lines: [refusal, ...undo.rollbackLines()] };
+  // the install record is kept (nothing was forgotten): a later Remove still knows what rawr wrote
+  return { ok: false, lines: undo.refusal(refusal).lines };
 }
 
 /**
