@@ -347,7 +347,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     }
     // All or nothing: the settings without their ignore rule would go into the next commit, and a move
     // half done leaves the hooks in both files. A refusal takes back what this install wrote (the record
-    // on disk is still the one from before it).
+    // on disk stays the one from before it, unless a file could not be put back: then it records that file).
     const refused = (line: string): ClaudeInstallResult => {
       const { lines, left } = undo.refusal(line);
       // A file the system would not let rawr put back holds rawr's settings: recorded as installed, so that
