@@ -6,6 +6,7 @@
  * a file over the cap.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,9 +15,20 @@ import { FileTail } from '../../src/host/follow/tail';
 import { readHead } from '../../src/host/follow/discover';
 import { withAttachments } from '../../src/host/participant/attachments';
 import { gitBranchOf, MAX_GIT_POINTER_BYTES } from '../../src/host/participant/agentPrompt';
-import { HUNG, mkfifo, posix, releaseFifo, unlessHung } from '../support/hostileFiles';
+import { HANG_GUARD_MS, HUNG, mkfifo, posix, releaseFifo, unlessHung } from '../support/hostileFiles';
 
 const TMP = fs.realpathSync(os.tmpdir());
+const OUT = path.resolve(__dirname, '../..');
+const CLI = path.join(OUT, 'src/cli/main.js');
+
+/**
+ * A synchronous read (the CLI, install) stuck on a FIFO blocks its whole process: it runs in a child,
+ * stopped at the guard (then `status` is null and the test fails on that, not on a time).
+ */
+function child(args: string[], cwd: string, home: string) {
+  const r = spawnSync(process.execPath, args, { cwd, env: { ...process.env, HOME: home }, encoding: 'utf8', timeout: HANG_GUARD_MS });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
 
 describe('hardening: reads of repository files go through safeRead', function () {
   let dir: string;
@@ -147,6 +159,86 @@ describe('hardening: reads of repository files go through safeRead', function ()
       fs.writeFileSync(file, '{"a":1}\n');
       assert.equal(await readHead(file, 64 * 1024), '{"a":1}\n');
       assert.deepEqual(await new FileTail(file).read(), { text: '{"a":1}\n', reset: false, more: false });
+    });
+  });
+  describe("install's own files in the project (.rawr/claude/: the record, the lock, the backups)", function () {
+    this.timeout(4 * HANG_GUARD_MS);
+    let project: string;
+    let home: string;
+    const install = () => child([CLI, 'hooks', 'claude', 'install', '--write'], project, home);
+    beforeEach(() => {
+      project = path.join(dir, 'project');
+      home = path.join(dir, 'home');
+      fs.mkdirSync(path.join(project, '.rawr', 'claude', 'backup'), { recursive: true });
+      fs.mkdirSync(home);
+    });
+
+    it('an install.lock that is a FIFO or a link to /dev/zero: install stops at once and says what it is', () => {
+      const lock = fifo(path.join(project, '.rawr', 'claude', 'install.lock'));
+      let r = install();
+      assert.equal(r.status, 1, `install did not end (or ended otherwise): ${r.out}`);
+      assert.match(r.out, /install\.lock is a FIFO \(named pipe\), not a regular file.*remove it, then try again/);
+      assert.equal(fs.existsSync(path.join(project, '.claude')), false, 'nothing written');
+      fs.rmSync(lock);
+      fs.symlinkSync('/dev/zero', lock);
+      r = install();
+      assert.equal(r.status, 1, r.out);
+      assert.match(r.out, /install\.lock is a character device, not a regular file/);
+    });
+
+    it('an install.json that is a FIFO is no record (as an unreadable one): install goes on and writes a real one', () => {
+      fifo(path.join(project, '.rawr', 'claude', 'install.json'));
+      const r = install();
+      assert.equal(r.status, 0, r.out);
+      assert.ok(fs.lstatSync(path.join(project, '.rawr', 'claude', 'install.json')).isFile());
+      assert.match(fs.readFileSync(path.join(project, '.claude', 'settings.local.json'), 'utf8'), /PreCompact/);
+    });
+
+    it('a backup of the settings that is a FIFO: install refuses, names it, and leaves the settings as they were', () => {
+      fs.mkdirSync(path.join(project, '.claude'));
+      fs.writeFileSync(path.join(project, '.claude', 'settings.local.json'), '{"model":"opus"}\n');
+      fifo(path.join(project, '.rawr', 'claude', 'backup', 'settings.local.json.rawr-backup'));
+      const r = install();
+      assert.equal(r.status, 1, r.out);
+      assert.match(r.out, /settings\.local\.json\.rawr-backup is a FIFO \(named pipe\), not a regular file; rawr reads only regular files; nothing written/);
+      assert.equal(fs.readFileSync(path.join(project, '.claude', 'settings.local.json'), 'utf8'), '{"model":"opus"}\n');
+    });
+
+    it('replaceFile and removeFile (the exclude file, a settings file) refuse a FIFO, a folder, a file over 4 MiB; a regular file as before', () => {
+      const f = (name: string) => path.join(dir, name);
+      fifo(f('fifo'));
+      fs.mkdirSync(f('folder'));
+      fs.writeFileSync(f('huge'), '');
+      fs.truncateSync(f('huge'), 4 * 1024 * 1024 + 1);
+      fs.writeFileSync(f('plain'), 'a\n');
+      fs.writeFileSync(f('gone'), 'b\n');
+      const script = `
+        const { replaceFile, removeFile } = require(${JSON.stringify(path.join(OUT, 'src/core/hooks/shared/configFile.js'))});
+        const { UndoLog } = require(${JSON.stringify(path.join(OUT, 'src/core/hooks/shared/undoLog.js'))});
+        const said = (fn) => { try { fn(); return 'done'; } catch (e) { return e.message; } };
+        const undo = new UndoLog();
+        console.log(JSON.stringify([
+          said(() => replaceFile(${JSON.stringify(f('fifo'))}, 'x', undo)),
+          said(() => removeFile(${JSON.stringify(f('fifo'))}, undo)),
+          said(() => replaceFile(${JSON.stringify(f('folder'))}, 'x', undo)),
+          said(() => replaceFile(${JSON.stringify(f('huge'))}, 'x', undo)),
+          said(() => removeFile(${JSON.stringify(f('huge'))}, undo)),
+          said(() => replaceFile(${JSON.stringify(f('plain'))}, 'c\\n', undo)),
+          said(() => removeFile(${JSON.stringify(f('gone'))}, undo)),
+        ]));
+        undo.rollback();`;
+      const r = child(['-e', script], dir, dir);
+      assert.equal(r.status, 0, `the child did not end: ${r.out}`);
+      const [fifoReplace, fifoRemove, folder, hugeReplace, hugeRemove, plain, gone] = JSON.parse(r.out) as string[];
+      assert.match(fifoReplace!, /fifo is a FIFO \(named pipe\), not a regular file.*nothing written/);
+      assert.match(fifoRemove!, /fifo is a FIFO \(named pipe\), not a regular file.*nothing written/);
+      assert.match(folder!, /folder is a directory, not a regular file/);
+      assert.match(hugeReplace!, /huge is 4\.0 MiB, over rawr's 4 MiB limit/);
+      assert.match(hugeRemove!, /huge is 4\.0 MiB, over rawr's 4 MiB limit/);
+      assert.deepEqual([plain, gone], ['done', 'done']);
+      assert.ok(fs.lstatSync(f('fifo')).isFIFO() && fs.statSync(f('huge')).size === 4 * 1024 * 1024 + 1, 'what was refused is left as it was');
+      assert.equal(fs.readFileSync(f('plain'), 'utf8'), 'a\n', 'the undo put the bytes back');
+      assert.equal(fs.readFileSync(f('gone'), 'utf8'), 'b\n');
     });
   });
 });
