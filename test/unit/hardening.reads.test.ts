@@ -204,6 +204,22 @@ describe('hardening: reads of repository files go through safeRead', function ()
       assert.equal(fs.readFileSync(path.join(project, '.claude', 'settings.local.json'), 'utf8'), '{"model":"opus"}\n');
     });
 
+    it('settings.local.json of 1 GB (sparse), or a link to /dev/zero followed on request: refused, named, nothing written', () => {
+      const settings = path.join(project, '.claude', 'settings.local.json');
+      fs.mkdirSync(path.dirname(settings));
+      fs.writeFileSync(settings, '');
+      fs.truncateSync(settings, 1024 * 1024 * 1024);
+      let r = install();
+      assert.equal(r.status, 1, r.out);
+      assert.match(r.out, /settings\.local\.json is 1024 MiB, over rawr's 4 MiB limit/);
+      fs.rmSync(settings);
+      fs.symlinkSync('/dev/zero', settings);
+      r = child([CLI, 'hooks', 'claude', 'install', '--write', '--follow-symlinks'], project, home);
+      assert.equal(r.status, 1, r.out);
+      assert.match(r.out, /\/dev\/zero is a character device, not a regular file/);
+      assert.equal(fs.readlinkSync(settings), '/dev/zero', 'the link is left as it was');
+    });
+
     it('replaceFile and removeFile (the exclude file, a settings file) refuse a FIFO, a folder, a file over 4 MiB; a regular file as before', () => {
       const f = (name: string) => path.join(dir, name);
       fifo(f('fifo'));
