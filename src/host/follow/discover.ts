@@ -17,6 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { jsonLinesTail } from '../../core/hooks/shared/readFrom';
+import { SAFE_READ_FLAGS } from '../../core/io/safeRead';
 import { sessionDirName } from '../../core/hooks/shared/store';
 import { codexHome as codexHomeOf } from '../../core/hooks/codex/home';
 
@@ -120,11 +121,14 @@ export function codexCwd(head: string): string | null {
   }
 }
 
-/** The first `max` bytes of a regular file as text ('' if it is not one). */
+/**
+ * The first `max` bytes of a regular file as text ('' if it is not one). Opened non-blocking: a file the
+ * person picks to follow may be a FIFO a cloned repository holds, whose open would wait for ever.
+ */
 export async function readHead(file: string, max: number): Promise<string> {
   let fh;
   try {
-    fh = await open(file, 'r');
+    fh = await open(file, SAFE_READ_FLAGS);
     if (!(await fh.stat()).isFile()) return '';
     const buf = Buffer.alloc(max);
     const { bytesRead } = await fh.read(buf, 0, max, 0);

@@ -6,6 +6,7 @@
  */
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
+import { SAFE_READ_FLAGS } from '../../core/io/safeRead';
 
 export class FileTail {
   private offset = 0;
@@ -23,7 +24,7 @@ export class FileTail {
   }
 
   async read(): Promise<{ text: string; reset: boolean; more: boolean }> {
-    const fh = await open(this.path, 'r');
+    const fh = await open(this.path, SAFE_READ_FLAGS); // non-blocking: a FIFO is refused below, not waited on
     try {
       const st = await fh.stat();
       if (!st.isFile()) throw new Error(`${this.path} is not a regular file`);

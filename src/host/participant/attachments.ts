@@ -34,8 +34,14 @@ async function fileText(uri: vscode.Uri): Promise<string> {
   const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
   if (doc) return doc.getText();
   if (uri.scheme === 'file') return readTextFile(uri.fsPath, vscode.workspace.asRelativePath(uri), MAX_FILE_BYTES);
+  // Another file system (a remote, a virtual workspace): no descriptor to check, so its provider is asked
+  // first: only a file within the cap is read (a FIFO there is type Unknown and would never end a read;
+  // a huge file would be read whole before its size could be checked).
+  const st = await vscode.workspace.fs.stat(uri);
+  if (!(st.type & vscode.FileType.File)) throw new ToolError(st.type & vscode.FileType.Directory ? 'a folder, not a file' : 'not a regular file');
+  if (st.size > MAX_FILE_BYTES) throw new ToolError('larger than the 2 MB rawr reads');
   const bytes = await vscode.workspace.fs.readFile(uri);
-  if (bytes.byteLength > MAX_FILE_BYTES) throw new ToolError('larger than the 2 MB rawr reads');
+  if (bytes.byteLength > MAX_FILE_BYTES) throw new ToolError('larger than the 2 MB rawr reads'); // grew since the stat
   return new TextDecoder().decode(bytes);
 }
 

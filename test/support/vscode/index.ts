@@ -96,6 +96,10 @@ export class Uri {
   static file(p: string): Uri {
     return new Uri('file', path.posix.normalize(p.split(path.sep).join('/')));
   }
+  /** A Uri of any scheme (a remote or virtual file system); in this shim its path is still read from the disk. */
+  static from(c: { scheme: string; path: string }): Uri {
+    return new Uri(c.scheme, c.path);
+  }
   static joinPath(base: Uri, ...segments: string[]): Uri {
     return new Uri(base.scheme, path.posix.join(base.path, ...segments));
   }
@@ -170,6 +174,12 @@ export const workspace = {
   /** The documents open in editors: none in the unit tier (the tools then read and write the disk). */
   textDocuments: [] as Array<{ uri: Uri; getText(): string }>,
   findFiles,
+  /** As VS Code: the path relative to the workspace folder holding it, else the path as it is. */
+  asRelativePath(at: Uri | string): string {
+    const p = typeof at === 'string' ? at : at.fsPath;
+    const folder = workspace.workspaceFolders?.find((f) => p.startsWith(`${f.uri.fsPath}/`));
+    return folder ? p.slice(folder.uri.fsPath.length + 1) : p;
+  },
   onDidChangeConfiguration: configChanged.event,
   getConfiguration(section?: string) {
     const full = (key: string) => (section ? `${section}.${key}` : key);
@@ -187,8 +197,11 @@ export const workspace = {
     writeFile: async (uri: Uri, content: Uint8Array) => fs.writeFile(uri.fsPath, content),
     readFile: async (uri: Uri) => new Uint8Array(await fs.readFile(uri.fsPath)),
     stat: async (uri: Uri) => {
+      // As VS Code's disk provider answers: a FIFO, a device or a socket is Unknown; a link adds SymbolicLink.
       const st = await fs.stat(uri.fsPath);
-      return { type: st.isDirectory() ? FileType.Directory : FileType.File, size: st.size, ctime: st.ctimeMs, mtime: st.mtimeMs };
+      const link = (await fs.lstat(uri.fsPath)).isSymbolicLink() ? FileType.SymbolicLink : 0;
+      const type = st.isFile() ? FileType.File : st.isDirectory() ? FileType.Directory : FileType.Unknown;
+      return { type: type | link, size: st.size, ctime: st.ctimeMs, mtime: st.mtimeMs };
     },
     copy: async (from: Uri, to: Uri) => fs.copyFile(from.fsPath, to.fsPath),
     delete: async (uri: Uri) => fs.rm(uri.fsPath, { recursive: true, force: true }),

@@ -19,10 +19,27 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { bomEncoding, decodeUtf8, safeReadBytes } from '../../io/safeRead';
+import { bomEncoding, decodeUtf8, SafeReadError, safeReadBytes, safeReadBytesSync } from '../../io/safeRead';
 import { inWords, UndoLog } from './undoLog';
 
+/** The largest settings / config file (and its backup) rawr reads. */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The bytes of a file rawr is about to replace or remove, kept to put back (undo): through safeRead like
+ * every file rawr did not write in this process. A backup folder and the exclude file can come with a
+ * cloned repository (`<project>/.rawr/claude/backup/`, `.git/info/exclude`): a FIFO there must not hang
+ * install, `/dev/zero` or a huge file must not fill memory. Not found: undefined; anything else not a
+ * regular file within the cap throws (SafeReadError naming what it is), before anything is written.
+ */
+function bytesToKeep(file: string): Buffer | undefined {
+  try {
+    return safeReadBytesSync(file, { maxBytes: MAX_CONFIG_BYTES });
+  } catch (err) {
+    if (err instanceof SafeReadError && err.problem === 'not_found') return undefined;
+    throw err;
+  }
+}
 
 export interface ConfigFile {
   /** The file that is read and replaced (the symlink's target when one was followed). */
@@ -170,7 +187,7 @@ export function writeConfigFile(f: ConfigFile, text: string, backupTo?: string, 
     if (f.text !== undefined) {
       const to = backupTo ?? `${f.target}.rawr-backup`;
       mine.add(madeFolders(path.dirname(to), fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 })), path.dirname(to));
-      const earlier = fs.existsSync(to) ? fs.readFileSync(to) : undefined;
+      const earlier = bytesToKeep(to);
       mine.add(() => (earlier === undefined ? fs.rmSync(to, { force: true }) : writeWithMode(to, earlier, f.mode)), to);
       writeWithMode(to, f.text, f.mode);
       backup = to;
@@ -192,9 +209,10 @@ export function writeConfigFile(f: ConfigFile, text: string, backupTo?: string, 
 export function replaceFile(file: string, text: string, undo: UndoLog): void {
   let before: { bytes: Buffer; mode: number } | undefined;
   try {
-    before = { bytes: fs.readFileSync(file), mode: fs.statSync(file).mode & 0o7777 };
+    const bytes = bytesToKeep(file);
+    if (bytes !== undefined) before = { bytes, mode: fs.statSync(file).mode & 0o7777 };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new WriteRefused(file, err as NodeJS.ErrnoException);
+    throw new WriteRefused(file, err as NodeJS.ErrnoException);
   }
   try {
     writeWithMode(file, text, before?.mode);
@@ -207,7 +225,7 @@ export function replaceFile(file: string, text: string, undo: UndoLog): void {
 /** Removes `file` (and its folder, when `folderToo` and then empty); `undo` gets the steps that put them back, byte for byte and mode for mode. */
 export function removeFile(file: string, undo: UndoLog, folderToo = false): void {
   try {
-    const bytes = fs.readFileSync(file);
+    const bytes = safeReadBytesSync(file, { maxBytes: MAX_CONFIG_BYTES });
     const mode = fs.statSync(file).mode & 0o7777;
     fs.unlinkSync(file);
     undo.add(() => writeWithMode(file, bytes, mode), file);

@@ -15,7 +15,17 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
+import { SafeReadError, safeReadTextSync } from '../../io/safeRead';
 import { writeFileAtomic } from './store';
+
+/**
+ * Claude Code's state folder is in the project, so a cloned repository can bring its own `install.json`
+ * and `install.lock` (a FIFO, a link to /dev/zero, a folder, a huge file): both are read through safeRead
+ * within these caps. The record holds the earlier text of the few files install wrote (each within
+ * configFile.ts's 4 MiB); the lock holds a pid.
+ */
+const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+const MAX_LOCK_BYTES = 1024;
 
 const FileRecord = z.object({
   before: z.union([z.object({ text: z.string() }), z.literal('absent'), z.literal('unknown')]),
@@ -36,10 +46,13 @@ export const hashText = (text: string) => createHash('sha256').update(text).dige
 const recordFile = (stateDir: string) => path.join(stateDir, 'install.json');
 export const backupFile = (stateDir: string, target: string) => path.join(stateDir, 'backup', `${path.basename(target)}.rawr-backup`);
 
-/** The record (empty when absent or unreadable: then uninstall removes rawr's entries by what they are). */
+/**
+ * The record (empty when absent or unreadable, e.g. not a regular file within its cap: then uninstall
+ * removes rawr's entries by what they are, and install's rename replaces it).
+ */
 export function readRecord(stateDir: string): InstallRecord {
   try {
-    const parsed = InstallRecord.safeParse(JSON.parse(fs.readFileSync(recordFile(stateDir), 'utf8')));
+    const parsed = InstallRecord.safeParse(JSON.parse(safeReadTextSync(recordFile(stateDir), { maxBytes: MAX_RECORD_BYTES })));
     if (parsed.success) return parsed.data;
   } catch {
     /* absent or not JSON */
@@ -91,15 +104,17 @@ export async function withInstallLock<T>(stateDir: string, fn: () => Promise<T>,
     }
     let holder: string;
     try {
-      holder = fs.readFileSync(lock, 'utf8').trim();
-    } catch {
-      continue; // released meanwhile
+      holder = safeReadTextSync(lock, { maxBytes: MAX_LOCK_BYTES }).trim();
+    } catch (err) {
+      if (err instanceof SafeReadError && err.problem === 'not_found') continue; // released meanwhile
+      // No install holds it and none ever will let it go (waiting would spin for ever): say what it is.
+      throw new Error(`${(err as Error).message}: not an install's lock; remove it, then try again`, { cause: err });
     }
     const pid = Number(holder);
     // A lock left by a process that is gone (killed mid-install): taken over, if it is still that one.
     if (Number.isInteger(pid) && pid > 0 && !alive(pid)) {
       try {
-        if (fs.readFileSync(lock, 'utf8').trim() === holder) fs.unlinkSync(lock);
+        if (safeReadTextSync(lock, { maxBytes: MAX_LOCK_BYTES }).trim() === holder) fs.unlinkSync(lock);
       } catch {
         /* someone else took it over first */
       }
