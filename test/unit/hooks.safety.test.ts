@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { hasCompactionRecord, isCompactionRecord, transcriptConfirms } from '../../src/core/hooks/shared/confirm';
 import { latestSnapshotFile, writeSnapshotFile } from '../../src/core/hooks/shared/store';
+import { gitState } from '../../src/core/hooks/shared/snapshot';
 import { readTextFrom, regularFileSize } from '../../src/core/hooks/shared/readFrom';
 import { needShared } from '../support/sharedData';
 
@@ -205,6 +206,23 @@ describe('agent hooks: snapshots in the same millisecond (issue 11 item 9)', () 
 
 describe('agent hooks: transcripts that are not regular files (issue 11 item 12)', function () {
   this.timeout(60_000);
+
+  it("the snapshot's git state never runs a program the repository's config names (core.fsmonitor)", () => {
+    const repo = tmpDir('rawr-fsmonitor-');
+    const g = (...a: string[]) => spawnSync('git', a, { cwd: repo, encoding: 'utf8' });
+    g('init', '-q');
+    const ran = path.join(repo, 'RAN');
+    const program = path.join(repo, 'monitor.sh');
+    fs.writeFileSync(program, `#!/bin/sh\ntouch '${ran}'\n`, { mode: 0o755 });
+    g('config', 'core.fsmonitor', program);
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+    const state = gitState(repo, 10_000);
+    assert.ok(state?.dirty, `git state read: ${JSON.stringify(state)}`);
+    assert.ok(!fs.existsSync(ran), "the repository's fsmonitor program ran");
+    // the same repository, read by plain git status, does run it: the test can tell
+    g('status', '--porcelain');
+    assert.ok(fs.existsSync(ran), 'plain git status runs core.fsmonitor (else this test proves nothing)');
+  });
 
   it('a FIFO or /dev/zero as transcript_path: no hang, no memory blow-up, one warning, snapshot without transcript data', function () {
     const root = tmpDir();

@@ -24,7 +24,9 @@ const MAX_EXCLUDE_BYTES = 1024 * 1024;
 /** The exclude file's text, as its bytes decode (nothing dropped). Throws a SafeReadError over the cap or for what is not a regular file. */
 const readExclude = (file: string) => safeReadBytesSync(file, { maxBytes: MAX_EXCLUDE_BYTES }).toString('utf8');
 
-const run = (cwd: string, args: string[]) => spawnSync('git', args, { cwd, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
+// core.fsmonitor off: no program the repository's config names runs on rawr's behalf (snapshot.ts gitState too).
+const run = (cwd: string, args: string[]) =>
+  spawnSync('git', ['-c', 'core.fsmonitor=false', ...args], { cwd, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] });
 
 export interface IgnoreAdded {
   /** The exclude file. */

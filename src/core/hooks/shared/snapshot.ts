@@ -264,7 +264,9 @@ export function objectiveOf(text: string): string | undefined {
 /** Branch / HEAD / dirty via git, each call bounded by `timeoutMs`. Undefined without git or a repo. */
 export function gitState(cwd: string, timeoutMs: number): Snapshot['git'] | undefined {
   const git = (...args: string[]) => {
-    const r = spawnSync('git', args, {
+    // The repository's config may name a program for git to run (core.fsmonitor): a hook runs without
+    // asking, so none of it runs (status runs no hooks, diff drivers or textconv without being asked).
+    const r = spawnSync('git', ['-c', 'core.fsmonitor=false', ...args], {
       cwd,
       encoding: 'utf8',
       timeout: timeoutMs,
