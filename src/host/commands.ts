@@ -3,9 +3,9 @@
  * (`@rawr /compact`, `/undo`, `/status`) so their output lands in the conversation it concerns.
  */
 import * as vscode from 'vscode';
-import { PROMPT_FILES } from '../core/prompts/promptSet';
 import type { CoreApi } from '../core/protocol/coreProtocol';
 import type { Participant } from './participant/participant';
+import { openPromptFiles } from './promptFiles';
 
 /** The walkthrough's id in package.json `contributes.walkthroughs` (opened as `<extension id>#<this>`). */
 export const WALKTHROUGH_ID = 'rawr.getStarted';
@@ -63,20 +63,6 @@ export function registerCommands(
   reg('rawr.openPromptFiles', async () => {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     if (!folder) return void vscode.window.showWarningMessage('Rawr: open a folder first; prompt overrides live in <workspace>/.rawr/prompts/.');
-    const dir = vscode.Uri.joinPath(folder, '.rawr', 'prompts');
-    await vscode.workspace.fs.createDirectory(dir);
-    let copied = 0;
-    for (const name of Object.values(PROMPT_FILES)) {
-      const target = vscode.Uri.joinPath(dir, name);
-      try {
-        await vscode.workspace.fs.stat(target);
-        continue; // never overwrite the user's edits
-      } catch {
-        await vscode.workspace.fs.copy(vscode.Uri.joinPath(context.extensionUri, 'prompts', name), target);
-        copied++;
-      }
-    }
-    deps.log.info(`copied ${copied} prompt file(s) to ${dir.fsPath}`);
-    await vscode.window.showTextDocument(vscode.Uri.joinPath(dir, PROMPT_FILES.packetRequest));
+    await openPromptFiles(folder, context.extensionUri, deps.log);
   });
 }

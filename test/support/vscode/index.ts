@@ -406,6 +406,7 @@ export const window = {
   showInformationMessage: async () => undefined,
   showWarningMessage: async () => undefined,
   showErrorMessage: async () => undefined,
+  showTextDocument: async () => undefined,
 };
 
 const commandRegistry = new Map<string, (...args: unknown[]) => unknown>();
