@@ -253,6 +253,7 @@ describe('agent-hook commands in the editor (install and remove, as a person run
       assert.match(shown[0]!.text, /^Rawr: Claude Code hooks not installed: /, name);
       assert.match(shown[0]!.text, said, name);
       assert.doesNotMatch(shown[0]!.text, /\n/, `${name}: one paragraph, the JSON to merge is in the output`);
+      assert.doesNotMatch(shown[0]!.text, /hooks in /, `${name}: a refusal does not read as where the hooks went`);
       assert.deepEqual(snapshot(dir), before, `${name}: nothing half-written (no .rawr/claude left behind)`);
     }
   });

@@ -343,7 +343,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     );
     if (!r.ok) {
       if (stateExisted) writeRecord(stateDir, track.record); // else: nothing written, nothing to record
-      return { ok: false, legacy, lines: [`rawr: Claude Code hooks in ${r.line}`], config };
+      return { ok: false, legacy, lines: [`rawr: Claude Code hooks: ${r.line}`], config };
     }
     // All or nothing: the settings without their ignore rule would go into the next commit, and a move
     // half done leaves the hooks in both files. A refusal takes back what this install wrote (the record
