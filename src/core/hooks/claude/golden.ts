@@ -120,8 +120,10 @@ export function readPacket(root: string, g: Golden): { file: string; text: strin
     if (!st.isFile() || st.size === 0) return null;
     // A packet from an earlier boundary does not count (1 s of slack for coarse file-system clocks).
     if (st.mtimeMs < Date.parse(g.askedAt) - 1000) return null;
-    const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    // Non-blocking and checked again on the descriptor: a file swapped for a FIFO after the lstat neither hangs the hook nor counts.
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
     try {
+      if (!fs.fstatSync(fd).isFile()) return null;
       const buf = Buffer.alloc(Math.min(st.size, MAX_PACKET_BYTES));
       const n = fs.readSync(fd, buf, 0, buf.length, 0);
       const text = buf.subarray(0, n).toString('utf8').trim();

@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isAbsolutePath, type HookEvent } from './events';
 import { isClaimed, latestSnapshotFile, sessionDir, type AgentId } from './store';
+import { safeReadBytesSync } from '../../io/safeRead';
 
 /** The fields the fast exit needs, when the payload is one input.ts's contract accepts for `event`; else null. */
 export function quickInput(event: HookEvent, text: string): { session_id: string; cwd: string; source?: string | null; mayCommit?: boolean } | null {
@@ -78,7 +79,8 @@ function headsUpMayBePending(dir: string): boolean {
   }
   if (!st.isFile() || st.size > 64 * 1024) return true;
   try {
-    const n = (JSON.parse(fs.readFileSync(file, 'utf8')) as { askedAtCalls?: unknown }).askedAtCalls;
+    // through safeRead (regular file, non-blocking, capped on the descriptor): a swap after the lstat cannot hang the hook
+    const n = (JSON.parse(safeReadBytesSync(file, { maxBytes: 64 * 1024 }).toString('utf8')) as { askedAtCalls?: unknown }).askedAtCalls;
     return !(typeof n === 'number' && Number.isInteger(n) && n >= 0 && fs.existsSync(path.join(dir, `headsup-${n}.delivered`)));
   } catch {
     return true;
