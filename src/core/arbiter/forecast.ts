@@ -54,14 +54,10 @@ export interface ForecastState {
    * starts there.
    */
   fresh: number | null;
-  /** The context at the thread's first count (null: none yet): where the growth started from (the pace's bound). */
-  start: number | null;
-  /** This thread's compactions so far (rawr's, and drops as large as a compaction): the pace's count. */
-  compactions: number;
 }
 
 export function emptyForecast(): ForecastState {
-  return { grown: 0, closeAt: 0, phases: [], prior: [], fresh: null, start: null, compactions: 0 };
+  return { grown: 0, closeAt: 0, phases: [], prior: [], fresh: null };
 }
 
 /**
@@ -79,7 +75,7 @@ export const COMPACTION_DROP_SHARE = 0.25;
 export function onTokens(f: ForecastState, prevUsed: number | null, used: number): ForecastState {
   if (prevUsed === null) return f.fresh === null ? withForecast(f, { fresh: used }) : f;
   if (used === prevUsed) return f;
-  if (prevUsed - used > COMPACTION_DROP_SHARE * prevUsed) return withForecast(f, { fresh: used, compactions: f.compactions + 1 });
+  if (prevUsed - used > COMPACTION_DROP_SHARE * prevUsed) return withForecast(f, { fresh: used });
   return withForecast(f, { grown: Math.max(f.closeAt, f.grown + used - prevUsed) });
 }
 
@@ -89,18 +85,11 @@ export function onTokens(f: ForecastState, prevUsed: number | null, used: number
  * withState). The keys in emptyForecast's order.
  */
 function withForecast(f: ForecastState, patch: Partial<ForecastState>): ForecastState {
-  return Object.assign(
-    { grown: f.grown, closeAt: f.closeAt, phases: f.phases, prior: f.prior, fresh: f.fresh, start: f.start, compactions: f.compactions },
-    patch,
-  );
+  return Object.assign({ grown: f.grown, closeAt: f.closeAt, phases: f.phases, prior: f.prior, fresh: f.fresh }, patch);
 }
 
-/** The thread's first token count: where its growth starts from (the pace's bound counts from there). */
-export const onFirstTokens = (f: ForecastState, used: number): ForecastState => (f.start === null && used >= 0 ? withForecast(f, { start: used }) : f);
-
 /** A compaction of this thread finished: what it left is what the next one will leave. */
-export const onCompacted = (f: ForecastState, after: number): ForecastState =>
-  after >= 0 ? withForecast(f, { fresh: after, compactions: f.compactions + 1 }) : withForecast(f, { compactions: f.compactions + 1 });
+export const onCompacted = (f: ForecastState, after: number): ForecastState => (after >= 0 ? withForecast(f, { fresh: after }) : f);
 
 export const isPhaseClose = (bs: readonly BoundarySignal[]) => bs.some((b) => b.strength === 'strong' && PHASE_CLOSE_KINDS.includes(b.kind));
 
@@ -139,8 +128,6 @@ export interface PhaseForecast {
    * is how a causal policy can estimate what the hindsight optimum knows: where the session ends.
    */
   remainingPhases?: number | null;
-  /** This thread's compactions so far and the fewest any schedule needed for its growth so far (pacedWeight). */
-  pace?: { compactions: number; needed: number };
 }
 
 export function forecastNext(f: ForecastState, s: Settings, window: number, plan: PlanState | null): PhaseForecast {
@@ -168,58 +155,7 @@ export function forecastNext(f: ForecastState, s: Settings, window: number, plan
     planFinished,
     freshTokens: f.fresh ?? 0,
     remainingPhases: plan !== null && plan.steps.length > 0 ? plan.steps.filter((st) => st.status !== 'completed').length : null,
-    pace: {
-      compactions: f.compactions,
-      needed: process.env.RAWR_PACK
-        ? outlook(f.start ?? 0, f.phases, emergencyLine(window, s), f.fresh ?? 0, false).compactions
-        : neededSoFar(f, emergencyLine(window, s)),
-    },
   };
-}
-
-/**
- * The fewest compactions any schedule needed for this thread's growth so far (a lower bound, in rooms):
- * the context would be start + grown without compactions; one compaction takes off at most what lies
- * between what a compaction leaves and the line (the context is under the line before it and at least
- * `fresh` after), so staying under the line took at least ⌊(start + grown − line) / room⌋ + 1 of them
- * once start + grown reached it. Unknown start or fresh count as 0 (the bound only gets smaller).
- */
-export function neededSoFar(f: Pick<ForecastState, 'grown' | 'start' | 'fresh'>, line: number): number {
-  const over = (f.start ?? 0) + f.grown - line;
-  const room = line - (f.fresh ?? 0);
-  if (over < 0 || room <= 0) return 0;
-  return Math.floor(over / room) + 1;
-}
-
-/**
- * The pace a thread may compact at: its count may run PACE times the fewest any schedule needed so far
- * (the targets allow 1.15 times the optimum's, which is at or above the bound), plus the compaction a close
- * makes ahead of the need.
- */
-export const PACE = 1.1;
-/** The calibrated scenarios' emergency weight at the most over budget (the Bayes policy's 1 + λ at the targets' corner). */
-export const PACED_FLOOR = 3;
-
-/**
- * The calibrated scenarios' emergency weight, paced by the thread's own budget (a Lagrange multiplier on
- * "count ≤ PACE × needed", adjusted by the thread's own constraint): at or under budget the full weight;
- * each compaction over it takes the weight down by one floor's worth, never below PACED_FLOOR nor above the
- * full weight.
- */
-export function pacedWeight(pace: { compactions: number; needed: number } | undefined, full: number): number {
-  if (!pace) return full;
-  if (process.env.RAWR_PACE_LOG) {
-    const g = globalThis as unknown as { paceLog?: Record<string, number> };
-    if (!g.paceLog) {
-      g.paceLog = {};
-      process.on('exit', () => console.error(JSON.stringify(g.paceLog)));
-    }
-    const k = `${full}:${pace.compactions - pace.needed}`;
-    g.paceLog[k] = (g.paceLog[k] ?? 0) + 1;
-  }
-  const over = pace.compactions - (Number(process.env.RAWR_PACE ?? PACE) * pace.needed + Number(process.env.RAWR_AHEAD ?? 1));
-  if (over <= 0) return full;
-  return Math.max(PACED_FLOOR, full - over * (full - PACED_FLOOR));
 }
 
 /** What the forecast says at an evaluation point with strong boundaries (emergency is never asked). */
@@ -614,7 +550,6 @@ export function forecastVerdict(i: {
     phases: f.basis === 'thread' ? f.phases : 0,
     ...(f.basis === 'thread' && f.history ? { history: f.history } : {}),
     into: f.sinceClose,
-    emergencyWeight: { recent: process.env.RAWR_BOTH ? pacedWeight(f.pace, EMERGENCY_WEIGHT.recent) : EMERGENCY_WEIGHT.recent, calibrated: pacedWeight(f.pace, EMERGENCY_WEIGHT.calibrated) },
   });
   const ahead2 = cmp.planned
     ? `the ${cmp.horizon} planned phase${cmp.horizon === 1 ? '' : 's'} ahead`

@@ -18,7 +18,7 @@
  * ended. The reducer pushes commands and facts to one list as it goes; partition.ts splits it.
  */
 import { coolingDown, decide, decideHeld, decisionFor, readsForecast } from '../arbiter/decide';
-import { describeGain, forecastNext, isPhaseClose, onCompacted, onFirstTokens, onPhaseClose, onTokens, withPrior } from '../arbiter/forecast';
+import { describeGain, forecastNext, isPhaseClose, onCompacted, onPhaseClose, onTokens, withPrior } from '../arbiter/forecast';
 import { buildJudgmentPrompt, fallbackJudgment, parseJudgment, type Judgment } from '../arbiter/judgment';
 import { percentRemaining, tierOf } from '../arbiter/tiers';
 import { fillTemplate } from '../prompts/promptSet';
@@ -117,12 +117,7 @@ function reduce(s: EngineState, ev: EngineEvent, fx: Effect[]): EngineState {
       return { ...s, settings: ev.settings, prompts: ev.prompts ?? s.prompts };
     case 'tokens': {
       // Growth for the phase forecast; the sequence's own turns are compacted away and do not count.
-      // The first count is where the thread's growth starts (the pace's bound); it is not taken as what a compaction leaves.
-      const forecast = !s.tokens
-        ? onFirstTokens(s.forecast, ev.used)
-        : !active && s.tokens.window === ev.window
-          ? onTokens(s.forecast, s.tokens.used, ev.used)
-          : s.forecast;
+      const forecast = !active && s.tokens && s.tokens.window === ev.window ? onTokens(s.forecast, s.tokens.used, ev.used) : s.forecast;
       return withState(s, { tokens: { used: ev.used, window: ev.window }, forecast });
     }
     case 'phase_prior':
