@@ -50,6 +50,11 @@ const scopes = {
       'unit/participant.chatText',
       'unit/overflow',
       'unit/handoff',
+      'unit/sequence.watcherPacket',
+      'unit/sequence.repair',
+      'unit/sequence.trailFacts',
+      'unit/sequence.texts',
+      'unit/sequence.recentTail',
     ],
   },
 };

@@ -76,7 +76,13 @@ describe('the repair facts of a trail', () => {
   it("without a plan the next step is the last paragraph of the agent's last message", () => {
     const t = trailOf({ lastAgentMessage: 'Long story.\n\nMore of it.\n  \nNext I will run the tests.\n' });
     assert.deepEqual(shown(trailFacts(t, null)), ['next_step | Your last words: Next I will run the tests.']);
+    assert.deepEqual(
+      shown(trailFacts(trailOf({ lastAgentMessage: 'Done.\n\nNext I will ship it.\n\n' }), null)),
+      ['next_step | Your last words: Next I will ship it.'],
+      'blank lines at its end',
+    );
     assert.deepEqual(shown(trailFacts(trailOf({ lastAgentMessage: ' \n ' }), null)), [], 'a blank message is no step');
+    assert.deepEqual(shown(trailFacts(emptyTrail(), [{ status: 'in_progress', text: '  ' }])), [], 'a blank step is no step');
     assert.deepEqual(shown(trailFacts(trailOf({ userRequests: [req('  \n')] }), null)), [], 'a blank ask is no fact');
     const pending: PlanStep[] = [
       { status: 'completed', text: 'a' },

@@ -21,6 +21,7 @@ describe('the files a tool call changes', () => {
     assert.deepEqual(editedFilesOf('shell', ['apply_patch', PATCH]), ['src/a.ts', 'src/b.ts'], 'a top-level argv');
     assert.deepEqual(editedFilesOf('exec_command', { cmd: `apply_patch <<'EOF'\n${PATCH}\nEOF`, timeout: 5 }), ['src/a.ts', 'src/b.ts']);
     assert.deepEqual(editedFilesOf('shell', { command: ['ls', 3, null] }), [], 'non-strings in an argv are skipped');
+    assert.deepEqual(editedFilesOf('shell', ['ls', 3]), [], 'and in a top-level argv');
   });
 
   it("an edit tool's file from any of its path fields, the first non-empty one; header-like text in an edit is not a patch", () => {
@@ -30,6 +31,7 @@ describe('the files a tool call changes', () => {
     assert.deepEqual(editedFilesOf('Write', { file_path: 7, path: '/r/q.ts' }), ['/r/q.ts']);
     assert.deepEqual(editedFilesOf('Edit', { file_path: '/r/doc.md', new_string: '*** Update File: other.ts' }), ['/r/doc.md']);
     assert.deepEqual(editedFilesOf('Edit', '/r/doc.md'), [], 'no fields to name a file');
+    assert.deepEqual(editedFilesOf('Edit', { old_string: 'a', new_string: 'b' }), [], 'no path field');
   });
 });
 
@@ -40,6 +42,12 @@ describe('the trail of tool calls', () => {
     assert.deepEqual(edit(t, '/r/a').edited, ['/r/b', '/r/a'], 'editing the last file again changes nothing');
     const patch = '*** Begin Patch\n*** Update File: /r/a\n*** Add File: /r/c\n*** End Patch';
     assert.deepEqual(noteToolCall(t, { id: 'p', name: 'apply_patch', input: patch }, 'patch').edited, ['/r/b', '/r/a', '/r/c'], 'a known file and a new one');
+    const before = noteToolCall(
+      t,
+      { id: 'p2', name: 'apply_patch', input: '*** Begin Patch\n*** Add File: /r/x\n*** Update File: /r/a\n*** End Patch' },
+      'patch',
+    );
+    assert.deepEqual(before.edited, ['/r/b', '/r/x', '/r/a'], 'a new file before the last one');
     assert.deepEqual(edit(t, '/r/b').edited, ['/r/a', '/r/b']);
     t = Array.from({ length: 81 }, (_, k) => `/r/f${k}`).reduce(edit, emptyTrail());
     assert.equal(t.edited?.length, 80);

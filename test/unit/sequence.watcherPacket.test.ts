@@ -165,6 +165,7 @@ describe('the watcher packet, line by line', () => {
     const ls = lines(trailOf({ toolTail }), null, 3);
     const at = ls.indexOf('## Recent tool calls (last 3, oldest first)');
     assert.ok(at > 0, ls.join('\n'));
+    assert.equal(ls[at - 1], '', 'a section of its own');
     assert.deepEqual(ls.slice(at + 1), ['- Read `/r/a.ts` → result: line one line two', '- Bash `false` → error: boom', '- Bash `sleep 9` → (no result)']);
     assert.ok(!lines(trailOf({ toolTail }), null, 0).some((l) => l.startsWith('## Recent tool calls')));
   });
