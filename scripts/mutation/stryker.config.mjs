@@ -38,7 +38,7 @@ const scopes = {
   },
   steer: {
     mutate: ['src/core/hooks/claude/steer*.ts'],
-    tests: ['unit/hooks.steer'],
+    tests: ['unit/hooks.steer', 'unit/hooks.steerVerdict'],
   },
   sequence: {
     mutate: ['src/core/sequence/**/*.ts'],
