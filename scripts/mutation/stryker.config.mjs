@@ -14,7 +14,12 @@
 const scopes = {
   arbiter: {
     mutate: ['src/core/arbiter/**/*.ts'],
-    tests: ['unit/engine.decide', 'unit/arbiter.forecast', 'unit/engine.step', 'unit/engine.idle', 'unit/engine.receipt'],
+    tests: ['unit/engine.decide', 'unit/arbiter.forecast', 'unit/engine.step', 'unit/engine.idle', 'unit/engine.receipt', 'unit/arbiter.judgment'],
+  },
+  // judgment.ts alone, with the arbiter's tests and its own (a quick run after changing the judgment).
+  judgment: {
+    mutate: ['src/core/arbiter/judgment.ts'],
+    tests: ['unit/arbiter.judgment', 'unit/engine.decide', 'unit/arbiter.forecast', 'unit/engine.step', 'unit/engine.idle', 'unit/engine.receipt'],
   },
   engine: {
     mutate: ['src/core/engine/**/*.ts', '!src/core/engine/types.ts'],
@@ -38,7 +43,7 @@ const scopes = {
   },
   steer: {
     mutate: ['src/core/hooks/claude/steer*.ts'],
-    tests: ['unit/hooks.steer', 'unit/hooks.steerVerdict'],
+    tests: ['unit/hooks.steer', 'unit/hooks.steerVerdict', 'unit/hooks.steerState'],
   },
   sequence: {
     mutate: ['src/core/sequence/**/*.ts'],
