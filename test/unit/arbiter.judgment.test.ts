@@ -38,6 +38,13 @@ describe('the judgment: its answer', () => {
   it('strict JSON, in a code fence or not', () => {
     for (const text of [good, `  ${good}\n`, `\`\`\`json\n${good}\n\`\`\``, `\`\`\`\n${good}\n\`\`\``, `\`\`\`JSON ${good} \`\`\``])
       assert.deepEqual(parseJudgment(text), { ok: true, value: { should_compact: true, reason: 'phase closed' } }, text);
+    const tight = '{"should_compact":true,"reason":"done"}';
+    for (const text of [`\`\`\`json${tight}\`\`\``, `  \`\`\`json\n${tight}\n\`\`\`  `])
+      assert.deepEqual(parseJudgment(text), { ok: true, value: { should_compact: true, reason: 'done' } }, text);
+  });
+
+  it('only a fence around the whole answer: text before or after it is not JSON', () => {
+    for (const text of [`Sure: \`\`\`json\n${good}\n\`\`\``, `\`\`\`json\n${good}\n\`\`\` hope this helps`]) assert.equal(parseJudgment(text).ok, false, text);
   });
 
   it('refuses anything else, saying what is wrong', () => {
@@ -51,6 +58,7 @@ describe('the judgment: its answer', () => {
     assert.match(bad('{"should_compact":true,"reason":""}'), /^schema: reason /);
     assert.match(bad(`{"should_compact":true,"reason":"${'r'.repeat(2001)}"}`), /^schema: reason /);
     assert.match(bad('{"should_compact":true,"reason":"r","extra":1}'), /^schema: \(root\) /);
+    assert.match(bad('{"should_compact":1,"reason":""}'), /^schema: should_compact [^;]+; reason /, 'every problem, one after the other');
     assert.equal(bad(`{"should_compact":false,"reason":"${'r'.repeat(2000)}"}`), 'ok');
   });
 });
@@ -135,6 +143,19 @@ describe('the judgment: what it is told', () => {
       ),
       r.user,
     );
+    const two = buildJudgmentPrompt(prompts, decision({}), {
+      ...ctx,
+      trail: {
+        ...emptyTrail(),
+        excerpt: [
+          { role: 'user', text: 'a' },
+          { role: 'tool', text: 'b' },
+        ],
+      },
+    });
+    assert.match(two.user, /\nX:user: a\ntool: b\n/);
+    const compactNoWords = buildJudgmentPrompt(prompts, decision({ forecast: forecast({}) }), ctx).user;
+    assert.match(compactNoWords, /- verdict: compact at this phase close: it avoids an emergency in the next phase\n/);
     const thread = buildJudgmentPrompt(prompts, decision({ forecast: forecast({ verdict: 'defer' }) }), ctx).user;
     assert.match(thread, /estimate from the largest of this thread's recent phases \(3 completed\)\)\n- verdict: no verdict: the tier rule decides/);
     const prior = buildJudgmentPrompt(prompts, decision({ forecast: forecast({ basis: 'settings', verdict: 'plan_done' }) }), ctx).user;
