@@ -14,12 +14,33 @@
 const scopes = {
   arbiter: {
     mutate: ['src/core/arbiter/**/*.ts'],
-    tests: ['unit/engine.decide', 'unit/arbiter.forecast', 'unit/engine.step', 'unit/engine.idle', 'unit/engine.receipt', 'unit/arbiter.judgment'],
+    tests: [
+      'unit/engine.decide',
+      'unit/arbiter.forecast',
+      'unit/engine.step',
+      'unit/engine.idle',
+      'unit/engine.receipt',
+      'unit/arbiter.judgment',
+      'unit/arbiter.forecastEdges',
+    ],
   },
   // judgment.ts alone, with the arbiter's tests and its own (a quick run after changing the judgment).
   judgment: {
     mutate: ['src/core/arbiter/judgment.ts'],
     tests: ['unit/arbiter.judgment', 'unit/engine.decide', 'unit/arbiter.forecast', 'unit/engine.step', 'unit/engine.idle', 'unit/engine.receipt'],
+  },
+  // forecast.ts alone, with the arbiter's tests.
+  forecast: {
+    mutate: ['src/core/arbiter/forecast.ts'],
+    tests: [
+      'unit/arbiter.forecast',
+      'unit/engine.decide',
+      'unit/engine.step',
+      'unit/engine.idle',
+      'unit/engine.receipt',
+      'unit/arbiter.judgment',
+      'unit/arbiter.forecastEdges',
+    ],
   },
   engine: {
     mutate: ['src/core/engine/**/*.ts', '!src/core/engine/types.ts'],
