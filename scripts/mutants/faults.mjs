@@ -120,6 +120,47 @@ export const FAULTS = [
     replace: '.filter(() => false)',
     tests: ['unit/engine.step.test.ts', 'unit/handoff.test.ts'],
   },
+  // Found by Stryker in the sequence and steer scopes (CONTRIBUTING.md "Mutation testing with Stryker").
+  {
+    id: 'edited-not-moved',
+    file: 'src/core/sequence/trailFacts.ts',
+    what: 'a file edited again keeps its first place in the files edited (the bug Stryker found: the packet and the repair then drop it first)',
+    find: 'if (items.every((f, k) => list[list.length - items.length + k] === f)) return list as string[];',
+    replace: 'if (items.every((f) => list.includes(f))) return list as string[];',
+    tests: ['unit/sequence.trailFacts.test.ts'],
+  },
+  {
+    id: 'tail-half-answered-call',
+    file: 'src/core/sequence/recentTail.ts',
+    what: 'the kept tail may hold a tool call whose results are not all in (a thread the model API refuses)',
+    find: 'return first.toolCalls.every((c) => answered.has(c.id));',
+    replace: 'return first.toolCalls.some((c) => answered.has(c.id));',
+    tests: ['unit/sequence.recentTail.test.ts', 'unit/handoff.test.ts'],
+  },
+  {
+    id: 'steer-unsteered-refuses',
+    file: 'src/core/hooks/claude/steer.ts',
+    what: 'the PreCompact hook refuses in a project rawr does not steer (no steer.json, --no-steer)',
+    find: "  if (!i.config?.steer) return { why: 'not_steering', text: 'allowed: rawr does not steer this project (hooks claude install --no-steer)' };\n",
+    replace: '',
+    tests: ['unit/hooks.steerVerdict.test.ts'],
+  },
+  {
+    id: 'steer-no-blocking-guard',
+    file: 'src/core/hooks/claude/steer.ts',
+    what: "the PreCompact hook refuses up to the full window, past Claude Code's blocking level (the refusal ends the turn)",
+    find: 'if (used >= window * BLOCKING_GUARD) return',
+    replace: 'if (used >= window) return',
+    tests: ['unit/hooks.steerVerdict.test.ts'],
+  },
+  {
+    id: 'steer-heads-up-when-golden-off',
+    file: 'src/core/hooks/claude/steer.ts',
+    what: 'the PreCompact hook asks the model for a packet at a boundary even when the golden path is off',
+    find: '    if (i.golden?.enabled)\n',
+    replace: '    if (i.golden)\n',
+    tests: ['unit/hooks.steerVerdict.test.ts'],
+  },
   // Signals.
   {
     id: 'githead-short-prefix',

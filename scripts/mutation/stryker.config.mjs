@@ -3,7 +3,7 @@
 //
 //   npm i --no-save --legacy-peer-deps @stryker-mutator/core@9.6.1 @stryker-mutator/mocha-runner@9.6.1
 //   sed -i -E 's#(lib/cli/(run-helpers|options|collect-files))`#\1.cjs`#' node_modules/@stryker-mutator/mocha-runner/dist/src/lib-wrapper.js
-//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs
+//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs   # or forecast, judgment, engine, logformat, steer, sequence
 //
 // Why those versions and the sed: Stryker 10 needs Node 22 (we run on 20); mocha-runner 9.6.1 declares
 // mocha < 12 and requires mocha's lib/cli/*.js, which mocha 12 renamed to .cjs. The report lands in
@@ -11,11 +11,22 @@
 //
 // Each scope names the unit tests that exercise it directly; the slow ones (fast-check properties over
 // 10,000 sequences, CLI and streaming tests of minutes) are left out, or one run would take hours.
+
+// The arbiter's tests: the tier rule, the forecast and the judgment, through the engine's step.
+const ARBITER_TESTS = [
+  'unit/engine.decide',
+  'unit/arbiter.forecast',
+  'unit/arbiter.forecastEdges',
+  'unit/arbiter.judgment',
+  'unit/engine.step',
+  'unit/engine.idle',
+  'unit/engine.receipt',
+];
 const scopes = {
-  arbiter: {
-    mutate: ['src/core/arbiter/**/*.ts'],
-    tests: ['unit/engine.decide', 'unit/arbiter.forecast', 'unit/engine.step', 'unit/engine.idle', 'unit/engine.receipt'],
-  },
+  arbiter: { mutate: ['src/core/arbiter/**/*.ts'], tests: ARBITER_TESTS },
+  // One file of the arbiter at a time: a quicker run after changing it.
+  forecast: { mutate: ['src/core/arbiter/forecast.ts'], tests: ARBITER_TESTS },
+  judgment: { mutate: ['src/core/arbiter/judgment.ts'], tests: ARBITER_TESTS },
   engine: {
     mutate: ['src/core/engine/**/*.ts', '!src/core/engine/types.ts'],
     tests: [
@@ -38,7 +49,7 @@ const scopes = {
   },
   steer: {
     mutate: ['src/core/hooks/claude/steer*.ts'],
-    tests: ['unit/hooks.steer'],
+    tests: ['unit/hooks.steer', 'unit/hooks.steerVerdict', 'unit/hooks.steerState'],
   },
   sequence: {
     mutate: ['src/core/sequence/**/*.ts'],
@@ -50,6 +61,11 @@ const scopes = {
       'unit/participant.chatText',
       'unit/overflow',
       'unit/handoff',
+      'unit/sequence.watcherPacket',
+      'unit/sequence.repair',
+      'unit/sequence.trailFacts',
+      'unit/sequence.texts',
+      'unit/sequence.recentTail',
     ],
   },
 };

@@ -43,8 +43,9 @@ export function editedFilesOf(name: string, input: unknown): string[] {
 }
 
 function pushUnique(list: readonly string[], items: string[], max: number): string[] {
-  if (items.every((f) => list.includes(f))) return list as string[];
-  // Most recently edited last: a file edited again moves to the end.
+  // Most recently edited last: a file edited again moves to the end. Nothing to move when the items are
+  // already the last ones (the same file edited again and again: the common case, so no copy).
+  if (items.every((f, k) => list[list.length - items.length + k] === f)) return list as string[];
   const out = list.filter((f) => !items.includes(f)).concat(items);
   return out.length > max ? out.slice(out.length - max) : out;
 }
