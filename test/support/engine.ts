@@ -1,12 +1,27 @@
 /** Shared test fixtures for the engine: shipped prompts and settings, a state builder, an event driver. */
 import { initialState } from '../../src/core/engine/state';
 import { step } from '../../src/core/engine/step';
-import type { Command, Effect, EngineEvent, EngineState, Fact } from '../../src/core/engine/types';
+import type { Command, Decision, Effect, EngineEvent, EngineState, Fact } from '../../src/core/engine/types';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import type { Settings } from '../../src/core/settings/schema';
 
 export const shipped = loadPromptSet([dirReader(shippedPromptsDir())]);
+
+/** A decision as the arbiter logs one: compact at a turn's end, early tier, no boundary named; `d` overrides any field. */
+export const decisionOf = (d: Partial<Decision>): Decision => ({
+  id: 'd',
+  at: 0,
+  point: 'turn_complete',
+  action: 'compact',
+  code: 'compact',
+  tier: 'early',
+  percentRemaining: 40,
+  boundaries: [],
+  matched: [],
+  reason: '',
+  ...d,
+});
 
 export function mkState(settings: Partial<Settings> = {}): EngineState {
   return initialState({ threadId: 'thread-test-1', settings: { ...shipped.settings, ...settings }, prompts: shipped.prompts });

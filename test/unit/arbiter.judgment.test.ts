@@ -3,25 +3,13 @@
 // mutants noticed by the arbiter's tests: the outcome of a judgment could change unseen.
 import * as assert from 'node:assert/strict';
 import { emptyTrail } from '../../src/core/engine/state';
-import type { Decision, DecisionBoundary, DecisionForecast } from '../../src/core/engine/types';
+import type { DecisionBoundary, DecisionForecast } from '../../src/core/engine/types';
 import type { Prompts } from '../../src/core/prompts/promptSet';
 import { buildJudgmentPrompt, fallbackJudgment, parseJudgment } from '../../src/core/arbiter/judgment';
-import { shipped } from '../support/engine';
+import { decisionOf, shipped } from '../support/engine';
 
 const boundary = (id: string, kind: DecisionBoundary['kind']): DecisionBoundary => ({ id, kind, strength: 'strong', source: 'git', detail: `${kind} ${id}` });
-const decision = (d: Partial<Decision>): Decision => ({
-  id: 'd',
-  at: 0,
-  point: 'turn_complete',
-  action: 'compact',
-  code: 'compact',
-  tier: 'early',
-  percentRemaining: 40,
-  boundaries: [],
-  matched: [],
-  reason: '',
-  ...d,
-});
+const decision = decisionOf;
 const forecast = (f: Partial<DecisionForecast>): DecisionForecast => ({
   nextPhaseTokens: 96_400,
   roomTokens: 61_200,

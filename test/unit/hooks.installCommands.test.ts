@@ -86,9 +86,12 @@ describe('agent-hook commands in the editor (install and remove, as a person run
   });
 
   const run = async (id: string, args?: Record<string, unknown>) => (await vscode.commands.executeCommand(id, args)) as Result;
-  /** `fn` while the system refuses every open(2) under `folder` with `code` (refuseOpen.ts: we run as root, chmod stops no write). */
-  const refused = async <T>(folder: string, code: string, fn: () => Promise<T>): Promise<T> => {
-    const lift = refuseOpenUnder(folder, code);
+  /**
+   * `fn` while the system refuses every open(2) under `folder` with `code` (refuseOpen.ts: we run as root, chmod
+   * stops no write); `thenAlso`: and, once one was refused, every open under that path too.
+   */
+  const refused = async <T>(folder: string, code: string, fn: () => Promise<T>, o: { thenAlso?: string } = {}): Promise<T> => {
+    const lift = refuseOpenUnder(folder, code, o);
     try {
       return await fn();
     } finally {
@@ -556,13 +559,9 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), '{\n  "model": "opus"\n}\n', { mode: 0o640 });
     const before = snapshot(dir);
     const statusBefore = git('status', '--porcelain');
-    const lift = refuseOpenUnder(path.join(dir, '.git/info') + path.sep, 'ENOSPC', { thenAlso: path.join(dir, '.claude') + path.sep });
-    let r: Result;
-    try {
-      r = await run('rawr.installClaudeHooks', { folder: dir });
-    } finally {
-      lift();
-    }
+    const r = await refused(path.join(dir, '.git/info') + path.sep, 'ENOSPC', () => run('rawr.installClaudeHooks', { folder: dir }), {
+      thenAlso: path.join(dir, '.claude') + path.sep,
+    });
     assert.equal(r.ok, false);
     const text = shown.at(-1)!.text;
     assert.equal(shown.at(-1)!.kind, 'error', text);
@@ -591,13 +590,9 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     const before = snapshot(home);
     try {
       // each file is written through a temp file beside it (.config.toml.<pid>.<n>.tmp)
-      const lift = refuseOpenUnder(path.join(codex, '.config.toml'), 'ENOSPC', { thenAlso: path.join(codex, '.hooks.json') });
-      let r: Result;
-      try {
-        r = await run('rawr.installCodexHooks', { trust: true });
-      } finally {
-        lift();
-      }
+      const r = await refused(path.join(codex, '.config.toml'), 'ENOSPC', () => run('rawr.installCodexHooks', { trust: true }), {
+        thenAlso: path.join(codex, '.hooks.json'),
+      });
       assert.equal(r.ok, false);
       const text = shown.at(-1)!.text;
       assert.ok(text.includes(`could not put ${path.join(codex, 'hooks.json')} back as it was before this command`), text);

@@ -7,7 +7,7 @@ import type { Decision } from '../../src/core/engine/types';
 import type { Prompts } from '../../src/core/prompts/promptSet';
 import { validateAgentPacket, withTrailFacts } from '../../src/core/sequence/packet';
 import { handoffText, headsUpText, scratchPathFor, whyNow } from '../../src/core/sequence/texts';
-import { shipped } from '../support/engine';
+import { decisionOf, shipped } from '../support/engine';
 
 /** Templates that show every placeholder, so a test sees exactly what the code filled in. */
 const prompts: Prompts = {
@@ -15,19 +15,8 @@ const prompts: Prompts = {
   headsUp: 'reason={reason} tier={tier} pct={percentRemaining} boundary={boundary}',
   handoff: 'origin={packetOrigin}|scratch={scratchLine}|steps={recoverySteps}|packet={packet}',
 };
-const decision = (d: Partial<Decision>): Decision => ({
-  id: 'd',
-  at: 0,
-  point: 'turn_complete',
-  action: 'compact',
-  code: 'compact',
-  tier: 'ready',
-  percentRemaining: 30,
-  boundaries: [],
-  matched: [],
-  reason: 'ready tier (30% remaining) at a commit',
-  ...d,
-});
+const decision = (d: Partial<Decision>): Decision =>
+  decisionOf({ tier: 'ready', percentRemaining: 30, reason: 'ready tier (30% remaining) at a commit', ...d });
 const commit = { id: 'b1', kind: 'commit' as const, strength: 'strong' as const, source: 'git' as const, detail: '73a1097 step 1' };
 const turnEnd = { id: 'b2', kind: 'turn_complete' as const, strength: 'weak' as const, source: 'turn' as const, detail: '' };
 
