@@ -581,6 +581,53 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     assert.equal(git('status', '--porcelain'), statusBefore, 'nothing of rawr shows up for a commit');
   });
 
+  it("install whose record cannot be written (the disk fills at rawr's own state): taken back whole, steer.json with it; the next install records it", async () => {
+    const { dir, git } = gitRepo('record-refused');
+    fs.mkdirSync(path.join(dir, '.claude'));
+    fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), '{\n  "model": "opus"\n}\n', { mode: 0o640 });
+    const pristine = snapshot(dir);
+    const statusBefore = git('status', '--porcelain');
+    const state = path.join(dir, '.rawr/claude');
+    // A first install: refused at its record (written last, through a temp file beside it)
+    let r = await refused(path.join(state, '.install.json'), 'ENOSPC', () => run('rawr.installClaudeHooks', { folder: dir }));
+    assert.equal(r.ok, false, r.lines.join('\n'));
+    let text = shown.at(-1)!.text;
+    assert.equal(shown.at(-1)!.kind, 'error', text);
+    assert.ok(text.includes(`cannot write rawr's record of this install in ${state}: no space left on the device; nothing written`), text);
+    assert.deepEqual(snapshot(dir), pristine, 'nothing of the install is left: settings, exclude, steer.json, .rawr/');
+    assert.equal(git('status', '--porcelain'), statusBefore);
+    // Installed, then installed again with steering off, refused at the record: steer.json goes back too
+    assert.ok((await run('rawr.installClaudeHooks', { folder: dir })).ok);
+    const installed = snapshot(dir);
+    shown = [];
+    r = await refused(path.join(state, '.install.json'), 'ENOSPC', () => run('rawr.installClaudeHooks', { folder: dir, steer: false }));
+    assert.equal(r.ok, false, r.lines.join('\n'));
+    text = shown.at(-1)!.text;
+    assert.ok(text.includes('nothing written'), text);
+    assert.deepEqual(snapshot(dir), installed, 'the earlier install as it was, steer.json byte for byte');
+    assert.ok((await run('rawr.uninstallClaudeHooks', { folder: dir, purge: true })).ok);
+    assert.deepEqual(snapshot(dir), pristine, 'and Remove still gives every byte back');
+  });
+
+  it('Codex install whose record cannot be written: hooks.json and config.toml as they were', async () => {
+    const home = process.env.HOME!;
+    const codex = path.join(home, '.codex');
+    fs.mkdirSync(codex, { mode: 0o700 });
+    fs.writeFileSync(path.join(codex, 'hooks.json'), '{\n  "hooks": {}\n}\n', { mode: 0o600 });
+    fs.writeFileSync(path.join(codex, 'config.toml'), 'model = "o3"\n', { mode: 0o600 });
+    const before = snapshot(home);
+    try {
+      const r = await refused(path.join(codex, '.rawr', '.install.json'), 'ENOSPC', () => run('rawr.installCodexHooks', { trust: true }));
+      assert.equal(r.ok, false, r.lines.join('\n'));
+      const text = shown.at(-1)!.text;
+      assert.ok(text.includes("cannot write rawr's record of this install"), text);
+      assert.ok(text.includes('nothing written'), text);
+      assert.deepEqual(snapshot(home), before, 'every byte as before, no .rawr/ left');
+    } finally {
+      fs.rmSync(codex, { recursive: true, force: true });
+    }
+  });
+
   it('Codex install whose trust write and then its rollback are refused: the error names hooks.json as left changed, and a Remove gives ~/.codex back', async () => {
     const home = process.env.HOME!;
     const codex = path.join(home, '.codex');

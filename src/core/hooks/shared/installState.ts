@@ -15,8 +15,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { SafeReadError, safeReadTextSync } from '../../io/safeRead';
+import { SafeReadError, safeReadBytesSync, safeReadTextSync } from '../../io/safeRead';
 import { writeFileAtomic } from './store';
+import type { UndoLog } from './undoLog';
 
 /**
  * Claude Code's state folder is in the project, so a cloned repository can bring its own `install.json`
@@ -60,9 +61,41 @@ export function readRecord(stateDir: string): InstallRecord {
   return { files: {} };
 }
 
-export function writeRecord(stateDir: string, r: InstallRecord): void {
+/** Writes the record; with `undo`, the step that puts the record file back as it was is added first (see putBackLater). */
+export function writeRecord(stateDir: string, r: InstallRecord, undo?: UndoLog): void {
+  if (undo) putBackLater(recordFile(stateDir), undo);
   writeFileAtomic(recordFile(stateDir), `${JSON.stringify(r, null, 2)}\n`);
   fs.chmodSync(recordFile(stateDir), 0o600); // it may hold the text of a settings file
+}
+
+const unchanged = (file: string, bytes: Buffer): boolean => {
+  try {
+    return safeReadBytesSync(file, { maxBytes: MAX_RECORD_BYTES }).equals(bytes);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Adds to `undo` the step that puts rawr's own state file `file` back as it is now (its bytes and mode, or
+ * absent). Install writes its record last; when the system refuses that write, the install is taken back
+ * whole, and the state files it had written just before (steer.json) go back with it: an install whose
+ * record could not be kept is one Remove could not take back exactly.
+ */
+export function putBackLater(file: string, undo: UndoLog): void {
+  let before: { bytes: Buffer; mode: number } | undefined;
+  try {
+    before = { bytes: safeReadBytesSync(file, { maxBytes: MAX_RECORD_BYTES }), mode: fs.statSync(file).mode & 0o7777 };
+  } catch {
+    // absent, or not a file rawr could have written (a FIFO or a huge file a cloned repository brought: the
+    // write's rename replaces it anyway): taking the install back removes what it wrote there
+  }
+  undo.add(() => {
+    if (before === undefined) return fs.rmSync(file, { force: true });
+    if (unchanged(file, before.bytes)) return; // the refused write was atomic: nothing to put back, and the disk may still be full
+    writeFileAtomic(file, before.bytes.toString('utf8'));
+    fs.chmodSync(file, before.mode);
+  }, file);
 }
 
 /** Notes that rawr replaced `previous` (undefined: the file was absent) of `file` with `text`. */

@@ -13,14 +13,14 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { readConfigFile, writeConfigFile, type ConfigFile } from './configFile';
 import { editJson, parseJsonc } from './jsonEdit';
-import { backupFile, noteWrite, readRecord, removeIfEmpty, withInstallLock, writeRecord, type InstallRecord } from './installState';
+import { backupFile, noteWrite, putBackLater, readRecord, removeIfEmpty, withInstallLock, writeRecord, type InstallRecord } from './installState';
 import { safeReadTextIfExistsSync } from '../../io/safeRead';
 import { CLAUDE_HOOKS, CODEX_HOOKS, hooksConfig, mergeHooks, rawrEventsIn, removeRawrHooks, type HooksConfig } from './hooksConfig';
 import { agentStateDir } from './store';
-import { UndoLog } from './undoLog';
+import { UndoLog, inWords, type NotPutBack } from './undoLog';
 import { ignoreLocalSettings, trackedByGit } from './gitignoreLocal';
 import { applyTrust, rawrTrustEntries } from '../codex/trust';
-import { askLineFor, askPercentOf, claudeAsksFrom, readSteerConfig, writeSteerConfig } from '../claude/steerConfig';
+import { askLineFor, askPercentOf, claudeAsksFrom, readSteerConfig, steerConfigFile, writeSteerConfig } from '../claude/steerConfig';
 import { modelWindow } from '../../replay/windows';
 import type { Settings } from '../../settings/schema';
 import { loadPromptSet } from '../../prompts/promptSet';
@@ -352,11 +352,21 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
       const { lines, left } = undo.refusal(line);
       // A file the system would not let rawr put back holds rawr's settings: recorded as installed, so that
       // Remove (once the system lets it) gives every byte back and takes rawr's window and percentage too.
-      if (left.length) keepRecord();
+      if (left.length) {
+        try {
+          keepRecord();
+        } catch (err) {
+          lines.push(unrecorded(left, err));
+        }
+      }
       return { ok: false, legacy, lines, config };
     };
-    /** What Remove reads to take this install back: rawr's window and percentage, and each file's earlier bytes. */
-    function keepRecord(): void {
+    /**
+     * What Remove reads to take this install back: rawr's window and percentage, and each file's earlier
+     * bytes. With `undo`, the state files' earlier bytes go back too if a later write (the record) is refused.
+     */
+    function keepRecord(undo?: UndoLog): void {
+      if (undo) putBackLater(steerConfigFile(o.projectDir), undo);
       writeSteerConfig(o.projectDir, {
         steer,
         window,
@@ -365,7 +375,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
         ...(percentWritten !== null && envCreated ? { envCreated: true } : {}),
         settingsFile: CLAUDE_LOCAL_SETTINGS,
       });
-      writeRecord(stateDir, track.record);
+      writeRecord(stateDir, track.record, undo);
     }
     const lines = [`rawr: Claude Code hooks in ${r.line}`];
     const ignored = ignoreLocalSettings(o.projectDir, CLAUDE_LOCAL_SETTINGS.split(path.sep).join('/'), undo);
@@ -394,7 +404,11 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
         `rawr: rawr's hooks (${legacyEvents.join(', ')}) are in ${shared}, where an earlier rawr wrote them: teams commit that file, and a collaborator's Claude Code would run this machine's paths. They keep working there; ${hints.move}`,
       );
     }
-    keepRecord();
+    try {
+      keepRecord(undo);
+    } catch (err) {
+      return refused(recordRefused(stateDir, err));
+    }
     return { ok: true, legacy: legacy && !o.move, lines, config };
   });
   if (!result.ok && !stateExisted && removeIfEmpty(stateDir, ['.gitignore']) && !topExisted) removeIfEmpty(top);
@@ -458,18 +472,29 @@ export async function installCodex(o: {
     if (!homeExisted) track.record.codexHomeCreated = true;
     const before = structuredClone(track.record);
     const undo = new UndoLog();
-    try {
-      const r = await codexWrites(o, config, hooksPath, track, undo);
-      if (r.ok) return r;
-      // All or nothing: hooks.json is not left with hooks that config.toml does not trust (Codex would skip them without a word).
-      const { lines, left } = undo.refusal(r.lines.join(' '));
-      // what the system would not let rawr put back stays recorded: Remove gives its bytes back later
-      if (left.length === 0) track.record = before;
-      return { ...r, lines };
-    } finally {
-      // a record only where there is something to take back (a refused first install wrote nothing)
-      if (stateExisted || Object.keys(track.record.files).length > 0) writeRecord(stateDir, track.record);
+    let r = await codexWrites(o, config, hooksPath, track, undo);
+    if (r.ok) {
+      try {
+        writeRecord(stateDir, track.record, undo);
+        return r;
+      } catch (err) {
+        r = { ok: false, lines: [recordRefused(stateDir, err)], config };
+      }
     }
+    // All or nothing: hooks.json is not left with hooks that config.toml does not trust (Codex would skip them
+    // without a word), nor with hooks whose record Remove would not find.
+    const { lines, left } = undo.refusal(r.lines.join(' '));
+    // what the system would not let rawr put back stays recorded: Remove gives its bytes back later
+    if (left.length === 0) track.record = before;
+    // a record only where there is something to take back (a refused first install wrote nothing)
+    if (stateExisted || Object.keys(track.record.files).length > 0) {
+      try {
+        writeRecord(stateDir, track.record);
+      } catch (err) {
+        if (left.length) lines.push(unrecorded(left, err));
+      }
+    }
+    return { ...r, lines };
   });
   // A refused install leaves no trace: the state folder it made for its lock (and $CODEX_HOME, if it made that) goes again.
   if (!result.ok && !stateExisted && removeIfEmpty(stateDir, ['backup']) && !homeExisted) removeIfEmpty(o.codexHome);
@@ -510,4 +535,15 @@ async function codexWrites(
     `rawr: Codex trust in ${read.file.target}: ${applied.changed ? `${applied.changed} of rawr's ${entries.length} hooks newly trusted` : `rawr's ${entries.length} hooks already trusted`}${backup ? `; previous version kept in ${backup}` : ''}`,
   );
   return { ok: true, lines, config };
+}
+
+/** The refusal of an install whose record could not be written: taken back whole, since Remove reads that record. */
+function recordRefused(stateDir: string, err: unknown): string {
+  return `rawr: cannot write rawr's record of this install in ${stateDir}: ${inWords(err)}; nothing written (Remove needs that record to give every byte back)`;
+}
+
+/** Said when the files left changed by a refused rollback could not be recorded either (the disk still full). */
+function unrecorded(left: NotPutBack[], err: unknown): string {
+  const files = left.map((f) => f.file).join(', ');
+  return `rawr: could not record that either (${inWords(err)}): Remove may not give every byte of ${files} back; check it by hand`;
 }
