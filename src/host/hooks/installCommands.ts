@@ -29,7 +29,7 @@ import {
   installClaude,
   installCodex,
 } from '../../core/hooks/shared/installer';
-import { askWithLinks, followSymlinksFor, inEditorWords, type Written } from './symlinkQuestion';
+import { askOrFollow, inEditorWords, type Written } from './symlinkQuestion';
 import { codexSessionState, codexTrustRecord, type UninstallResult, uninstallClaude, uninstallCodex } from '../../core/hooks/shared/uninstaller';
 import { ensureLauncher } from './launcher';
 import { codexHome as codexHomeDir } from '../follow/discover';
@@ -111,22 +111,21 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
     a: Args,
     o: { what: string; from: string; state: string[]; noState: string; written: Written[] },
   ): Promise<{ purge: boolean; followSymlinks: boolean } | undefined> => {
-    if (a.purge !== undefined) {
-      const followSymlinks = await followSymlinksFor(o.written, 'remove', a.followSymlinks);
-      return followSymlinks === undefined ? undefined : { purge: a.purge, followSymlinks };
-    }
     const asked = `Remove rawr's ${o.what} and settings from ${o.from}?`;
-    const got = o.state.length
-      ? await askWithLinks(
-          `${asked} rawr's session state (${o.state.join(', ')}: snapshots, steering state) can go too.`,
-          o.written,
-          'remove',
-          a.followSymlinks,
-          'Remove hooks',
-          'Remove hooks and state',
-        )
-      : await askWithLinks(`${asked} (${o.noState})`, o.written, 'remove', a.followSymlinks, 'Remove hooks');
-    return got && { purge: got.answer === 'Remove hooks and state', followSymlinks: got.followSymlinks };
+    const got = await askOrFollow(
+      a.purge !== undefined
+        ? undefined
+        : o.state.length
+          ? {
+              question: `${asked} rawr's session state (${o.state.join(', ')}: snapshots, steering state) can go too.`,
+              answers: ['Remove hooks', 'Remove hooks and state'],
+            }
+          : { question: `${asked} (${o.noState})`, answers: ['Remove hooks'] },
+      o.written,
+      'remove',
+      a.followSymlinks,
+    );
+    return got && { purge: got.answer !== undefined ? got.answer === 'Remove hooks and state' : a.purge === true, followSymlinks: got.followSymlinks };
   };
   /** A command's body; what it throws (a `.rawr` that is a file, a folder rawr may not write) is said, not a stack in VS Code's own popup. */
   const guarded = (what: string, notDone: string, fn: (raw?: unknown) => Promise<{ ok: boolean; lines: string[] }>) => async (raw?: unknown) => {
@@ -181,24 +180,24 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
         };
         const writes = (move: boolean | undefined) =>
           [CLAUDE_LOCAL_SETTINGS, ...(move ? [CLAUDE_SHARED_SETTINGS] : [])].map((f) => ({ file: path.join(folder, f), within: folder }));
-        let move = a.move;
-        let followSymlinks: boolean | undefined;
-        if (move === undefined && (await installClaude({ ...base, followSymlinks: false, write: false })).legacy) {
-          // One question: the move, and the symlinks on the way to what either answer writes.
-          const got = await askWithLinks(
-            "An earlier rawr put its Claude Code hooks into this folder's shared .claude/settings.json, which teams commit: a collaborator's Claude Code would run this machine's paths. Move them into the personal .claude/settings.local.json?",
-            writes(true),
-            'install',
-            a.followSymlinks,
-            'Move',
-            'Leave them',
-          );
-          if (!got) return { ok: false, lines: ['cancelled'] };
-          move = got.answer === 'Move';
-          followSymlinks = got.followSymlinks;
-        } else followSymlinks = await followSymlinksFor(writes(move), 'install', a.followSymlinks);
-        if (followSymlinks === undefined) return { ok: false, lines: ['cancelled'] };
-        const r = await installClaude({ ...base, followSymlinks, write: true, ...(move !== undefined ? { move } : {}) });
+        const askMove = a.move === undefined && (await installClaude({ ...base, followSymlinks: false, write: false })).legacy;
+        // One question: the move (when an earlier rawr's hooks are in the shared settings), and the symlinks on
+        // the way to what either answer writes.
+        const got = await askOrFollow(
+          askMove
+            ? {
+                question:
+                  "An earlier rawr put its Claude Code hooks into this folder's shared .claude/settings.json, which teams commit: a collaborator's Claude Code would run this machine's paths. Move them into the personal .claude/settings.local.json?",
+                answers: ['Move', 'Leave them'],
+              }
+            : undefined,
+          writes(askMove || a.move),
+          'install',
+          a.followSymlinks,
+        );
+        if (!got) return { ok: false, lines: ['cancelled'] };
+        const move = got.answer !== undefined ? got.answer === 'Move' : a.move;
+        const r = await installClaude({ ...base, followSymlinks: got.followSymlinks, write: true, ...(move !== undefined ? { move } : {}) });
         return report(r, 'Claude Code hooks');
       }),
     ),
@@ -211,24 +210,21 @@ export function registerHookInstallCommands(context: vscode.ExtensionContext, lo
         const a = argsOf(raw);
         const codexHome = codexHomeDir();
         const writes = (trust: boolean) => ['hooks.json', ...(trust ? ['config.toml'] : [])].map((f) => ({ file: path.join(codexHome, f) }));
-        let trust = a.trust;
-        let followSymlinks: boolean | undefined;
-        if (trust === undefined) {
-          // One question: where the hooks go, whether to trust them, and the symlinks on the way to what either answer writes.
-          const got = await askWithLinks(
-            `Install rawr's Codex hooks into ${path.join(codexHome, 'hooks.json')}? Codex reads hooks only there, so they run for all Codex sessions. ${CODEX_TRUST_NOTE}`,
-            writes(true),
-            'install',
-            a.followSymlinks,
-            'Install and trust',
-            'Install only',
-          );
-          if (!got) return { ok: false, lines: ['cancelled'] };
-          trust = got.answer === 'Install and trust';
-          followSymlinks = got.followSymlinks;
-        } else followSymlinks = await followSymlinksFor(writes(trust), 'install', a.followSymlinks);
-        if (followSymlinks === undefined) return { ok: false, lines: ['cancelled'] };
-        const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks });
+        // One question: where the hooks go, whether to trust them, and the symlinks on the way to what either answer writes.
+        const got = await askOrFollow(
+          a.trust === undefined
+            ? {
+                question: `Install rawr's Codex hooks into ${path.join(codexHome, 'hooks.json')}? Codex reads hooks only there, so they run for all Codex sessions. ${CODEX_TRUST_NOTE}`,
+                answers: ['Install and trust', 'Install only'],
+              }
+            : undefined,
+          writes(a.trust ?? true),
+          'install',
+          a.followSymlinks,
+        );
+        if (!got) return { ok: false, lines: ['cancelled'] };
+        const trust = got.answer !== undefined ? got.answer === 'Install and trust' : a.trust === true;
+        const r = await installCodex({ codexHome, commandPrefix: shellQuote(launcherPath()), write: true, trust, followSymlinks: got.followSymlinks });
         if (r.ok) r.lines.push('Start a new Codex session to use them. Remove them: run Rawr: Remove Codex Hooks.');
         return report(r, 'Codex hooks');
       }),

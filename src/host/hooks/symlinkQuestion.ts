@@ -74,6 +74,22 @@ export async function askWithLinks<B extends string>(
   return { answer, followSymlinks: given ?? on !== undefined };
 }
 
+/**
+ * A command's one question before it writes: its own (`ask`: the question and its answers, the links folded
+ * in: askWithLinks) when it has one, else only the symlink question (followSymlinksFor; none without links).
+ * Undefined: dismissed, nothing written; `answer` is absent when the command had no question of its own.
+ */
+export async function askOrFollow<B extends string>(
+  ask: { question: string; answers: B[] } | undefined,
+  files: Written[],
+  verb: 'install' | 'remove',
+  given: boolean | undefined,
+): Promise<{ answer?: B; followSymlinks: boolean } | undefined> {
+  if (ask) return askWithLinks(ask.question, files, verb, given, ...ask.answers);
+  const followSymlinks = await followSymlinksFor(files, verb, given);
+  return followSymlinks === undefined ? undefined : { followSymlinks };
+}
+
 /** A refusal's CLI hint in the editor's words (see the file comment). */
 export const inEditorWords = (line: string): string =>
   line.replace(
