@@ -85,6 +85,19 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     ws.isTrusted = true;
   });
 
+  /** `fn` with a ~/.codex of the person's own (hooks.json, config.toml), `before` its snapshot; removed after. */
+  const inCodexHome = async (fn: (codex: string, home: string, before: Record<string, string>) => Promise<void>) => {
+    const home = process.env.HOME!;
+    const codex = path.join(home, '.codex');
+    fs.mkdirSync(codex, { mode: 0o700 });
+    fs.writeFileSync(path.join(codex, 'hooks.json'), '{\n  "hooks": {}\n}\n', { mode: 0o600 });
+    fs.writeFileSync(path.join(codex, 'config.toml'), 'model = "o3"\n', { mode: 0o600 });
+    try {
+      await fn(codex, home, snapshot(home));
+    } finally {
+      fs.rmSync(codex, { recursive: true, force: true });
+    }
+  };
   const run = async (id: string, args?: Record<string, unknown>) => (await vscode.commands.executeCommand(id, args)) as Result;
   /**
    * `fn` while the system refuses every open(2) under `folder` with `code` (refuseOpen.ts: we run as root, chmod
@@ -581,7 +594,7 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     assert.equal(git('status', '--porcelain'), statusBefore, 'nothing of rawr shows up for a commit');
   });
 
-  it("install whose record cannot be written (the disk fills at rawr's own state): taken back whole, steer.json with it; the next install records it", async () => {
+  it("install whose record cannot be written (the disk fills at rawr's own state): taken back whole; over an earlier install, steer.json goes back too", async () => {
     const { dir, git } = gitRepo('record-refused');
     fs.mkdirSync(path.join(dir, '.claude'));
     fs.writeFileSync(path.join(dir, '.claude/settings.local.json'), '{\n  "model": "opus"\n}\n', { mode: 0o640 });
@@ -610,32 +623,18 @@ describe('agent-hook commands in the editor (install and remove, as a person run
   });
 
   it('Codex install whose record cannot be written: hooks.json and config.toml as they were', async () => {
-    const home = process.env.HOME!;
-    const codex = path.join(home, '.codex');
-    fs.mkdirSync(codex, { mode: 0o700 });
-    fs.writeFileSync(path.join(codex, 'hooks.json'), '{\n  "hooks": {}\n}\n', { mode: 0o600 });
-    fs.writeFileSync(path.join(codex, 'config.toml'), 'model = "o3"\n', { mode: 0o600 });
-    const before = snapshot(home);
-    try {
+    await inCodexHome(async (codex, home, before) => {
       const r = await refused(path.join(codex, '.rawr', '.install.json'), 'ENOSPC', () => run('rawr.installCodexHooks', { trust: true }));
       assert.equal(r.ok, false, r.lines.join('\n'));
       const text = shown.at(-1)!.text;
       assert.ok(text.includes("cannot write rawr's record of this install"), text);
       assert.ok(text.includes('nothing written'), text);
       assert.deepEqual(snapshot(home), before, 'every byte as before, no .rawr/ left');
-    } finally {
-      fs.rmSync(codex, { recursive: true, force: true });
-    }
+    });
   });
 
   it('Codex install whose trust write and then its rollback are refused: the error names hooks.json as left changed, and a Remove gives ~/.codex back', async () => {
-    const home = process.env.HOME!;
-    const codex = path.join(home, '.codex');
-    fs.mkdirSync(codex, { mode: 0o700 });
-    fs.writeFileSync(path.join(codex, 'hooks.json'), '{\n  "hooks": {}\n}\n', { mode: 0o600 });
-    fs.writeFileSync(path.join(codex, 'config.toml'), 'model = "o3"\n', { mode: 0o600 });
-    const before = snapshot(home);
-    try {
+    await inCodexHome(async (codex, home, before) => {
       // each file is written through a temp file beside it (.config.toml.<pid>.<n>.tmp)
       const r = await refused(path.join(codex, '.config.toml'), 'ENOSPC', () => run('rawr.installCodexHooks', { trust: true }), {
         thenAlso: path.join(codex, '.hooks.json'),
@@ -647,9 +646,7 @@ describe('agent-hook commands in the editor (install and remove, as a person run
       const u = await run('rawr.uninstallCodexHooks', { purge: false });
       assert.ok(u.ok, u.lines.join('\n'));
       assert.deepEqual(snapshot(home), before, 'Remove gave every byte back');
-    } finally {
-      fs.rmSync(codex, { recursive: true, force: true });
-    }
+    });
   });
 
   it('Remove where a write is refused (settings, .git/info/exclude): an error naming the file and why, and every file as it was before Remove', async () => {
