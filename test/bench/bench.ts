@@ -13,6 +13,7 @@ import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { replayFile } from '../../src/cli/replay/replayCommand';
 import { formatCostBench, runCostBench } from './cost';
 import { engineBench } from './engineBench';
+import { panelOpenBench } from './panelOpen';
 import { DEFAULT_DIRS, formatHandoffBench, recordings, runHandoffBench } from './handoff';
 import { generatedOptions, printGenerated, printPhased } from './phased';
 import { replayMemoryBench } from './replayMemory';
@@ -59,6 +60,7 @@ function transcripts(): Array<{ file: string; mb: number; ms: number; compaction
 
 async function main(): Promise<void> {
   for (const line of engineBench()) console.log(line);
+  for (const line of await panelOpenBench()) console.log(line);
   console.log('replay on recordings:');
   for (const r of transcripts()) {
     console.log(

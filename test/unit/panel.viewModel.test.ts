@@ -384,7 +384,7 @@ describe('panel helpers', () => {
     try {
       const file = path.join(dir, 'x.jsonl');
       const tail = new LogTail(file);
-      assert.deepEqual(await tail.read(), { lines: [], reset: false }); // no file yet
+      assert.deepEqual(await tail.read(), { lines: [], reset: false, skipped: 0 }); // no file yet
       fs.writeFileSync(file, 'one\ntwo\nthr');
       assert.deepEqual((await tail.read()).lines, ['one', 'two']);
       fs.appendFileSync(file, 'ee\n€uro\n');
@@ -396,5 +396,79 @@ describe('panel helpers', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('LogTail reads at most its cap: a long log from the first whole line of its last bytes, saying what it passed over', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rawr-tail-'));
+    try {
+      const file = path.join(dir, 'x.jsonl');
+      const line = (k: number) => `line ${String(k).padStart(4, '0')} ${'x'.repeat(k % 7)}`;
+      const all = Array.from({ length: 500 }, (_, k) => line(k));
+      fs.writeFileSync(file, `${all.join('\n')}\n`);
+      const size = fs.statSync(file).size;
+      const tail = new LogTail(file, 1_000);
+      const first = await tail.read();
+      assert.ok(first.lines.length > 0 && first.lines.join('\n').length + 1 <= 1_000, `at most the cap: ${first.lines.length} lines`);
+      assert.deepEqual(first.lines, all.slice(-first.lines.length), 'whole lines, the newest, in order');
+      assert.equal(first.skipped + Buffer.byteLength(`${first.lines.join('\n')}\n`), size, 'every byte is either read or said to be skipped');
+      // after it, appends are read as they come
+      fs.appendFileSync(file, 'next one\n');
+      assert.deepEqual(await tail.read(), { lines: ['next one'], reset: false, skipped: 0 });
+      // more than the cap appended at once (a long while unread): the newest of them, the rest said
+      const burst = Array.from({ length: 200 }, (_, k) => line(1_000 + k));
+      fs.appendFileSync(file, `${burst.join('\n')}\n`);
+      const later = await tail.read();
+      assert.ok(later.skipped > 0 && later.lines.length < burst.length);
+      assert.deepEqual(later.lines, burst.slice(-later.lines.length));
+      // a cap that starts exactly at a line's start drops no line
+      const exact = path.join(dir, 'exact.jsonl');
+      fs.writeFileSync(exact, 'aaaa\nbbbb\ncccc\n');
+      assert.deepEqual(await new LogTail(exact, 10).read(), { lines: ['bbbb', 'cccc'], reset: false, skipped: 5 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a journal fed a log's tail says in the panel how much history it does not show, and from when it does", () => {
+    const d = driver('tpanel-tail');
+    toAwaitingPacket(d);
+    finishSequence(d);
+    const file = path.join(d.logDir, `${d.threadId}.jsonl`);
+    const text = fs.readFileSync(file, 'utf8');
+    const whole = vmOf(d);
+    assert.ok(!whole.problems.some((p) => /not shown/.test(p)), 'nothing said when the whole log was read');
+    // the last 2,000 bytes, from the first line that starts in them
+    const cut = text.indexOf('\n', text.length - 2_000) + 1;
+    const j = new ThreadJournal(d.threadId);
+    j.skip(cut, 2_000);
+    j.ingestText(text.slice(cut));
+    const first = JSON.parse(text.slice(cut, text.indexOf('\n', cut))) as { at: number };
+    const vm = vmOf(d, j);
+    const note = vm.problems[0] ?? '';
+    assert.match(note, /the panel reads the newest 0\.0 MB of it, and 0\.0 MB of earlier history are not shown here/);
+    assert.ok(note.includes(`starts at ${new Date(first.at).toISOString().replace('T', ' ').slice(0, 19)} UTC`), note);
+    assert.ok(note.includes('Rawr: Export Decision Log'), note);
+    fs.rmSync(d.logDir, { recursive: true, force: true });
+  });
+
+  it('the journal passes over event and message records by their first bytes, and reads every other kind as before', () => {
+    const d = driver('tpanel-skip');
+    toAwaitingPacket(d);
+    finishSequence(d);
+    const lines = fs
+      .readFileSync(path.join(d.logDir, `${d.threadId}.jsonl`), 'utf8')
+      .trim()
+      .split('\n');
+    const kinds = lines.map((l) => (JSON.parse(l) as { kind: string }).kind);
+    assert.ok(kinds.includes('event') && kinds.includes('message'), 'the log has both');
+    // An event line damaged after its first bytes is not the panel's to report (the core's load reports it);
+    // a damaged line of a kind the panel reads still is.
+    const damaged = [...lines, lines[kinds.indexOf('event')]!.slice(0, -5), lines[kinds.indexOf('decision')]!.slice(0, -5)];
+    const j = new ThreadJournal(d.threadId);
+    j.ingestText(damaged.join('\n'));
+    assert.equal(j.problems.length, 1, j.problems.join('\n'));
+    assert.match(j.problems[0]!, /not valid JSON/);
+    assert.deepEqual(vmOf(d, j).timeline, vmOf(d).timeline, 'the same timeline');
+    fs.rmSync(d.logDir, { recursive: true, force: true });
   });
 });

@@ -34,6 +34,10 @@ import type { FollowController } from './follow';
 
 export const PANEL_VIEW_TYPE = 'rawr.panel';
 const TITLE = 'Rawr: Compaction';
+/** Lines fed to a journal between two turns of the event loop. */
+const INGEST_SLICE = 2_000;
+/** Journals kept for threads picked earlier in the panel (each bounded by LogTail's cap and its own). */
+const KEPT_JOURNALS = 4;
 
 export interface PanelDeps {
   core: CoreApi;
@@ -221,13 +225,21 @@ export class RawrPanel implements vscode.Disposable {
     if (!entry) {
       entry = { journal: new ThreadJournal(threadId), tail: new LogTail(join(this.deps.logDir, `${threadId}.jsonl`)) };
       this.journals.set(threadId, entry);
+      // Threads looked at earlier leave memory (read again from the log when picked again).
+      for (const id of this.journals.keys()) if (this.journals.size > KEPT_JOURNALS && id !== threadId) this.journals.delete(id);
     }
-    const { lines, reset } = await entry.tail.read();
+    const { lines, reset, skipped } = await entry.tail.read();
     if (reset) {
       this.journals.delete(threadId);
       return this.journalFor(threadId, snapshot);
     }
-    for (const line of lines) entry.journal.ingestLine(line);
+    entry.journal.skip(skipped, entry.tail.maxBytes);
+    // A first read of a long log is tens of thousands of lines: fed in slices, so the extension host's
+    // thread is never held for the whole of it.
+    for (let k = 0; k < lines.length; k++) {
+      entry.journal.ingestLine(lines[k]!);
+      if (k % INGEST_SLICE === INGEST_SLICE - 1) await new Promise((done) => setImmediate(done));
+    }
     return entry.journal;
   }
 

@@ -89,6 +89,10 @@ export interface JournalCompaction {
 const MAX_BOUNDARIES = 300;
 const MAX_DECISIONS = 1_000;
 const MAX_PACKETS = 50;
+const MAX_JUDGMENTS = 1_000;
+const MAX_COMPACTIONS = 500;
+/** The start of an event or message record as EventLog writes it (a thread id has no quote or backslash). */
+const EVENT_OR_MESSAGE = /^\{"rawr":1,"thread":"[^"\\]*","kind":"(?:event|message)"/;
 
 export { boundaryId };
 
@@ -132,6 +136,10 @@ export class ThreadJournal {
   ingestLine(line: string): void {
     if (!line.trim()) return;
     this.lines++;
+    // Most of a log is engine events and thread messages, which the panel does not read (below): passed
+    // over by their first bytes as EventLog writes them, not parsed and validated for nothing. A line that
+    // only looks like one is passed over too, which is all a real one would be.
+    if (EVENT_OR_MESSAGE.test(line)) return;
     let json: unknown;
     try {
       json = JSON.parse(line);
@@ -143,11 +151,28 @@ export class ThreadJournal {
     this.ingestRecord(r.data);
   }
 
+  /** Bytes of the log before the first line read that the panel did not read (LogTail's cap): 0 when it read all. */
+  skippedBytes = 0;
+  /** The time of the first record read after a skip: where the history shown starts. */
+  shownFrom: number | null = null;
+
+  /** What the panel reads of the log at most at a time (LogTail's cap), when it had to skip. */
+  readLimit = 0;
+
+  /** `skipped` bytes of the log were passed over before the lines that follow (`limit`: LogTail's cap). */
+  skip(skipped: number, limit: number): void {
+    if (skipped <= 0) return;
+    this.skippedBytes += skipped;
+    this.readLimit = limit;
+    this.shownFrom = null;
+  }
+
   private problem(p: string): void {
     if (this.problems.length < 20) this.problems.push(p);
   }
 
   ingestRecord(rec: LogRecord): void {
+    if (this.skippedBytes > 0 && this.shownFrom === null) this.shownFrom = rec.at;
     switch (rec.kind) {
       case 'decision':
         this.onDecision(rec.decision);
@@ -162,6 +187,7 @@ export class ThreadJournal {
             timedOut: false,
             cancelled: false,
           });
+          if (this.judgments.size > MAX_JUDGMENTS) this.judgments.delete(this.judgments.keys().next().value!);
         } else {
           const j = this.judgments.get(rec.corrId);
           if (j && j.answeredAt === null) j.answeredAt = rec.at;
@@ -178,6 +204,7 @@ export class ThreadJournal {
       case 'compaction':
         // The archived thread stays in the log (for undo); the panel needs only the numbers.
         this.compactions.push({ seqId: rec.seqId, at: rec.at, tokensBefore: rec.tokensBefore, tokensAfter: rec.tokensAfter, undone: false });
+        if (this.compactions.length > 2 * MAX_COMPACTIONS) this.compactions = this.compactions.slice(-MAX_COMPACTIONS); // the panel lists 200
         break;
       case 'undo': {
         // The core restores that compaction's archive: it and every later one are gone (rebuild.ts).
@@ -619,7 +646,7 @@ export function buildViewModel(input: ViewInput): ViewModel {
   const state = snapshot?.state ?? null;
   const running = !!state && state.seq.phase !== 'idle';
   const threads = [...new Set(input.threads)].sort().reverse().slice(0, 1_000);
-  const problems = [...(snapshot?.problems ?? []), ...(journal?.problems ?? [])].slice(0, 50).map((p) => clip(p, 1_000));
+  const problems = [...(journal ? notShown(journal) : []), ...(snapshot?.problems ?? []), ...(journal?.problems ?? [])].slice(0, 50).map((p) => clip(p, 1_000));
   return {
     threadId: input.threadId,
     threads: threads.map((id) => ({ id, active: id === input.activeThreadId })),
@@ -640,6 +667,17 @@ export function buildViewModel(input: ViewInput): ViewModel {
     problems,
     updatedAt: input.now,
   };
+}
+
+/** What the panel did not read of a long thread's log (LogTail's cap), said once above the problems. */
+function notShown(journal: ThreadJournal): string[] {
+  if (journal.skippedBytes <= 0) return [];
+  const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+  const from =
+    journal.shownFrom !== null ? ` The history shown starts at ${new Date(journal.shownFrom).toISOString().replace('T', ' ').slice(0, 19)} UTC.` : '';
+  return [
+    `This thread's log is long: the panel reads the newest ${mb(journal.readLimit)} of it, and ${mb(journal.skippedBytes)} of earlier history are not shown here.${from} Rawr: Export Decision Log writes all of it.`,
+  ];
 }
 
 const clip = (s: string, n: number) => clipText(s, n, { total: true });
