@@ -140,7 +140,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RawrAp
     vscode.workspace.onDidGrantWorkspaceTrust(() => reload('workspace trusted')),
   );
 
-  registerCommands(context, { core: () => core, participant, log });
+  registerCommands(context, { core: () => core, participant, log, logDir });
   registerHookInstallCommands(context, log);
   // The compaction panel: the rawr.openPanel command and the serializer that restores it after a reload.
   // Live follow of an external agent's session (Claude Code, Codex), shown in the panel.

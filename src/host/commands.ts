@@ -2,6 +2,7 @@
  * The command palette (category "Rawr"). Commands that act on a thread go through the Chat view
  * (`@rawr /compact`, `/undo`, `/status`) so their output lands in the conversation it concerns.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CoreApi } from '../core/protocol/coreProtocol';
 import type { Participant } from './participant/participant';
@@ -16,7 +17,7 @@ async function openChat(query: string): Promise<void> {
 
 export function registerCommands(
   context: vscode.ExtensionContext,
-  deps: { core: () => CoreApi; participant: Participant; log: vscode.LogOutputChannel },
+  deps: { core: () => CoreApi; participant: Participant; log: vscode.LogOutputChannel; logDir: string },
 ): void {
   const reg = (id: string, fn: (...args: unknown[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
 
@@ -57,7 +58,14 @@ export function registerCommands(
       ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `rawr-${threadId}.jsonl`) } : {}),
     });
     if (!target) return;
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(await core.exportLog(threadId)));
+    // Copied file to file by VS Code, never held in memory: a long thread's log is hundreds of megabytes, and
+    // through the core it would be read whole and sent over IPC as one string.
+    const source = vscode.Uri.file(path.join(deps.logDir, `${threadId}.jsonl`));
+    try {
+      await vscode.workspace.fs.copy(source, target, { overwrite: true });
+    } catch (err) {
+      return void vscode.window.showErrorMessage(`Rawr: could not export the log of ${threadId} to ${target.fsPath}: ${(err as Error).message}`);
+    }
     void vscode.window.showInformationMessage(`Rawr: exported the log of ${threadId} to ${target.fsPath}`);
   });
   reg('rawr.openPromptFiles', async () => {

@@ -8,6 +8,7 @@
  * TypeError in the test, never a silent no-op.
  */
 import * as fs from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
 import * as path from 'node:path';
 import { minimatch } from 'minimatch';
 
@@ -203,7 +204,8 @@ export const workspace = {
       const type = st.isFile() ? FileType.File : st.isDirectory() ? FileType.Directory : FileType.Unknown;
       return { type: type | link, size: st.size, ctime: st.ctimeMs, mtime: st.mtimeMs };
     },
-    copy: async (from: Uri, to: Uri) => fs.copyFile(from.fsPath, to.fsPath),
+    // As VS Code's: an existing target is an error unless `overwrite`.
+    copy: async (from: Uri, to: Uri, o: { overwrite?: boolean } = {}) => fs.copyFile(from.fsPath, to.fsPath, o.overwrite ? 0 : fsConstants.COPYFILE_EXCL),
     delete: async (uri: Uri) => fs.rm(uri.fsPath, { recursive: true, force: true }),
   },
 };
