@@ -22,6 +22,9 @@ describe('step: evaluation points', () => {
       evaluate('tool_loop'),
     ]);
     assert.ok(!types(r.effects).includes('sequence_started'), 'not over the open call');
+    assert.deepEqual(find(r.effects, 'annotate'), [
+      { type: 'annotate', level: 'info', text: 'Compaction requested: it runs at the next safe point (after the running tool call).' },
+    ]);
     assert.deepEqual(r.state.manualPending, { instructions: 'keep the API notes' });
     r = run(r.state, [
       { type: 'tool_result', at: at(), id: 'x', output: 'ok', isError: false },
@@ -50,6 +53,47 @@ describe('step: evaluation points', () => {
     assert.equal(codeAfter(`   ${'x'.repeat(39)}   `), 'not_packet_worthy');
   });
 
+  it('suggest mode offers Compact now (and prepares no summary: nothing may be spent in it)', () => {
+    const r = run(mkState({ mode: 'suggest', judgment_enabled: false, packet_author: 'watcher' }), [...commitTurn(at, 30), evaluate()]);
+    const d = find(r.effects, 'decision')[0]!.decision;
+    assert.equal(d.action, 'suggest');
+    assert.deepEqual(find(r.effects, 'suggest'), [{ type: 'suggest', decision: d }]);
+    assert.deepEqual(find(r.effects, 'prepare_summary'), []);
+  });
+
+  it('decisions are numbered d1, d2, … in the order they are made', () => {
+    const r = run(mkState({ judgment_enabled: false }), [
+      { type: 'user_message', at: at(), text: 'Go.' },
+      { type: 'tokens', at: at(), used: usedFor(80), window: WINDOW },
+      evaluate('tool_loop'),
+      evaluate(),
+    ]);
+    assert.deepEqual(
+      find(r.effects, 'decision').map((x) => x.decision.id),
+      ['d1', 'd2'],
+    );
+  });
+
+  it('a phase close before any token count is decided without a forecast (no crash); an evaluation with no close leaves the forecast', () => {
+    const plan: EngineEvent = { type: 'plan', at: at(), steps: [{ text: 'step 1', status: 'completed' }] };
+    const early = run(mkState({ judgment_enabled: false }), [{ type: 'user_message', at: at(), text: 'Go.' }, plan, evaluate('tool_loop')]);
+    assert.equal(find(early.effects, 'decision')[0]!.decision.code, 'no_tokens');
+    const s = run(mkState({ judgment_enabled: false }), [
+      { type: 'user_message', at: at(), text: 'Go.' },
+      { type: 'tokens', at: at(), used: usedFor(80), window: WINDOW },
+    ]).state;
+    assert.equal(run(s, [evaluate('tool_loop')]).state.forecast, s.forecast);
+  });
+
+  it('the same plan reported again reports no boundary', () => {
+    const plan: EngineEvent = { type: 'plan', at: at(), steps: [{ text: 'step 1', status: 'in_progress' }] };
+    const first = run(mkState(), [plan]).state;
+    const r = run(first, [plan]);
+    assert.deepEqual(r.effects, []);
+    assert.deepEqual(r.state.pending, first.pending);
+    assert.deepEqual(r.state.plan?.steps, [{ text: 'step 1', status: 'in_progress' }]);
+  });
+
   it('tag mode says what it would do; a preflight says what it waits for', () => {
     const tag = run(mkState({ mode: 'tag', judgment_enabled: false }), [...commitTurn(at, 30), evaluate()]);
     const d = find(tag.effects, 'decision')[0]!.decision;
@@ -64,6 +108,17 @@ describe('step: evaluation points', () => {
     const p = find(pre.effects, 'decision')[0]!.decision;
     assert.equal(p.action, 'preflight');
     assert.deepEqual(find(pre.effects, 'annotate'), [{ type: 'annotate', level: 'info', text: `[rawr] ${p.reason}` }]);
+  });
+
+  it("a thread's first boundaries (before any message) are kept as they are", () => {
+    const { state } = run(mkState({ judgment_enabled: false }), [
+      { type: 'boundary', at: at(), source: 'terminal', boundary: { kind: 'commit', key: 'a1b2c3d', detail: 'a1b2c3d wip' } },
+      evaluate('tool_loop'),
+    ]);
+    assert.deepEqual(
+      state.turnCloses!.map((b) => b.id),
+      ['commit:a1b2c3d'],
+    );
   });
 
   it("a turn's boundaries are kept for the idle watch, the newest 20 of a turn that reports more", () => {

@@ -12,6 +12,7 @@ describe('engine state', () => {
     assert.deepEqual(s.trail, { userRequests: [], actions: [], toolTail: [], files: [], lastAgentMessage: '', excerpt: [], commits: [] });
     assert.deepEqual(emptyTrail(), s.trail);
     assert.equal(s.workActivityThisTurn, false);
+    assert.deepEqual([s.pending, s.seenIds, s.openToolCalls, s.queuedInput], [[], [], [], []]);
     assert.equal(s.agentName, 'rawr-01234567');
     assert.equal(initialState({ threadId: 't', agentName: 'named', settings: shipped.settings, prompts: shipped.prompts }).agentName, 'named');
   });
