@@ -85,11 +85,10 @@ describe('step: the summary prepared in the background, when', () => {
       find(judged.effects, 'prepare_summary').map((p) => p.reason),
       [`decision ${d.code}`],
     );
-    const pre = run(mkState({ ...WATCHER, judgment_enabled: false, early_percent_remaining_lt: 10, ready_percent_remaining_lt: 9, asap_percent_remaining_lt: 30 }), [
-      { type: 'user_message', at: at(), text: 'Explain the importer.' },
-      { type: 'tokens', at: at(), used: usedFor(20), window: WINDOW },
-      turnEnd(),
-    ]);
+    const pre = run(
+      mkState({ ...WATCHER, judgment_enabled: false, early_percent_remaining_lt: 10, ready_percent_remaining_lt: 9, asap_percent_remaining_lt: 30 }),
+      [{ type: 'user_message', at: at(), text: 'Explain the importer.' }, { type: 'tokens', at: at(), used: usedFor(20), window: WINDOW }, turnEnd()],
+    );
     const p = find(pre.effects, 'decision')[0]!.decision;
     assert.equal(p.action, 'preflight');
     assert.deepEqual(

@@ -25,7 +25,8 @@ describe('step: what the sequence says on its other paths', () => {
   it('an emergency that reaches the judgment (a stale route) is compacted even when the judgment says no', () => {
     const { state } = started({ judgment_enabled: true });
     assert.equal(state.seq.phase, 'assessing');
-    const emergency: EngineState = state.seq.phase === 'assessing' ? { ...state, seq: { ...state.seq, decision: { ...state.seq.decision, tier: 'emergency' } } } : state;
+    const emergency: EngineState =
+      state.seq.phase === 'assessing' ? { ...state, seq: { ...state.seq, decision: { ...state.seq.decision, tier: 'emergency' } } } : state;
     const r = run(emergency, [{ type: 'judgment_result', at: at(), corrId: corrOf(state), text: '{"should_compact": false, "reason": "mid-step"}' }]);
     assert.equal(find(r.effects, 'decision')[0]!.decision.action, 'compact');
     assert.equal(find(r.effects, 'sequence_started').length, 1);
@@ -39,7 +40,7 @@ describe('step: what the sequence says on its other paths', () => {
     assert.equal(find(r.effects, 'decision')[0]!.decision.code.startsWith('judgment_'), true);
   });
 
-  it('a packet that did not come in time is replaced by rawr\'s, with a warning', () => {
+  it("a packet that did not come in time is replaced by rawr's, with a warning", () => {
     const { state } = started({});
     const r = run(state, [{ type: 'timeout', at: at(), timerId: `packet:${seqIdOf(state)}` }]);
     assert.deepEqual(find(r.effects, 'annotate'), [
@@ -73,9 +74,7 @@ describe('step: what the sequence says on its other paths', () => {
     const seqId = seqIdOf(r.state);
     r = run(r.state, [{ type: 'packet', at: at(), seqId, text: GOOD_PACKET }]);
     assert.ok(r.state.seq.phase === 'compacting' && r.state.seq.tokensBefore === null);
-    r = run(r.state, [
-      { type: 'compaction_done', at: at(), seqId, tokensBefore: 150_000, tokensAfter: 140_000 },
-    ]);
+    r = run(r.state, [{ type: 'compaction_done', at: at(), seqId, tokensBefore: 150_000, tokensAfter: 140_000 }]);
     assert.equal(r.state.tokens, null);
     assert.equal(r.state.stall, 'none');
     assert.deepEqual(r.state.lastCompaction && [r.state.lastCompaction.percentBefore, r.state.lastCompaction.percentAfter], [null, null]);

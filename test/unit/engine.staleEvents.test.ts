@@ -67,7 +67,7 @@ describe('step: stale reports are ignored', () => {
     }
   });
 
-  it("in its own phase with the current id, each report moves the sequence on (the guards let the right one through)", () => {
+  it('in its own phase with the current id, each report moves the sequence on (the guards let the right one through)', () => {
     for (const [phase, make] of Object.entries(PHASES)) {
       const state = make();
       for (const ev of reports(idOf(state), corrOf(state))) {
@@ -90,7 +90,10 @@ describe('step: what happens during a sequence stays out of the thread', () => {
   it('an overflow while a sequence runs warns and lets that compaction continue', () => {
     const state = PHASES.compacting();
     const r = run(state, [{ type: 'overflow', at: at(), error: 'prompt is too long' }]);
-    assert.deepEqual(find(r.effects, 'annotate').map((a) => a.level), ['warning']);
+    assert.deepEqual(
+      find(r.effects, 'annotate').map((a) => a.level),
+      ['warning'],
+    );
     assert.equal(r.effects.length, 1);
     assert.equal(r.state, state);
   });

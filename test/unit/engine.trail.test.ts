@@ -27,7 +27,15 @@ describe('step: the trail of tool calls', () => {
     ]);
     assert.deepEqual(
       state.trail.actions.map((a) => a.text),
-      ['run_in_terminal: npm test -- --grep x', 'shell: git status 3', 'exec: ls -la', 'echo: plain text', 'search: {"query":"TODO"}', 'noop: null', 'noop: undefined'],
+      [
+        'run_in_terminal: npm test -- --grep x',
+        'shell: git status 3',
+        'exec: ls -la',
+        'echo: plain text',
+        'search: {"query":"TODO"}',
+        'noop: null',
+        'noop: undefined',
+      ],
     );
     // The tool tail keeps the input as given (its line breaks too).
     assert.equal(state.trail.toolTail[0]!.input, 'npm   test\n  -- --grep x');
@@ -120,12 +128,21 @@ describe('step: boundaries reported', () => {
   });
 
   it('a boundary is noted as pending once, then as a duplicate (as often as it comes); only commits enter the trail', () => {
-    const b = (kind: 'commit' | 'topic_shift', key: string, detail: string): EngineEvent => ({ type: 'boundary', at: at(), source: 'terminal', boundary: { kind, key, detail } });
+    const b = (kind: 'commit' | 'topic_shift', key: string, detail: string): EngineEvent => ({
+      type: 'boundary',
+      at: at(),
+      source: 'terminal',
+      boundary: { kind, key, detail },
+    });
     const s0 = mkState();
     const first = run(s0, [b('topic_shift', 'ts1', 'new topic')]);
     assert.equal(first.state.trail, s0.trail, 'no commit: the trail is not copied');
     assert.deepEqual(first.state.trail.commits, []);
-    const { state, effects } = run(first.state, [b('commit', 'a1b2c3d', 'a1b2c3d importer'), b('commit', 'A1B2C3D9', 'again'), b('commit', 'a1b2c3d', 'and again')]);
+    const { state, effects } = run(first.state, [
+      b('commit', 'a1b2c3d', 'a1b2c3d importer'),
+      b('commit', 'A1B2C3D9', 'again'),
+      b('commit', 'a1b2c3d', 'and again'),
+    ]);
     const noted = find(effects, 'boundary_noted');
     assert.deepEqual(
       noted.map((n) => [n.boundary.id, n.status, n.why, n.boundary.synthetic]),
