@@ -4,6 +4,7 @@
  * timer for a state in which compacting is no longer allowed.
  */
 import * as assert from 'node:assert/strict';
+import { closeWords } from '../../src/core/engine/step';
 import type { EngineEvent, EngineState } from '../../src/core/engine/types';
 import type { Settings } from '../../src/core/settings/schema';
 import { commitTurn, find, mkState, run, usedFor, WINDOW } from '../support/engine';
@@ -37,6 +38,54 @@ describe('step: idle compaction, its edges', () => {
     const other = run(state, [{ type: 'settings', at: at(), settings: { ...state.settings, mode: 'suggest' } }]);
     assert.deepEqual(find(other.effects, 'cancel_timer'), [{ type: 'cancel_timer', timerId }]);
     assert.equal(other.state.idle, null);
+  });
+
+  it('the agent talking, a tool result, a plan, an overflow or a cancel disarms it; a workspace prior or a stale report does not', () => {
+    const disarming: EngineEvent[] = [
+      { type: 'assistant_message', at: at(), text: 'One more thing.' },
+      { type: 'tool_result', at: at(), id: 'late', output: 'done', isError: false },
+      { type: 'plan', at: at(), steps: [{ text: 'next', status: 'pending' }] },
+      { type: 'overflow', at: at(), error: 'too long' },
+      { type: 'cancel', at: at() },
+    ];
+    for (const ev of disarming) {
+      const { state, timerId } = armed();
+      const r = run(state, [ev]);
+      assert.deepEqual(find(r.effects, 'cancel_timer')[0], { type: 'cancel_timer', timerId }, ev.type);
+      assert.equal(r.state.idle === null || r.state.idle === undefined, true, ev.type);
+    }
+    const keeping: EngineEvent[] = [
+      { type: 'phase_prior', at: at(), phases: [30_000] },
+      { type: 'judgment_result', at: at(), corrId: 'j0', text: '{}' },
+      { type: 'judgment_unavailable', at: at(), corrId: 'j0', why: 'x' },
+      { type: 'scratch_written', at: at(), seqId: 's0', path: '/tmp/x' },
+      { type: 'packet', at: at(), seqId: 's0', text: 'x' },
+      { type: 'compaction_done', at: at(), seqId: 's0', tokensBefore: 1, tokensAfter: 1 },
+      { type: 'compaction_failed', at: at(), seqId: 's0', error: 'x' },
+    ];
+    for (const ev of keeping) {
+      const { state, timerId } = armed();
+      const r = run(state, [ev]);
+      assert.deepEqual(find(r.effects, 'cancel_timer'), [], ev.type);
+      assert.equal(r.state.idle?.timerId, timerId, ev.type);
+    }
+  });
+
+  it('names each kind of close in words', () => {
+    const words = (kind: Parameters<typeof closeWords>[0]['kind']) => closeWords({ kind, detail: 'D' });
+    assert.deepEqual(
+      (['commit', 'plan_checkpoint', 'pr_checkpoint', 'plan_update', 'agent_done', 'concluding', 'topic_shift', 'turn_complete'] as const).map(words),
+      [
+        'commit D',
+        'a plan step: D',
+        'a PR step: D',
+        'a plan change',
+        'the agent saying it was done',
+        'a concluding message',
+        'a topic shift',
+        'the end of the turn',
+      ],
+    );
   });
 
   it("another timer (a stale packet deadline) neither fires nor disarms the watch; only the watch's own does", () => {

@@ -71,6 +71,8 @@ describe('step: what the sequence says on its other paths', () => {
     assert.deepEqual([d.percentRemaining, d.boundaries, d.matched], [null, [], []]);
     assert.match(d.reason, /instructions: keep the test list/);
     assert.equal(r.state.instructions, 'keep the test list');
+    // The agent's packet may stand in for the summary: it is told what the person asked to keep.
+    assert.match(find(r.effects, 'request_packet')[0]!.text, /\n\nAdditional instructions from the user for this compaction: keep the test list$/);
     const seqId = seqIdOf(r.state);
     r = run(r.state, [{ type: 'packet', at: at(), seqId, text: GOOD_PACKET }]);
     assert.ok(r.state.seq.phase === 'compacting' && r.state.seq.tokensBefore === null);
