@@ -3,7 +3,7 @@
 //
 //   npm i --no-save --legacy-peer-deps @stryker-mutator/core@9.6.1 @stryker-mutator/mocha-runner@9.6.1
 //   sed -i -E 's#(lib/cli/(run-helpers|options|collect-files))`#\1.cjs`#' node_modules/@stryker-mutator/mocha-runner/dist/src/lib-wrapper.js
-//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs   # or forecast, judgment, engine, logformat, steer, sequence
+//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs   # or forecast, judgment, engine, step, logformat, steer, sequence
 //
 // Why those versions and the sed: Stryker 10 needs Node 22 (we run on 20); mocha-runner 9.6.1 declares
 // mocha < 12 and requires mocha's lib/cli/*.js, which mocha 12 renamed to .cjs. The report lands in
