@@ -111,6 +111,47 @@ export const FAULTS = [
     replace: 'tierOf',
     tests: ['unit/engine.step.test.ts'],
   },
+  // Found by the third Stryker round (the step scope): decisions no test checked before it.
+  {
+    id: 'step-stale-report-any-phase',
+    file: 'src/core/engine/step.ts',
+    what: "the scratch turn's report counts in any phase that has the sequence's id (a late one re-assembles the packet)",
+    find: "if (s.seq.phase !== 'awaiting_scratch' || s.seq.seqId !== ev.seqId) return s;",
+    replace: "if (!('seqId' in s.seq) || s.seq.seqId !== ev.seqId) return s;",
+    tests: ['unit/engine.staleEvents.test.ts'],
+  },
+  {
+    id: 'step-tool-result-or',
+    file: 'src/core/engine/step.ts',
+    what: "`||` for `&&`: a sequence's own tool results never close their calls, and a result reported again is dropped",
+    find: 'if (open.length === s.openToolCalls.length && active) return s;',
+    replace: 'if (open.length === s.openToolCalls.length || active) return s;',
+    tests: ['unit/engine.staleEvents.test.ts', 'unit/engine.trail.test.ts'],
+  },
+  {
+    id: 'step-manual-over-open-call',
+    file: 'src/core/engine/step.ts',
+    what: 'a deferred Compact Now starts at the next evaluation point even with a tool call still unanswered',
+    find: 'if (st.manualPending && st.openToolCalls.length === 0) {',
+    replace: 'if (st.manualPending) {',
+    tests: ['unit/engine.evaluatePoints.test.ts'],
+  },
+  {
+    id: 'step-idle-armed-over-open-call',
+    file: 'src/core/engine/step.ts',
+    what: 'the idle watch is armed at a turn end with a tool call unanswered (the arbiter said active_work, not a wait)',
+    find: "if ((d.action !== 'none' && d.action !== 'preflight') || s.openToolCalls.length > 0 || s.queuedInput.length > 0) return s;",
+    replace: "if ((d.action !== 'none' && d.action !== 'preflight') || s.queuedInput.length > 0) return s;",
+    tests: ['unit/engine.idleGuards.test.ts'],
+  },
+  {
+    id: 'step-idle-any-timer',
+    file: 'src/core/engine/step.ts',
+    what: 'any timer that ends while the idle watch is armed (a stale packet deadline) fires the idle compaction',
+    find: 'if (s.idle && timerId === s.idle.timerId) return idleCompaction(s, at, fx);',
+    replace: 'if (s.idle) return idleCompaction(s, at, fx);',
+    tests: ['unit/engine.idleGuards.test.ts'],
+  },
   // The sequence.
   {
     id: 'packet-sections-unchecked',

@@ -3,7 +3,7 @@
 //
 //   npm i --no-save --legacy-peer-deps @stryker-mutator/core@9.6.1 @stryker-mutator/mocha-runner@9.6.1
 //   sed -i -E 's#(lib/cli/(run-helpers|options|collect-files))`#\1.cjs`#' node_modules/@stryker-mutator/mocha-runner/dist/src/lib-wrapper.js
-//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs   # or forecast, judgment, engine, logformat, steer, sequence
+//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs   # or forecast, judgment, engine, step, logformat, steer, sequence
 //
 // Why those versions and the sed: Stryker 10 needs Node 22 (we run on 20); mocha-runner 9.6.1 declares
 // mocha < 12 and requires mocha's lib/cli/*.js, which mocha 12 renamed to .cjs. The report lands in
@@ -22,6 +22,18 @@ const ARBITER_TESTS = [
   'unit/engine.idle',
   'unit/engine.receipt',
 ];
+// The engine's tests: every step-level behaviour, and the views and logs built from its state.
+const ENGINE_TESTS = [
+  // Every test/unit/engine.*.test.ts: one file per behaviour of the step (a glob, so a new one is included).
+  'unit/engine.*',
+  'unit/arbiter.forecast',
+  'unit/overflow',
+  'unit/eventLog',
+  'unit/hardening.quote',
+  'unit/participant.chatText',
+  'unit/panel.viewModel',
+  'unit/hooks.repair',
+];
 const scopes = {
   arbiter: { mutate: ['src/core/arbiter/**/*.ts'], tests: ARBITER_TESTS },
   // One file of the arbiter at a time: a quicker run after changing it.
@@ -29,20 +41,10 @@ const scopes = {
   judgment: { mutate: ['src/core/arbiter/judgment.ts'], tests: ARBITER_TESTS },
   engine: {
     mutate: ['src/core/engine/**/*.ts', '!src/core/engine/types.ts'],
-    tests: [
-      'unit/engine.step',
-      'unit/engine.idle',
-      'unit/engine.receipt',
-      'unit/engine.decide',
-      'unit/arbiter.forecast',
-      'unit/overflow',
-      'unit/eventLog',
-      'unit/hardening.quote',
-      'unit/participant.chatText',
-      'unit/panel.viewModel',
-      'unit/hooks.repair',
-    ],
+    tests: ENGINE_TESTS,
   },
+  // The engine's state machine alone (step.ts and state.ts): a quicker run after changing them.
+  step: { mutate: ['src/core/engine/step.ts', 'src/core/engine/state.ts'], tests: ENGINE_TESTS },
   logformat: {
     mutate: ['src/core/logformat/**/*.ts'],
     tests: ['unit/hardening.log', 'unit/eventLog', 'property/fastRecord.property'],

@@ -67,4 +67,22 @@ describe('step: the receipt of a compaction', () => {
     for (const c of Object.values(receipt)) assert.equal(c.kept, 0, JSON.stringify(receipt));
     assert.deepEqual(receipt.commits, { facts: 1, kept: 0, added: 1 });
   });
+
+  it("the plan's next step and open items count as facts of the receipt", () => {
+    const plan: EngineEvent = {
+      type: 'plan',
+      at: at(),
+      steps: [
+        { text: 'Add the limiter', status: 'completed' },
+        { text: 'Fix the 429 test in test/upload.test.ts', status: 'in_progress' },
+        { text: 'Document the limits in README', status: 'pending' },
+      ],
+    };
+    const r = run(mkState({ judgment_enabled: false, forecast_enabled: false, packet_author: 'watcher', scratch_write_enabled: false }), [plan, ...turn]);
+    const seqId = r.facts.find((f): f is Extract<Fact, { type: 'sequence_started' }> => f.type === 'sequence_started')!.seqId;
+    const done = run(r.state, [{ type: 'compaction_done', at: at(), seqId, tokensBefore: usedFor(30), tokensAfter: 9_000 }]);
+    const receipt = receiptOf(done.facts);
+    assert.equal(receipt.next_step?.facts, 1, JSON.stringify(receipt));
+    assert.equal(receipt.open_plan_items?.facts, 1, JSON.stringify(receipt));
+  });
 });
