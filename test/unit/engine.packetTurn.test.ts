@@ -134,8 +134,11 @@ describe('step: the compacted line says why', () => {
     return find(r.effects, 'compacted')[0]!.text;
   };
 
-  it('an emergency with no boundary says emergency; an overflow says the model rejected the request and no summary was made', () => {
-    assert.equal(compactedAt5({ type: 'evaluate', at: at(), point: 'tool_loop' }), 'Context compacted — 190k → 40k tokens (tier emergency, emergency)');
+  it('an emergency with no boundary says no boundary came before the line; an overflow says the model rejected the request and no summary was made', () => {
+    assert.equal(
+      compactedAt5({ type: 'evaluate', at: at(), point: 'tool_loop' }),
+      'Context compacted — 190k → 40k tokens (tier emergency, no boundary came before the emergency line)',
+    );
     assert.equal(
       compactedAt5({ type: 'overflow', at: at(), error: 'too long' }),
       'Context compacted — 190k → 40k tokens (the model rejected the request as too long; no summary call)',

@@ -751,7 +751,7 @@ function finishCompaction(
     matched.length
       ? `boundary ${matched.join(', ')}`
       : d.code === 'emergency'
-        ? 'emergency'
+        ? 'no boundary came before the emergency line' // "tier emergency, emergency" said nothing the tier had not
         : d.code === 'overflow'
           ? 'the model rejected the request as too long; no summary call'
           : null,
