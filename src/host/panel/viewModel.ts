@@ -196,7 +196,8 @@ export class ThreadJournal {
       }
       case 'event':
       case 'message':
-        break; // what happened is in the decision and effect records
+      case 'checkpoint':
+        break; // what happened is in the decision and effect records (a checkpoint repeats state)
       default: {
         const unknown: never = rec;
         this.problem(`log line ${this.lines}: unknown record ${JSON.stringify(unknown).slice(0, 80)} — skipped`);
