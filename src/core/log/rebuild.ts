@@ -136,7 +136,10 @@ export function rebuild(
         break;
       }
       case 'undo': {
-        const k = compactions.findIndex((c) => c.seqId === record.seqId);
+        // The last with that seqId: a live undo undoes the last compaction (CoreService.undo), and a
+        // host may reuse a seqId.
+        let k = compactions.length - 1;
+        while (k >= 0 && compactions[k]!.seqId !== record.seqId) k--;
         if (k >= 0) {
           const archived = seen ? (seen.get(compactions[k]!) ?? null) : archiveOf!(compactions[k]!);
           if (archived) thread = archived.slice();

@@ -47,18 +47,23 @@ interface Loaded {
 /** How a CoreService loads threads; `checkpoints: false` ignores them (a full replay: tests and the bench compare). */
 export interface LoadOptions {
   checkpoints?: boolean;
+  /** Log growth between checkpoints (default CHECKPOINT_EVERY_BYTES; tests use a small one to write many). */
+  checkpointEvery?: number;
 }
 
 /** What a load re-stepped (the bench's load row): the events after the checkpoint it started from. */
 export interface LoadStats {
   events: number;
   stepped: number;
+  /** Records read from the log (after the checkpoint, when it started from one). */
+  read: number;
   fromCheckpoint: boolean;
 }
 
 export class CoreService {
   private readonly threads: ThreadCache<Loaded>;
   private readonly useCheckpoints: boolean;
+  private readonly checkpointEvery: number;
   /** What the last cold load re-stepped (for the bench and the tests). */
   lastLoad: LoadStats | undefined;
 
@@ -68,6 +73,7 @@ export class CoreService {
     cache: Partial<Pick<ThreadCacheOptions<Loaded>, 'max' | 'idleMs' | 'now'>> & LoadOptions = {},
   ) {
     this.useCheckpoints = cache.checkpoints ?? true;
+    this.checkpointEvery = cache.checkpointEvery ?? CHECKPOINT_EVERY_BYTES;
     this.threads = new ThreadCache<Loaded>({
       ...THREAD_CACHE_DEFAULTS,
       ...cache,
@@ -141,7 +147,7 @@ export class CoreService {
         }
       : init;
     const rebuilt = rebuild(read(), start, archiveOf);
-    this.lastLoad = { events: rebuilt.events, stepped: rebuilt.stepped, fromCheckpoint: cp !== undefined };
+    this.lastLoad = { events: rebuilt.events, stepped: rebuilt.stepped, read: records, fromCheckpoint: cp !== undefined };
     // The current configuration wins over whatever the log's last settings event said.
     let state = step(rebuilt.state, { type: 'settings', at: Date.now(), settings: this.config.settings, prompts: this.config.prompts }).state;
     const log = new EventLog(path, threadId);
@@ -180,16 +186,8 @@ export class CoreService {
    * when the thread is small and the history before it need never be re-stepped).
    */
   private checkpoint(t: Loaded, now = false): void {
-    if (!now && (t.sinceCheckpoint < CHECKPOINT_EVERY_BYTES || t.sinceCheckpoint < CHECKPOINT_GROWTH * t.checkpointBytes)) return;
-    const checkpoint: Checkpoint = {
-      events: t.events,
-      state: t.state,
-      messages: t.messages,
-      compactions: t.compactions,
-      requests: t.requests.entries(),
-      decisions: t.decisions,
-    };
-    const w = t.log.append({ kind: 'checkpoint', at: Date.now(), v: CHECKPOINT_V, checkpoint });
+    if (!now && (t.sinceCheckpoint < this.checkpointEvery || t.sinceCheckpoint < CHECKPOINT_GROWTH * t.checkpointBytes)) return;
+    const w = t.log.append({ kind: 'checkpoint', at: Date.now(), v: CHECKPOINT_V, checkpoint: heldBy(t) });
     t.sinceCheckpoint = 0;
     t.checkpointBytes = w.bytes;
   }
@@ -348,6 +346,14 @@ export class CoreService {
     };
   }
 
+  /**
+   * Everything the thread holds in memory (loading it if needed), as a checkpoint would store it: what the
+   * tests compare between a load from a checkpoint and a full replay, and what the memory bench measures.
+   */
+  held(threadId: string): Checkpoint {
+    return heldBy(this.load(threadId));
+  }
+
   /** Thread ids with a log in this workspace, most recently written first. */
   listThreads(): string[] {
     if (!existsSync(this.logDir)) return [];
@@ -374,6 +380,11 @@ export class CoreService {
   dispose(): void {
     this.threads.clear(); // closes every log
   }
+}
+
+/** What a loaded thread holds, in a checkpoint's shape. */
+function heldBy(t: Loaded): Checkpoint {
+  return { events: t.events, state: t.state, messages: t.messages, compactions: t.compactions, requests: t.requests.entries(), decisions: t.decisions };
 }
 
 /** Decisions a loaded thread keeps for the panel (its newest). */
