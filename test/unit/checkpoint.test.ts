@@ -34,7 +34,8 @@ describe('checkpoints: hostile or damaged ones fall back, with a problem', () =>
     svc.step(ID, { type: 'user_message', at: 1, text: 'first ask' }, 'r1');
     const first = svc.snapshot(ID).messages;
     svc.swap(ID, { seqId: 's1', tokensBefore: 100, tokensAfter: 10, replacement: [user('summary 1')] });
-    svc.appendMessage(ID, user('second ask'), 'r2');
+    // Enough log after the first checkpoint that the second compaction gets one too (CHECKPOINT_GROWTH).
+    svc.appendMessage(ID, user(`second ask ${'.'.repeat(300_000)}`), 'r2');
     svc.step(ID, { type: 'tokens', at: 2, used: 50_000, window: 200_000 });
     const archive = svc.snapshot(ID).messages;
     svc.swap(ID, { seqId: 's2', tokensBefore: 100, tokensAfter: 10, replacement: [user('summary 2')] });

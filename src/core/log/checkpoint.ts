@@ -19,9 +19,9 @@ import { MAX_UNDOABLE, RID_WINDOW, type CompactionMeta } from './rebuild';
 export const CHECKPOINT_V = 1;
 
 /**
- * A checkpoint is written when the log has grown by this many bytes since the last one, and by at least
- * CHECKPOINT_GROWTH times the last one's size (so checkpoints add at most 1/CHECKPOINT_GROWTH to a log
- * besides the ones after compactions), and right after every compaction record.
+ * A checkpoint is written when the log has grown by CHECKPOINT_GROWTH times the last one's size since it
+ * (the bound on what checkpoints add to a log: all but the last are at most 1/CHECKPOINT_GROWTH of the
+ * other records), and, besides right after a compaction record, by CHECKPOINT_EVERY_BYTES.
  */
 export const CHECKPOINT_EVERY_BYTES = 1024 * 1024;
 export const CHECKPOINT_GROWTH = 4;

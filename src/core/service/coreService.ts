@@ -181,12 +181,14 @@ export class CoreService {
   }
 
   /**
-   * Writes a checkpoint when the log has grown enough since the last one (CHECKPOINT_EVERY_BYTES, and
-   * CHECKPOINT_GROWTH times the last one's size), or at once (`now`: right after a compaction record,
-   * when the thread is small and the history before it need never be re-stepped).
+   * Writes a checkpoint when the log has grown by CHECKPOINT_GROWTH times the last one's size since it
+   * (so all checkpoints but the last are at most 1/CHECKPOINT_GROWTH of the rest of the log), and by
+   * CHECKPOINT_EVERY_BYTES — or, right after a compaction record (`compacted`: the thread is small then,
+   * and the history before it need never be re-stepped), by the first alone.
    */
-  private checkpoint(t: Loaded, now = false): void {
-    if (!now && (t.sinceCheckpoint < this.checkpointEvery || t.sinceCheckpoint < CHECKPOINT_GROWTH * t.checkpointBytes)) return;
+  private checkpoint(t: Loaded, compacted = false): void {
+    if (t.sinceCheckpoint < CHECKPOINT_GROWTH * t.checkpointBytes) return;
+    if (!compacted && t.sinceCheckpoint < this.checkpointEvery) return;
     const w = t.log.append({ kind: 'checkpoint', at: Date.now(), v: CHECKPOINT_V, checkpoint: heldBy(t) });
     t.sinceCheckpoint = 0;
     t.checkpointBytes = w.bytes;
