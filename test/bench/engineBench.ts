@@ -170,7 +170,12 @@ function coldLoads(sizes: number[], runs: number): Array<{ events: number; bytes
         else if (seq.phase === 'awaiting_packet') stepOne({ type: 'timeout', at: ev.at, timerId: `packet:${seq.seqId}` });
         else if (seq.phase === 'compacting') {
           const before = lastRaw - shift;
-          svc.swap('bench', { seqId: seq.seqId, tokensBefore: before, tokensAfter: 30_000, replacement: [{ role: 'user', text: `summary of ${seq.seqId}`, synthetic: true, kind: 'summary' }] });
+          svc.swap('bench', {
+            seqId: seq.seqId,
+            tokensBefore: before,
+            tokensAfter: 30_000,
+            replacement: [{ role: 'user', text: `summary of ${seq.seqId}`, synthetic: true, kind: 'summary' }],
+          });
           stepOne({ type: 'compaction_done', at: ev.at, seqId: seq.seqId, tokensBefore: before, tokensAfter: 30_000 });
           shift = lastRaw - 30_000;
         } else break;
@@ -194,7 +199,13 @@ function coldLoads(sizes: number[], runs: number): Array<{ events: number; bytes
         core.dispose();
       }
       times.sort((a, b) => a - b);
-      return { events: stats.events, bytes: readFileSync(join(dir, `load-${n}.jsonl`)).length, seconds: times[Math.floor(times.length / 2)]!, stepped: stats.stepped, fromCheckpoint: stats.fromCheckpoint };
+      return {
+        events: stats.events,
+        bytes: readFileSync(join(dir, `load-${n}.jsonl`)).length,
+        seconds: times[Math.floor(times.length / 2)]!,
+        stepped: stats.stepped,
+        fromCheckpoint: stats.fromCheckpoint,
+      };
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

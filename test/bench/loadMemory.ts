@@ -16,7 +16,6 @@ const COMPACTIONS = 200;
 const MESSAGES = 100;
 
 const out = resolve(process.argv[2] ?? join(__dirname, '..', '..'));
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { CoreService } = require(join(out, 'src/core/service/coreService.js')) as { CoreService: typeof Service };
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');

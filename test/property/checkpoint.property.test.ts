@@ -45,7 +45,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 /** The event for `kind`: what the engine waits for when a sequence runs (so it gets through), else a turn's traffic. */
 function eventOf(svc: CoreService, kind: number, n: number, at: number): EngineEvent {
   const seq = svc.snapshot(ID).state.seq;
-  if (kind === 0 && seq.phase === 'assessing') return { type: 'judgment_result', at, corrId: seq.corrId, text: '{"should_compact":true,"reason":"phase done"}' };
+  if (kind === 0 && seq.phase === 'assessing')
+    return { type: 'judgment_result', at, corrId: seq.corrId, text: '{"should_compact":true,"reason":"phase done"}' };
   if (kind === 0 && seq.phase === 'awaiting_packet') return { type: 'packet', at, seqId: seq.seqId, text: GOOD_PACKET };
   if (kind === 0 && seq.phase === 'compacting') return { type: 'compaction_done', at, seqId: seq.seqId, tokensBefore: 150_000, tokensAfter: 30_000 };
   switch (kind) {
@@ -65,7 +66,14 @@ function eventOf(svc: CoreService, kind: number, n: number, at: number): EngineE
     case 7:
       return { type: 'tool_result', at, id: `call${n % 4}`, output: `out ${n}`, isError: n % 5 === 0 };
     case 8:
-      return { type: 'plan', at, steps: [{ text: 'one', status: n % 2 ? 'completed' : 'in_progress' }, { text: 'two', status: 'pending' }] };
+      return {
+        type: 'plan',
+        at,
+        steps: [
+          { text: 'one', status: n % 2 ? 'completed' : 'in_progress' },
+          { text: 'two', status: 'pending' },
+        ],
+      };
     default:
       return n % 3 ? { type: 'compact_now', at } : { type: 'cancel', at };
   }

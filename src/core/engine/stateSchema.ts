@@ -6,12 +6,11 @@
  * the end make tsc fail when EngineState, Command or Fact and their schema stop describing the same values.
  */
 import * as z from 'zod';
-import { PromptsSchema } from './eventSchema';
+import { BoundarySourceSchema, PromptsSchema } from './eventSchema';
 import { SettingsSchema, TIERS } from '../settings/schema';
 import { BOUNDARY_KINDS } from '../signals/types';
 import type { Command, Decision, EngineState, Fact, StepOutput } from './types';
 
-const BoundarySourceSchema = z.enum(['git', 'terminal', 'plan_tool', 'agent_message', 'tool_result', 'turn', 'recording']);
 const StrengthSchema = z.enum(['strong', 'weak']);
 const PacketAuthorSchema = z.enum(['agent', 'watcher']);
 const TierSchema = z.enum(TIERS);
@@ -27,7 +26,13 @@ const BoundarySignalSchema = z.object({
   detail: z.string(),
 });
 
-const DecisionBoundarySchema = z.object({ id: z.string(), kind: z.enum(BOUNDARY_KINDS), strength: StrengthSchema, source: BoundarySourceSchema, detail: z.string() });
+const DecisionBoundarySchema = z.object({
+  id: z.string(),
+  kind: z.enum(BOUNDARY_KINDS),
+  strength: StrengthSchema,
+  source: BoundarySourceSchema,
+  detail: z.string(),
+});
 
 const DecisionForecastSchema = z.object({
   nextPhaseTokens: z.number(),
@@ -150,11 +155,12 @@ export const EngineStateSchema = z.object({
   counter: z.number(),
   lastDecision: DecisionSchema.nullable(),
   forecast: z.object({ grown: z.number(), closeAt: z.number(), phases: z.array(z.number()), prior: z.array(z.number()), fresh: z.number().nullable() }),
-  forecastHold: z
-    .object({ signals: z.array(BoundarySignalSchema), matched: z.array(z.string()), forecast: DecisionForecastSchema })
-    .nullable(),
+  forecastHold: z.object({ signals: z.array(BoundarySignalSchema), matched: z.array(z.string()), forecast: DecisionForecastSchema }).nullable(),
   summaryPrepared: z.boolean().optional(),
-  idle: z.object({ timerId: z.string(), boundaries: z.array(DecisionBoundarySchema) }).nullable().optional(),
+  idle: z
+    .object({ timerId: z.string(), boundaries: z.array(DecisionBoundarySchema) })
+    .nullable()
+    .optional(),
   turnCloses: z.array(DecisionBoundarySchema).optional(),
 });
 

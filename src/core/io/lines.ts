@@ -11,8 +11,7 @@ import { bomEncoding, kindOf, SafeReadError } from './safeRead';
 
 /** One line: its text, or (too long) its length in bytes. `unterminated`: the file's last line, with no newline (a torn write?). */
 export type RawLine = (
-  | { line: number; text: string; tooLong?: undefined; unterminated?: boolean }
-  | { line: number; text?: undefined; tooLong: number; unterminated?: boolean }
+  { line: number; text: string; tooLong?: undefined; unterminated?: boolean } | { line: number; text?: undefined; tooLong: number; unterminated?: boolean }
 ) & {
   /** Where the line starts in the file, and its length in bytes without its newline (file reads only). */
   offset?: number;

@@ -56,7 +56,14 @@ export const CheckpointSchema = z.object({
 });
 export type Checkpoint = z.infer<typeof CheckpointSchema>;
 
-const CheckpointRecordSchema = z.object({ rawr: z.literal(1), thread: z.string(), kind: z.literal('checkpoint'), at: z.number(), v: z.number(), checkpoint: z.unknown() });
+const CheckpointRecordSchema = z.object({
+  rawr: z.literal(1),
+  thread: z.string(),
+  kind: z.literal('checkpoint'),
+  at: z.number(),
+  v: z.number(),
+  checkpoint: z.unknown(),
+});
 
 /** A checkpoint found: its content, where its line is, and where the records after it start. */
 export interface FoundCheckpoint {

@@ -98,7 +98,8 @@ export function rebuild(
   start: EngineState | RebuildStart,
   archiveOf?: (c: CompactionMeta) => ThreadMessage[] | null,
 ): Rebuilt {
-  const from: RebuildStart = 'thread' in start && 'requests' in start ? start : { state: start as EngineState, thread: [], compactions: [], requests: new AppliedRequests(), events: 0 };
+  const from: RebuildStart =
+    'thread' in start && 'requests' in start ? start : { state: start as EngineState, thread: [], compactions: [], requests: new AppliedRequests(), events: 0 };
   let state = from.state;
   let thread = from.thread;
   const compactions = from.compactions;
@@ -143,7 +144,8 @@ export function rebuild(
         if (k >= 0) {
           const archived = seen ? (seen.get(compactions[k]!) ?? null) : archiveOf!(compactions[k]!);
           if (archived) thread = archived.slice();
-          else problems.push({ line: line ?? 0, message: `undo of ${record.seqId}: its compaction record could not be read back — the thread is left as it was` });
+          else
+            problems.push({ line: line ?? 0, message: `undo of ${record.seqId}: its compaction record could not be read back — the thread is left as it was` });
           compactions.splice(k);
         }
         if (record.rid) requests.add(record.rid, { seqId: record.seqId, messages: thread.slice() });

@@ -163,7 +163,8 @@ export class CoreService {
     }
     // A log with no checkpoint in reach (an older rawr's) gets one at its next write.
     if (!cp && checkpointBytes === 0) sinceCheckpoint = Math.max(sinceCheckpoint, lastEnd);
-    const where = (p: LogProblem) => (cp ? `${path}: line ${p.line} after the checkpoint at byte ${cp.offset}: ${p.message}` : `${path}:${p.line}: ${p.message}`);
+    const where = (p: LogProblem) =>
+      cp ? `${path}: line ${p.line} after the checkpoint at byte ${cp.offset}: ${p.message}` : `${path}:${p.line}: ${p.message}`;
     t = {
       log,
       state,
