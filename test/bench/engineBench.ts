@@ -5,7 +5,7 @@
  * what an A/B of two builds runs alternately (`node <build>/test/bench/engineBenchMain.js`), and what to
  * profile (`node --cpu-prof out/test/bench/engineBenchMain.js`).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initialState } from '../../src/core/engine/state';
@@ -16,13 +16,14 @@ import { streamLog, type LogProblem } from '../../src/core/logformat/reader';
 import { rebuild } from '../../src/core/log/rebuild';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
+import { CoreService } from '../../src/core/service/coreService';
 
 const set = loadPromptSet([dirReader(shippedPromptsDir())]);
 const settings = { ...set.settings, judgment_enabled: false };
 const fresh = (): EngineState => initialState({ threadId: 'bench', settings, prompts: set.prompts });
 
 /** A realistic long session: turns of tool calls, commits, plan updates, token growth, compactions. */
-function session(n: number): EngineEvent[] {
+function session(n: number, resetAt = 150_000): EngineEvent[] {
   const out: EngineEvent[] = [];
   let at = 1_700_000_000_000;
   let used = 20_000;
@@ -58,7 +59,7 @@ function session(n: number): EngineEvent[] {
       used += 1800;
       out.push({ type: 'tokens', at, used, window: 200_000 });
       out.push({ type: 'evaluate', at, point: 'tool_loop' });
-      if (used > 150_000) used = 40_000;
+      if (used > resetAt) used = 40_000;
     }
     out.push({ type: 'evaluate', at, point: 'turn_complete' });
     k++;
@@ -122,6 +123,101 @@ function coldReplay(n: number, runs: number): { events: number; seconds: number;
   times.sort((a, b) => a - b);
   const seconds = times[Math.floor(times.length / 2)]!;
   return { events: n, seconds, rate: n / seconds, bytes, range: [n / times[times.length - 1]!, n / times[0]!] };
+}
+
+/**
+ * A thread of `sizes` events (the largest; the smaller are copies of its log taken on the way) written
+ * through CoreService as the core writes one: each event stepped and logged, the agent's messages and tool
+ * results appended, the golden path answered and each compaction swapped in (so the log has its
+ * compactions' archives and the checkpoints as shipped). Each log is loaded cold `runs` times: the median
+ * time, and how many events the load re-stepped (after the last checkpoint) of how many in the history.
+ */
+function coldLoads(sizes: number[], runs: number): Array<{ events: number; bytes: number; seconds: number; stepped: number; fromCheckpoint: boolean }> {
+  const dir = mkdtempSync(join(tmpdir(), 'rawr-bench-load-'));
+  const config = { ...set, settings };
+  try {
+    const svc = new CoreService(dir, config);
+    const wanted = [...sizes].sort((a, b) => a - b);
+    // Tokens up to 95% of the window (the rows above stop at 75%, where nothing compacts), so the engine
+    // compacts; after a compaction the context counts on from what it left.
+    const events = session(wanted[wanted.length - 1]!, 190_000);
+    let stepped = 0;
+    let shift = 0;
+    let lastRaw = 0;
+    const stepOne = (ev: EngineEvent) => {
+      svc.step('bench', ev);
+      stepped++;
+      if (stepped === wanted[0]) {
+        copyFileSync(join(dir, 'bench.jsonl'), join(dir, `load-${stepped}.jsonl`));
+        wanted.shift();
+      }
+    };
+    for (const raw of events) {
+      if (wanted.length === 0) break;
+      let ev = raw;
+      if (raw.type === 'tokens') {
+        if (raw.used < lastRaw) shift = 0;
+        lastRaw = raw.used;
+        ev = { ...raw, used: raw.used - shift };
+      }
+      stepOne(ev);
+      if (ev.type === 'assistant_message') svc.appendMessage('bench', { role: 'assistant', text: ev.text });
+      if (ev.type === 'tool_result') svc.appendMessage('bench', { role: 'tool', toolCallId: ev.id, name: 'run_in_terminal', text: ev.output });
+      // The golden path, answered as an executor would (decisionLatency's answers, then the swap).
+      for (let guard = 0; guard < 4 && wanted.length > 0; guard++) {
+        const seq = svc.snapshot('bench').state.seq;
+        if (seq.phase === 'awaiting_scratch') stepOne({ type: 'scratch_written', at: ev.at, seqId: seq.seqId, path: 'x' });
+        else if (seq.phase === 'awaiting_packet') stepOne({ type: 'timeout', at: ev.at, timerId: `packet:${seq.seqId}` });
+        else if (seq.phase === 'compacting') {
+          const before = lastRaw - shift;
+          svc.swap('bench', {
+            seqId: seq.seqId,
+            tokensBefore: before,
+            tokensAfter: 30_000,
+            replacement: [{ role: 'user', text: `summary of ${seq.seqId}`, synthetic: true, kind: 'summary' }],
+          });
+          stepOne({ type: 'compaction_done', at: ev.at, seqId: seq.seqId, tokensBefore: before, tokensAfter: 30_000 });
+          shift = lastRaw - 30_000;
+        } else break;
+      }
+    }
+    svc.dispose();
+    return sizes.map((n) => {
+      const loadDir = join(dir, `dir-${n}`);
+      const times: number[] = [];
+      let stats = { events: 0, stepped: 0, read: 0, fromCheckpoint: false };
+      for (let k = 0; k < runs; k++) {
+        // A fresh copy per run: a load may write (a checkpoint is due after a full replay only at a write).
+        rmSync(loadDir, { recursive: true, force: true });
+        mkdirSync(loadDir, { recursive: true });
+        copyFileSync(join(dir, `load-${n}.jsonl`), join(loadDir, 'bench.jsonl'));
+        const t0 = process.hrtime.bigint();
+        const core = new CoreService(loadDir, config);
+        core.snapshot('bench');
+        times.push(Number(process.hrtime.bigint() - t0) / 1e9);
+        stats = core.lastLoad!;
+        core.dispose();
+      }
+      times.sort((a, b) => a - b);
+      return {
+        events: stats.events,
+        bytes: readFileSync(join(dir, `load-${n}.jsonl`)).length,
+        seconds: times[Math.floor(times.length / 2)]!,
+        stepped: stats.stepped,
+        fromCheckpoint: stats.fromCheckpoint,
+      };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The load rows: a thread of each size loaded cold through CoreService (from its last checkpoint). */
+export function loadBench(sizes = [10_000, 100_000, 300_000]): string[] {
+  return coldLoads(sizes, 5).map(
+    (r) =>
+      `thread load (CoreService, checkpoints as shipped): ${r.events.toLocaleString('en')} events of history (${(r.bytes / 1024 / 1024).toFixed(1)} MB) in ${(r.seconds * 1000).toFixed(1)} ms, ${r.stepped.toLocaleString('en')} events re-stepped${r.fromCheckpoint ? ' after the last checkpoint' : ' (no checkpoint: full replay)'} (median of 5 loads)`,
+  );
 }
 
 /** Both benches, warmed up (JIT) first: the two lines `npm run bench` prints. */

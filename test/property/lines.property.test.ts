@@ -1,7 +1,8 @@
 /**
  * The line reader (src/core/io/lines.ts) on random files, read in tiny chunks so that lines start, end
  * and break across chunk boundaries: the same lines as the in-memory reader (linesOfText), a line over
- * the length cap reported with its length, CRLF endings and a last line without a newline.
+ * the length cap reported with its length, CRLF endings and a last line without a newline; each line's
+ * byte offset and length, and a read that starts at a line's offset.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -32,11 +33,14 @@ function expected(text: string, maxLine: number): RawLine[] {
   const parts = text.split('\n');
   if (hasFinal) parts.pop();
   const inMemory = [...linesOfText(text)];
+  let offset = 0;
   parts.forEach((raw, i) => {
     const bytes = Buffer.byteLength(raw, 'utf8');
     const unterminated = !hasFinal && i === parts.length - 1;
-    if (bytes > maxLine) out.push({ line: i + 1, tooLong: bytes, ...(unterminated ? { unterminated } : {}) });
-    else out.push(inMemory[i]!);
+    // A file read also says where each line is (its bytes without the newline, a "\r" included).
+    if (bytes > maxLine) out.push({ line: i + 1, tooLong: bytes, offset, bytes, ...(unterminated ? { unterminated } : {}) });
+    else out.push({ ...inMemory[i]!, offset, bytes });
+    offset += bytes + 1;
   });
   return out;
 }
@@ -59,7 +63,17 @@ describe('line reader (property)', function () {
         const f = path.join(dir, `f${k++}.jsonl`);
         fs.writeFileSync(f, bytes);
         const got = [...openLines(f, { chunkBytes: chunk, maxLineBytes: maxLine }).lines()];
-        assert.deepStrictEqual(got, expected(bytes.toString('utf8'), maxLine));
+        const want = expected(bytes.toString('utf8'), maxLine);
+        assert.deepStrictEqual(got, want);
+        // Read from a line's offset (the records after a checkpoint): the lines from there, counted from 1.
+        if (want.length > 0) {
+          const k0 = chunk % want.length;
+          const from = [...openLines(f, { chunkBytes: chunk, maxLineBytes: maxLine, from: want[k0]!.offset }).lines()];
+          assert.deepStrictEqual(
+            from,
+            want.slice(k0).map((l) => ({ ...l, line: l.line - k0 })),
+          );
+        }
       }),
       { numRuns: RUNS },
     );

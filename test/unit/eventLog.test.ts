@@ -76,12 +76,18 @@ describe('event log: append and read', () => {
       back.records.map((r) => r.record),
       written.map((r) => ({ rawr: 1, thread: 'th-1', ...r })),
     );
+    // Each append says where its line is: the bytes there are exactly the record read back.
+    const text = fs.readFileSync(file, 'utf8');
+    const bytes = Buffer.from(text, 'utf8');
     assert.deepEqual(
+      returned.map((w) => JSON.parse(bytes.toString('utf8', w.offset, w.offset + w.bytes)) as unknown),
       back.records.map((r) => r.record),
-      returned,
+    );
+    assert.deepEqual(
+      returned.map((w) => bytes[w.offset + w.bytes]),
+      returned.map(() => 0x0a),
     );
     // One JSON object per line, newline-terminated.
-    const text = fs.readFileSync(file, 'utf8');
     assert.ok(text.endsWith('\n'));
     assert.equal(text.split('\n').length, written.length + 1);
   });

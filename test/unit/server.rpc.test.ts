@@ -179,7 +179,7 @@ describe('core process (JSON-RPC over IPC)', function () {
       .trim()
       .split('\n')
       .map((l) => (JSON.parse(l) as { kind: string }).kind);
-    assert.deepEqual([...new Set(kinds)].sort(), ['compaction', 'decision', 'effect', 'event', 'judgment', 'message', 'packet', 'undo']);
+    assert.deepEqual([...new Set(kinds)].sort(), ['checkpoint', 'compaction', 'decision', 'effect', 'event', 'judgment', 'message', 'packet', 'undo']);
 
     // The process dies; a new one on the same folder rebuilds the thread from its log on first use.
     await kill(core);

@@ -15,7 +15,7 @@ export const promptRecord = <T extends z.ZodType>(value: T) => z.object(Object.f
 export const PromptsSchema = promptRecord(z.string());
 
 const at = z.number();
-const BoundarySourceSchema = z.enum(['git', 'terminal', 'plan_tool', 'agent_message', 'tool_result', 'turn', 'recording']);
+export const BoundarySourceSchema = z.enum(['git', 'terminal', 'plan_tool', 'agent_message', 'tool_result', 'turn', 'recording']);
 
 /**
  * Every EngineEvent variant, exactly as loose as the TypeScript type (the engine itself handles odd values

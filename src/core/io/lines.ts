@@ -10,14 +10,21 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { bomEncoding, kindOf, SafeReadError } from './safeRead';
 
 /** One line: its text, or (too long) its length in bytes. `unterminated`: the file's last line, with no newline (a torn write?). */
-export type RawLine =
-  { line: number; text: string; tooLong?: undefined; unterminated?: boolean } | { line: number; text?: undefined; tooLong: number; unterminated?: boolean };
+export type RawLine = (
+  { line: number; text: string; tooLong?: undefined; unterminated?: boolean } | { line: number; text?: undefined; tooLong: number; unterminated?: boolean }
+) & {
+  /** Where the line starts in the file, and its length in bytes without its newline (file reads only). */
+  offset?: number;
+  bytes?: number;
+};
 
 export interface LineReadOptions {
   /** Longest line kept, in bytes (default 32 MiB: a transcript line can carry a pasted image). */
   maxLineBytes?: number;
   /** Read size (default 1 MiB). */
   chunkBytes?: number;
+  /** Byte offset to start at (a line start: the records after a checkpoint); line numbers count from it. */
+  from?: number;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
@@ -53,7 +60,7 @@ export function openLines(path: string, o: LineReadOptions = {}): { size: number
     lines() {
       if (used) throw new Error('openLines: lines() can be iterated once; open the file again');
       used = true;
-      return splitLines(fd, skip, o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, o.chunkBytes ?? 1024 * 1024);
+      return splitLines(fd, Math.max(skip, o.from ?? 0), o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, o.chunkBytes ?? 1024 * 1024);
     },
   };
 }
@@ -67,10 +74,13 @@ function* splitLines(fd: number, start: number, maxLine: number, chunkBytes: num
     let partBytes = 0;
     let overflow = 0; // bytes of the current line beyond what was kept (the line is too long)
     let line = 0;
-    const emit = (unterminated = false): RawLine => {
+    let lineStart = start; // byte offset of the line being gathered
+    const emit = (end: number, unterminated = false): RawLine => {
       line++;
+      const offset = lineStart;
+      lineStart = end + 1;
       if (overflow > 0) {
-        const r: RawLine = { line, tooLong: partBytes + overflow, ...(unterminated ? { unterminated } : {}) };
+        const r: RawLine = { line, tooLong: partBytes + overflow, offset, bytes: end - offset, ...(unterminated ? { unterminated } : {}) };
         parts = [];
         partBytes = 0;
         overflow = 0;
@@ -80,7 +90,7 @@ function* splitLines(fd: number, start: number, maxLine: number, chunkBytes: num
       if (buf.length > 0 && buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, buf.length - 1);
       parts = [];
       partBytes = 0;
-      return { line, text: buf.toString('utf8'), ...(unterminated ? { unterminated } : {}) };
+      return { line, text: buf.toString('utf8'), offset, bytes: end - offset, ...(unterminated ? { unterminated } : {}) };
     };
     const keep = (piece: Buffer) => {
       if (overflow > 0 || partBytes + piece.length > maxLine) {
@@ -94,6 +104,7 @@ function* splitLines(fd: number, start: number, maxLine: number, chunkBytes: num
     for (;;) {
       const n = readSync(fd, chunk, 0, chunk.length, pos);
       if (n === 0) break;
+      const base = pos;
       pos += n;
       let from = 0;
       for (;;) {
@@ -106,15 +117,16 @@ function* splitLines(fd: number, start: number, maxLine: number, chunkBytes: num
           // The whole line is in this chunk (the common case): decoded from it, with no copy.
           line++;
           const end = nl > from && chunk[nl - 1] === 0x0d ? nl - 1 : nl;
-          yield { line, text: chunk.toString('utf8', from, end) };
+          lineStart = base + nl + 1;
+          yield { line, text: chunk.toString('utf8', from, end), offset: base + from, bytes: nl - from };
         } else {
           keep(chunk.subarray(from, nl));
-          yield emit();
+          yield emit(base + nl);
         }
         from = nl + 1;
       }
     }
-    if (partBytes > 0 || overflow > 0) yield emit(true);
+    if (partBytes > 0 || overflow > 0) yield emit(pos, true);
   } finally {
     closeSync(fd);
   }

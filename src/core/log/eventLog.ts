@@ -20,7 +20,12 @@ export class EventLog {
     readonly thread: string,
   ) {}
 
-  append(record: NewLogRecord): LogRecord {
+  /**
+   * Writes one record; returns where its line is (`offset`: the size before the write, after the newline
+   * that ends a torn line; `bytes`: the line without its newline). One process writes a thread's log, so
+   * that is where it landed; a reader of that place checks it anyway (checkpoint.ts).
+   */
+  append(record: NewLogRecord): { offset: number; bytes: number } {
     const full = { rawr: 1, thread: this.thread, ...record } as LogRecord;
     if (this.fd === undefined) {
       mkdirSync(dirname(this.path), { recursive: true });
@@ -38,7 +43,7 @@ export class EventLog {
     const buf = Buffer.from(`${torn ? '\n' : ''}${JSON.stringify(full)}\n`, 'utf8');
     let off = 0;
     while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
-    return full;
+    return { offset: size + (torn ? 1 : 0), bytes: buf.length - 1 - (torn ? 1 : 0) };
   }
 
   close(): void {

@@ -128,16 +128,19 @@ export function readLog(path: string): ParsedLog {
 /**
  * A thread's log as records taken one at a time (the core's cold replay steps each as it is read and
  * keeps none: memory bounded by the longest line, and no 100,000 parsed records for the collector to
- * walk). The same file checks and problems as readLog; a missing file is an empty log.
+ * walk). The same file checks and problems as readLog; a missing file is an empty log. `from`: the byte
+ * offset of a line to start at (the records after a checkpoint; lines are then counted from it); each
+ * record says where its line is (`offset`, `bytes`), so a compaction's archive can be read back later.
  */
 export function* streamLog(
   path: string,
   problems: { push(p: LogProblem): unknown },
   counted: { lines: number } = { lines: 0 },
-): Generator<{ line: number; record: LogRecord }> {
+  from = 0,
+): Generator<{ line: number; record: LogRecord; offset?: number; bytes?: number }> {
   let opened;
   try {
-    opened = openLines(path, { maxLineBytes: MAX_LOG_LINE_BYTES });
+    opened = openLines(path, { maxLineBytes: MAX_LOG_LINE_BYTES, from });
   } catch (err) {
     if (!(err instanceof SafeReadError && err.problem === 'not_found')) problems.push({ line: 0, message: `cannot read the log: ${(err as Error).message}` });
     return;
@@ -147,6 +150,6 @@ export function* streamLog(
   for (const raw of opened.lines()) {
     counted.lines = raw.line;
     const record = recordOfLine(raw, problems);
-    if (record) yield { line: raw.line, record };
+    if (record) yield { line: raw.line, record, offset: raw.offset, bytes: raw.bytes };
   }
 }

@@ -15,7 +15,7 @@ import { ThreadMessageSchema } from '../thread/thread';
  * A decision as the panel and /status read it back: what they use, with its type (fields absent in
  * older logs may be missing; a field of the wrong type rejects the record).
  */
-const DecisionRecordSchema = z
+export const DecisionRecordSchema = z
   .object({
     id: z.string(),
     action: z.string(),
@@ -73,6 +73,13 @@ export const LogRecordSchema = z.discriminatedUnion('kind', [
    * does not know; they are skipped by readers), strictly by the readers that use them.
    */
   z.object({ ...base, kind: z.literal('effect'), effect: z.object({ type: z.string() }).passthrough() }),
+  /**
+   * A checkpoint: the thread's whole loaded state at this point of the log (engine state, messages,
+   * undoable compactions, request window, decisions; src/core/log/checkpoint.ts), so a load re-steps only
+   * the records after it. Checked loosely here (every reader but the loader skips it, and a newer rawr may
+   * write another version `v`); the loader validates the one it uses with CheckpointSchema.
+   */
+  z.object({ ...base, kind: z.literal('checkpoint'), v: z.number(), checkpoint: z.unknown() }),
 ]);
 export type LogRecord = z.infer<typeof LogRecordSchema>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

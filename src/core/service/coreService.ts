@@ -2,7 +2,8 @@
  * The core service: the single arbiter for every @rawr thread of a workspace, plus its persistence.
  * It owns the event logs (one JSON Lines file per thread) and the engine states, and is what the core
  * process serves over JSON-RPC (src/server) — or what the extension host uses in-process when the core
- * process is unavailable. A thread not in memory is rebuilt from its log on first use (cold replay),
+ * process is unavailable. A thread not in memory is rebuilt from its log on first use: from the last
+ * checkpoint in the log (log/checkpoint.ts) on, or, without one, from the start (cold replay),
  * so a restart of the core process loses nothing — and an idle thread can leave memory (threadCache.ts):
  * what is held is bounded by the threads in use, not by every thread the workspace ever had.
  */
@@ -16,8 +17,9 @@ import { messageOf } from '../thread/commandMessage';
 import type { EngineEvent, EngineState, StepOutput } from '../engine/types';
 import { EventLog } from '../log/eventLog';
 import { stepRecords } from '../log/loggedEffect';
-import type { DecisionRecord } from '../logformat/records';
-import { AppliedRequests, rebuild } from '../log/rebuild';
+import type { DecisionRecord, NewLogRecord } from '../logformat/records';
+import { AppliedRequests, pushUndoable, rebuild, type CompactionMeta, type RebuildStart } from '../log/rebuild';
+import { CHECKPOINT_EVERY_BYTES, CHECKPOINT_GROWTH, CHECKPOINT_V, lastCheckpoint, readArchive, type Checkpoint } from '../log/checkpoint';
 import { streamLog, type LogProblem } from '../logformat/reader';
 import type { PromptSet } from '../prompts/promptSet';
 import type { Applied, Compaction, ThreadInput, ThreadSnapshot } from '../protocol/coreProtocol';
@@ -29,21 +31,49 @@ interface Loaded {
   log: EventLog;
   state: EngineState;
   messages: ThreadMessage[];
-  compactions: Array<{ seqId: string; archived: ThreadMessage[]; tokensBefore: number; tokensAfter: number; at: number }>;
+  /** Undoable compactions, oldest first: metadata and where each record is (the archive stays in the log). */
+  compactions: CompactionMeta[];
   decisions: DecisionRecord[];
   problems: string[];
   /** The recent identified requests and their results, for answering a retry without applying it twice. */
   requests: AppliedRequests;
+  /** Engine events in the thread's history (a checkpoint says how many came before it). */
+  events: number;
+  /** Bytes written since the last checkpoint (or, after a load, after it), and that checkpoint's size. */
+  sinceCheckpoint: number;
+  checkpointBytes: number;
+}
+
+/** How a CoreService loads threads; `checkpoints: false` ignores them (a full replay: tests and the bench compare). */
+export interface LoadOptions {
+  checkpoints?: boolean;
+  /** Log growth between checkpoints (default CHECKPOINT_EVERY_BYTES; tests use a small one to write many). */
+  checkpointEvery?: number;
+}
+
+/** What a load re-stepped (the bench's load row): the events after the checkpoint it started from. */
+export interface LoadStats {
+  events: number;
+  stepped: number;
+  /** Records read from the log (after the checkpoint, when it started from one). */
+  read: number;
+  fromCheckpoint: boolean;
 }
 
 export class CoreService {
   private readonly threads: ThreadCache<Loaded>;
+  private readonly useCheckpoints: boolean;
+  private readonly checkpointEvery: number;
+  /** What the last cold load re-stepped (for the bench and the tests). */
+  lastLoad: LoadStats | undefined;
 
   constructor(
     private readonly logDir: string,
     private config: PromptSet,
-    cache: Partial<Pick<ThreadCacheOptions<Loaded>, 'max' | 'idleMs' | 'now'>> = {},
+    cache: Partial<Pick<ThreadCacheOptions<Loaded>, 'max' | 'idleMs' | 'now'>> & LoadOptions = {},
   ) {
+    this.useCheckpoints = cache.checkpoints ?? true;
+    this.checkpointEvery = cache.checkpointEvery ?? CHECKPOINT_EVERY_BYTES;
     this.threads = new ThreadCache<Loaded>({
       ...THREAD_CACHE_DEFAULTS,
       ...cache,
@@ -77,13 +107,27 @@ export class CoreService {
     if (t) return t;
     const path = join(this.logDir, `${threadId}.jsonl`);
     const problems: LogProblem[] = [];
-    // Cold replay: each record is stepped as it is read, none is kept (a long thread's log holds
-    // hundreds of thousands); only the decisions the panel lists are gathered on the way.
+    const cpProblems: string[] = [];
+    // From the last checkpoint (checkpoint.ts), else from the start: each record after it is stepped as
+    // it is read and none is kept (a long thread's log holds hundreds of thousands); only the decisions
+    // the panel lists are gathered on the way.
+    const cp = this.useCheckpoints ? lastCheckpoint(path, threadId, cpProblems) : undefined;
     let records = 0;
-    let decisions: DecisionRecord[] = [];
+    let decisions: DecisionRecord[] = cp ? cp.checkpoint.decisions.slice(-KEPT_DECISIONS) : [];
+    let lastEnd = 0;
+    let sinceCheckpoint = 0;
+    let checkpointBytes = cp?.bytes ?? 0;
     const read = function* () {
-      for (const r of streamLog(path, problems)) {
+      for (const r of streamLog(path, problems, undefined, cp?.after ?? 0)) {
         records++;
+        if (r.offset !== undefined && r.bytes !== undefined) lastEnd = r.offset + r.bytes + 1;
+        if (r.record.kind === 'checkpoint') {
+          // A checkpoint the scan did not use (beyond its reach, or ignored): growth is counted from it.
+          sinceCheckpoint = 0;
+          checkpointBytes = r.bytes ?? 0;
+          continue;
+        }
+        sinceCheckpoint += (r.bytes ?? 0) + 1;
         if (r.record.kind === 'decision') {
           decisions.push(r.record.decision);
           if (decisions.length >= 2 * KEPT_DECISIONS) decisions = decisions.slice(-KEPT_DECISIONS);
@@ -92,11 +136,22 @@ export class CoreService {
       }
     };
     const init = initialState({ threadId, settings: this.config.settings, prompts: this.config.prompts });
-    const rebuilt = rebuild(read(), init);
+    const archiveOf = (c: CompactionMeta) => readArchive(path, threadId, c, cpProblems);
+    const start: EngineState | RebuildStart = cp
+      ? {
+          state: cp.checkpoint.state,
+          thread: cp.checkpoint.messages,
+          compactions: cp.checkpoint.compactions,
+          requests: new AppliedRequests(cp.checkpoint.requests),
+          events: cp.checkpoint.events,
+        }
+      : init;
+    const rebuilt = rebuild(read(), start, archiveOf);
+    this.lastLoad = { events: rebuilt.events, stepped: rebuilt.stepped, read: records, fromCheckpoint: cp !== undefined };
     // The current configuration wins over whatever the log's last settings event said.
     let state = step(rebuilt.state, { type: 'settings', at: Date.now(), settings: this.config.settings, prompts: this.config.prompts }).state;
     const log = new EventLog(path, threadId);
-    if (records === 0) {
+    if (records === 0 && !cp) {
       // A new thread: the phases of earlier threads in this workspace are its forecast's prior. The
       // event is logged, so a rebuild sees the same prior.
       const phases = workspacePhasePrior(this.logDir, threadId);
@@ -106,17 +161,45 @@ export class CoreService {
         state = step(state, ev).state;
       }
     }
+    // A log with no checkpoint in reach (an older rawr's) gets one at its next write.
+    if (!cp && checkpointBytes === 0) sinceCheckpoint = Math.max(sinceCheckpoint, lastEnd);
+    const where = (p: LogProblem) =>
+      cp ? `${path}: line ${p.line} after the checkpoint at byte ${cp.offset}: ${p.message}` : `${path}:${p.line}: ${p.message}`;
     t = {
       log,
       state,
       messages: rebuilt.thread,
       compactions: rebuilt.compactions,
       decisions: decisions.slice(-KEPT_DECISIONS),
-      problems: [...problems, ...rebuilt.problems].map((p) => `${path}:${p.line}: ${p.message}`),
+      problems: [...cpProblems.map((m) => `${path}: ${m}`), ...[...problems, ...rebuilt.problems].map(where)],
       requests: rebuilt.requests,
+      events: rebuilt.events,
+      sinceCheckpoint,
+      checkpointBytes,
     };
     this.threads.set(threadId, t);
     return t;
+  }
+
+  /**
+   * Writes a checkpoint when the log has grown by CHECKPOINT_GROWTH times the last one's size since it
+   * (so all checkpoints but the last are at most 1/CHECKPOINT_GROWTH of the rest of the log), and by
+   * CHECKPOINT_EVERY_BYTES — or, right after a compaction record (`compacted`: the thread is small then,
+   * and the history before it need never be re-stepped), by the first alone.
+   */
+  private checkpoint(t: Loaded, compacted = false): void {
+    if (t.sinceCheckpoint < CHECKPOINT_GROWTH * t.checkpointBytes) return;
+    if (!compacted && t.sinceCheckpoint < this.checkpointEvery) return;
+    const w = t.log.append({ kind: 'checkpoint', at: Date.now(), v: CHECKPOINT_V, checkpoint: heldBy(t) });
+    t.sinceCheckpoint = 0;
+    t.checkpointBytes = w.bytes;
+  }
+
+  /** Appends a record, counting what it adds towards the next checkpoint. */
+  private write(t: Loaded, record: NewLogRecord): { offset: number; bytes: number } {
+    const w = t.log.append(record);
+    t.sinceCheckpoint += w.bytes + 1;
+    return w;
   }
 
   /** True (and the stored result is to be returned) when `rid` is a retry of a recently applied request. */
@@ -170,18 +253,19 @@ export class CoreService {
       const prev = t.requests.get(rid!);
       return { ...(prev && 'commands' in prev ? prev : { commands: [], facts: [] }), appended: [] };
     }
-    t.log.append({ kind: 'event', at: event.at, event, ...(rid ? { rid } : {}) });
+    this.write(t, { kind: 'event', at: event.at, event, ...(rid ? { rid } : {}) });
     const { state, ...out } = step(t.state, event);
     t.state = state;
+    t.events++;
     if (rid) t.requests.add(rid, out);
     for (const record of stepRecords(out, event.at)) {
-      t.log.append(record);
+      this.write(t, record);
       if (record.kind === 'decision') {
         t.decisions.push(record.decision);
         if (t.decisions.length > KEPT_DECISIONS) t.decisions.shift();
       }
     }
-    if (event.type === 'judgment_result') t.log.append({ kind: 'judgment', at: event.at, corrId: event.corrId, phase: 'result', text: event.text });
+    if (event.type === 'judgment_result') this.write(t, { kind: 'judgment', at: event.at, corrId: event.corrId, phase: 'result', text: event.text });
     const appended: ThreadMessage[] = [];
     for (const c of out.commands) {
       const message = messageOf(c);
@@ -190,28 +274,31 @@ export class CoreService {
         appended.push(message);
       }
     }
+    this.checkpoint(t);
     return { ...out, appended };
   }
 
   appendMessage(threadId: string, message: ThreadMessage, rid?: string): void {
     const t = this.load(threadId);
     if (this.replayed(t, rid)) return;
-    t.log.append({ kind: 'message', at: Date.now(), message, ...(rid ? { rid } : {}) });
+    this.write(t, { kind: 'message', at: Date.now(), message, ...(rid ? { rid } : {}) });
     t.messages.push(message);
     if (rid) t.requests.add(rid, null);
+    this.checkpoint(t);
   }
 
   /**
    * The atomic swap: the archive and the replacement are written in one record, then applied. The archive
    * is the thread as it was before the sequence (without the heads-up, scratch and packet turns): what an
-   * undo restores.
+   * undo restores, read back from the log then (only where its record is is kept), and a checkpoint
+   * follows, so no load re-steps the history before a compaction.
    */
   swap(threadId: string, c: Compaction, rid?: string): void {
     const t = this.load(threadId);
     if (this.replayed(t, rid)) return;
     const archived = threadBeforeSequence(t.messages);
     const at = Date.now();
-    t.log.append({
+    const w = this.write(t, {
       kind: 'compaction',
       at,
       seqId: c.seqId,
@@ -222,8 +309,9 @@ export class CoreService {
       ...(rid ? { rid } : {}),
     });
     if (rid) t.requests.add(rid, null);
-    t.compactions.push({ seqId: c.seqId, archived, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, at });
+    pushUndoable(t.compactions, { seqId: c.seqId, tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, at, offset: w.offset, bytes: w.bytes });
     t.messages = c.replacement.slice();
+    this.checkpoint(t, true);
   }
 
   /** Restores the thread archived by the last compaction; null when there is nothing to undo. */
@@ -235,10 +323,17 @@ export class CoreService {
     }
     const last = t.compactions.pop();
     if (!last) return null;
-    t.log.append({ kind: 'undo', at: Date.now(), seqId: last.seqId, ...(rid ? { rid } : {}) });
-    t.messages = last.archived.slice();
+    const path = join(this.logDir, `${t.log.thread}.jsonl`);
+    const problems: string[] = [];
+    const archived = readArchive(path, t.log.thread, last, problems);
+    t.problems.push(...problems.map((m) => `${path}: ${m}`));
+    // Not in the log (damaged, edited): nothing is undone and nothing is logged; the thread stays as it is.
+    if (!archived) return null;
+    this.write(t, { kind: 'undo', at: Date.now(), seqId: last.seqId, ...(rid ? { rid } : {}) });
+    t.messages = archived;
     const result = { seqId: last.seqId, messages: t.messages.slice() };
     if (rid) t.requests.add(rid, result);
+    this.checkpoint(t);
     return result;
   }
 
@@ -252,6 +347,14 @@ export class CoreService {
       compactions: t.compactions.map(({ seqId, tokensBefore, tokensAfter, at }) => ({ seqId, tokensBefore, tokensAfter, at })),
       problems: t.problems.slice(),
     };
+  }
+
+  /**
+   * Everything the thread holds in memory (loading it if needed), as a checkpoint would store it: what the
+   * tests compare between a load from a checkpoint and a full replay, and what the memory bench measures.
+   */
+  held(threadId: string): Checkpoint {
+    return heldBy(this.load(threadId));
   }
 
   /** Thread ids with a log in this workspace, most recently written first. */
@@ -280,6 +383,11 @@ export class CoreService {
   dispose(): void {
     this.threads.clear(); // closes every log
   }
+}
+
+/** What a loaded thread holds, in a checkpoint's shape. */
+function heldBy(t: Loaded): Checkpoint {
+  return { events: t.events, state: t.state, messages: t.messages, compactions: t.compactions, requests: t.requests.entries(), decisions: t.decisions };
 }
 
 /** Decisions a loaded thread keeps for the panel (its newest). */

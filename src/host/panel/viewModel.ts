@@ -91,8 +91,8 @@ const MAX_DECISIONS = 1_000;
 const MAX_PACKETS = 50;
 const MAX_JUDGMENTS = 1_000;
 const MAX_COMPACTIONS = 500;
-/** The start of an event or message record as EventLog writes it (a thread id has no quote or backslash). */
-const EVENT_OR_MESSAGE = /^\{"rawr":1,"thread":"[^"\\]*","kind":"(?:event|message)"/;
+/** The start of an event, message or checkpoint record as EventLog writes it (a thread id has no quote or backslash). */
+const PASSED_OVER = /^\{"rawr":1,"thread":"[^"\\]*","kind":"(?:event|message|checkpoint)"/;
 
 export { boundaryId };
 
@@ -136,10 +136,11 @@ export class ThreadJournal {
   ingestLine(line: string): void {
     if (!line.trim()) return;
     this.lines++;
-    // Most of a log is engine events and thread messages, which the panel does not read (below): passed
+    // Most of a log is engine events and thread messages (and the core's checkpoints, a copy of its state),
+    // which the panel does not read (below): passed
     // over by their first bytes as EventLog writes them, not parsed and validated for nothing. A line that
     // only looks like one is passed over too, which is all a real one would be.
-    if (EVENT_OR_MESSAGE.test(line)) return;
+    if (PASSED_OVER.test(line)) return;
     let json: unknown;
     try {
       json = JSON.parse(line);
@@ -223,7 +224,8 @@ export class ThreadJournal {
       }
       case 'event':
       case 'message':
-        break; // what happened is in the decision and effect records
+      case 'checkpoint':
+        break; // what happened is in the decision and effect records (a checkpoint repeats state)
       default: {
         const unknown: never = rec;
         this.problem(`log line ${this.lines}: unknown record ${JSON.stringify(unknown).slice(0, 80)} — skipped`);
