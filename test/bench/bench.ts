@@ -12,7 +12,7 @@ import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { replayFile } from '../../src/cli/replay/replayCommand';
 import { formatCostBench, runCostBench } from './cost';
-import { engineBench } from './engineBench';
+import { engineBench, loadBench } from './engineBench';
 import { panelOpenBench } from './panelOpen';
 import { DEFAULT_DIRS, formatHandoffBench, recordings, runHandoffBench } from './handoff';
 import { generatedOptions, printGenerated, printPhased } from './phased';
@@ -60,6 +60,8 @@ function transcripts(): Array<{ file: string; mb: number; ms: number; compaction
 
 async function main(): Promise<void> {
   for (const line of engineBench()) console.log(line);
+  // A thread's load, flat in its history (10k and 100k events: seconds; 300k in `npm run bench:engine`).
+  for (const line of loadBench([10_000, 100_000])) console.log(line);
   for (const line of await panelOpenBench()) console.log(line);
   console.log('replay on recordings:');
   for (const r of transcripts()) {
