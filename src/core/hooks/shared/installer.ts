@@ -363,10 +363,10 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
     };
     /**
      * What Remove reads to take this install back: rawr's window and percentage, and each file's earlier
-     * bytes. With `undo`, the state files' earlier bytes go back too if a later write (the record) is refused.
+     * bytes. With `into`, the state files' earlier bytes go back too if a later write (the record) is refused.
      */
-    function keepRecord(undo?: UndoLog): void {
-      if (undo) putBackLater(steerConfigFile(o.projectDir), undo);
+    function keepRecord(into?: UndoLog): void {
+      if (into) putBackLater(steerConfigFile(o.projectDir), into);
       writeSteerConfig(o.projectDir, {
         steer,
         window,
@@ -375,7 +375,7 @@ export async function installClaude(o: ClaudeInstallOptions): Promise<ClaudeInst
         ...(percentWritten !== null && envCreated ? { envCreated: true } : {}),
         settingsFile: CLAUDE_LOCAL_SETTINGS,
       });
-      writeRecord(stateDir, track.record, undo);
+      writeRecord(stateDir, track.record, into);
     }
     const lines = [`rawr: Claude Code hooks in ${r.line}`];
     const ignored = ignoreLocalSettings(o.projectDir, CLAUDE_LOCAL_SETTINGS.split(path.sep).join('/'), undo);
