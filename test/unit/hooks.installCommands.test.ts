@@ -622,6 +622,19 @@ describe('agent-hook commands in the editor (install and remove, as a person run
     assert.deepEqual(snapshot(dir), pristine, 'and Remove still gives every byte back');
   });
 
+  it('install whose record cannot be written, over a steer.json of bytes that are not UTF-8: they come back exactly, mode too', async () => {
+    const { dir } = gitRepo('record-refused-bytes');
+    assert.ok((await run('rawr.installClaudeHooks', { folder: dir })).ok);
+    const steer = path.join(dir, '.rawr/claude/steer.json');
+    fs.writeFileSync(steer, Buffer.concat([fs.readFileSync(steer), Buffer.from([0xff, 0xfe, 0x0a])]));
+    fs.chmodSync(steer, 0o640);
+    const before = snapshot(dir);
+    shown = [];
+    const r = await refused(path.join(dir, '.rawr/claude/.install.json'), 'ENOSPC', () => run('rawr.installClaudeHooks', { folder: dir, steer: false }));
+    assert.equal(r.ok, false, r.lines.join('\n'));
+    assert.deepEqual(snapshot(dir), before, 'steer.json byte for byte and mode for mode');
+  });
+
   it('Codex install whose record cannot be written: hooks.json and config.toml as they were', async () => {
     await inCodexHome(async (codex, home, before) => {
       const r = await refused(path.join(codex, '.rawr', '.install.json'), 'ENOSPC', () => run('rawr.installCodexHooks', { trust: true }));

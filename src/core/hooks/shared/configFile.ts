@@ -134,7 +134,8 @@ export async function readConfigFile(
   }
 }
 
-function writeWithMode(file: string, text: string | Buffer, mode: number | undefined): void {
+/** Writes `file` atomically (a temp file beside it, renamed over it) with `mode` (the umask's default when undefined). */
+export function writeWithMode(file: string, text: string | Buffer, mode: number | undefined): void {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     const fd = fs.openSync(tmp, 'wx', mode ?? 0o666);

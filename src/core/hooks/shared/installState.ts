@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { SafeReadError, safeReadBytesSync, safeReadTextSync } from '../../io/safeRead';
+import { writeWithMode } from './configFile';
 import { writeFileAtomic } from './store';
 import type { UndoLog } from './undoLog';
 
@@ -93,8 +94,7 @@ export function putBackLater(file: string, undo: UndoLog): void {
   undo.add(() => {
     if (before === undefined) return fs.rmSync(file, { force: true });
     if (unchanged(file, before.bytes)) return; // the refused write was atomic: nothing to put back, and the disk may still be full
-    writeFileAtomic(file, before.bytes.toString('utf8'));
-    fs.chmodSync(file, before.mode);
+    writeWithMode(file, before.bytes, before.mode);
   }, file);
 }
 
