@@ -8,6 +8,7 @@
  * problem and the load falls back to an earlier checkpoint or to the full replay. Never throws.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { openLines } from '../io/lines';
 import * as z from 'zod';
 import { EngineStateSchema, StepOutputSchema } from '../engine/stateSchema';
 import { MAX_LOG_LINE_BYTES, streamLog } from '../logformat/reader';
@@ -119,7 +120,7 @@ export function lastCheckpoint(path: string, threadId: string, problems: string[
         if (pos < lo) break;
         const lineStart = headBefore(buf, at, readFrom);
         if (lineStart !== undefined) {
-          const found = checkpointAt(f.fd, f.size, lineStart, threadId, problems);
+          const found = checkpointAt(path, lineStart, threadId, problems);
           if (found) return found;
         }
         at = at > 0 ? buf.lastIndexOf(KIND, at - 1) : -1;
@@ -141,9 +142,9 @@ function headBefore(buf: Buffer, at: number, bufStart: number): number | undefin
 }
 
 /** The checkpoint whose line starts at `offset`, validated; undefined (and a problem) when it is not usable. */
-function checkpointAt(fd: number, size: number, offset: number, threadId: string, problems: string[]): FoundCheckpoint | undefined {
+function checkpointAt(path: string, offset: number, threadId: string, problems: string[]): FoundCheckpoint | undefined {
   const where = `checkpoint at byte ${offset}`;
-  const line = lineAt(fd, size, offset);
+  const line = lineAt(path, offset);
   if (line === undefined) {
     problems.push(`${where}: unterminated or over ${MAX_LOG_LINE_BYTES / 1024 / 1024} MiB (interrupted write?) — not used`);
     return undefined;
@@ -181,24 +182,17 @@ function checkpointAt(fd: number, size: number, offset: number, threadId: string
   return { checkpoint: cp.data, offset, bytes: line.bytes, after: offset + line.bytes + 1 };
 }
 
-/** The whole line at `offset` (ended by a newline), read forward 1 MiB at a time, at most MAX_LOG_LINE_BYTES. */
-function lineAt(fd: number, size: number, offset: number): { text: string; bytes: number } | undefined {
-  const parts: Buffer[] = [];
-  let pos = offset;
-  let total = 0;
-  while (pos < size && total <= MAX_LOG_LINE_BYTES) {
-    const buf = Buffer.alloc(Math.min(SCAN_CHUNK, size - pos));
-    const n = readSync(fd, buf, 0, buf.length, pos);
-    if (n === 0) break;
-    const nl = buf.indexOf(0x0a);
-    if (nl >= 0 && nl < n) {
-      parts.push(buf.subarray(0, nl));
-      total += nl;
-      return total > MAX_LOG_LINE_BYTES ? undefined : { text: Buffer.concat(parts, total).toString('utf8'), bytes: total };
-    }
-    parts.push(buf.subarray(0, n));
-    total += n;
-    pos += n;
+/**
+ * The whole line at `offset` (ended by a newline, at most MAX_LOG_LINE_BYTES), read as every log line is
+ * (openLines: a regular file, UTF-8); undefined when there is none, it is unterminated or too long.
+ */
+function lineAt(path: string, offset: number): { text: string; bytes: number } | undefined {
+  try {
+    // the first line only: leaving the loop ends the reader, which closes the file
+    for (const raw of openLines(path, { from: offset, maxLineBytes: MAX_LOG_LINE_BYTES }).lines())
+      return raw.text === undefined || raw.unterminated || raw.bytes === undefined ? undefined : { text: raw.text, bytes: raw.bytes };
+  } catch {
+    /* not there, or not a regular file any more */
   }
   return undefined;
 }
@@ -224,18 +218,13 @@ export function readArchive(path: string, threadId: string, c: CompactionMeta, p
 }
 
 function archiveAt(path: string, threadId: string, c: CompactionMeta): ThreadMessage[] | undefined {
-  const f = openRegular(path);
-  if (!f) return undefined;
+  const line = lineAt(path, c.offset!);
+  if (line === undefined || line.bytes !== c.bytes) return undefined;
   try {
-    if (c.offset! + c.bytes! > f.size) return undefined;
-    const buf = Buffer.alloc(c.bytes!);
-    const n = readSync(f.fd, buf, 0, buf.length, c.offset!);
-    const rec = LogRecordSchema.safeParse(JSON.parse(buf.toString('utf8', 0, n)));
+    const rec = LogRecordSchema.safeParse(JSON.parse(line.text));
     if (rec.success && rec.data.kind === 'compaction' && rec.data.seqId === c.seqId && rec.data.thread === threadId) return rec.data.archived;
-    return undefined;
   } catch {
-    return undefined; // not JSON there
-  } finally {
-    closeSync(f.fd);
+    /* not JSON there */
   }
+  return undefined;
 }
