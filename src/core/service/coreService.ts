@@ -323,10 +323,9 @@ export class CoreService {
     }
     const last = t.compactions.pop();
     if (!last) return null;
-    const path = join(this.logDir, `${t.log.thread}.jsonl`);
     const problems: string[] = [];
-    const archived = readArchive(path, t.log.thread, last, problems);
-    t.problems.push(...problems.map((m) => `${path}: ${m}`));
+    const archived = readArchive(t.log.path, t.log.thread, last, problems);
+    t.problems.push(...problems.map((m) => `${t.log.path}: ${m}`));
     // Not in the log (damaged, edited): nothing is undone and nothing is logged; the thread stays as it is.
     if (!archived) return null;
     this.write(t, { kind: 'undo', at: Date.now(), seqId: last.seqId, ...(rid ? { rid } : {}) });

@@ -137,9 +137,9 @@ export class ThreadJournal {
     if (!line.trim()) return;
     this.lines++;
     // Most of a log is engine events and thread messages (and the core's checkpoints, a copy of its state),
-    // which the panel does not read (below): passed
-    // over by their first bytes as EventLog writes them, not parsed and validated for nothing. A line that
-    // only looks like one is passed over too, which is all a real one would be.
+    // which the panel does not read (below): passed over by their first bytes as EventLog writes them, not
+    // parsed and validated for nothing. A line that only looks like one is passed over too, which is all a
+    // real one would be.
     if (PASSED_OVER.test(line)) return;
     let json: unknown;
     try {
