@@ -26,13 +26,8 @@ const BoundarySignalSchema = z.object({
   detail: z.string(),
 });
 
-const DecisionBoundarySchema = z.object({
-  id: z.string(),
-  kind: z.enum(BOUNDARY_KINDS),
-  strength: StrengthSchema,
-  source: BoundarySourceSchema,
-  detail: z.string(),
-});
+/** A decision's boundary: the signal's fields a decision keeps (DecisionBoundary). */
+const DecisionBoundarySchema = BoundarySignalSchema.pick({ id: true, kind: true, strength: true, source: true, detail: true });
 
 const DecisionForecastSchema = z.object({
   nextPhaseTokens: z.number(),
