@@ -445,9 +445,42 @@ describe('panel helpers', () => {
     const first = JSON.parse(text.slice(cut, text.indexOf('\n', cut))) as { at: number };
     const vm = vmOf(d, j);
     const note = vm.problems[0] ?? '';
-    assert.match(note, /the panel reads the newest 0\.0 MB of it, and 0\.0 MB of earlier history are not shown here/);
+    assert.match(note, /the panel reads the newest 0\.0 MB of it at a time, and 0\.0 MB of its history are not shown here/);
     assert.ok(note.includes(`starts at ${new Date(first.at).toISOString().replace('T', ' ').slice(0, 19)} UTC`), note);
     assert.ok(note.includes('Rawr: Export Decision Log'), note);
+    assert.ok(!/gap/.test(note), note);
+    fs.rmSync(d.logDir, { recursive: true, force: true });
+  });
+
+  it('a second skip while the panel is open leaves the history shown starting where it did, and says it has a gap', () => {
+    const d = driver('tpanel-gap');
+    toAwaitingPacket(d);
+    finishSequence(d);
+    const lines = fs
+      .readFileSync(path.join(d.logDir, `${d.threadId}.jsonl`), 'utf8')
+      .trim()
+      .split('\n');
+    const at = (l: string) => new Date((JSON.parse(l) as { at: number }).at).toISOString().replace('T', ' ').slice(0, 19);
+    // A first look that skipped the first line, then a later one that skipped two more after reading two.
+    const j = new ThreadJournal(d.threadId);
+    j.skip(100, 2_000);
+    j.ingestText(lines.slice(1, 3).join('\n'));
+    j.skip(300, 2_000);
+    j.skip(0, 2_000); // a look that skipped nothing is no gap
+    j.ingestText(lines.slice(5).join('\n'));
+    const note = vmOf(d, j).problems[0] ?? '';
+    assert.ok(note.includes(`starts at ${at(lines[1]!)} UTC`), `the start of the history shown is the first look's: ${note}`);
+    assert.match(note, /0\.0 MB of its history are not shown here/);
+    assert.match(note, /It has a gap \(0\.0 MB in all\)/);
+    assert.equal(j.skippedBytes, 400);
+    assert.equal(j.gapBytes, 300);
+    // a skip before anything was shown is not a gap: it only moves where the history starts
+    const k = new ThreadJournal(d.threadId);
+    k.skip(100, 2_000);
+    k.skip(50, 2_000);
+    k.ingestText(lines.slice(4).join('\n'));
+    const note2 = vmOf(d, k).problems[0] ?? '';
+    assert.ok(note2.includes(`starts at ${at(lines[4]!)} UTC`) && !/gap/.test(note2), note2);
     fs.rmSync(d.logDir, { recursive: true, force: true });
   });
 

@@ -19,7 +19,6 @@
  * of the thread's event log and posts a new view model (viewModel.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { BoundaryBus } from '../boundaryBus';
 import type { CoreApi } from '../../core/protocol/coreProtocol';
@@ -27,17 +26,13 @@ import type { Participant } from '../participant/participant';
 import type { ThreadSnapshot } from '../../core/protocol/coreProtocol';
 import { OPEN_PANEL_COMMAND } from '../ui/statusBar';
 import { panelHtml } from './html';
-import { LogTail } from './logTail';
+import { ThreadJournals } from './journals';
 import { HostMessageSchema, parsePanelState, parseWebviewMessage, type HostMessage, type PanelState, type WebviewMessage } from './messages';
-import { buildViewModel, ThreadJournal } from './viewModel';
+import { buildViewModel, type ThreadJournal } from './viewModel';
 import type { FollowController } from './follow';
 
 export const PANEL_VIEW_TYPE = 'rawr.panel';
 const TITLE = 'Rawr: Compaction';
-/** Lines fed to a journal between two turns of the event loop. */
-const INGEST_SLICE = 2_000;
-/** Journals kept for threads picked earlier in the panel (each bounded by LogTail's cap and its own). */
-const KEPT_JOURNALS = 4;
 
 export interface PanelDeps {
   core: CoreApi;
@@ -121,7 +116,7 @@ export class RawrPanel implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   /** The explicitly picked thread; null follows the thread of the latest @rawr request. */
   private picked: string | null;
-  private journals = new Map<string, { journal: ThreadJournal; tail: LogTail }>();
+  private readonly journals: ThreadJournals;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -138,6 +133,7 @@ export class RawrPanel implements vscode.Disposable {
     state: PanelState,
   ) {
     this.picked = state.threadId;
+    this.journals = new ThreadJournals(deps.logDir);
     panel.title = TITLE;
     panel.webview.html = this.html();
     this.subs.push(
@@ -204,7 +200,7 @@ export class RawrPanel implements vscode.Disposable {
     let journal: ThreadJournal | null = null;
     if (threadId && (threads.includes(threadId) || threadId === participant.activeThreadId)) {
       snapshot = await core.snapshot(threadId);
-      journal = await this.journalFor(threadId, snapshot);
+      journal = await this.journals.journalFor(threadId);
     }
     const vm = buildViewModel({
       threadId,
@@ -218,29 +214,6 @@ export class RawrPanel implements vscode.Disposable {
       now: Date.now(),
     });
     await this.post({ type: 'state', vm });
-  }
-
-  private async journalFor(threadId: string, snapshot: ThreadSnapshot): Promise<ThreadJournal> {
-    let entry = this.journals.get(threadId);
-    if (!entry) {
-      entry = { journal: new ThreadJournal(threadId), tail: new LogTail(join(this.deps.logDir, `${threadId}.jsonl`)) };
-      this.journals.set(threadId, entry);
-      // Threads looked at earlier leave memory (read again from the log when picked again).
-      for (const id of this.journals.keys()) if (this.journals.size > KEPT_JOURNALS && id !== threadId) this.journals.delete(id);
-    }
-    const { lines, reset, skipped } = await entry.tail.read();
-    if (reset) {
-      this.journals.delete(threadId);
-      return this.journalFor(threadId, snapshot);
-    }
-    entry.journal.skip(skipped, entry.tail.maxBytes);
-    // A first read of a long log is tens of thousands of lines: fed in slices, so the extension host's
-    // thread is never held for the whole of it.
-    for (let k = 0; k < lines.length; k++) {
-      entry.journal.ingestLine(lines[k]!);
-      if (k % INGEST_SLICE === INGEST_SLICE - 1) await new Promise((done) => setImmediate(done));
-    }
-    return entry.journal;
   }
 
   private async post(msg: HostMessage): Promise<void> {

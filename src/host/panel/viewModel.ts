@@ -160,12 +160,23 @@ export class ThreadJournal {
   /** What the panel reads of the log at most at a time (LogTail's cap), when it had to skip. */
   readLimit = 0;
 
+  /**
+   * Skips after the history shown had started (the log grew by more than LogTail's cap between two
+   * looks): what the panel shows from `shownFrom` on has that many holes, of `gapBytes` in all.
+   */
+  gaps = 0;
+  gapBytes = 0;
+
   /** `skipped` bytes of the log were passed over before the lines that follow (`limit`: LogTail's cap). */
   skip(skipped: number, limit: number): void {
     if (skipped <= 0) return;
     this.skippedBytes += skipped;
     this.readLimit = limit;
-    this.shownFrom = null;
+    // Entries read before this skip stay shown, so the history shown still starts where it started.
+    if (this.shownFrom !== null) {
+      this.gaps++;
+      this.gapBytes += skipped;
+    }
   }
 
   private problem(p: string): void {
@@ -677,8 +688,12 @@ function notShown(journal: ThreadJournal): string[] {
   const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
   const from =
     journal.shownFrom !== null ? ` The history shown starts at ${new Date(journal.shownFrom).toISOString().replace('T', ' ').slice(0, 19)} UTC.` : '';
+  const gaps =
+    journal.gaps > 0
+      ? ` It has ${journal.gaps === 1 ? 'a gap' : `${journal.gaps} gaps`} (${mb(journal.gapBytes)} in all), where the log grew by more than that between two looks.`
+      : '';
   return [
-    `This thread's log is long: the panel reads the newest ${mb(journal.readLimit)} of it, and ${mb(journal.skippedBytes)} of earlier history are not shown here.${from} Rawr: Export Decision Log writes all of it.`,
+    `This thread's log is long: the panel reads the newest ${mb(journal.readLimit)} of it at a time, and ${mb(journal.skippedBytes)} of its history are not shown here.${from}${gaps} Rawr: Export Decision Log writes all of it.`,
   ];
 }
 
