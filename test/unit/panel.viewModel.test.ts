@@ -102,6 +102,16 @@ function journalOf(d: Driver): ThreadJournal {
   return j;
 }
 
+/** A judged golden path run to its end, and the lines of the thread's log it wrote. */
+function finishedLogLines(d: Driver): string[] {
+  toAwaitingPacket(d);
+  finishSequence(d);
+  return fs
+    .readFileSync(path.join(d.logDir, `${d.threadId}.jsonl`), 'utf8')
+    .trim()
+    .split('\n');
+}
+
 function vmOf(d: Driver, journal = journalOf(d), bus: BusReport[] = []): ViewModel {
   const vm = buildViewModel({
     threadId: d.threadId,
@@ -454,12 +464,7 @@ describe('panel helpers', () => {
 
   it('a second skip while the panel is open leaves the history shown starting where it did, and says it has a gap', () => {
     const d = driver('tpanel-gap');
-    toAwaitingPacket(d);
-    finishSequence(d);
-    const lines = fs
-      .readFileSync(path.join(d.logDir, `${d.threadId}.jsonl`), 'utf8')
-      .trim()
-      .split('\n');
+    const lines = finishedLogLines(d);
     const at = (l: string) => new Date((JSON.parse(l) as { at: number }).at).toISOString().replace('T', ' ').slice(0, 19);
     // A first look that skipped the first line, then a later one that skipped two more after reading two.
     const j = new ThreadJournal(d.threadId);
@@ -486,12 +491,7 @@ describe('panel helpers', () => {
 
   it('the journal passes over event and message records by their first bytes, and reads every other kind as before', () => {
     const d = driver('tpanel-skip');
-    toAwaitingPacket(d);
-    finishSequence(d);
-    const lines = fs
-      .readFileSync(path.join(d.logDir, `${d.threadId}.jsonl`), 'utf8')
-      .trim()
-      .split('\n');
+    const lines = finishedLogLines(d);
     const kinds = lines.map((l) => (JSON.parse(l) as { kind: string }).kind);
     assert.ok(kinds.includes('event') && kinds.includes('message'), 'the log has both');
     // An event line damaged after its first bytes is not the panel's to report (the core's load reports it);
