@@ -65,10 +65,19 @@ export const toldPolicies =
   };
 
 /** The bound that learns a steady family's mean (and, given a prior over it, its spread) from the session's phases (phasedLearn.ts, phasedSpread.ts). */
+/**
+ * A prior of the session's mean phase other than the family's (`--mean-lo A --mean-hi B`, shares of the window, with
+ * `--learn-spread`): m ~ U(A, B) of the window — a learner that does not know the family's range of means either.
+ */
+export interface MeanPrior {
+  lo: number;
+  hi: number;
+}
 export const learningPolicies =
-  (family: string, res: LearnResolution = LEARN_RESOLUTION, spread?: SpreadPrior): Policies =>
+  (family: string, res: LearnResolution = LEARN_RESOLUTION, spread?: SpreadPrior, mean?: MeanPrior): Policies =>
   (s) => {
-    const law = { ...STEADY_LAWS[family]!, spread };
+    const told = STEADY_LAWS[family]!;
+    const law = { ...told, ...(mean ? { lo: mean.lo * told.window, hi: mean.hi * told.window } : {}), spread };
     let first: LearningPolicy | undefined;
     const policy = (lambda: number) => (first = new LearningPolicy(s.model!, law, lambda, res, undefined, first));
     const belief = policy(0).belief;
@@ -146,7 +155,13 @@ export function leastAt(points: readonly Tally[], target: number): number | null
  * `--spread-lo A --spread-hi B` (0 ≤ A ≤ B < 1; default 0.05-0.6) not told the spread either (phasedSpread.ts, `--bins`
  * then bins of the phase sizes, default 32): the bound's options.
  */
-export function boundOptions(argv: readonly string[]): { res: LearnResolution; families: string[]; learn: boolean; spread?: SpreadPrior } {
+export function boundOptions(argv: readonly string[]): {
+  res: LearnResolution;
+  families: string[];
+  learn: boolean;
+  spread?: SpreadPrior;
+  mean?: MeanPrior;
+} {
   const learn = argv.includes('--learn');
   const arg = (flag: string) => {
     const k = argv.indexOf(flag);
@@ -160,6 +175,10 @@ export function boundOptions(argv: readonly string[]): { res: LearnResolution; f
       : undefined;
   if (spread && !(spread.lo >= 0 && spread.lo <= spread.hi && spread.hi < 1))
     throw new Error(`--spread-lo/--spread-hi: need 0 <= lo <= hi < 1, got ${spread.lo}-${spread.hi}`);
+  const meanRange = { lo: arg('--mean-lo'), hi: arg('--mean-hi') };
+  const mean: MeanPrior | undefined = spread && !Number.isNaN(meanRange.lo) && !Number.isNaN(meanRange.hi) ? meanRange : undefined;
+  if (mean && !(mean.lo > 0 && mean.lo < mean.hi && mean.hi <= 1))
+    throw new Error(`--mean-lo/--mean-hi: need 0 < lo < hi <= 1 (shares of the window), got ${mean.lo}-${mean.hi}`);
   const dflt: LearnResolution = learn ? { ...LEARN_RESOLUTION, bins: spread ? SPREAD_BINS : LEARN_RESOLUTION.bins } : { ...LEARN_RESOLUTION, ...RESOLUTION };
   const num = (flag: string, d: number, min = 10) => {
     const v = argv.includes(flag) ? arg(flag) : d;
@@ -171,6 +190,7 @@ export function boundOptions(argv: readonly string[]): { res: LearnResolution; f
     families,
     learn,
     spread,
+    mean,
   };
 }
 
@@ -185,12 +205,12 @@ export function verdictAt(points: readonly Tally[], opt: Tally, want: number): {
 
 export function printBound(settings: Settings, prompts: Prompts, seed: number, count: number, last = seed, argv: readonly string[] = []): void {
   const started = Date.now();
-  const { res, families, learn, spread } = boundOptions(argv);
+  const { res, families, learn, spread, mean } = boundOptions(argv);
   const seeds = Array.from({ length: last - seed + 1 }, (_, k) => seed + k);
   const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%`);
   const which = last > seed ? `seeds ${seed}-${last}` : `seed ${seed}`;
   const policy = spread
-    ? `the Bayes-optimal causal policy that learns the session's mean phase and the family's spread (phasedLearn.ts, phasedSpread.ts: knows the law's form m * U(1 - j, 1 + j), the prior of m and the session's other drawn parameters, learns m and j ~ U(${spread.lo}, ${spread.hi}) from the phases it has seen; the steady families only)`
+    ? `the Bayes-optimal causal policy that learns the session's mean phase and the family's spread (phasedLearn.ts, phasedSpread.ts: knows the law's form m * U(1 - j, 1 + j), ${mean ? `not the family's prior of m (its own: m ~ U(${mean.lo}, ${mean.hi}) of the window)` : 'the prior of m'} and the session's other drawn parameters, learns m and j ~ U(${spread.lo}, ${spread.hi}) from the phases it has seen; the steady families only)`
     : learn
       ? `the Bayes-optimal causal policy that learns the session's mean phase (phasedLearn.ts: knows the family's law and the session's drawn parameters but its mean phase, which it learns from the phases it has seen; the steady families only)`
       : `the Bayes-optimal causal policy (phasedBayes.ts: knows the family's law and the session's drawn parameters, never a future phase)`;
@@ -202,7 +222,7 @@ export function printBound(settings: Settings, prompts: Prompts, seed: number, c
     if (families.length && !families.includes(family.name)) continue;
     if (learn && !STEADY_LAWS[family.name]) continue;
     const sessions = familySessions(f, seeds, count);
-    const b = familyBound(f, sessions, BOUND_LAMBDAS, learn ? learningPolicies(family.name, res, spread) : toldPolicies(res));
+    const b = familyBound(f, sessions, BOUND_LAMBDAS, learn ? learningPolicies(family.name, res, spread, mean) : toldPolicies(res));
     if (!b) {
       console.log(`  ${family.name}: no phase model (MODELS in phasedBayes.ts)`);
       continue;

@@ -37,16 +37,18 @@ export interface SteadyLaw {
   lo: number;
   hi: number;
   jitter: number;
+  /** The window the family's sessions run in (lo and hi are tokens of it). */
+  window: number;
   spread?: SpreadPrior;
 }
 
 const W200 = 200_000;
 /** The steady families' laws as phasedGen.ts draws them (d[1] is the mean's uniform draw: MODELS in phasedBayes.ts). */
 export const STEADY_LAWS: Record<string, SteadyLaw> = {
-  even: { lo: 0.25 * W200, hi: 0.45 * W200, jitter: 0.12 },
-  noisy: { lo: 0.25 * W200, hi: 0.4 * W200, jitter: 0.35 },
-  'window-1M': { lo: 150_000, hi: 400_000, jitter: 0.15 },
-  'big-steps': { lo: 0.2 * W200, hi: 0.45 * W200, jitter: 0.2 },
+  even: { lo: 0.25 * W200, hi: 0.45 * W200, jitter: 0.12, window: W200 },
+  noisy: { lo: 0.25 * W200, hi: 0.4 * W200, jitter: 0.35, window: W200 },
+  'window-1M': { lo: 150_000, hi: 400_000, jitter: 0.15, window: 1_000_000 },
+  'big-steps': { lo: 0.2 * W200, hi: 0.45 * W200, jitter: 0.2, window: W200 },
 };
 
 /** The session's drawn mean (what the told bound knows): the law's range at the mean's draw d[1]. */

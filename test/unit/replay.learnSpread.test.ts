@@ -6,6 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { paramsOf, recordedDraws } from '../bench/phasedBayes';
+import { boundOptions, familySessions, learningPolicies } from '../bench/phasedBound';
 import { decisionsAlongPath, type PathAgreement } from '../support/decisionsAlongPath';
 import { FAMILIES, generateSession, sessionSeed } from '../bench/phasedGen';
 import { drawnMean, LearningPolicy, STEADY_LAWS, type LearnResolution, type Posterior } from '../bench/phasedLearn';
@@ -65,6 +66,29 @@ describe('the learning bound not told the spread (phasedSpread.ts)', () => {
     }
   });
 
+  it("not told the family's range of means either (--mean-lo/--mean-hi): holds the true (m, j) and is less sure of m after a phase", () => {
+    const opts = boundOptions(['--bound', '--learn', '--learn-spread', '--mean-lo', '0.05', '--mean-hi', '0.75']);
+    assert.deepEqual(opts.mean, { lo: 0.05, hi: 0.75 });
+    assert.throws(() => boundOptions(['--learn', '--learn-spread', '--mean-lo', '0.5', '--mean-hi', '0.2']), /--mean-lo/);
+    assert.equal(boundOptions(['--learn', '--mean-lo', '0.05', '--mean-hi', '0.75']).mean, undefined, 'only with the spread learned');
+    // the bound's policies learn under that prior, not the family's
+    const [one] = familySessions(NOISY, [3], 1);
+    const belief = (learningPolicies('noisy', RES, DEFAULT_SPREAD, opts.mean)(one!).at(1) as LearningPolicy).belief as SpreadBelief;
+    assert.deepEqual([belief.law.lo, belief.law.hi], [0.05 * noisy.window, 0.75 * noisy.window]);
+    const wide = new SpreadBelief({ ...noisy, lo: 0.05 * noisy.window, hi: 0.75 * noisy.window }, DEFAULT_SPREAD, 64);
+    const told = new SpreadBelief(noisy, DEFAULT_SPREAD, 64);
+    const range = (p: Posterior) => Math.max(...p.m) - Math.min(...p.m);
+    for (let k = 0; k < 12; k++) {
+      const { phases, m } = session(NOISY, 3, k);
+      for (let n = 1; n <= phases.length; n++) {
+        const z = wide.of(phases.slice(0, n));
+        assert.ok(wide.holds(z, m, noisy.jitter), `${k} after ${n}: (${m}, ${noisy.jitter}) not held`);
+      }
+      const first = phases.slice(0, 1);
+      assert.ok(range(wide.posterior(1, wide.of(first))) > range(told.posterior(1, told.of(first))), `${k}: the wide prior knows less of m`);
+    }
+  });
+
   it("learns the spread: over noisy's sessions the posterior's mean spread moves from the prior's toward the family's 35% as phases come", () => {
     const belief = new SpreadBelief(noisy, DEFAULT_SPREAD, 32);
     const at = { first: 0, all: 0 };
@@ -112,7 +136,10 @@ describe('the learning bound not told the spread (phasedSpread.ts)', () => {
         const w = post.w[q]!;
         cells.set(id, { w: c.w + w, m: c.m + w * m, j: c.j + w * post.j[q]! });
       });
-      const told = [...cells.values()].map((c) => ({ w: c.w, p: new LearningPolicy(model, { lo: c.m / c.w, hi: c.m / c.w, jitter: c.j / c.w }, 4, RES) }));
+      const told = [...cells.values()].map((c) => ({
+        w: c.w,
+        p: new LearningPolicy(model, { lo: c.m / c.w, hi: c.m / c.w, jitter: c.j / c.w, window: 200_000 }, 4, RES),
+      }));
       for (const c of [40_000, 90_000, 130_000]) {
         const learn = worth(learner, 0, z, c);
         const average = told.reduce((s, t) => s + t.w * worth(t.p, 0, 0, c), 0);
