@@ -25,6 +25,7 @@
 import type { Settings } from '../settings/schema';
 import type { PlanState } from '../signals/plan';
 import type { BoundaryKind, BoundarySignal } from '../signals/types';
+import { horizonValue } from './horizon';
 
 /** The boundary kinds that close a phase (the early tier's kinds by default: real units of work). */
 export const PHASE_CLOSE_KINDS: readonly BoundaryKind[] = ['commit', 'plan_checkpoint', 'pr_checkpoint'];
@@ -430,7 +431,10 @@ export function compareNowAndWait(i: {
     calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
   ).filter(({ x }) => x > 0);
   const emergencyWeights = i.emergencyWeight ?? EMERGENCY_WEIGHT;
-  const emergencyWeight = calibrated ? emergencyWeights.calibrated : emergencyWeights.recent;
+  let emergencyWeight = calibrated ? emergencyWeights.calibrated : emergencyWeights.recent;
+  // EXPERIMENT (issue 33's ceiling; bench only, not for main): the true law as the scenarios.
+  const oracle = (globalThis as { rawrOracleFn?: (phases: number) => { xs: number[]; w: number } | undefined }).rawrOracleFn?.(i.phases);
+  if (oracle) emergencyWeight = oracle.w;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
@@ -443,7 +447,8 @@ export function compareNowAndWait(i: {
   // closes instead of counting as much as the latest until it drops out of the recent ones.
   // (Plain loops, not flatMap: this runs at every phase close a decision sees, cold replay included.)
   const scenarios: Array<{ from: number; x: number; weight: number }> = [];
-  for (const { x: from, weight } of base) {
+  if (oracle) for (const x of oracle.xs) scenarios.push({ from: x, x, weight: 1 });
+  else for (const { x: from, weight } of base) {
     const spreadOut = spread > 0 && !exceeded(from);
     for (const x of spreadOut ? [from * (1 - spread), from, from * (1 + spread)] : [from]) {
       scenarios.push({ from, x: Math.round(x), weight });
@@ -482,6 +487,11 @@ export function compareNowAndWait(i: {
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
   now /= k;
   wait /= k;
+  if (process.env.RAWR_DP === '1') {
+    const v = horizonValue({ used: i.used, fresh, line, scenarios, into, horizon, open: !planned, emergencyWeight });
+    now = v.now;
+    wait = v.wait;
+  }
   const compact = now < wait - 1e-9;
   return {
     compact,
