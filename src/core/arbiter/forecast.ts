@@ -400,6 +400,9 @@ export interface Comparison {
   planned: boolean;
 }
 
+/** Standard normal quantiles at (q + 0.5) / 20. */
+const PROBIT = [-1.96, -1.44, -1.15, -0.93, -0.76, -0.6, -0.45, -0.32, -0.19, -0.06, 0.06, 0.19, 0.32, 0.45, 0.6, 0.76, 0.93, 1.15, 1.44, 1.96];
+
 export function compareNowAndWait(i: {
   used: number;
   samples: readonly number[];
@@ -435,6 +438,15 @@ export function compareNowAndWait(i: {
   // EXPERIMENT (issue 33's ceiling; bench only, not for main): the true law as the scenarios.
   const oracle = (globalThis as { rawrOracleFn?: (phases: number) => { xs: number[]; w: number } | undefined }).rawrOracleFn?.(i.phases);
   if (oracle) emergencyWeight = oracle.w;
+  const E = process.env;
+  if (E.RAWR_WR && !calibrated) emergencyWeight = Number(E.RAWR_WR);
+  if (E.RAWR_WC && calibrated) emergencyWeight = Number(E.RAWR_WC);
+  // EXPERIMENT: while few phases are known, the next phase is the latest times a ratio from a generic prior
+  // (log-normal, sd RAWR_EARLY_SIGMA), 20 quantiles.
+  const earlySigma = E.RAWR_EARLY_SIGMA ? Number(E.RAWR_EARLY_SIGMA) : 0;
+  const hist = i.history ?? i.samples;
+  const latest = hist.filter((x) => x > 0).at(-1) ?? 0;
+  const early = !oracle && !calibrated && earlySigma > 0 && latest > 0 && !exceeded(latest);
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
@@ -448,6 +460,7 @@ export function compareNowAndWait(i: {
   // (Plain loops, not flatMap: this runs at every phase close a decision sees, cold replay included.)
   const scenarios: Array<{ from: number; x: number; weight: number }> = [];
   if (oracle) for (const x of oracle.xs) scenarios.push({ from: x, x, weight: 1 });
+  else if (early) for (let q = 0; q < 20; q++) scenarios.push({ from: latest, x: Math.round(latest * Math.exp(earlySigma * PROBIT[q]!)), weight: 1 });
   else for (const { x: from, weight } of base) {
     const spreadOut = spread > 0 && !exceeded(from);
     for (const x of spreadOut ? [from * (1 - spread), from, from * (1 + spread)] : [from]) {
