@@ -25,7 +25,6 @@
 import type { Settings } from '../settings/schema';
 import type { PlanState } from '../signals/plan';
 import type { BoundaryKind, BoundarySignal } from '../signals/types';
-import { horizonValue } from './horizon';
 
 /** The boundary kinds that close a phase (the early tier's kinds by default: real units of work). */
 export const PHASE_CLOSE_KINDS: readonly BoundaryKind[] = ['commit', 'plan_checkpoint', 'pr_checkpoint'];
@@ -400,9 +399,6 @@ export interface Comparison {
   planned: boolean;
 }
 
-/** Standard normal quantiles at (q + 0.5) / 20. */
-const PROBIT = [-1.96, -1.44, -1.15, -0.93, -0.76, -0.6, -0.45, -0.32, -0.19, -0.06, 0.06, 0.19, 0.32, 0.45, 0.6, 0.76, 0.93, 1.15, 1.44, 1.96];
-
 export function compareNowAndWait(i: {
   used: number;
   samples: readonly number[];
@@ -434,19 +430,7 @@ export function compareNowAndWait(i: {
     calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
   ).filter(({ x }) => x > 0);
   const emergencyWeights = i.emergencyWeight ?? EMERGENCY_WEIGHT;
-  let emergencyWeight = calibrated ? emergencyWeights.calibrated : emergencyWeights.recent;
-  // EXPERIMENT (issue 33's ceiling; bench only, not for main): the true law as the scenarios.
-  const oracle = (globalThis as { rawrOracleFn?: (phases: number) => { xs: number[]; w: number } | undefined }).rawrOracleFn?.(i.phases);
-  if (oracle) emergencyWeight = oracle.w;
-  const E = process.env;
-  if (E.RAWR_WR && !calibrated) emergencyWeight = Number(E.RAWR_WR);
-  if (E.RAWR_WC && calibrated) emergencyWeight = Number(E.RAWR_WC);
-  // EXPERIMENT: while few phases are known, the next phase is the latest times a ratio from a generic prior
-  // (log-normal, sd RAWR_EARLY_SIGMA), 20 quantiles.
-  const earlySigma = E.RAWR_EARLY_SIGMA ? Number(E.RAWR_EARLY_SIGMA) : 0;
-  const hist = i.history ?? i.samples;
-  const latest = hist.filter((x) => x > 0).at(-1) ?? 0;
-  const early = !oracle && !calibrated && earlySigma > 0 && latest > 0 && !exceeded(latest);
+  const emergencyWeight = calibrated ? emergencyWeights.calibrated : emergencyWeights.recent;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
@@ -459,9 +443,7 @@ export function compareNowAndWait(i: {
   // closes instead of counting as much as the latest until it drops out of the recent ones.
   // (Plain loops, not flatMap: this runs at every phase close a decision sees, cold replay included.)
   const scenarios: Array<{ from: number; x: number; weight: number }> = [];
-  if (oracle) for (const x of oracle.xs) scenarios.push({ from: x, x, weight: 1 });
-  else if (early) for (let q = 0; q < 20; q++) scenarios.push({ from: latest, x: Math.round(latest * Math.exp(earlySigma * PROBIT[q]!)), weight: 1 });
-  else for (const { x: from, weight } of base) {
+  for (const { x: from, weight } of base) {
     const spreadOut = spread > 0 && !exceeded(from);
     for (const x of spreadOut ? [from * (1 - spread), from, from * (1 + spread)] : [from]) {
       scenarios.push({ from, x: Math.round(x), weight });
@@ -500,11 +482,6 @@ export function compareNowAndWait(i: {
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
   now /= k;
   wait /= k;
-  if (process.env.RAWR_DP === '1') {
-    const v = horizonValue({ used: i.used, fresh, line, scenarios, into, horizon, open: !planned, emergencyWeight });
-    now = v.now;
-    wait = v.wait;
-  }
   const compact = now < wait - 1e-9;
   return {
     compact,
