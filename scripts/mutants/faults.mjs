@@ -152,6 +152,24 @@ export const FAULTS = [
     replace: 'if (s.idle) return idleCompaction(s, at, fx);',
     tests: ['unit/engine.idleGuards.test.ts'],
   },
+  // The forecast's schedule arithmetic (mutation round 4).
+  {
+    id: 'forecast-rest-fits-at-room',
+    file: 'src/core/arbiter/forecast.ts',
+    what: 'away from a phase close, a rest of the phase that needs exactly the room left counts as fitting (and holds back a tier compaction)',
+    find: "    if (need < room)\n      return { kind: 'fits', why: `${what} ≈ ${kTok(ahead)} tokens, ${kTok(room)} left before emergency: it fits, waiting for a later boundary` };",
+    replace:
+      "    if (need <= room)\n      return { kind: 'fits', why: `${what} ≈ ${kTok(ahead)} tokens, ${kTok(room)} left before emergency: it fits, waiting for a later boundary` };",
+    tests: ['unit/arbiter.forecastMidPhase.test.ts'],
+  },
+  {
+    id: 'outlook-recompacts-fresh',
+    file: 'src/core/arbiter/forecast.ts',
+    what: 'the outlook compacts again a context already at what a compaction leaves (a phase too large for any context then counts an extra compaction)',
+    find: 'if (k > 0 && c + size >= line && c > fresh) {',
+    replace: 'if (k > 0 && c + size >= line && c >= fresh) {',
+    tests: ['unit/arbiter.forecastMidPhase.test.ts'],
+  },
   // The sequence.
   {
     id: 'packet-sections-unchecked',

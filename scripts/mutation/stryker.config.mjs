@@ -17,6 +17,7 @@ const ARBITER_TESTS = [
   'unit/engine.decide',
   'unit/arbiter.forecast',
   'unit/arbiter.forecastEdges',
+  'unit/arbiter.forecastMidPhase',
   'unit/arbiter.judgment',
   'unit/engine.step',
   'unit/engine.idle',
