@@ -50,9 +50,22 @@ const scopes = {
     mutate: ['src/core/logformat/**/*.ts'],
     tests: ['unit/hardening.log', 'unit/eventLog', 'property/fastRecord.property'],
   },
+  // Steering Claude Code's compaction: the verdict, the PreCompact and PostToolUse calls around it, the
+  // session's state and log; with the tests of the catch-up, the lost answer and the late transcript.
   steer: {
-    mutate: ['src/core/hooks/claude/steer*.ts'],
-    tests: ['unit/hooks.steer', 'unit/hooks.steerVerdict', 'unit/hooks.steerState'],
+    mutate: ['src/core/hooks/claude/steer*.ts', 'src/core/hooks/shared/sessionLog.ts'],
+    // hooks.resident runs the bundled hook (dist/hook.js): the sandbox builds it as `npm run build` does.
+    build: 'npm run build',
+    tests: [
+      'unit/hooks.steer',
+      'unit/hooks.steerVerdict',
+      'unit/hooks.steerState',
+      'unit/hooks.steerAtTool',
+      'unit/hooks.steerLog',
+      'unit/hooks.catchUp',
+      'unit/hooks.resident',
+      'unit/hooks.transcriptCaughtUp',
+    ],
   },
   sequence: {
     mutate: ['src/core/sequence/**/*.ts'],
@@ -79,7 +92,7 @@ if (!scope) throw new Error(`RAWR_MUT_SCOPE must be one of: ${Object.keys(scopes
 export default {
   testRunner: 'mocha',
   // Stryker instruments the TypeScript in a sandbox copy; tsc then compiles it to out/ like `npm run build`.
-  buildCommand: 'npx tsc -p .',
+  buildCommand: scope.build ?? 'npx tsc -p .',
   coverageAnalysis: 'perTest',
   // Two cores, shared: more runners only queue.
   concurrency: Number(process.env.RAWR_MUT_CONCURRENCY ?? 2),

@@ -15,7 +15,6 @@
  * Measured facts behind each rule: ../shared/claude-code-e2e/steer/README.md. The verdict is pure;
  * `steerPreCompact` does the reading and writing.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { jsonLinesTail } from '../shared/readFrom';
@@ -32,6 +31,7 @@ import { MAX_WAIT_MS, pollUntil, waitForToolCall, waitForTranscript } from './tr
 import { TAIL_USAGE_BYTES, tailUsage, type TailUsage } from './tailUsage';
 import { chooseWindow } from '../../replay/windows';
 import { clearGolden, ensureScratch, headsUpFor, packetPathFor, PACKET_DEADLINE_REQUESTS, readGolden, readPacket, writeGolden, type Golden } from './golden';
+import { appendSessionLog } from '../shared/sessionLog';
 
 /** Claude Code ends a turn instead of sending a request from about 98% of the real window: rawr allows well before. */
 export const BLOCKING_GUARD = 0.95;
@@ -351,17 +351,9 @@ export async function lastAllowed(dir: string): Promise<{ why: string; text: str
 }
 
 const LoggedAnswer = z.object({ allow: z.boolean(), why: z.string().max(40), text: z.string().max(1_000) });
-const MAX_LOG_BYTES = 1024 * 1024;
-
-/** One line per PreCompact answer in `<session>/steer-log.jsonl` (rotated once to `.1` past 1 MiB). */
+/** One line per PreCompact answer in `<session>/steer-log.jsonl` (sessionLog.ts: rotated once past 1 MiB). */
 function logVerdict(dir: string, entry: Record<string, unknown>): void {
-  const file = path.join(dir, LOG);
-  try {
-    if (fs.lstatSync(file).size > MAX_LOG_BYTES) fs.renameSync(file, `${file}.1`);
-  } catch {
-    /* no log yet */
-  }
-  fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+  appendSessionLog(path.join(dir, LOG), entry);
 }
 
 export interface SteerRun {

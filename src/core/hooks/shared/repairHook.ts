@@ -26,11 +26,11 @@ import { nativeSummaryAt } from './repair';
 import { linesOfText } from '../../io/lines';
 import type { Snapshot } from './snapshot';
 import { claimNow, createExclusive, latestSnapshotFile, writeFileAtomic, type AgentId, type Delivery } from './store';
+import { appendSessionLog } from './sessionLog';
 
 const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
 const MAX_REPAIR_FILE = 64 * 1024;
 export const HOOK_LOG = 'hook-log.jsonl';
-const MAX_LOG_BYTES = 1024 * 1024;
 
 export type HookLogEntry =
   | {
@@ -55,14 +55,8 @@ export type HookLogEntry =
   | { kind: 'injected'; at: string; what: 'heads_up' | 'handoff' | 'repair'; event: string; chars: number };
 
 export function hookLog(dir: string, entry: HookLogEntry): void {
-  const file = path.join(dir, HOOK_LOG);
   try {
-    if (fs.lstatSync(file).size > MAX_LOG_BYTES) fs.renameSync(file, `${file}.1`);
-  } catch {
-    /* no log yet */
-  }
-  try {
-    fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+    appendSessionLog(path.join(dir, HOOK_LOG), entry);
   } catch {
     /* the log never fails a hook */
   }
