@@ -184,6 +184,20 @@ describe('rawr hooks claude PostToolUse: the heads-up with the boundary’s own 
     assert.deepEqual(await atCommit(e, { toolResponse: { stdout: '', stderr: COMMIT_OUT } }), { boundary: 'commit 3f2a1c9', percentUsed: 64 });
   });
 
+  it('a quiet commit (`git commit -q`: no hash in its output) is named by its subject, a long one cut to fit a line', async () => {
+    const quiet = 'git commit -qam "phase 1 done"';
+    const c = session(640_000, () => {}, quiet);
+    const at = await atCommit(c, { toolInput: { command: quiet }, toolResponse: { stdout: '', stderr: '' } });
+    assert.deepEqual(at, { boundary: 'commit "phase 1 done"', percentUsed: 64 });
+    assert.match(golden(c)!.headsUp, /phase boundary \(commit "phase 1 done"; tier early/);
+    const subject = `phase 1: ${'the rate limiter and its tests '.repeat(4)}`.trim();
+    const long = `git commit -qm "${subject}"`;
+    const l = session(640_000, () => {}, long);
+    const named = (await atCommit(l, { toolInput: { command: long }, toolResponse: { stdout: '' } }))!.boundary;
+    assert.equal(named, `commit "${subject.slice(0, 59)}…"`);
+    assert.ok(named.length <= 80, named);
+  });
+
   it('still reading a long history: decides nothing, and keeps what it read so the next call reads on', async () => {
     // steerState.ts READ_BOUND: 40,000 lines a call. 20,500 tool calls before the commit: 41,000 lines.
     const c = session(640_000, (tr) => {

@@ -334,11 +334,17 @@ export function wouldCompactText(d: FollowDecision): string {
   return `rawr would ${d.action === 'suggest' ? 'suggest compacting' : 'compact'} here: ${where}${left}`;
 }
 
-/** "commit 3f2a1c9 step 1: hello.txt" → "commit 3f2a1c9"; plan checkpoints keep their step text. */
-function shortBoundary(b: string): string {
+/**
+ * A boundary in a few words: "commit 3f2a1c9 step 1: hello.txt" → "commit 3f2a1c9"; a commit whose hash
+ * the output did not show (`git commit -q`: shell.ts names it "? <subject>") → `commit "step 1: hello.txt"`;
+ * plan checkpoints keep their step text; at most 80 characters.
+ */
+export function shortBoundary(b: string): string {
   const commit = /^commit ([0-9a-f]{7,40})\b/.exec(b);
   if (commit) return `commit ${commit[1]!.slice(0, 7)}`;
-  return b.length > 80 ? `${b.slice(0, 79)}…` : b;
+  const quiet = /^commit \? (.+)$/s.exec(b);
+  const words = quiet ? `commit "${quiet[1]!.length > 60 ? `${quiet[1]!.slice(0, 59)}…` : quiet[1]}"` : b;
+  return words.length > 80 ? `${words.slice(0, 79)}…` : words;
 }
 
 /** The instructions for Claude Code's `/compact <instructions>`: what the summary must keep. */

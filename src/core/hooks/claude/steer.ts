@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { jsonLinesTail } from '../shared/readFrom';
 import type { SessionFollower } from '../../follow/sessionFollower';
-import { compactInstructions } from '../../follow/sessionFollower';
+import { compactInstructions, shortBoundary } from '../../follow/sessionFollower';
 import type { ReplayDecision } from '../../replay/driver';
 import type { Prompts } from '../../prompts/promptSet';
 import type { Settings } from '../../settings/schema';
@@ -327,13 +327,6 @@ export function lostAnswerVerdict(i: TailVerdictInput): SteerVerdict {
     '',
     (pct) => `the resident hook engine did not answer; compaction deferred to the next request (${pct}% used)`,
   );
-}
-
-/** "commit 3f2a1c9 step 1: hello.txt" → "commit 3f2a1c9". */
-function shortBoundary(b: string): string {
-  const commit = /^commit ([0-9a-f]{7,40})\b/.exec(b);
-  if (commit) return `commit ${commit[1]!.slice(0, 7)}`;
-  return b.length > 80 ? `${b.slice(0, 79)}…` : b;
 }
 
 const LOG = 'steer-log.jsonl';

@@ -11,7 +11,8 @@ export const MAX_SESSION_LOG_BYTES = 1024 * 1024;
 /**
  * Appends `entry` as one line. A log whose last line was cut (a hook killed by Claude Code's timeout while
  * it wrote) does not end in a newline: the entry then starts on a line of its own, or it would be glued to
- * the torn one and lost to every reader with it — the newest answer above all, the one PostCompact reads.
+ * the torn one and lost to every reader with it — the newest answer above all, the one PostCompact reads
+ * (the engine's event log does the same: core/log/eventLog.ts).
  */
 export function appendSessionLog(file: string, entry: unknown): void {
   let torn = false;
