@@ -62,6 +62,7 @@ const scopes = {
       'unit/hooks.steerState',
       'unit/hooks.steerAtTool',
       'unit/hooks.steerLog',
+      'unit/hooks.steerCache',
       'unit/hooks.catchUp',
       'unit/hooks.resident',
       'unit/hooks.transcriptCaughtUp',
