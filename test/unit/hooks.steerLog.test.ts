@@ -67,6 +67,20 @@ describe('rawr hooks claude: the steer log', function () {
     assert.equal((JSON.parse(lines(s.log)[0]!) as { why: string }).why, 'manual');
   });
 
+  it('says why a call read the transcript from its start, and how much it read', async () => {
+    const s = session();
+    await s.ask('manual');
+    const first = JSON.parse(lines(s.log)[0]!) as { restarted?: string; readBytes?: number };
+    assert.equal(first.restarted, 'first call');
+    assert.ok(first.readBytes! > 0, JSON.stringify(first));
+    await s.ask('manual');
+    const next = JSON.parse(lines(s.log)[1]!) as { restarted?: string; readBytes?: number };
+    assert.deepEqual([next.restarted, next.readBytes], [undefined, undefined], 'read on from the saved state');
+    fs.writeFileSync(path.join(s.dir, 'steer-state.json'), '{"version": 1, "transcript": 3');
+    await s.ask('manual');
+    assert.match((JSON.parse(lines(s.log)[2]!) as { restarted: string }).restarted, /^state unreadable \(/);
+  });
+
   it('the newest answer is read back when it allowed; a refusal or no log give nothing; a damaged line is skipped', async () => {
     const s = session();
     assert.equal(await lastAllowed(s.dir), undefined, 'no log yet');

@@ -473,6 +473,9 @@ function record(
     text: verdict.text,
     usedTokens: verdict.usedTokens,
     window: verdict.window,
+    // Why this call read the transcript from its start (first call, a replaced transcript, a damaged state):
+    // the log says what a slow answer cost.
+    ...(s.restarted !== undefined ? { restarted: s.restarted, readBytes: s.readBytes } : {}),
     ...more,
   };
   const persist = () => {
