@@ -20,6 +20,8 @@ import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { Transcript, writeLargeTranscript } from '../support/claudeTranscript';
+import { watchOpens } from '../support/watchOpens';
+import { until } from '../support/until';
 
 const TMP = fs.realpathSync(os.tmpdir());
 const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
@@ -32,6 +34,7 @@ interface Logged {
   text: string;
   readTo?: number;
   size?: number;
+  waitedMs?: number;
 }
 
 /**
@@ -117,6 +120,39 @@ describe('rawr hooks claude PreCompact on a session longer than one call reads',
       const r = await preCompact(root, { bytes: 64 * 1024 * 1024, lines: 1_000_000 });
       assert.equal(r.logged.why, 'deferred', JSON.stringify(r.logged));
       assert.equal(r.logged.readTo, undefined);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a response Claude Code writes while the hook reads the tail is waited for: still reading, not a failed request', async () => {
+    // Measured with the real CLI: a hook can read before Claude Code has written the response that asked.
+    const { root, tr } = longSession();
+    try {
+      const opens = watchOpens(tr.file);
+      let first: Awaited<ReturnType<typeof preCompact>>;
+      try {
+        first = await preCompact(root);
+      } finally {
+        opens.stop();
+      }
+      assert.ok(first.refused, JSON.stringify(first.logged));
+      // The first call's opens of the transcript end with one look at its tail; the next call's look
+      // after that many is the wait's first poll, so the response is written while the hook waits.
+      const looks = opens.count;
+      const again = watchOpens(tr.file);
+      let late: Awaited<ReturnType<typeof preCompact>>;
+      try {
+        const waiting = preCompact(root);
+        await until('the hook waiting for a response', () => again.count >= looks + 1, 10_000, 1);
+        tr.bash('echo late', 630_000, 'late');
+        late = await waiting;
+      } finally {
+        again.stop();
+      }
+      assert.ok(late.refused, `still reading, refused: ${JSON.stringify(late.logged)}`);
+      assert.equal(late.logged.why, 'catching_up');
+      assert.ok((late.logged.waitedMs ?? 0) >= 20, `it waited: ${JSON.stringify(late.logged)}`);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

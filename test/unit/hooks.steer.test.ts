@@ -9,7 +9,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { createRequire } from 'node:module';
 import { runHook } from '../../src/core/hooks/shared/run';
 import { CLAUDE } from '../../src/core/hooks/claude/agent';
 import { askLineFor, writeSteerConfig, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
@@ -23,30 +22,10 @@ import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
 import { Transcript } from '../support/claudeTranscript';
 import { until } from '../support/until';
+import { watchOpens } from '../support/watchOpens';
 
 /** docs/ARCHITECTURE.md: the hook polls for a late tool result "at most 600 ms" (pinned, not imported). */
 const DOCUMENTED_MAX_WAIT_MS = 600;
-
-/**
- * Counts this process's opens of `file`: the hook runs in-process and every read of the transcript opens
- * it (src/core/hooks/shared/readFrom.ts), so a test can write "once the hook is waiting" — a condition —
- * instead of after a fixed sleep that a slow machine turns into "before the hook read".
- */
-function watchOpens(file: string): { readonly count: number; stop(): void } {
-  const fsp = createRequire(__filename)('node:fs/promises') as { open: (f: unknown, ...rest: unknown[]) => Promise<unknown> };
-  const real = fsp.open;
-  let count = 0;
-  fsp.open = (f, ...rest) => {
-    if (f === file) count++;
-    return real(f, ...rest);
-  };
-  return {
-    get count() {
-      return count;
-    },
-    stop: () => void (fsp.open = real),
-  };
-}
 
 /** The steer log's newest line. */
 const lastSteerLog = (root: string) =>

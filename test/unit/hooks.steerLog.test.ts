@@ -67,6 +67,18 @@ describe('rawr hooks claude: the steer log', function () {
     assert.equal((JSON.parse(lines(s.log)[0]!) as { why: string }).why, 'manual');
   });
 
+  it('a new or empty log starts with its first line; a whole last line is not followed by an empty one', async () => {
+    const s = session();
+    await s.ask('manual');
+    const text = fs.readFileSync(s.log, 'utf8');
+    assert.match(text, /^\{[^\n]*\}\n$/, 'one line, nothing before it');
+    await s.ask('manual');
+    assert.match(fs.readFileSync(s.log, 'utf8'), /^\{[^\n]*\}\n\{[^\n]*\}\n$/, 'two lines, no empty one between');
+    fs.writeFileSync(s.log, '');
+    await s.ask('manual');
+    assert.match(fs.readFileSync(s.log, 'utf8'), /^\{[^\n]*\}\n$/, 'an empty log: its first line');
+  });
+
   it('says why a call read the transcript from its start, and how much it read', async () => {
     const s = session();
     await s.ask('manual');
