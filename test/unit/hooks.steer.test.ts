@@ -11,18 +11,17 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { runHook } from '../../src/core/hooks/shared/run';
 import { CLAUDE } from '../../src/core/hooks/claude/agent';
-import { askLineFor, writeSteerConfig, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
+import { writeSteerConfig, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { steerVerdict } from '../../src/core/hooks/claude/steer';
 import { loadSession, saveSession, STEER_STATE, type ReadBound } from '../../src/core/hooks/claude/steerState';
 import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
 import { installClaude } from '../../src/core/hooks/shared/installer';
 import { SessionFollower } from '../../src/core/follow/sessionFollower';
-import { loadPromptSet } from '../../src/core/prompts/promptSet';
-import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { needShared, TRANSCRIPTS_DIR } from '../support/sharedData';
 import { Transcript } from '../support/claudeTranscript';
 import { until } from '../support/until';
 import { watchOpens } from '../support/watchOpens';
+import { SHIPPED, steerConfigFor } from '../support/steered';
 
 /** docs/ARCHITECTURE.md: the hook polls for a late tool result "at most 600 ms" (pinned, not imported). */
 const DOCUMENTED_MAX_WAIT_MS = 600;
@@ -38,15 +37,8 @@ const lastSteerLog = (root: string) =>
   ) as { waitedMs?: number };
 
 const TMP = fs.realpathSync(os.tmpdir());
-const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
-const WINDOW = 1_000_000;
-const STEER: SteerConfig = {
-  steer: true,
-  window: WINDOW,
-  autoCompactWindow: askLineFor(WINDOW, SET.settings).autoCompactWindow,
-  askPercent: askLineFor(WINDOW, SET.settings).percent,
-  settingsFile: '.claude/settings.local.json',
-};
+const SET = SHIPPED;
+const STEER: SteerConfig = steerConfigFor(1_000_000);
 
 function project(config: SteerConfig | null = STEER): { root: string; tr: Transcript } {
   const root = fs.mkdtempSync(path.join(TMP, 'rawr-steer-'));

@@ -10,24 +10,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { steerAtTool, type SteeredSession } from '../../src/core/hooks/claude/steer';
-import { askLineFor, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
+import type { SteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { GOLDEN_FILE, Golden } from '../../src/core/hooks/claude/golden';
 import { STEER_STATE } from '../../src/core/hooks/claude/steerState';
 import { sessionDir } from '../../src/core/hooks/shared/store';
-import { loadPromptSet } from '../../src/core/prompts/promptSet';
-import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { Transcript } from '../support/claudeTranscript';
+import { SHIPPED, steerConfigFor, steeredSession } from '../support/steered';
 
 const TMP = fs.realpathSync(os.tmpdir());
-const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
+const SET = SHIPPED;
 const WINDOW = 1_000_000;
-const STEER: SteerConfig = {
-  steer: true,
-  window: WINDOW,
-  autoCompactWindow: askLineFor(WINDOW, SET.settings).autoCompactWindow,
-  askPercent: askLineFor(WINDOW, SET.settings).percent,
-  settingsFile: '.claude/settings.local.json',
-};
+const STEER: SteerConfig = steerConfigFor(WINDOW);
 const COMMIT = 'git add -A && git commit -m "phase 1 done"';
 const COMMIT_OUT = '[main 3f2a1c9] phase 1 done\n 1 file changed';
 
@@ -52,21 +45,7 @@ function session(context = 640_000, lead: (tr: Transcript) => void = () => {}, l
   return { root, tr, dir: sessionDir(root, 'claude', 'sess', true)!, id };
 }
 
-function steered(c: Case, over: Partial<SteeredSession> = {}): SteeredSession {
-  return {
-    dir: c.dir,
-    root: c.root,
-    sessionId: 'sess',
-    transcript: c.tr.file,
-    config: STEER,
-    settings: SET.settings,
-    prompts: SET.prompts,
-    env: {},
-    settingsWindow: null,
-    now: new Date('2026-11-20T11:00:00Z'),
-    ...over,
-  };
-}
+const steered = (c: Case): SteeredSession => steeredSession({ dir: c.dir, root: c.root, transcript: c.tr.file, config: STEER });
 
 /** Claude Code's PostToolUse for the commit (2.1.332), with `over` changing any part of it. */
 const atCommit = (c: Case, over: Partial<Parameters<typeof steerAtTool>[0]> = {}) =>

@@ -8,21 +8,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { lastAllowed, steerPreCompact } from '../../src/core/hooks/claude/steer';
-import { askLineFor, type SteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { sessionDir } from '../../src/core/hooks/shared/store';
-import { loadPromptSet } from '../../src/core/prompts/promptSet';
-import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { Transcript } from '../support/claudeTranscript';
+import { steeredSession } from '../support/steered';
 
 const TMP = fs.realpathSync(os.tmpdir());
-const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
-const STEER: SteerConfig = {
-  steer: true,
-  window: 1_000_000,
-  autoCompactWindow: askLineFor(1_000_000, SET.settings).autoCompactWindow,
-  askPercent: askLineFor(1_000_000, SET.settings).percent,
-  settingsFile: '.claude/settings.local.json',
-};
 const MIB = 1024 * 1024;
 
 function session() {
@@ -33,16 +23,7 @@ function session() {
   const dir = sessionDir(root, 'claude', 'sess', true)!;
   const ask = (trigger: 'auto' | 'manual') =>
     steerPreCompact({
-      dir,
-      root,
-      sessionId: 'sess',
-      transcript: tr.file,
-      config: STEER,
-      settings: SET.settings,
-      prompts: SET.prompts,
-      env: {},
-      settingsWindow: null,
-      now: new Date('2026-11-20T11:00:00Z'),
+      ...steeredSession({ dir, root, transcript: tr.file }),
       trigger,
     });
   return { dir, log: path.join(dir, 'steer-log.jsonl'), ask };
