@@ -137,6 +137,7 @@ describe('rawr hooks claude PreCompact on a session longer than one call reads',
         opens.stop();
       }
       assert.ok(first.refused, JSON.stringify(first.logged));
+      assert.equal(first.logged.waitedMs, undefined, `a first call has no earlier answer to wait past: ${JSON.stringify(first.logged)}`);
       // The first call's opens of the transcript end with one look at its tail; the next call's look
       // after that many is the wait's first poll, so the response is written while the hook waits.
       const looks = opens.count;
