@@ -216,8 +216,8 @@ export const FAULTS = [
     id: 'session-log-glued-to-torn-line',
     file: 'src/core/hooks/shared/sessionLog.ts',
     what: "a hook's log line is appended to a torn last line (a hook killed mid-write): glued to it, it is lost to every reader",
-    find: 'else if (size > 0) torn = lastByte(file, size) !== 0x0a;',
-    replace: 'else if (size > 0) torn = false;',
+    find: "fs.writeFileSync(fd, `${endsTorn(fd, fs.fstatSync(fd).size) ? '\\n' : ''}",
+    replace: 'fs.writeFileSync(fd, `',
     tests: ['unit/hooks.steerLog.test.ts'],
   },
   {

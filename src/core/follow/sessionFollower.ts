@@ -343,9 +343,11 @@ export function shortBoundary(b: string): string {
   const commit = /^commit ([0-9a-f]{7,40})\b/.exec(b);
   if (commit) return `commit ${commit[1]!.slice(0, 7)}`;
   const quiet = /^commit \? (.+)$/s.exec(b);
-  const words = quiet ? `commit "${quiet[1]!.length > 60 ? `${quiet[1]!.slice(0, 59)}…` : quiet[1]}"` : b;
-  return words.length > 80 ? `${words.slice(0, 79)}…` : words;
+  return quiet ? `commit "${cut(quiet[1]!, 60)}"` : cut(b, 80);
 }
+
+/** `text` in at most `max` characters, an ellipsis where it was cut. */
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /** The instructions for Claude Code's `/compact <instructions>`: what the summary must keep. */
 export function compactInstructions(plan: Array<{ text: string; status: string }> | null, d: FollowDecision): string {

@@ -9,8 +9,9 @@
  * torn fragment followed by a whole record (a writer died between this check and its write) still
  * yields the record.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { endsTorn } from '../io/tornLine';
 import type { LogRecord, NewLogRecord } from '../logformat/records';
 
 export class EventLog {
@@ -34,12 +35,7 @@ export class EventLog {
     // A torn last line (a writer that died mid-write, this one or another) is ended in the same write
     // as the record: one append per record.
     const { size } = fstatSync(this.fd);
-    let torn = false;
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      readSync(this.fd, last, 0, 1, size - 1);
-      torn = last[0] !== 0x0a;
-    }
+    const torn = endsTorn(this.fd, size);
     const buf = Buffer.from(`${torn ? '\n' : ''}${JSON.stringify(full)}\n`, 'utf8');
     let off = 0;
     while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);

@@ -4,6 +4,7 @@
  * keeps a bounded log. Their readers (readFrom.ts jsonLinesTail) take the newest lines that parse.
  */
 import * as fs from 'node:fs';
+import { endsTorn } from '../../io/tornLine';
 
 /** Past this a log moves to `<file>.1` (replacing an older one) and starts again. */
 export const MAX_SESSION_LOG_BYTES = 1024 * 1024;
@@ -15,23 +16,15 @@ export const MAX_SESSION_LOG_BYTES = 1024 * 1024;
  * (the engine's event log does the same: core/log/eventLog.ts).
  */
 export function appendSessionLog(file: string, entry: unknown): void {
-  let torn = false;
   try {
-    const size = fs.lstatSync(file).size;
-    if (size > MAX_SESSION_LOG_BYTES) fs.renameSync(file, `${file}.1`);
-    else if (size > 0) torn = lastByte(file, size) !== 0x0a;
+    if (fs.lstatSync(file).size > MAX_SESSION_LOG_BYTES) fs.renameSync(file, `${file}.1`);
   } catch {
     /* no log yet */
   }
-  fs.appendFileSync(file, `${torn ? '\n' : ''}${JSON.stringify(entry)}\n`);
-}
-
-function lastByte(file: string, size: number): number {
-  const fd = fs.openSync(file, 'r');
+  // One open for the check and the append.
+  const fd = fs.openSync(file, 'a+');
   try {
-    const b = Buffer.alloc(1);
-    fs.readSync(fd, b, 0, 1, size - 1);
-    return b[0]!;
+    fs.writeFileSync(fd, `${endsTorn(fd, fs.fstatSync(fd).size) ? '\n' : ''}${JSON.stringify(entry)}\n`);
   } finally {
     fs.closeSync(fd);
   }
