@@ -25,8 +25,6 @@
 import type { Settings } from '../settings/schema';
 import type { PlanState } from '../signals/plan';
 import type { BoundaryKind, BoundarySignal } from '../signals/types';
-import { horizonValue } from './horizon';
-import { phaseBelief } from './phaseBelief';
 
 /** The boundary kinds that close a phase (the early tier's kinds by default: real units of work). */
 export const PHASE_CLOSE_KINDS: readonly BoundaryKind[] = ['commit', 'plan_checkpoint', 'pr_checkpoint'];
@@ -432,56 +430,7 @@ export function compareNowAndWait(i: {
     calibrated ? calibrated.map((x) => ({ x, weight: 1 })) : phaseScenarios(i.samples, i.history ?? i.samples).map((x, rank) => ({ x, weight: rank + 1 }))
   ).filter(({ x }) => x > 0);
   const emergencyWeights = i.emergencyWeight ?? EMERGENCY_WEIGHT;
-  let emergencyWeight = calibrated ? emergencyWeights.calibrated : emergencyWeights.recent;
-  // EXPERIMENT: the Bayesian predictive from RAWR_DLM_FROM phases on.
-  let belief: Array<{ x: number; weight: number }> | null = null;
-  if (process.env.RAWR_DLM === '1' && i.phases >= Number(process.env.RAWR_DLM_FROM ?? 1) && i.phases < Number(process.env.RAWR_DLM_TO ?? 1e9)) {
-    const hist = i.history ?? i.samples;
-    const n = hist.length;
-    const rising = n >= 3 && hist[n - 1]! > hist[n - 2]! && hist[n - 2]! > hist[n - 3]!;
-    const falling = n >= 3 && hist[n - 1]! < hist[n - 2]! && hist[n - 2]! < hist[n - 3]!;
-    const guard = (process.env.RAWR_DLM_GUARD === '1' && (trendOf(hist) !== 0 || rising)) || (process.env.RAWR_DLM_FALL === '1' && falling);
-    const fitted = hist.filter((x) => x > 0 && !exceeded(x));
-    const b0 = guard ? null : phaseBelief(fitted);
-    // A phase the model gave less than RAWR_SURPRISE odds: the model is wrong for this thread, the thread's own errors decide.
-    const b = b0 && b0.leastTail < Number(process.env.RAWR_SURPRISE ?? 0) ? null : b0;
-    if (b) {
-      belief = b.scenarios.map(({ x, weight }) => ({ x, weight: weight * 1000 }));
-      for (const x of hist.slice(-3)) if (x > 0 && exceeded(x)) belief.push({ x, weight: 1000 / (fitted.length + 1) });
-      emergencyWeight = Number(process.env.RAWR_WD ?? 3);
-      let mix = Number(process.env.RAWR_MIX ?? 0);
-      // Prequential choice (RAWR_PREQ=1): the calibrated scenarios (a Gaussian kernel in log, Silverman's width)
-      // and the Bayesian predictive, each weighed by its one-step predictive density of the phases it could predict.
-      if (process.env.RAWR_PREQ === '1' && calibrated) {
-        let se = 0;
-        let sd = 0;
-        for (let t = CALIBRATED_MIN_PHASES; t < fitted.length; t++) {
-          const cs = calibratedScenarios(fitted.slice(0, t), () => false);
-          if (!cs) continue;
-          const margin1 = 1 + i.settings.forecast_margin_percent / 100;
-          const pts = cs.flatMap((x) => [Math.log(x), Math.log(x * margin1)]);
-          const mu = pts.reduce((a, b) => a + b, 0) / pts.length;
-          const sdv = Math.sqrt(pts.reduce((a, b) => a + (b - mu) ** 2, 0) / pts.length);
-          const h = Math.max(Number(process.env.RAWR_PREQ_HMIN ?? 0.05), 1.06 * sdv * pts.length ** -0.2);
-          const y = Math.log(fitted[t]!);
-          const dens = pts.reduce((a, p) => a + Math.exp(-0.5 * ((y - p) / h) ** 2), 0) / (pts.length * h * Math.sqrt(2 * Math.PI));
-          se += Math.log(Math.max(1e-300, dens));
-          sd += b.logPred[t]!;
-        }
-        mix = 1 / (1 + Math.exp(sd - se));
-        if (process.env.RAWR_PREQ_LOG === '1') console.error(`preq n=${fitted.length} se=${se.toFixed(2)} sd=${sd.toFixed(2)} mix=${mix.toFixed(3)}`);
-      }
-      if (mix > 0 && calibrated) {
-        const margin1 = 1 + i.settings.forecast_margin_percent / 100;
-        belief = belief.map(({ x, weight }) => ({ x, weight: weight * (1 - mix) }));
-        const cs = calibrated.filter((x) => x > 0);
-        for (const x of cs) {
-          belief.push({ x, weight: (mix * 1000) / (2 * cs.length) });
-          belief.push({ x: Math.round(x * margin1), weight: (mix * 1000) / (2 * cs.length) });
-        }
-      }
-    }
-  }
+  const emergencyWeight = calibrated ? emergencyWeights.calibrated : emergencyWeights.recent;
   const typical = Math.max(1, median(i.samples));
   // Few phases seen: the next one may be this much larger or smaller than any of them. Not a phase that
   // exceeded the room (larger than a fresh context holds): it says phases can be that large, not that the
@@ -494,8 +443,7 @@ export function compareNowAndWait(i: {
   // closes instead of counting as much as the latest until it drops out of the recent ones.
   // (Plain loops, not flatMap: this runs at every phase close a decision sees, cold replay included.)
   const scenarios: Array<{ from: number; x: number; weight: number }> = [];
-  if (belief) for (const { x, weight } of belief) scenarios.push({ from: x, x, weight });
-  else for (const { x: from, weight } of base) {
+  for (const { x: from, weight } of base) {
     const spreadOut = spread > 0 && !exceeded(from);
     for (const x of spreadOut ? [from * (1 - spread), from, from * (1 + spread)] : [from]) {
       scenarios.push({ from, x: Math.round(x), weight });
@@ -534,11 +482,6 @@ export function compareNowAndWait(i: {
   const avoidsLater = outlook(i.used, typ, line, fresh, false).emergencies - outlook(i.used, typ, line, fresh, true).emergencies;
   now /= k;
   wait /= k;
-  if (process.env.RAWR_DP === '1') {
-    const v = horizonValue({ used: i.used, fresh, line, scenarios, into, horizon, open: !planned, emergencyWeight });
-    now = v.now;
-    wait = v.wait;
-  }
   const compact = now < wait - 1e-9;
   return {
     compact,
