@@ -321,6 +321,22 @@ export const FAULTS = [
     tests: ['property/tools.property.test.ts'],
   },
   {
+    id: 'log-reader-torn-fragment-yields-problem',
+    file: 'src/core/logformat/reader.ts',
+    what: 'a torn fragment glued to a line that is no record either hands its problem on as if it were a record (the replay steps a non-record)',
+    find: '      if (!(rest instanceof LineProblem))',
+    replace: '      if (rest)',
+    tests: ['unit/eventLog.reader.test.ts'],
+  },
+  {
+    id: 'log-reader-huge-record-skipped',
+    file: 'src/core/logformat/reader.ts',
+    what: "the log is read with the line reader's default limit (32 MiB): a compaction record of a long thread is skipped and its undo lost",
+    find: 'opened = openLines(path, { maxLineBytes: MAX_LOG_LINE_BYTES, from });',
+    replace: 'opened = openLines(path, { from });',
+    tests: ['unit/eventLog.reader.test.ts'],
+  },
+  {
     id: 'safe-read-cap',
     file: 'src/core/io/safeRead.ts',
     what: 'files up to twice the size cap are read whole',

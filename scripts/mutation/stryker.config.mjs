@@ -48,7 +48,7 @@ const scopes = {
   step: { mutate: ['src/core/engine/step.ts', 'src/core/engine/state.ts'], tests: ENGINE_TESTS },
   logformat: {
     mutate: ['src/core/logformat/**/*.ts'],
-    tests: ['unit/hardening.log', 'unit/eventLog', 'property/fastRecord.property'],
+    tests: ['unit/hardening.log', 'unit/eventLog', 'unit/eventLog.reader', 'property/fastRecord.property'],
   },
   // Steering Claude Code's compaction: the verdict, the PreCompact and PostToolUse calls around it, the
   // session's state and log; with the tests of the catch-up, the lost answer and the late transcript.
