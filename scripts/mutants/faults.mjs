@@ -337,6 +337,22 @@ export const FAULTS = [
     tests: ['unit/eventLog.reader.test.ts'],
   },
   {
+    id: 'held-compaction-names-nothing',
+    file: 'src/core/arbiter/decide.ts',
+    what: "a forecast compaction held to the end of a phase close fires without the close's signal: the heads-up names no boundary",
+    find: 'const withHeld = { ...i, boundaries: [...hold.signals, ...i.boundaries] };',
+    replace: 'const withHeld = { ...i, boundaries: i.boundaries };',
+    tests: ['unit/engine.forecastHold.test.ts'],
+  },
+  {
+    id: 'held-compaction-ignores-mode',
+    file: 'src/core/arbiter/decide.ts',
+    what: 'the mode switched to suggest or tag while a forecast compaction is held: it still asks the judge, then compacts',
+    find: "  else if (s.mode === 'auto' && s.judgment_enabled) d = make('judge', 'forecast', why, hold.matched);",
+    replace: "  else if (s.judgment_enabled) d = make('judge', 'forecast', why, hold.matched);",
+    tests: ['unit/engine.forecastHold.test.ts'],
+  },
+  {
     id: 'safe-read-cap',
     file: 'src/core/io/safeRead.ts',
     what: 'files up to twice the size cap are read whole',

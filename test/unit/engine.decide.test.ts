@@ -67,6 +67,12 @@ describe('decide: the decision rule (threshold AND boundary, neither sufficient)
       'weak_only',
     ],
     ['ready tier, turn_complete alone not in ready list', { boundaries: [b('turn_complete')] }, 'none', 'no_boundary'],
+    [
+      'early tier, a plan_update beside a strong boundary the tier does not list: no boundary (not "only weak boundaries")',
+      { percentRemaining: 40, boundaries: [b('plan_update'), b('agent_done')] },
+      'none',
+      'no_boundary',
+    ],
     ['asap tier, turn_complete alone at turn completion → preflight', { percentRemaining: 20, boundaries: [b('turn_complete')] }, 'preflight', 'preflight'],
     ['asap tier, turn_complete + commit → compact now', { percentRemaining: 20, boundaries: [b('turn_complete'), b('commit')] }, 'compact', 'compact'],
     ['emergency without boundary → compact', { percentRemaining: 5, boundaries: [] }, 'compact', 'emergency'],
@@ -252,8 +258,47 @@ describe('decide: a forecast compaction passes every guard of the tier rule (mut
       assert.equal(d.action, 'none', d.reason);
       assert.equal(d.code, code, d.reason);
       assert.notEqual(d.forecast?.drove, true);
+      // What the forecast said is still on the decision (the panel shows why it did not compact).
+      assert.equal(d.forecast?.verdict, 'compact', d.reason);
     });
   }
+
+  it('at a close beside other strong boundaries, names only the close (the heads-up says "at this commit")', () => {
+    const d = at({ boundaries: [b('commit', 'a1b2c3d feat'), b('agent_done'), b('concluding')] });
+    compactsAtTheCommit(d);
+  });
+
+  it('a tier compaction at a close where the forecast also compacts: the tier drove it, and it says what the forecast says it avoids', () => {
+    // 30% left (ready tier) at a commit: the tier rule compacts; the next phase does not fit the 36k before the line.
+    // Phases that rose three times: the trend carried one phase further (100k) is the scenario it rests on.
+    const rising = forecast({ nextPhaseTokens: 80_000, samples: [40_000, 60_000, 80_000], history: [40_000, 60_000, 80_000], phases: 3 });
+    const d = at({ percentRemaining: 30, tokens: { used: 140_000, window: 200_000 }, forecast: rising });
+    assert.equal(d.action, 'compact', d.reason);
+    assert.notEqual(d.code, 'forecast', d.reason);
+    assert.equal(d.forecast?.verdict, 'compact');
+    assert.equal(d.forecast?.drove, false);
+    assert.match(d.reason, /; avoids an emergency in the next phase: forecast \d+k, room 36k before emergency$/);
+    // The scenario the verdict rests on (the trend's 100k), not the largest phase seen (80k).
+    assert.equal(d.forecast?.nextPhaseTokens, 100_000);
+    assert.equal(d.forecast?.avoids, d.reason.slice(d.reason.lastIndexOf('; ') + 2));
+  });
+
+  it('a tier compaction the forecast does not object to (it defers): the tier drove it, and it says what waiting leads to', () => {
+    // The phase already ran past the forecast: the forecast has nothing to add (defer).
+    const d = at({
+      percentRemaining: 30,
+      tokens: { used: 140_000, window: 200_000 },
+      forecast: forecast({ nextPhaseTokens: 20_000, samples: [20_000], sinceClose: 30_000 }),
+      point: 'tool_loop',
+      boundaries: [b('agent_done')],
+    });
+    assert.equal(d.action, 'compact', d.reason);
+    assert.equal(d.forecast?.drove, false);
+    assert.equal(d.forecast?.verdict, 'defer');
+    assert.equal(d.forecast?.nextPhaseTokens, 20_000);
+    assert.equal('avoids' in (d.forecast ?? {}), false);
+    assert.match(d.reason, /; avoids an emergency compaction outside a boundary later: 36k left before emergency$/);
+  });
 
   it('is read only at a strong boundary: a plan_update alone leaves the tier rule alone', () => {
     const weak = at({ boundaries: [b('plan_update')] });
@@ -270,6 +315,10 @@ describe('decide: a forecast compaction passes every guard of the tier rule (mut
     const end = (settings: DecisionInput['settings']) =>
       at({ point: 'turn_complete', boundaries: [b('turn_complete')], forecast: forecast({ planFinished: true }), settings });
     assert.equal(end(shipped.settings).action, 'preflight');
+    // A plan_update beside the turn's end is not what it compacts at (weak boundaries are never named).
+    const withUpdate = at({ point: 'turn_complete', boundaries: [b('turn_complete'), b('plan_update')], forecast: forecast({ planFinished: true }) });
+    assert.equal(withUpdate.action, 'preflight');
+    assert.deepEqual(withUpdate.matched, ['turn_complete:x']);
     assert.equal(end({ ...shipped.settings, judgment_enabled: false, mode: 'suggest' }).action, 'suggest');
   });
 

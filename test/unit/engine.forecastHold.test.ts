@@ -75,4 +75,39 @@ describe('step: the forecast hold', () => {
     assert.notEqual(seq.seq.phase, 'idle');
     assert.equal(run(seq, [{ type: 'tokens', at: at(), used: 95_000, window: WINDOW }]).state.forecast, seq.forecast);
   });
+
+  it('the held compaction, when it fires, names the close it waited for (its boundary is in the decision)', () => {
+    const held = run(beforeSecondClose(), phase(140_000, 1)).state;
+    assert.ok(held.forecastHold);
+    const d = decisions(run(held, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]).effects)[0]!;
+    assert.equal(d.code, 'forecast');
+    assert.equal(d.action, 'compact');
+    assert.deepEqual(d.matched, held.forecastHold.matched);
+    assert.ok(d.matched.length > 0);
+    // The close's own signal is one of the decision's boundaries: the heads-up and the panel name it.
+    assert.deepEqual(
+      d.boundaries.filter((b) => d.matched.includes(b.id)).map((b) => b.kind),
+      ['plan_checkpoint'],
+    );
+  });
+
+  // At the next tool call or at the turn's end, and with the judgment on (auto mode would ask it first).
+  for (const mode of ['suggest', 'tag'] as const)
+    for (const point of ['tool_loop', 'turn_complete'] as const)
+      it(`the mode switched to ${mode} while a hold waits: the hold ends as ${mode === 'suggest' ? 'an offer' : 'an annotation'} (${point}), never a compaction`, () => {
+        const held = run(beforeSecondClose(), phase(140_000, 1)).state;
+        assert.ok(held.forecastHold);
+        const r = run(held, [
+          { type: 'settings', at: at(), settings: { ...held.settings, mode, judgment_enabled: true } },
+          { type: 'evaluate', at: at(), point },
+        ]);
+        const d = decisions(r.effects)[0]!;
+        assert.equal(d.action, mode);
+        assert.equal(d.code, 'forecast');
+        // Nothing of a compaction starts: no compaction, no packet or scratch write asked for.
+        assert.deepEqual(
+          r.effects.filter((e) => e.type === 'compact' || e.type === 'request_packet' || e.type === 'request_scratch_write'),
+          [],
+        );
+      });
 });
