@@ -147,6 +147,22 @@ describe('decide: every decision that compacts says what it avoids (issue 21)', 
 
 // The cases below were missing: mutation testing (CONTRIBUTING.md "Mutation testing") changed each rule
 // they pin and the whole unit tier still passed.
+describe("decide: every reason names its own tier's threshold", () => {
+  // The reason's head is what the panel and the chat show first: a tier beside another tier's threshold misleads.
+  const heads: Array<[number, string]> = [
+    [5, 'tier emergency, 5.0% remaining (< 12%)'],
+    [20, 'tier asap, 20.0% remaining (< 25%)'],
+    [30, 'tier ready, 30.0% remaining (< 35%)'],
+    [40, 'tier early, 40.0% remaining (< 45%)'],
+    [60, '60.0% remaining'],
+  ];
+  for (const [percentRemaining, head] of heads)
+    it(`${percentRemaining}% left: "${head}"`, () => {
+      const d = decide(input({ percentRemaining }));
+      assert.ok(d.reason.startsWith(`${head}; `), d.reason);
+    });
+});
+
 describe('decide: each threshold is strict, each guard is where it applies (mutation-tested)', () => {
   const cases: Array<[string, Partial<DecisionInput>, string, string]> = [
     ['exactly at the early threshold (45%) is above it', { percentRemaining: 45 }, 'none', 'above_threshold'],
