@@ -33,6 +33,13 @@ function beforeSecondClose(settings: Partial<Settings> = {}): EngineState {
   return run(s, phase(80_000, 0)).state;
 }
 
+/** The state right after phase 2's close mid-turn, its forecast compaction held (the reference case below). */
+function heldAtSecondClose(): EngineState & { forecastHold: NonNullable<EngineState['forecastHold']> } {
+  const s = run(beforeSecondClose(), phase(140_000, 1)).state;
+  assert.ok(s.forecastHold);
+  return s as EngineState & { forecastHold: NonNullable<EngineState['forecastHold']> };
+}
+
 describe('step: the forecast hold', () => {
   it('held mid-turn (the reference case)', () => {
     assert.equal(decisions(run(beforeSecondClose(), phase(140_000, 1)).effects)[0]!.code, 'forecast_held');
@@ -54,8 +61,7 @@ describe('step: the forecast hold', () => {
   });
 
   it('the forecast turned off while a hold waits: the next evaluation ignores the hold', () => {
-    const held = run(beforeSecondClose(), phase(140_000, 1)).state;
-    assert.ok(held.forecastHold);
+    const held = heldAtSecondClose();
     const r = run(held, [
       { type: 'settings', at: at(), settings: { ...held.settings, forecast_enabled: false } },
       { type: 'evaluate', at: at(), point: 'tool_loop' },
@@ -77,8 +83,7 @@ describe('step: the forecast hold', () => {
   });
 
   it('the held compaction, when it fires, names the close it waited for (its boundary is in the decision)', () => {
-    const held = run(beforeSecondClose(), phase(140_000, 1)).state;
-    assert.ok(held.forecastHold);
+    const held = heldAtSecondClose();
     const d = decisions(run(held, [{ type: 'evaluate', at: at(), point: 'tool_loop' }]).effects)[0]!;
     assert.equal(d.code, 'forecast');
     assert.equal(d.action, 'compact');
@@ -95,8 +100,7 @@ describe('step: the forecast hold', () => {
   for (const mode of ['suggest', 'tag'] as const)
     for (const point of ['tool_loop', 'turn_complete'] as const)
       it(`the mode switched to ${mode} while a hold waits: the hold ends as ${mode === 'suggest' ? 'an offer' : 'an annotation'} (${point}), never a compaction`, () => {
-        const held = run(beforeSecondClose(), phase(140_000, 1)).state;
-        assert.ok(held.forecastHold);
+        const held = heldAtSecondClose();
         const r = run(held, [
           { type: 'settings', at: at(), settings: { ...held.settings, mode, judgment_enabled: true } },
           { type: 'evaluate', at: at(), point },

@@ -12,9 +12,8 @@ import type { RawLine } from '../../src/core/io/lines';
 import { DEFAULT_MAX_LINE_BYTES } from '../../src/core/io/lines';
 import { fastLogRecord } from '../../src/core/logformat/fastRecord';
 import { MAX_LOG_LINE_BYTES, parseLog, readLog, streamLog } from '../../src/core/logformat/reader';
+import { rec, T0 } from '../support/logLine';
 
-const T0 = Date.parse('2026-03-02T10:00:00.000Z');
-const rec = (o: object) => JSON.stringify({ rawr: 1, thread: 'th-1', at: T0, ...o });
 const seqIds = (records: ReadonlyArray<{ record: unknown }>) => records.map((r) => (r.record as { seqId?: string }).seqId);
 
 describe('event log reader: lines a damaged or huge log has', () => {

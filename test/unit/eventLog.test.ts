@@ -13,6 +13,7 @@ import { rebuild } from '../../src/core/log/rebuild';
 import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import type { ThreadMessage } from '../../src/core/thread/thread';
+import { rec, T0 } from '../support/logLine';
 
 // This file compiles to out/test/unit/; the compiled log module sits at out/src/core/log/eventLog.js.
 const COMPILED_EVENT_LOG = path.resolve(__dirname, '../../src/core/log/eventLog.js');
@@ -27,9 +28,6 @@ function useTmpDir() {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 }
-
-const T0 = Date.parse('2026-03-02T10:00:00.000Z');
-const rec = (o: object) => JSON.stringify({ rawr: 1, thread: 'th-1', at: T0, ...o });
 
 describe('event log: append and read', () => {
   useTmpDir();

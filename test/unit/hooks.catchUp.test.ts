@@ -14,17 +14,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runHook } from '../../src/core/hooks/shared/run';
 import { CLAUDE } from '../../src/core/hooks/claude/agent';
-import { askLineFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
+import { writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import type { ReadBound } from '../../src/core/hooks/claude/steerState';
 import { agentStateDir, sessionDir } from '../../src/core/hooks/shared/store';
-import { loadPromptSet } from '../../src/core/prompts/promptSet';
-import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { Transcript, writeLargeTranscript } from '../support/claudeTranscript';
 import { watchOpens } from '../support/watchOpens';
 import { until } from '../support/until';
+import { steerConfigFor } from '../support/steered';
 
 const TMP = fs.realpathSync(os.tmpdir());
-const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
 const WINDOW = 1_000_000;
 const BOUND: ReadBound = { bytes: 256 * 1024, lines: 100_000 };
 
@@ -45,8 +43,7 @@ interface Logged {
 function longSession(): { root: string; tr: Transcript } {
   const root = fs.mkdtempSync(path.join(TMP, 'rawr-catchup-'));
   agentStateDir(root, 'claude', true);
-  const { autoCompactWindow, percent } = askLineFor(WINDOW, SET.settings);
-  writeSteerConfig(root, { steer: true, window: WINDOW, autoCompactWindow, askPercent: percent, settingsFile: '.claude/settings.local.json' });
+  writeSteerConfig(root, steerConfigFor(WINDOW));
   const tr = new Transcript(root);
   tr.prompt('Port the module, step by step.');
   const output = 'x'.repeat(6_000);

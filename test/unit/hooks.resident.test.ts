@@ -19,30 +19,22 @@ import { CLAUDE } from '../../src/core/hooks/claude/agent';
 import type { HookRun } from '../../src/cli/hooks/types';
 import { serveHooks } from '../../src/cli/hooks/server';
 import { hookCommandPrefix } from '../../src/cli/hookCommand';
-import { askLineFor, writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
+import { writeSteerConfig } from '../../src/core/hooks/claude/steerConfig';
 import { agentStateDir } from '../../src/core/hooks/shared/store';
-import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
-import { loadPromptSet } from '../../src/core/prompts/promptSet';
 import { Transcript } from '../support/claudeTranscript';
 import { sleep, until } from '../support/until';
 import { askResident } from '../support/askResident';
 import { stopEnginesUnder } from '../support/engines';
+import { steerConfigFor } from '../support/steered';
 
 const HOOK_ENTRY = path.resolve(__dirname, '../../../dist/hook.js');
 const HOOK_ENGINE = path.resolve(__dirname, '../../../dist/hookEngine.js');
-const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
 
 /** A Claude Code project with steering on and a transcript over Claude Code's threshold. */
 function project(root: string): Transcript {
   fs.mkdirSync(root, { recursive: true });
   agentStateDir(root, 'claude', true);
-  writeSteerConfig(root, {
-    steer: true,
-    window: 1_000_000,
-    autoCompactWindow: askLineFor(1_000_000, SET.settings).autoCompactWindow,
-    askPercent: askLineFor(1_000_000, SET.settings).percent,
-    settingsFile: '.claude/settings.local.json',
-  });
+  writeSteerConfig(root, steerConfigFor(1_000_000));
   const t = new Transcript(root);
   t.prompt('Refactor the module and keep the tests green.');
   return t;

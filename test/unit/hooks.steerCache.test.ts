@@ -10,12 +10,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadSession, saveSession, STEER_STATE } from '../../src/core/hooks/claude/steerState';
-import { loadPromptSet } from '../../src/core/prompts/promptSet';
-import { dirReader, shippedPromptsDir } from '../../src/core/prompts/fs';
 import { Transcript } from '../support/claudeTranscript';
+import { SHIPPED as SET } from '../support/steered';
 
 const TMP = fs.realpathSync(os.tmpdir());
-const SET = loadPromptSet([dirReader(shippedPromptsDir())]);
 const OPTS = { settings: SET.settings, prompts: SET.prompts };
 
 function session() {
