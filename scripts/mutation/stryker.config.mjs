@@ -3,7 +3,7 @@
 //
 //   npm i --no-save --legacy-peer-deps @stryker-mutator/core@9.6.1 @stryker-mutator/mocha-runner@9.6.1
 //   sed -i -E 's#(lib/cli/(run-helpers|options|collect-files))`#\1.cjs`#' node_modules/@stryker-mutator/mocha-runner/dist/src/lib-wrapper.js
-//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs   # or forecast, judgment, engine, step, logformat, steer, sequence
+//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs   # or forecast, judgment, engine, step, logformat, steer, sequence, install
 //
 // Why those versions and the sed: Stryker 10 needs Node 22 (we run on 20); mocha-runner 9.6.1 declares
 // mocha < 12 and requires mocha's lib/cli/*.js, which mocha 12 renamed to .cjs. The report lands in
@@ -66,6 +66,31 @@ const scopes = {
       'unit/hooks.catchUp',
       'unit/hooks.resident',
       'unit/hooks.transcriptCaughtUp',
+    ],
+  },
+  // What `rawr hooks install` writes into a user's settings and what uninstall puts back (leave no trace):
+  // the installer, the uninstaller, their record of every byte, the config files' guarded reads and writes,
+  // the JSONC and TOML edits and the local .gitignore line; through the commands the extension runs.
+  install: {
+    mutate: [
+      'src/core/hooks/shared/installer.ts',
+      'src/core/hooks/shared/uninstaller.ts',
+      'src/core/hooks/shared/installState.ts',
+      'src/core/hooks/shared/configFile.ts',
+      'src/core/hooks/shared/jsonEdit.ts',
+      'src/core/hooks/shared/gitignoreLocal.ts',
+      'src/core/hooks/shared/undoLog.ts',
+      'src/core/hooks/shared/hooksConfig.ts',
+      'src/core/hooks/codex/trust.ts',
+    ],
+    tests: [
+      'unit/hooks.installCommands',
+      'unit/hooks.steer',
+      'unit/hardening.installers',
+      'unit/hooks.codex',
+      'unit/hooks.jsonEdit',
+      'unit/hooks.gitignoreLocal',
+      'unit/hooks.hooksConfig',
     ],
   },
   sequence: {

@@ -255,16 +255,33 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     assert.doesNotMatch(fs.readFileSync(path.join(r.dir, '.git/info/exclude'), 'utf8'), /settings\.local/);
   });
 
-  it("the person's own autoCompactWindow survives install and uninstall", () => {
-    const r = repo({}, { '.claude/settings.local.json': '{ "autoCompactWindow": 400000 }\n' });
-    fs.appendFileSync(path.join(r.dir, '.git/info/exclude'), '.claude/\n');
-    const before = tree(r.dir);
+  it("the person's change between two installs survives the uninstall: the second install does not take the file for rawr's own", () => {
+    // The record keeps the file as it was before the first install only while the file is as rawr wrote it:
+    // once the person has changed it, uninstall must remove rawr's entries, never put the old bytes back.
+    const r = repo({}, { '.claude/settings.local.json': PERSONAL_SETTINGS });
+    const file = path.join(r.dir, '.claude/settings.local.json');
     assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);
-    assert.equal((JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>).autoCompactWindow, 400000);
-    fs.appendFileSync(path.join(r.dir, '.claude/settings.local.json'), '\n'); // changed since: removed by what it is
-    const u = rawr(r, ['hooks', 'claude', 'uninstall', '--purge']);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"opus"', '"sonnet"'));
+    assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write', '--no-steer']).code, 0);
+    const u = rawr(r, ['hooks', 'claude', 'uninstall']);
     assert.equal(u.code, 0, u.out);
-    assert.deepEqual(tree(r.dir), { ...before, '.claude/settings.local.json': '{ "autoCompactWindow": 400000 }\n\n' });
+    assert.equal(fs.readFileSync(file, 'utf8'), PERSONAL_SETTINGS.replace('"opus"', '"sonnet"'));
+  });
+
+  it("the person's own autoCompactWindow survives install and uninstall, also when it is the value rawr would write (1M)", () => {
+    for (const theirs of [400000, 1000000]) {
+      const own = `{ "autoCompactWindow": ${theirs} }\n`;
+      const r = repo({}, { '.claude/settings.local.json': own });
+      fs.appendFileSync(path.join(r.dir, '.git/info/exclude'), '.claude/\n');
+      const before = tree(r.dir);
+      const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
+      assert.match(i.out, new RegExp(`your autoCompactWindow ${theirs} is kept`));
+      assert.equal((JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>).autoCompactWindow, theirs);
+      fs.appendFileSync(path.join(r.dir, '.claude/settings.local.json'), '\n'); // changed since: removed by what it is
+      const u = rawr(r, ['hooks', 'claude', 'uninstall', '--purge']);
+      assert.equal(u.code, 0, u.out);
+      assert.deepEqual(tree(r.dir), { ...before, '.claude/settings.local.json': `${own}\n` }, `${theirs}`);
+    }
   });
 
   it('an install waits for the install lock another install holds, and writes nothing before it has it (issue 30)', async () => {
@@ -359,6 +376,26 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     const u = rawr(r, ['hooks', 'codex', 'uninstall']);
     assert.equal(u.code, 0, u.out);
     assert.deepEqual(fs.readdirSync(r.home).sort(), homeBefore, 'no empty ~/.codex left: rawr created it');
+    // The person's own ~/.codex, empty as they made it, is theirs: it stays.
+    fs.mkdirSync(path.join(r.home, '.codex'));
+    assert.equal(rawr(r, ['hooks', 'codex', 'install', '--write', '--trust']).code, 0);
+    assert.equal(rawr(r, ['hooks', 'codex', 'uninstall']).code, 0);
+    assert.deepEqual(fs.readdirSync(path.join(r.home, '.codex')), [], 'their empty ~/.codex is still there');
+  });
+
+  it("a percentage the person set after rawr's install is theirs: a second install keeps it and says so, and uninstall leaves it", () => {
+    const r = repo();
+    const file = path.join(r.dir, '.claude/settings.local.json');
+    assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);
+    const settings = () => JSON.parse(fs.readFileSync(file, 'utf8')) as { env?: Record<string, string>; autoCompactWindow?: number };
+    assert.deepEqual(settings().env, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '54' }, "rawr's own");
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"54"', '"70"'));
+    const again = rawr(r, ['hooks', 'claude', 'install', '--write']);
+    assert.match(again.out, /your CLAUDE_AUTOCOMPACT_PCT_OVERRIDE in \.claude\/settings\.local\.json \(70\) is kept/);
+    assert.deepEqual(settings().env, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '70' });
+    const u = rawr(r, ['hooks', 'claude', 'uninstall']);
+    assert.equal(u.code, 0, u.out);
+    assert.deepEqual(settings(), { env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '70' } }, "rawr's window and hooks gone, their percentage kept");
   });
 
   it('what install cannot do (a .rawr that is a file, a Codex home inside it) is one line and exit 1, never a stack trace', () => {
