@@ -3,7 +3,7 @@
 //
 //   npm i --no-save --legacy-peer-deps @stryker-mutator/core@9.6.1 @stryker-mutator/mocha-runner@9.6.1
 //   sed -i -E 's#(lib/cli/(run-helpers|options|collect-files))`#\1.cjs`#' node_modules/@stryker-mutator/mocha-runner/dist/src/lib-wrapper.js
-//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs   # or forecast, judgment, engine, step, logformat, steer, sequence, install
+//   RAWR_MUT_SCOPE=arbiter npx stryker run scripts/mutation/stryker.config.mjs   # or forecast, judgment, engine, step, logformat, steer, sequence, install, tools
 //
 // Why those versions and the sed: Stryker 10 needs Node 22 (we run on 20); mocha-runner 9.6.1 declares
 // mocha < 12 and requires mocha's lib/cli/*.js, which mocha 12 renamed to .cjs. The report lands in
@@ -91,7 +91,22 @@ const scopes = {
       'unit/hooks.jsonEdit',
       'unit/hooks.gitignoreLocal',
       'unit/hooks.hooksConfig',
+      'unit/hooks.codexTrust',
     ],
+  },
+  // The agent's tools on an untrusted repository (hostile input): paths confined to the workspace, files read
+  // as regular files within a cap and in their own encoding, edits matched line by line, search bounded.
+  tools: {
+    mutate: [
+      'src/host/tools/workspacePath.ts',
+      'src/host/tools/fileText.ts',
+      'src/host/tools/fileTools.ts',
+      'src/host/tools/textSearch.ts',
+      'src/host/tools/lineMatch.ts',
+      'src/host/tools/textEncoding.ts',
+      'src/host/tools/scratchFolder.ts',
+    ],
+    tests: ['unit/tools.confinement', 'unit/tools.encoding', 'unit/tools.search', 'unit/tools.scratchFolder', 'unit/agent.tools'],
   },
   sequence: {
     mutate: ['src/core/sequence/**/*.ts'],
