@@ -401,6 +401,22 @@ export const FAULTS = [
     tests: ['unit/hooks.jsonEdit.test.ts'],
   },
   {
+    id: 'open-follows-swapped-link',
+    file: 'src/host/tools/workspacePath.ts',
+    what: 'a file swapped for a symbolic link after the workspace check is opened through the link (no O_NOFOLLOW): a tool reads or writes the file it points at',
+    find: 'handle = await fs.open(p.abs, flags | (constants.O_NOFOLLOW ?? 0), mode);',
+    replace: 'handle = await fs.open(p.abs, flags, mode);',
+    tests: ['unit/tools.confinement.test.ts'],
+  },
+  {
+    id: 'search-anchor-at-piece-edge',
+    file: 'src/host/tools/lineMatch.ts',
+    what: "in a long line matched in pieces, a match that holds only at a piece's edge ($, ^, \\b there) is reported as a hit of the whole line",
+    find: 'if (here.test(line)) return start + m.index;',
+    replace: 'return start + m.index;',
+    tests: ['unit/tools.lineMatch.test.ts'],
+  },
+  {
     id: 'safe-read-cap',
     file: 'src/core/io/safeRead.ts',
     what: 'files up to twice the size cap are read whole',

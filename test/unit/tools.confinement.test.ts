@@ -155,4 +155,28 @@ describe('agent tools: one workspace and .git check for every file touched', () 
     fs.symlinkSync(outside, path.join(ws, 'swap'));
     await assert.rejects(openInWorkspace([ws], p, fs.constants.O_RDONLY), (e: Error) => e instanceof ToolError && /outside the workspace/.test(e.message));
   });
+
+  it('the file itself swapped for a link after the check (even one to a file inside) is not followed: nothing read or written through it', async () => {
+    fs.writeFileSync(path.join(ws, 'target.txt'), 'keep\n');
+    fs.writeFileSync(path.join(ws, 'swapped.txt'), 'checked\n');
+    const p = await resolveInWorkspace([ws], 'swapped.txt');
+    fs.rmSync(path.join(ws, 'swapped.txt'));
+    fs.symlinkSync(path.join(ws, 'target.txt'), path.join(ws, 'swapped.txt'));
+    for (const flags of [fs.constants.O_RDONLY, fs.constants.O_WRONLY | fs.constants.O_TRUNC])
+      await assert.rejects(
+        openInWorkspace([ws], p, flags),
+        (e: Error) => e instanceof ToolError && /swapped\.txt became a symbolic link while rawr was opening it; not touched/.test(e.message),
+      );
+    assert.equal(fs.readFileSync(path.join(ws, 'target.txt'), 'utf8'), 'keep\n');
+  });
+
+  it('the workspace folder itself is inside ("." and its own path); .git spelled with trailing dots or spaces is .git; "file://" inside a relative name is a name', async () => {
+    for (const p of ['.', ws, `${ws}/`, 'src/..']) assert.deepEqual(await resolveInWorkspace([ws], p), { abs: ws, rel: '.', root: ws, exists: true }, p);
+    for (const p of ['.git..', '.git. .', 'vendor/lib/.Git ./hooks'])
+      await assert.rejects(resolveInWorkspace([ws], p), (e: Error) => e instanceof ToolError && /inside a \.git folder/.test(e.message), p);
+    assert.equal((await resolveInWorkspace([ws], 'docs/file://x')).rel, 'docs/file:/x');
+    await assert.rejects(resolveInWorkspace([ws], 'file://host/x'), (e: Error) => e instanceof ToolError && /is not a valid file URL/.test(e.message));
+    await assert.rejects(resolveInWorkspace([], 'x'), /No workspace folder is open/);
+    await assert.rejects(resolveInWorkspace([ws], 'a\0b'), /NUL character/);
+  });
 });
