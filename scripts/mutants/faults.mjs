@@ -417,6 +417,22 @@ export const FAULTS = [
     tests: ['unit/tools.lineMatch.test.ts'],
   },
   {
+    id: 'create-overwrites-without-asking',
+    file: 'src/host/tools/fileTools.ts',
+    what: 'rawr_create_file replaces an existing file without overwrite: true',
+    find: 'if (!input.overwrite) throw new ToolError(',
+    replace: 'if (false) throw new ToolError(',
+    tests: ['unit/tools.openEditor.test.ts'],
+  },
+  {
+    id: 'edit-ignores-unsaved-editor',
+    file: 'src/host/tools/fileTools.ts',
+    what: "rawr_edit_file edits the disk's text of a file open with unsaved changes and saves it through the editor: the person's unsaved changes are lost",
+    find: 'const { text, encoding } = doc || disk instanceof ToolError ?',
+    replace: 'const { text, encoding } = disk instanceof ToolError ?',
+    tests: ['unit/tools.openEditor.test.ts'],
+  },
+  {
     id: 'safe-read-cap',
     file: 'src/core/io/safeRead.ts',
     what: 'files up to twice the size cap are read whole',

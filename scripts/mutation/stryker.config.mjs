@@ -106,7 +106,16 @@ const scopes = {
       'src/host/tools/textEncoding.ts',
       'src/host/tools/scratchFolder.ts',
     ],
-    tests: ['unit/tools.confinement', 'unit/tools.encoding', 'unit/tools.search', 'unit/tools.lineMatch', 'unit/tools.scratchFolder', 'unit/agent.tools'],
+    tests: [
+      'unit/tools.confinement',
+      'unit/tools.encoding',
+      'unit/tools.search',
+      'unit/tools.lineMatch',
+      'unit/tools.decodeText',
+      'unit/tools.openEditor',
+      'unit/tools.scratchFolder',
+      'unit/agent.tools',
+    ],
   },
   sequence: {
     mutate: ['src/core/sequence/**/*.ts'],

@@ -169,11 +169,76 @@ export function setConfiguration(key: string, value: unknown): void {
   configChanged.fire({ affectsConfiguration: (s) => key === s || key.startsWith(`${s}.`) });
 }
 
+// ---- open editors: a document's text may differ from the disk (unsaved changes) -----------------------------
+
+/** A position in a document, as the offset VS Code's positionAt would turn it into (only offsets are used). */
+export class Range {
+  constructor(
+    readonly start: number,
+    readonly end: number,
+  ) {}
+}
+
+/** A replacement of a document's text, applied by workspace.applyEdit as VS Code applies a WorkspaceEdit. */
+export class WorkspaceEdit {
+  readonly replacements: Array<{ uri: Uri; range: Range; text: string }> = [];
+  replace(uri: Uri, range: Range, text: string): void {
+    this.replacements.push({ uri, range, text });
+  }
+}
+
+/**
+ * A file open in an editor (`openDocument`): its text is what the editor shows — possibly unsaved, or
+ * decoded as VS Code decoded the bytes — and `save()` writes it to disk as UTF-8, as VS Code saves a
+ * document whose encoding is UTF-8. Close it with `closeDocuments()`.
+ */
+export class ShimTextDocument {
+  saved = 0;
+  constructor(
+    readonly uri: Uri,
+    private text: string,
+  ) {}
+  getText(): string {
+    return this.text;
+  }
+  positionAt(offset: number): number {
+    return Math.max(0, Math.min(offset, this.text.length));
+  }
+  setText(text: string): void {
+    this.text = text;
+  }
+  async save(): Promise<boolean> {
+    await fs.writeFile(this.uri.fsPath, this.text, 'utf8');
+    this.saved++;
+    return true;
+  }
+}
+
+export function openDocument(fsPath: string, text: string): ShimTextDocument {
+  const doc = new ShimTextDocument(Uri.file(fsPath), text);
+  workspace.textDocuments.push(doc);
+  return doc;
+}
+
+export function closeDocuments(): void {
+  workspace.textDocuments.length = 0;
+}
+
 export const workspace = {
   workspaceFolders: undefined as Array<{ uri: Uri; name: string; index: number }> | undefined,
   isTrusted: true,
-  /** The documents open in editors: none in the unit tier (the tools then read and write the disk). */
-  textDocuments: [] as Array<{ uri: Uri; getText(): string }>,
+  /** The documents open in editors: none unless a test opens one (openDocument); the tools then read and write the disk. */
+  textDocuments: [] as ShimTextDocument[],
+  /** As VS Code: every replacement applied to its open document (a document not open is not edited here). */
+  async applyEdit(edit: WorkspaceEdit): Promise<boolean> {
+    for (const r of edit.replacements) {
+      const doc = workspace.textDocuments.find((d) => d.uri.fsPath === r.uri.fsPath);
+      if (!doc) return false;
+      const t = doc.getText();
+      doc.setText(t.slice(0, r.range.start) + r.text + t.slice(r.range.end));
+    }
+    return true;
+  },
   findFiles,
   /** As VS Code: the path relative to the workspace folder holding it, else the path as it is. */
   asRelativePath(at: Uri | string): string {
