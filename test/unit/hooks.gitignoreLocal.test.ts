@@ -15,10 +15,16 @@ import { UndoLog } from '../../src/core/hooks/shared/undoLog';
 const REL = '.claude/settings.local.json';
 
 function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
 }
+
+/**
+ * The git that rawr runs inherits this process's environment: a developer's own global ignore file (say
+ * `.claude/` in ~/.config/git/ignore) would answer "already ignored". Each test sees none.
+ */
+const ISOLATED = ['HOME', 'XDG_CONFIG_HOME', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM'] as const;
 
 /** `ignoreLocalSettings` that must add its rule: what it added. */
 function ignore(dir: string, undo = new UndoLog()): IgnoreAdded {
@@ -31,12 +37,20 @@ describe('gitignoreLocal: the personal ignore rule and taking it back', function
   this.timeout(30_000);
   let dir = '';
   let exclude = '';
+  let saved: Record<string, string | undefined> = {};
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'rawr-exclude-'));
+    saved = Object.fromEntries(ISOLATED.map((k) => [k, process.env[k]]));
+    Object.assign(process.env, { HOME: dir, XDG_CONFIG_HOME: path.join(dir, '.config'), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
     git(dir, 'init', '-q');
     exclude = path.join(dir, '.git/info/exclude');
   });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => {
+    for (const k of ISOLATED)
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('appends the rule (after a newline where the file lacked one), git then ignores the settings, and taking it back gives every byte back', () => {
     fs.writeFileSync(exclude, '# mine\n*.log'); // no newline at the end
