@@ -103,6 +103,9 @@ function rawrRefused(r: Repo, args: string[], code: string, folder: string) {
   return { code: p.status, stdout: p.stdout, stderr: p.stderr };
 }
 
+/** The repository's `.claude/settings.local.json`, parsed. */
+const localSettings = (r: Repo) => JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>;
+
 const status = (r: Repo) => git(r.dir, r.env, 'status', '--porcelain', '--ignored', '--untracked-files=all');
 
 describe('rawr hooks install/uninstall leave nothing of rawr in the repository (issue 29)', function () {
@@ -135,7 +138,7 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     const r = repo({ '.claude/settings.json': '{\n  // the team threshold\n  "autoCompactWindow": 700000\n}\n' });
     const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
     assert.equal(i.code, 0, i.out);
-    const local = JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>;
+    const local = localSettings(r);
     assert.equal(local.autoCompactWindow, undefined, 'no personal value that would win over the team');
     assert.match(i.out, /your team's autoCompactWindow in \.claude\/settings\.json \(700000\) is kept/);
     const steer = JSON.parse(fs.readFileSync(path.join(r.dir, '.rawr/claude/steer.json'), 'utf8')) as Record<string, unknown>;
@@ -276,7 +279,7 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
       const before = tree(r.dir);
       const i = rawr(r, ['hooks', 'claude', 'install', '--write']);
       assert.match(i.out, new RegExp(`your autoCompactWindow ${theirs} is kept`));
-      assert.equal((JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>).autoCompactWindow, theirs);
+      assert.equal(localSettings(r).autoCompactWindow, theirs);
       fs.appendFileSync(path.join(r.dir, '.claude/settings.local.json'), '\n'); // changed since: removed by what it is
       const u = rawr(r, ['hooks', 'claude', 'uninstall', '--purge']);
       assert.equal(u.code, 0, u.out);
@@ -306,7 +309,7 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     fs.unlinkSync(lock);
     await done;
     assert.equal(exited, 0);
-    const local = JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>;
+    const local = localSettings(r);
     // What it wrote is what it recorded as its own (so --no-steer and uninstall take back exactly that).
     const steer = JSON.parse(fs.readFileSync(path.join(r.dir, '.rawr/claude/steer.json'), 'utf8')) as Record<string, unknown>;
     assert.equal(typeof local.autoCompactWindow, 'number');
@@ -329,7 +332,7 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
         }),
     );
     assert.deepEqual(await Promise.all(runs), Array(12).fill(0));
-    const local = JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>;
+    const local = localSettings(r);
     const steer = JSON.parse(fs.readFileSync(path.join(r.dir, '.rawr/claude/steer.json'), 'utf8')) as Record<string, unknown>;
     assert.equal(
       local.autoCompactWindow ?? null,
@@ -337,10 +340,7 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
       `settings and steer.json agree: ${JSON.stringify([local.autoCompactWindow, steer])}`,
     );
     assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write', '--no-steer']).code, 0);
-    assert.equal(
-      (JSON.parse(fs.readFileSync(path.join(r.dir, '.claude/settings.local.json'), 'utf8')) as Record<string, unknown>).autoCompactWindow,
-      undefined,
-    );
+    assert.equal(localSettings(r).autoCompactWindow, undefined);
     assert.equal(rawr(r, ['hooks', 'claude', 'uninstall', '--purge']).code, 0);
     assert.deepEqual(fs.readdirSync(r.dir).sort(), ['.git', '.gitignore', 'README.md']);
   });
@@ -387,15 +387,14 @@ describe('rawr hooks install/uninstall leave nothing of rawr in the repository (
     const r = repo();
     const file = path.join(r.dir, '.claude/settings.local.json');
     assert.equal(rawr(r, ['hooks', 'claude', 'install', '--write']).code, 0);
-    const settings = () => JSON.parse(fs.readFileSync(file, 'utf8')) as { env?: Record<string, string>; autoCompactWindow?: number };
-    assert.deepEqual(settings().env, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '54' }, "rawr's own");
+    assert.deepEqual(localSettings(r).env, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '54' }, "rawr's own");
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"54"', '"70"'));
     const again = rawr(r, ['hooks', 'claude', 'install', '--write']);
     assert.match(again.out, /your CLAUDE_AUTOCOMPACT_PCT_OVERRIDE in \.claude\/settings\.local\.json \(70\) is kept/);
-    assert.deepEqual(settings().env, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '70' });
+    assert.deepEqual(localSettings(r).env, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '70' });
     const u = rawr(r, ['hooks', 'claude', 'uninstall']);
     assert.equal(u.code, 0, u.out);
-    assert.deepEqual(settings(), { env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '70' } }, "rawr's window and hooks gone, their percentage kept");
+    assert.deepEqual(localSettings(r), { env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '70' } }, "rawr's window and hooks gone, their percentage kept");
   });
 
   it('what install cannot do (a .rawr that is a file, a Codex home inside it) is one line and exit 1, never a stack trace', () => {
